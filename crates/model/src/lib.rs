@@ -1,0 +1,19 @@
+//! Switchboard's data types and the pure rules over them.
+//!
+//! Everything here is plain data plus functions without side effects: no file
+//! system, no clock, no threads. The store, the CLI, the shell and the wasm UI
+//! all share these types, so what crosses a boundary is defined exactly once.
+
+pub mod delivery;
+pub mod error;
+pub mod id;
+pub mod ipc;
+pub mod sidecar;
+pub mod time;
+
+pub use delivery::{
+    Content, ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, sort_newest_first,
+};
+pub use error::{ErrorCode, ErrorPayload};
+pub use id::{EntityId, IdKind, IdParseError};
+pub use time::{Timestamp, age_label};

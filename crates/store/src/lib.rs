@@ -1,0 +1,21 @@
+//! Switchboard's workspace storage: every byte Switchboard reads or writes in
+//! a workspace goes through here.
+//!
+//! Writes are atomic (temp file in the same directory, fsync, rename) and
+//! read-modify-write cycles hold a cross-process lock, because agents' CLI
+//! processes and the app write the same files at once. Records this version
+//! cannot read are carried through writes unchanged, never dropped.
+
+mod atomic;
+pub mod clock;
+pub mod deliveries;
+mod error;
+mod lock;
+mod records;
+pub mod watch;
+mod workspace;
+
+pub use atomic::write_atomic;
+pub use error::StoreError;
+pub use watch::WorkspaceWatcher;
+pub use workspace::Workspace;

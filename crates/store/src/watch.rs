@@ -1,0 +1,189 @@
+//! Watching a workspace's data files and turning file events into typed
+//! [`StoreChange`]s.
+//!
+//! Data files are replaced by rename, which ends an inotify watch on the file
+//! itself, so the watcher watches directories: the chain from the workspace
+//! root down to the inbox data directory, each non-recursively. A directory
+//! in the chain that appears later (the first `switchboard deliver` in a
+//! fresh workspace creates it) is picked up as soon as its parent reports it,
+//! and then reported as changed in case a file landed before the watch did.
+
+use std::{
+    collections::BTreeSet,
+    path::{Path, PathBuf},
+    sync::mpsc,
+    thread,
+};
+
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use switchboard_model::ipc::StoreChange;
+
+use crate::{StoreError, Workspace, deliveries::DELIVERIES_FILE};
+
+/// Maps a file name in the inbox data directory to what it holds.
+fn inbox_change(file_name: &str) -> Option<StoreChange> {
+    match file_name {
+        DELIVERIES_FILE => Some(StoreChange::Deliveries),
+        "annotations.json" => Some(StoreChange::Annotations),
+        "feedback-responses.json" => Some(StoreChange::FeedbackResponses),
+        "sessions.json" => Some(StoreChange::Sessions),
+        _ => None,
+    }
+}
+
+/// Every change kind the inbox data directory can report.
+const ALL_INBOX_CHANGES: [StoreChange; 4] = [
+    StoreChange::Deliveries,
+    StoreChange::Annotations,
+    StoreChange::FeedbackResponses,
+    StoreChange::Sessions,
+];
+
+#[derive(Debug)]
+enum Message {
+    Event(notify::Result<notify::Event>),
+    Stop,
+}
+
+/// A running watcher; dropping it stops the watching thread.
+#[derive(Debug)]
+pub struct WorkspaceWatcher {
+    messages: mpsc::Sender<Message>,
+}
+
+impl Drop for WorkspaceWatcher {
+    fn drop(&mut self) {
+        // The thread may already be gone; nothing to do then.
+        let _ = self.messages.send(Message::Stop);
+    }
+}
+
+impl WorkspaceWatcher {
+    /// Starts watching `workspace`, calling `sink` from a background thread
+    /// with each change. Bursts of file events (a rename after a temp-file
+    /// write) are coalesced: `sink` sees each kind once per burst.
+    pub fn start(
+        workspace: &Workspace,
+        sink: impl Fn(StoreChange) + Send + 'static,
+    ) -> Result<Self, StoreError> {
+        let (sender, receiver) = mpsc::channel();
+        let events = sender.clone();
+        let watcher = notify::recommended_watcher(move |event| {
+            // The receiver only goes away when the watcher is being dropped.
+            let _ = events.send(Message::Event(event));
+        })
+        .map_err(|source| StoreError::Watch {
+            path: workspace.root().to_owned(),
+            source,
+        })?;
+        let mut chain = DirChain::new(workspace, watcher);
+        chain.rearm().map_err(|source| StoreError::Watch {
+            path: workspace.root().to_owned(),
+            source,
+        })?;
+        thread::Builder::new()
+            .name("switchboard-watch".into())
+            .spawn(move || run(chain, receiver, sink))
+            .map_err(StoreError::io("could not start the watcher thread for", workspace.root()))?;
+        Ok(Self { messages: sender })
+    }
+}
+
+/// The watched directories from the workspace root down to the data dir.
+struct DirChain {
+    watcher: RecommendedWatcher,
+    dirs: Vec<PathBuf>,
+    watched: BTreeSet<PathBuf>,
+    data_dir: PathBuf,
+}
+
+impl DirChain {
+    fn new(workspace: &Workspace, watcher: RecommendedWatcher) -> Self {
+        let data_dir = workspace.inbox_data_dir();
+        Self {
+            watcher,
+            dirs: vec![
+                workspace.root().to_owned(),
+                workspace.visual_delivery_dir(),
+                data_dir.clone(),
+            ],
+            watched: BTreeSet::new(),
+            data_dir,
+        }
+    }
+
+    /// Watches each directory of the chain that exists and is not watched
+    /// yet, and forgets those that vanished. Returns whether the data
+    /// directory newly came under watch.
+    fn rearm(&mut self) -> notify::Result<bool> {
+        let mut data_dir_added = false;
+        for dir in &self.dirs {
+            let watched = self.watched.contains(dir);
+            match (dir.is_dir(), watched) {
+                (true, false) => {
+                    self.watcher.watch(dir, RecursiveMode::NonRecursive)?;
+                    self.watched.insert(dir.clone());
+                    data_dir_added |= *dir == self.data_dir;
+                }
+                (false, true) => {
+                    // The kernel already dropped the watch with the directory.
+                    let _ = self.watcher.unwatch(dir);
+                    self.watched.remove(dir);
+                }
+                _ => {}
+            }
+        }
+        Ok(data_dir_added)
+    }
+
+    /// Sorts one event's paths into changes, noting whether a directory of
+    /// the chain may have appeared or vanished.
+    fn classify(&self, event: &notify::Event, changes: &mut BTreeSet<StoreChange>) -> bool {
+        let mut chain_touched = false;
+        for path in &event.paths {
+            let parent = path.parent().unwrap_or(Path::new(""));
+            if parent == self.data_dir {
+                if let Some(change) = path.file_name().and_then(|name| inbox_change(&name.to_string_lossy())) {
+                    changes.insert(change);
+                }
+            }
+            chain_touched |= self.dirs.iter().any(|dir| dir == path);
+        }
+        chain_touched
+    }
+}
+
+/// The watching thread: waits for an event, drains the burst behind it,
+/// re-arms the directory chain when needed and reports each change once.
+fn run(
+    mut chain: DirChain,
+    receiver: mpsc::Receiver<Message>,
+    sink: impl Fn(StoreChange),
+) {
+    while let Ok(first) = receiver.recv() {
+        let mut changes = BTreeSet::new();
+        let mut chain_touched = false;
+        let mut next = Some(first);
+        while let Some(message) = next {
+            match message {
+                Message::Stop => return,
+                Message::Event(Ok(event)) => chain_touched |= chain.classify(&event, &mut changes),
+                Message::Event(Err(error)) => {
+                    tracing::warn!(%error, "file watcher error; re-arming");
+                    chain_touched = true;
+                }
+            }
+            next = receiver.try_recv().ok();
+        }
+        if chain_touched {
+            match chain.rearm() {
+                Ok(true) => changes.extend(ALL_INBOX_CHANGES),
+                Ok(false) => {}
+                Err(error) => tracing::warn!(%error, "could not watch a workspace data folder"),
+            }
+        }
+        for change in changes {
+            sink(change);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Integration tests of `switchboard-store` on real temp folders.
+
+mod watch;

@@ -1,0 +1,85 @@
+//! The watcher reports data changes, including in a workspace whose data
+//! folder does not exist yet when watching starts.
+
+use std::{sync::mpsc, time::Duration};
+
+use switchboard_model::{ContentType, DeliveryMode, NewDelivery, ipc::StoreChange};
+use switchboard_store::{Workspace, WorkspaceWatcher, clock, deliveries};
+
+/// Generous bound for an inotify event to arrive; not a performance goal.
+const EVENT_WAIT: Duration = Duration::from_secs(10);
+
+fn note(title: &str) -> NewDelivery {
+    NewDelivery {
+        mode: DeliveryMode::Passive,
+        title: title.into(),
+        content_type: ContentType::Markdown,
+        body: "body".into(),
+        feedback_schema: None,
+    }
+}
+
+fn watch(workspace: &Workspace) -> (WorkspaceWatcher, mpsc::Receiver<StoreChange>) {
+    let (sender, receiver) = mpsc::channel();
+    let watcher = WorkspaceWatcher::start(workspace, move |change| {
+        let _ = sender.send(change);
+    })
+    .unwrap();
+    (watcher, receiver)
+}
+
+fn wait_for(receiver: &mpsc::Receiver<StoreChange>, wanted: StoreChange) {
+    let deadline = std::time::Instant::now() + EVENT_WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match receiver.recv_timeout(left) {
+            Ok(change) if change == wanted => return,
+            Ok(_) => continue,
+            Err(error) => panic!("no {wanted:?} change reported: {error}"),
+        }
+    }
+}
+
+#[test]
+fn reports_deliveries_in_a_fresh_workspace_and_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+
+    deliveries::append(&workspace, note("first"), clock::now()).unwrap();
+    wait_for(&changes, StoreChange::Deliveries);
+    // Drain whatever the first burst produced, then a second write must be
+    // seen through the now-watched data directory.
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    deliveries::append(&workspace, note("second"), clock::now()).unwrap();
+    wait_for(&changes, StoreChange::Deliveries);
+    assert_eq!(deliveries::list(&workspace).unwrap().deliveries.len(), 2);
+}
+
+#[test]
+fn keeps_watching_when_the_data_folder_is_deleted_and_recreated() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    deliveries::append(&workspace, note("before"), clock::now()).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+
+    std::fs::remove_dir_all(workspace.visual_delivery_dir()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    deliveries::append(&workspace, note("after"), clock::now()).unwrap();
+    wait_for(&changes, StoreChange::Deliveries);
+}
+
+#[test]
+fn ignores_files_that_are_not_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    deliveries::append(&workspace, note("seed"), clock::now()).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+    std::fs::write(workspace.inbox_data_dir().join("notes.txt"), "x").unwrap();
+    std::fs::write(dir.path().join("README.md"), "x").unwrap();
+    assert!(
+        changes.recv_timeout(Duration::from_millis(500)).is_err(),
+        "unrelated files must not look like inbox changes"
+    );
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+#! Installs everything `make run` and `make test` need on a fresh Debian machine,
+#! idempotently: each step checks first and is skipped within seconds when done.
+#! Usage: scripts/setup.sh [run|test]   (test adds the end-to-end test tools)
+set -euo pipefail
+
+want="${1:-run}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+TRUNK_VERSION="0.21.14"
+TAURI_DRIVER_VERSION="2.1.0"
+
+log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# --- Debian packages -------------------------------------------------------
+apt_packages=(
+  pkg-config build-essential file libssl-dev
+  libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev
+  libjavascriptcoregtk-4.1-dev libayatana-appindicator3-dev
+)
+if [ "$want" = test ]; then
+  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 at-spi2-core imagemagick)
+fi
+missing=()
+for pkg in "${apt_packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# --- Rust targets and tools ------------------------------------------------
+export PATH="$HOME/.cargo/bin:$PATH"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+if ! rustup component list --installed 2>/dev/null | grep -q '^clippy'; then
+  rustup component add clippy rustfmt
+fi
+
+have_version() { # have_version CMD VERSION: CMD --version prints VERSION
+  command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -qF "$2"
+}
+
+if ! have_version trunk "$TRUNK_VERSION"; then
+  log "installing trunk $TRUNK_VERSION (several minutes, once)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+# wasm-bindgen-cli must match the wasm-bindgen the lockfile pins, byte for byte.
+bindgen_version="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[version="]/, "", $0); gsub(/ /, "", $0); print; exit }' "$root/Cargo.lock" 2>/dev/null || true)"
+if [ -n "$bindgen_version" ] && ! have_version wasm-bindgen "$bindgen_version"; then
+  log "installing wasm-bindgen-cli $bindgen_version (a few minutes, once)"
+  # Its own lockfile names crates the registry may lack, so no --locked here.
+  cargo install wasm-bindgen-cli --version "$bindgen_version" --force
+fi
+
+if [ "$want" = test ] && ! have_version tauri-driver "$TAURI_DRIVER_VERSION"; then
+  log "installing tauri-driver $TAURI_DRIVER_VERSION"
+  cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
+fi
+log "ready"
