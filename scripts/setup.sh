@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-#! Installs everything `make run` and `make test` need on a fresh Debian machine,
-#! idempotently: each step checks first and is skipped within seconds when done.
-#! Usage: scripts/setup.sh [run|test]   (test adds the end-to-end test tools)
+# Installs everything `make run` and `make test` need on a fresh Debian machine,
+# idempotently: each step checks first and is skipped within seconds when done.
+# Usage: scripts/setup.sh [run|test]   (test adds the end-to-end test tools)
 set -euo pipefail
 
 want="${1:-run}"

@@ -1,0 +1,58 @@
+# Switchboard's two commands, and the steps they are made of.
+#   make run [WORKSPACE=path]   set up, build and open the window on a workspace
+#   make test                   set up, then every check and test, e2e included
+#   make bench                  release build, then the benchmark tables
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+WORKSPACE ?= $(CURDIR)
+CARGO ?= cargo
+# The UI is compiled to wasm32 by Trunk; every native cargo step leaves it out.
+NATIVE := --workspace --exclude switchboard-ui
+BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar
+
+.PHONY: run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
+
+run: setup ui build
+	./target/debug/switchboard-app "$(WORKSPACE)"
+
+test: setup-test ui lint wasm-check build unit
+
+bench: setup-test ui-release
+	$(CARGO) build --release $(BINS)
+	$(CARGO) bench -p switchboard-e2e --bench window
+
+setup:
+	scripts/setup.sh run
+
+setup-test:
+	scripts/setup.sh test
+
+# The shell embeds ui/dist at compile time, so the UI is built first.
+ui:
+	cd ui && trunk build --release
+
+ui-release: ui
+
+build:
+	$(CARGO) build $(BINS)
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
+	$(CARGO) clippy -p switchboard-ui --target wasm32-unknown-unknown -- -D warnings
+
+wasm-check:
+	$(CARGO) check -p switchboard-model --target wasm32-unknown-unknown
+
+unit:
+	$(CARGO) test $(NATIVE)
+
+# Copies the screenshot the e2e run saved into the README's place.
+screenshot:
+	cp target/e2e/inbox.png docs/screenshot.png
+
+clean:
+	$(CARGO) clean
+	rm -rf ui/dist

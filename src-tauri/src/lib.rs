@@ -1,0 +1,60 @@
+//! Switchboard's desktop shell: opens the workspace, registers the commands,
+//! forwards watcher events to the UI. Everything with logic lives in
+//! `switchboard-store` and `switchboard-model`; this crate is wiring.
+
+mod commands;
+mod events;
+mod state;
+
+use std::{path::PathBuf, process::ExitCode, time::Instant};
+
+use switchboard_store::Workspace;
+use tauri::Manager;
+
+use crate::state::AppState;
+
+/// Starts the app on the workspace named by the first argument, or on the
+/// current directory, and runs until the window closes.
+pub fn run() -> ExitCode {
+    let started = Instant::now();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let path = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let workspace = match Workspace::open(&path) {
+        Ok(workspace) => workspace,
+        Err(error) => {
+            eprintln!("switchboard: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    tracing::info!(workspace = %workspace.root().display(), "opening");
+
+    let result = tauri::Builder::default()
+        .setup(move |app| {
+            let watcher = events::forward_store_changes(app.handle(), &workspace)?;
+            app.manage(AppState::new(workspace, watcher, started));
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::workspace::workspace_info,
+            commands::inbox::list_deliveries,
+            commands::lifecycle::ui_ready,
+        ])
+        .run(tauri::generate_context!());
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("switchboard: the window could not run: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

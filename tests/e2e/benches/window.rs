@@ -1,0 +1,136 @@
+//! Window benchmarks, printed as a table (run by `make bench` on a release
+//! build):
+//! - cold start: process spawn → the UI's first painted inbox (median of 5);
+//! - live delivery: `switchboard deliver` returning → the title in the DOM
+//!   (median and p95 of 20), timed in the page by a MutationObserver against
+//!   the same wall clock the harness reads.
+
+use std::{
+    io::{BufRead, BufReader},
+    process::{Command, Stdio},
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
+
+use anyhow::{Context, Result, bail};
+use switchboard_e2e::{Binaries, Display, Driver, Session, WAIT};
+
+const COLD_STARTS: usize = 5;
+const DELIVERIES: usize = 20;
+
+fn main() -> Result<()> {
+    // `cargo bench` passes `--bench`; there are no other options.
+    let binaries = Binaries::locate()?;
+    let display = Display::start()?;
+    let cold = cold_start(&binaries, &display)?;
+    let driver = Driver::start(&display)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let live = runtime.block_on(deliver_to_dom(&driver, &binaries))?;
+
+    println!();
+    println!("| benchmark | n | median | p95 |");
+    println!("|---|---|---|---|");
+    println!(
+        "| cold start to first paint | {COLD_STARTS} | {:.0} ms | – |",
+        percentile(&cold, 50.0)
+    );
+    println!(
+        "| deliver returned → title in DOM | {DELIVERIES} | {:.1} ms | {:.1} ms |",
+        percentile(&live, 50.0),
+        percentile(&live, 95.0)
+    );
+    Ok(())
+}
+
+/// Milliseconds from spawning the app to its "first paint" line, per run.
+fn cold_start(binaries: &Binaries, display: &Display) -> Result<Vec<f64>> {
+    let workspace = tempfile::tempdir()?;
+    let mut samples = Vec::new();
+    for _ in 0..COLD_STARTS {
+        let started = Instant::now();
+        let mut child = Command::new(&binaries.app)
+            .arg(workspace.path())
+            .env("DISPLAY", &display.name)
+            .env("NO_AT_BRIDGE", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("could not start the app")?;
+        let stderr = child.stderr.take().context("no stderr")?;
+        let mut painted = None;
+        for line in BufReader::new(stderr).lines() {
+            if line?.contains("first paint") {
+                painted = Some(started.elapsed());
+                break;
+            }
+            if started.elapsed() > WAIT {
+                break;
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        match painted {
+            Some(elapsed) => samples.push(elapsed.as_secs_f64() * 1000.0),
+            None => bail!("the app never reported its first paint"),
+        }
+    }
+    Ok(samples)
+}
+
+const OBSERVER: &str = r#"
+window.__seen = {};
+const record = () => {
+  for (const el of document.querySelectorAll('#inbox-list .delivery .title')) {
+    if (!(el.textContent in window.__seen)) window.__seen[el.textContent] = Date.now();
+  }
+};
+new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
+"#;
+
+fn wall_clock_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
+}
+
+/// Milliseconds from `deliver` returning to the title being in the DOM.
+async fn deliver_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f64>> {
+    let workspace = tempfile::tempdir()?;
+    binaries.deliver(workspace.path(), "warm-up", "x")?;
+    let session = Session::open(driver, binaries, workspace.path()).await?;
+    session.wait_for_text("#inbox-list", |text| text.contains("warm-up")).await?;
+    session.client.execute(OBSERVER, vec![]).await?;
+    let mut samples = Vec::new();
+    for round in 0..DELIVERIES {
+        let title = format!("bench delivery {round}");
+        binaries.deliver(workspace.path(), &title, "x")?;
+        let returned = wall_clock_ms();
+        let deadline = Instant::now() + WAIT;
+        let seen = loop {
+            let seen = session
+                .client
+                .execute("return window.__seen[arguments[0]] || null", vec![title.clone().into()])
+                .await?;
+            if let Some(at) = seen.as_f64() {
+                break at;
+            }
+            if Instant::now() > deadline {
+                bail!("{title} never appeared");
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        samples.push((seen - returned).max(0.0));
+    }
+    session.close().await?;
+    Ok(samples)
+}
+
+/// The `p`th percentile (nearest rank) of `samples`.
+fn percentile(samples: &[f64], p: f64) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}

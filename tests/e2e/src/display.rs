@@ -1,0 +1,44 @@
+//! A private X display: Xvfb started and stopped by the harness itself.
+
+use std::{
+    io::{BufRead, BufReader},
+    process::{Command, Stdio},
+};
+
+use anyhow::{Context, Result};
+
+use crate::process::Guarded;
+
+/// A running Xvfb; stopped on drop.
+#[derive(Debug)]
+pub struct Display {
+    /// The `DISPLAY` value, e.g. `:12`.
+    pub name: String,
+    _server: Guarded,
+}
+
+impl Display {
+    /// Starts Xvfb on the first free display number (Xvfb picks it and
+    /// reports it through `-displayfd`).
+    pub fn start() -> Result<Self> {
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("could not start Xvfb (scripts/setup.sh test installs it)")?;
+        let stdout = child.stdout.take().context("Xvfb has no stdout")?;
+        let mut server = Guarded::new("Xvfb", child);
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .context("Xvfb did not report its display")?;
+        server.ensure_running()?;
+        let number = line.trim();
+        anyhow::ensure!(!number.is_empty(), "Xvfb exited without a display number");
+        Ok(Self {
+            name: format!(":{number}"),
+            _server: server,
+        })
+    }
+}

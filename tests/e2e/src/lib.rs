@@ -1,0 +1,17 @@
+//! A harness for driving the real Switchboard window: an Xvfb display, a
+//! `tauri-driver` WebDriver server, and WebDriver sessions that launch the
+//! built app on a workspace. Used by the end-to-end tests and the window
+//! benchmarks alike.
+//!
+//! Nothing here skips: a missing tool is an error that names the setup step.
+
+mod binaries;
+mod display;
+mod driver;
+mod process;
+mod session;
+
+pub use binaries::Binaries;
+pub use display::Display;
+pub use driver::Driver;
+pub use session::{Session, WAIT};

@@ -1,0 +1,99 @@
+//! One WebDriver session: the app running on one workspace, driven through
+//! its real WebKitGTK webview.
+
+use std::{
+    path::Path,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+use fantoccini::{Client, ClientBuilder, Locator, elements::Element};
+use hyper_util::client::legacy::connect::HttpConnector;
+
+use crate::{Binaries, Driver};
+
+/// How long a test waits for something to appear before failing. A bound
+/// against hangs, not a performance goal.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The app on a workspace, under WebDriver control. Call [`Session::close`]
+/// to end the app.
+pub struct Session {
+    /// The raw WebDriver client, for anything the helpers do not cover.
+    pub client: Client,
+}
+
+impl Session {
+    /// Launches the app on `workspace` through `driver`.
+    pub async fn open(driver: &Driver, binaries: &Binaries, workspace: &Path) -> Result<Self> {
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert("browserName".into(), "wry".into());
+        capabilities.insert(
+            "tauri:options".into(),
+            serde_json::json!({
+                "application": binaries.app,
+                "args": [workspace],
+            }),
+        );
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&driver.url)
+            .await
+            .context("could not start a WebDriver session with the app")?;
+        Ok(Self { client })
+    }
+
+    /// Waits for an element matching `css`.
+    pub async fn find(&self, css: &str) -> Result<Element> {
+        self.client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("no element {css} appeared within {WAIT:?}"))
+    }
+
+    /// Waits until the element matching `css` has text for which `accept`
+    /// holds, and returns that text.
+    pub async fn wait_for_text(&self, css: &str, accept: impl Fn(&str) -> bool) -> Result<String> {
+        let deadline = Instant::now() + WAIT;
+        let mut last = String::new();
+        loop {
+            if let Ok(element) = self.client.find(Locator::Css(css)).await {
+                if let Ok(text) = element.text().await {
+                    if accept(&text) {
+                        return Ok(text);
+                    }
+                    last = text;
+                }
+            }
+            if Instant::now() > deadline {
+                bail!("{css} never showed the expected text within {WAIT:?}; last text: {last:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// The texts of every element matching `css`, in document order.
+    pub async fn texts(&self, css: &str) -> Result<Vec<String>> {
+        let mut texts = Vec::new();
+        for element in self.client.find_all(Locator::Css(css)).await? {
+            texts.push(element.text().await?);
+        }
+        Ok(texts)
+    }
+
+    /// Saves a PNG of the window to `path`.
+    pub async fn screenshot(&self, path: &Path) -> Result<()> {
+        let png = self.client.screenshot().await?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, png).with_context(|| format!("could not write {}", path.display()))
+    }
+
+    /// Ends the session and with it the app.
+    pub async fn close(self) -> Result<()> {
+        self.client.close().await.context("could not end the WebDriver session")
+    }
+}

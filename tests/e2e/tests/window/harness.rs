@@ -1,0 +1,65 @@
+//! Shared set-up for the window tests: one display and one driver for the
+//! whole run, and a helper that runs a test body in a fresh app session.
+
+use std::{path::Path, sync::Arc};
+
+use anyhow::Result;
+use switchboard_e2e::{Binaries, Display, Driver, Session};
+
+/// What every test shares.
+pub struct Environment {
+    pub binaries: Binaries,
+    runtime: tokio::runtime::Runtime,
+    // Dropped in field order: the driver before the display it draws on.
+    driver: Driver,
+    _display: Display,
+}
+
+impl Environment {
+    pub fn start() -> Result<Self> {
+        let binaries = Binaries::locate()?;
+        let display = Display::start()?;
+        let driver = Driver::start(&display)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        Ok(Self {
+            binaries,
+            runtime,
+            driver,
+            _display: display,
+        })
+    }
+
+    /// Opens the app on `workspace`, runs `body`, and always closes the app.
+    pub fn with_app(
+        &self,
+        workspace: &Path,
+        body: impl AsyncFnOnce(&Session) -> Result<()>,
+    ) -> Result<()> {
+        self.runtime.block_on(async {
+            let session = Session::open(&self.driver, &self.binaries, workspace).await?;
+            let outcome = body(&session).await;
+            let closed = session.close().await;
+            outcome.and(closed)
+        })
+    }
+}
+
+/// Wraps a test body as a libtest-mimic trial.
+pub fn trial(
+    environment: &Arc<Environment>,
+    name: &'static str,
+    test: fn(&Environment) -> Result<()>,
+) -> libtest_mimic::Trial {
+    let environment = Arc::clone(environment);
+    libtest_mimic::Trial::test(name, move || test(&environment).map_err(|error| format!("{error:#}").into()))
+}
+
+/// Where screenshots go: `target/e2e/`.
+pub fn artifact(name: &str) -> std::path::PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    target.join("e2e").join(name)
+}

@@ -1,0 +1,27 @@
+//! End-to-end tests of the real Switchboard window: Xvfb, tauri-driver and
+//! WebKitWebDriver drive the built app, exactly as a person would see it.
+//!
+//! Runs one test at a time (one display, one driver). A missing tool fails
+//! the run with the setup step to take; nothing is skipped.
+
+mod harness;
+mod inbox;
+mod navigation;
+
+fn main() -> std::process::ExitCode {
+    let mut arguments = libtest_mimic::Arguments::from_args();
+    arguments.test_threads = Some(1);
+    let environment = match harness::Environment::start() {
+        Ok(environment) => std::sync::Arc::new(environment),
+        Err(error) => {
+            eprintln!("e2e: could not set up the window test environment: {error:#}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let mut trials = Vec::new();
+    trials.extend(inbox::trials(&environment));
+    trials.extend(navigation::trials(&environment));
+    let conclusion = libtest_mimic::run(&arguments, trials);
+    drop(environment);
+    conclusion.exit_code()
+}

@@ -1,0 +1,105 @@
+//! The window's frame: the sidebar with the views and the workspace path,
+//! and the selected view beside it.
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::ipc::WorkspaceInfo;
+
+use crate::{ipc, views};
+
+/// The views the sidebar offers, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Deliveries from agents.
+    Inbox,
+    /// Conversations with a model.
+    Chat,
+    /// Learnings and playbooks.
+    Knowledge,
+    /// Agent teams.
+    Team,
+    /// Terminal tapes.
+    Tapes,
+}
+
+impl View {
+    const ALL: [View; 5] = [View::Inbox, View::Chat, View::Knowledge, View::Team, View::Tapes];
+
+    fn label(self) -> &'static str {
+        match self {
+            View::Inbox => "Inbox",
+            View::Chat => "Chat",
+            View::Knowledge => "Knowledge",
+            View::Team => "Team",
+            View::Tapes => "Tapes",
+        }
+    }
+
+    /// Alt+1…5 selects a view from the keyboard.
+    fn shortcut(self) -> char {
+        let index = View::ALL.iter().position(|view| *view == self).unwrap_or(0);
+        char::from(b'1' + index as u8)
+    }
+}
+
+/// The whole window.
+#[component]
+pub fn App() -> impl IntoView {
+    let (current, set_current) = signal(View::Inbox);
+    let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
+    spawn_local(async move {
+        match ipc::workspace_info().await {
+            Ok(info) => set_workspace.set(Some(info)),
+            Err(error) => leptos::logging::error!("workspace_info: {}", error.message),
+        }
+    });
+    window_event_listener(leptos::ev::keydown, move |event| {
+        if event.alt_key() {
+            if let Some(view) = View::ALL
+                .into_iter()
+                .find(|view| event.key() == view.shortcut().to_string())
+            {
+                event.prevent_default();
+                set_current.set(view);
+            }
+        }
+    });
+
+    view! {
+        <div class="frame">
+            <nav class="sidebar" aria-label="Views">
+                <div class="brand">"Switchboard"</div>
+                <ul class="nav">
+                    {View::ALL
+                        .into_iter()
+                        .map(|view| {
+                            view! {
+                                <li>
+                                    <button
+                                        class="nav-item"
+                                        id=format!("nav-{}", view.label().to_lowercase())
+                                        class:active=move || current.get() == view
+                                        aria-current=move || (current.get() == view).then_some("page")
+                                        title=format!("{} (Alt+{})", view.label(), view.shortcut())
+                                        on:click=move |_| set_current.set(view)
+                                    >
+                                        {view.label()}
+                                    </button>
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
+                <div class="workspace" id="workspace-path" title=move || workspace.get().map(|w| w.path).unwrap_or_default()>
+                    <span class="workspace-name">{move || workspace.get().map(|w| w.name).unwrap_or_default()}</span>
+                    <span class="workspace-path">{move || workspace.get().map(|w| w.path).unwrap_or_default()}</span>
+                </div>
+            </nav>
+            <main class="content">
+                {move || match current.get() {
+                    View::Inbox => views::inbox::Inbox().into_any(),
+                    other => views::coming::Coming(views::coming::ComingProps { name: other.label() }).into_any(),
+                }}
+            </main>
+        </div>
+    }
+}

@@ -1,0 +1,80 @@
+//! The only module that binds Tauri's JavaScript API: one typed async
+//! function per shell command, with request and response types from
+//! `switchboard-model`.
+
+use serde::de::DeserializeOwned;
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    ipc::{
+        CMD_LIST_DELIVERIES, CMD_UI_READY, CMD_WORKSPACE_INFO, DeliveryList, EVENT_STORE_CHANGED,
+        StoreChange, WorkspaceInfo,
+    },
+};
+use wasm_bindgen::{JsValue, prelude::*};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "core"], js_name = invoke)]
+    async fn tauri_invoke(command: &str, args: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "event"], js_name = listen)]
+    async fn tauri_listen(event: &str, handler: &Closure<dyn FnMut(JsValue)>) -> Result<JsValue, JsValue>;
+}
+
+/// Calls `command` with no arguments and decodes its answer.
+async fn call<T: DeserializeOwned>(command: &str) -> Result<T, ErrorPayload> {
+    let answer = tauri_invoke(command, JsValue::UNDEFINED)
+        .await
+        .map_err(decode_error)?;
+    serde_wasm_bindgen::from_value(answer).map_err(|error| ErrorPayload {
+        code: ErrorCode::Internal,
+        message: format!("unexpected answer to {command}: {error}"),
+    })
+}
+
+/// Turns a rejected invoke into the shell's `{code, message}`, or wraps
+/// whatever else was thrown.
+fn decode_error(thrown: JsValue) -> ErrorPayload {
+    serde_wasm_bindgen::from_value(thrown.clone()).unwrap_or_else(|_| ErrorPayload {
+        code: ErrorCode::Internal,
+        message: thrown
+            .as_string()
+            .unwrap_or_else(|| format!("{thrown:?}")),
+    })
+}
+
+/// The open workspace.
+pub async fn workspace_info() -> Result<WorkspaceInfo, ErrorPayload> {
+    call(CMD_WORKSPACE_INFO).await
+}
+
+/// The inbox, newest first.
+pub async fn list_deliveries() -> Result<DeliveryList, ErrorPayload> {
+    call(CMD_LIST_DELIVERIES).await
+}
+
+/// Tells the shell the first frame is painted.
+pub async fn ui_ready() -> Result<(), ErrorPayload> {
+    call::<Option<()>>(CMD_UI_READY).await.map(|_| ())
+}
+
+/// Calls `handler` with every store change the shell reports, for the life
+/// of the page.
+pub async fn on_store_change(handler: impl Fn(StoreChange) + 'static) -> Result<(), ErrorPayload> {
+    #[derive(serde::Deserialize)]
+    struct Event {
+        payload: StoreChange,
+    }
+    let closure = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        match serde_wasm_bindgen::from_value::<Event>(event) {
+            Ok(event) => handler(event.payload),
+            Err(error) => leptos::logging::warn!("unreadable store event: {error}"),
+        }
+    });
+    tauri_listen(EVENT_STORE_CHANGED, &closure)
+        .await
+        .map_err(decode_error)?;
+    // The listener lives as long as the page does.
+    closure.forget();
+    Ok(())
+}

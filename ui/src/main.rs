@@ -1,0 +1,11 @@
+//! Switchboard's window contents: a Leptos app compiled to wasm32 and
+//! embedded by the desktop shell. It talks to the shell only through `ipc`.
+
+mod app;
+mod ipc;
+mod views;
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
+}
