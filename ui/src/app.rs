@@ -22,7 +22,13 @@ pub enum View {
 }
 
 impl View {
-    const ALL: [View; 5] = [View::Inbox, View::Chat, View::Knowledge, View::Team, View::Tapes];
+    const ALL: [View; 5] = [
+        View::Inbox,
+        View::Chat,
+        View::Knowledge,
+        View::Team,
+        View::Tapes,
+    ];
 
     fn label(self) -> &'static str {
         match self {
@@ -53,14 +59,13 @@ pub fn App() -> impl IntoView {
         }
     });
     window_event_listener(leptos::ev::keydown, move |event| {
-        if event.alt_key() {
-            if let Some(view) = View::ALL
+        if event.alt_key()
+            && let Some(view) = View::ALL
                 .into_iter()
                 .find(|view| event.key() == view.shortcut().to_string())
-            {
-                event.prevent_default();
-                set_current.set(view);
-            }
+        {
+            event.prevent_default();
+            set_current.set(view);
         }
     });
 

@@ -18,7 +18,10 @@ extern "C" {
     async fn tauri_invoke(command: &str, args: JsValue) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "event"], js_name = listen)]
-    async fn tauri_listen(event: &str, handler: &Closure<dyn FnMut(JsValue)>) -> Result<JsValue, JsValue>;
+    async fn tauri_listen(
+        event: &str,
+        handler: &Closure<dyn FnMut(JsValue)>,
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// Calls `command` with no arguments and decodes its answer.
@@ -37,9 +40,7 @@ async fn call<T: DeserializeOwned>(command: &str) -> Result<T, ErrorPayload> {
 fn decode_error(thrown: JsValue) -> ErrorPayload {
     serde_wasm_bindgen::from_value(thrown.clone()).unwrap_or_else(|_| ErrorPayload {
         code: ErrorCode::Internal,
-        message: thrown
-            .as_string()
-            .unwrap_or_else(|| format!("{thrown:?}")),
+        message: thrown.as_string().unwrap_or_else(|| format!("{thrown:?}")),
     })
 }
 

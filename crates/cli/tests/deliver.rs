@@ -1,5 +1,7 @@
 //! The `switchboard` binary as agents run it: real processes on temp folders.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
 use std::{
     fs,
     path::Path,
@@ -25,25 +27,51 @@ fn stored(workspace: &Path) -> Vec<Value> {
 #[test]
 fn deliver_creates_the_data_folder_and_prints_a_seed_format_id() {
     let workspace = tempfile::tempdir().unwrap();
-    let output = switchboard(workspace.path(), &["deliver", "--title", "Build done", "--content", "# All green"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = switchboard(
+        workspace.path(),
+        &[
+            "deliver",
+            "--title",
+            "Build done",
+            "--content",
+            "# All green",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let id = String::from_utf8(output.stdout).unwrap().trim().to_owned();
     let parts: Vec<_> = id.split('_').collect();
     assert_eq!(parts.len(), 3, "id {id} is d_{{unix}}_{{seq}}");
     assert_eq!(parts[0], "d");
-    assert_eq!(parts[2].len(), 3, "sequence is zero-padded to three digits: {id}");
+    assert_eq!(
+        parts[2].len(),
+        3,
+        "sequence is zero-padded to three digits: {id}"
+    );
 
     let records = stored(workspace.path());
     assert_eq!(records.len(), 1);
     let record = &records[0];
     assert_eq!(record["id"], id.as_str());
     assert_eq!(record["mode"], "passive");
-    assert_eq!(record["status"], "delivered", "passive deliveries are delivered at once");
-    assert_eq!(record["content"], serde_json::json!({"type": "markdown", "body": "# All green"}));
+    assert_eq!(
+        record["status"], "delivered",
+        "passive deliveries are delivered at once"
+    );
+    assert_eq!(
+        record["content"],
+        serde_json::json!({"type": "markdown", "body": "# All green"})
+    );
     assert_eq!(record["feedback_schema"], Value::Null);
     assert_eq!(record["completed_at"], Value::Null);
     let created = record["created_at"].as_str().unwrap();
-    assert!(created.ends_with('Z') && created.len() == 24, "seed timestamp form: {created}");
+    assert!(
+        created.ends_with('Z') && created.len() == 24,
+        "seed timestamp form: {created}"
+    );
 }
 
 #[test]
@@ -53,7 +81,15 @@ fn deliver_reads_the_body_from_a_file_or_stdin() {
     fs::write(&body_file, "<h1>Report</h1>").unwrap();
     let from_file = switchboard(
         workspace.path(),
-        &["deliver", "--title", "File", "--type", "html", "--content-file", body_file.to_str().unwrap()],
+        &[
+            "deliver",
+            "--title",
+            "File",
+            "--type",
+            "html",
+            "--content-file",
+            body_file.to_str().unwrap(),
+        ],
     );
     assert!(from_file.status.success());
 
@@ -66,7 +102,12 @@ fn deliver_reads_the_body_from_a_file_or_stdin() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"piped *body*").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"piped *body*")
+        .unwrap();
     assert!(child.wait_with_output().unwrap().status.success());
 
     let records = stored(workspace.path());
@@ -82,16 +123,29 @@ fn existing_records_survive_byte_for_byte_including_unknown_fields() {
     fs::create_dir_all(&data).unwrap();
     let existing = "[\n  {\n    \"id\": \"d_1738850400_001\",\n    \"mode\": \"passive\",\n    \"status\": \"delivered\",\n    \"title\": \"Old\",\n    \"content\": {\n      \"type\": \"markdown\",\n      \"body\": \"kept\"\n    },\n    \"feedback_schema\": null,\n    \"created_at\": \"2026-02-06T14:00:00.000Z\",\n    \"completed_at\": null,\n    \"from_a_newer_tool\": {\n      \"x\": 1\n    }\n  },\n  {\n    \"weird\": true\n  }";
     fs::write(data.join("deliveries.json"), format!("{existing}\n]\n")).unwrap();
-    let output = switchboard(workspace.path(), &["deliver", "--title", "New", "--content", "x"]);
+    let output = switchboard(
+        workspace.path(),
+        &["deliver", "--title", "New", "--content", "x"],
+    );
     assert!(output.status.success());
     let text = fs::read_to_string(data.join("deliveries.json")).unwrap();
-    assert!(text.starts_with(&format!("{existing},\n  {{")), "old records must be kept verbatim:\n{text}");
+    assert!(
+        text.starts_with(&format!("{existing},\n  {{")),
+        "old records must be kept verbatim:\n{text}"
+    );
     assert_eq!(stored(workspace.path()).len(), 3);
 
     let listed = switchboard(workspace.path(), &["list", "--json"]);
     let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
-    let titles: Vec<_> = listed.iter().map(|d| d["title"].as_str().unwrap()).collect();
-    assert_eq!(titles, ["New", "Old"], "newest first; the undecodable record is only warned about");
+    let titles: Vec<_> = listed
+        .iter()
+        .map(|d| d["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        ["New", "Old"],
+        "newest first; the undecodable record is only warned about"
+    );
 }
 
 #[test]
@@ -102,10 +156,16 @@ fn a_corrupt_file_is_moved_aside_and_delivery_goes_on() {
     fs::write(data.join("deliveries.json"), "[{\"id\": \"d_1_001\", trunc").unwrap();
 
     let listed = switchboard(workspace.path(), &["list"]);
-    assert!(listed.status.success(), "listing a corrupt file warns, it does not fail");
+    assert!(
+        listed.status.success(),
+        "listing a corrupt file warns, it does not fail"
+    );
     assert!(String::from_utf8_lossy(&listed.stderr).contains("not a valid data file"));
 
-    let output = switchboard(workspace.path(), &["deliver", "--title", "After", "--content", "x"]);
+    let output = switchboard(
+        workspace.path(),
+        &["deliver", "--title", "After", "--content", "x"],
+    );
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains(".corrupted."));
     let backups: Vec<_> = fs::read_dir(&data)
@@ -132,8 +192,13 @@ fn concurrent_processes_never_lose_a_delivery_or_repeat_an_id() {
             std::thread::spawn(move || {
                 for n in 0..15 {
                     let title = format!("w{writer}-{n}");
-                    let output = switchboard(&path, &["deliver", "--title", &title, "--content", "x"]);
-                    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+                    let output =
+                        switchboard(&path, &["deliver", "--title", &title, "--content", "x"]);
+                    assert!(
+                        output.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&output.stderr)
+                    );
                 }
             })
         })
@@ -143,7 +208,8 @@ fn concurrent_processes_never_lose_a_delivery_or_repeat_an_id() {
     }
     let records = stored(&path);
     assert_eq!(records.len(), 60, "every acknowledged delivery is stored");
-    let ids: std::collections::BTreeSet<_> = records.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let ids: std::collections::BTreeSet<_> =
+        records.iter().map(|r| r["id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 60, "ids are unique across processes");
 }
 
@@ -152,5 +218,8 @@ fn a_missing_workspace_is_a_clear_error() {
     let output = switchboard(Path::new("/nonexistent/switchboard-test"), &["list"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.starts_with("error: workspace /nonexistent/switchboard-test"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: workspace /nonexistent/switchboard-test"),
+        "{stderr}"
+    );
 }

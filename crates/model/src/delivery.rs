@@ -160,7 +160,9 @@ pub fn sort_newest_first(deliveries: &mut [Delivery]) {
     deliveries.sort_by(|a, b| {
         b.created_at.cmp(&a.created_at).then_with(|| {
             let parsed = |id: &str| id.parse::<EntityId>().map(|id| id.seq).ok();
-            parsed(&b.id).cmp(&parsed(&a.id)).then_with(|| b.id.cmp(&a.id))
+            parsed(&b.id)
+                .cmp(&parsed(&a.id))
+                .then_with(|| b.id.cmp(&a.id))
         })
     });
 }
@@ -189,7 +191,10 @@ mod tests {
         assert_eq!(delivery.content.kind, ContentType::Markdown);
         let written: Value = serde_json::to_value(&delivery).unwrap();
         let original: Value = serde_json::from_str(SEED_RECORD).unwrap();
-        assert_eq!(written, original, "a round trip must not change a seed record");
+        assert_eq!(
+            written, original,
+            "a round trip must not change a seed record"
+        );
     }
 
     #[test]

@@ -144,19 +144,31 @@ mod tests {
         let next_second = EntityId::next(IdKind::Delivery, 101, stored);
         assert_eq!(next_second.to_string(), "d_101_001");
         let annotation = EntityId::next(IdKind::Annotation, 100, stored);
-        assert_eq!(annotation.to_string(), "a_100_008", "kinds count separately");
+        assert_eq!(
+            annotation.to_string(),
+            "a_100_008",
+            "kinds count separately"
+        );
     }
 
     #[test]
     fn sequences_past_999_stay_unique() {
         let stored = ["d_5_999"];
-        assert_eq!(EntityId::next(IdKind::Delivery, 5, stored).to_string(), "d_5_1000");
+        assert_eq!(
+            EntityId::next(IdKind::Delivery, 5, stored).to_string(),
+            "d_5_1000"
+        );
     }
 
     #[test]
     fn rejects_malformed_ids() {
-        for text in ["", "d_", "d_1", "x_1_001", "d_1_", "d__001", "d_1_0a1", "d_-1_001"] {
-            assert!(text.parse::<EntityId>().is_err(), "{text:?} should not parse");
+        for text in [
+            "", "d_", "d_1", "x_1_001", "d_1_", "d__001", "d_1_0a1", "d_-1_001",
+        ] {
+            assert!(
+                text.parse::<EntityId>().is_err(),
+                "{text:?} should not parse"
+            );
         }
     }
 }

@@ -96,7 +96,11 @@ mod tests {
     #[test]
     fn reads_other_rfc3339_forms() {
         let offset = at("2026-02-06T15:00:00+01:00");
-        assert_eq!(offset, at("2026-02-06T14:00:00.000Z"), "offsets normalise to UTC");
+        assert_eq!(
+            offset,
+            at("2026-02-06T14:00:00.000Z"),
+            "offsets normalise to UTC"
+        );
         let nanos: Timestamp = serde_json::from_str("\"2026-02-06T14:00:00.123456789Z\"").unwrap();
         assert_eq!(nanos.unix_millis() % 1000, 123);
     }

@@ -1,5 +1,7 @@
 //! Drives the real `switchboard-sidecar` process over its stdio.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
 use std::{
     io::{BufRead, BufReader, Write},
     process::{Command, Stdio},
@@ -31,7 +33,10 @@ fn answers_health_survives_garbage_and_exits_on_shutdown() {
         "{health:?}"
     );
     let garbage = exchange("{not json");
-    assert!(matches!(garbage.body, ResponseBody::Error { .. }), "{garbage:?}");
+    assert!(
+        matches!(garbage.body, ResponseBody::Error { .. }),
+        "{garbage:?}"
+    );
     let still_alive = exchange(r#"{"id":8,"type":"health"}"#);
     assert_eq!(still_alive.id, 8, "a bad line must not kill the sidecar");
     let bye = exchange(r#"{"id":9,"type":"shutdown"}"#);

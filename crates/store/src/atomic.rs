@@ -63,7 +63,11 @@ mod tests {
             .unwrap()
             .map(|entry| entry.unwrap().file_name())
             .collect();
-        assert_eq!(leftovers, ["data.json"], "no temporary file may be left behind");
+        assert_eq!(
+            leftovers,
+            ["data.json"],
+            "no temporary file may be left behind"
+        );
     }
 
     #[test]

@@ -54,7 +54,11 @@ pub fn list(workspace: &Workspace) -> Result<DeliveryList, StoreError> {
 /// Publishes `new` at `now`: allocates the next `d_{unix}_{seq}` id and
 /// appends the record, under the inbox lock, with one atomic write. Records
 /// already stored are written back byte for byte.
-pub fn append(workspace: &Workspace, new: NewDelivery, now: Timestamp) -> Result<Appended, StoreError> {
+pub fn append(
+    workspace: &Workspace,
+    new: NewDelivery,
+    now: Timestamp,
+) -> Result<Appended, StoreError> {
     let dir = workspace.inbox_data_dir();
     let path = dir.join(DELIVERIES_FILE);
     let _lock = DirLock::acquire(&dir)?;

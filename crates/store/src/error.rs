@@ -55,7 +55,10 @@ pub enum StoreError {
 
 impl StoreError {
     /// Builds an [`StoreError::Io`] for `path`.
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(io::Error) -> Self {
         let path = path.into();
         move |source| Self::Io {
             action,

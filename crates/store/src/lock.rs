@@ -27,7 +27,8 @@ impl DirLock {
             .write(true)
             .open(&path)
             .map_err(StoreError::io("could not open lock file", &path))?;
-        file.lock().map_err(StoreError::io("could not lock", &path))?;
+        file.lock()
+            .map_err(StoreError::io("could not lock", &path))?;
         Ok(Self { _file: file })
     }
 }

@@ -53,7 +53,10 @@ pub(crate) fn decode_all<T: DeserializeOwned>(
 }
 
 /// Encodes a new record in the layout `write_raw` uses.
-pub(crate) fn encode<T: Serialize>(record: &T, what: &'static str) -> Result<RawRecord, StoreError> {
+pub(crate) fn encode<T: Serialize>(
+    record: &T,
+    what: &'static str,
+) -> Result<RawRecord, StoreError> {
     let pretty = serde_json::to_string_pretty(record)
         .map_err(|source| StoreError::Encode { what, source })?;
     // Records sit one level deep in the array, so their inner lines get two
@@ -79,7 +82,10 @@ pub(crate) fn write_raw(path: &Path, records: &[RawRecord]) -> Result<(), StoreE
 
 /// Moves an unparsable file aside as `<name>.corrupted.<unix millis>`, the
 /// name visual-delivery uses, and returns the new path.
-pub(crate) fn back_up_corrupt(path: &Path, now: Timestamp) -> Result<std::path::PathBuf, StoreError> {
+pub(crate) fn back_up_corrupt(
+    path: &Path,
+    now: Timestamp,
+) -> Result<std::path::PathBuf, StoreError> {
     let mut backup = path.as_os_str().to_owned();
     backup.push(format!(".corrupted.{}", now.unix_millis()));
     let backup = std::path::PathBuf::from(backup);
@@ -106,7 +112,10 @@ mod tests {
         for text in ["[{\"id\":", "{\"not\":\"an array\"}"] {
             fs::write(&path, text).unwrap();
             let error = read_raw(&path).unwrap_err();
-            assert!(matches!(error, StoreError::Corrupt { .. }), "{text}: {error}");
+            assert!(
+                matches!(error, StoreError::Corrupt { .. }),
+                "{text}: {error}"
+            );
         }
     }
 
@@ -115,7 +124,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.json");
         let records = vec![
-            encode(&serde_json::json!({"id": "x", "nested": {"a": [1]}}), "test").unwrap(),
+            encode(
+                &serde_json::json!({"id": "x", "nested": {"a": [1]}}),
+                "test",
+            )
+            .unwrap(),
             encode(&serde_json::json!({"id": "y"}), "test").unwrap(),
         ];
         write_raw(&path, &records).unwrap();
@@ -123,7 +136,11 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), expected);
         let again = read_raw(&path).unwrap();
         write_raw(&path, &again).unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), expected, "re-writing is stable");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            expected,
+            "re-writing is stable"
+        );
     }
 
     #[test]
@@ -136,6 +153,10 @@ mod tests {
         let (decoded, warnings) = decode_all::<N>(&raw, "numbers.json");
         assert_eq!(decoded.iter().map(|d| d.n).collect::<Vec<_>>(), [1, 3]);
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].starts_with("numbers.json: record 2"), "{}", warnings[0]);
+        assert!(
+            warnings[0].starts_with("numbers.json: record 2"),
+            "{}",
+            warnings[0]
+        );
     }
 }

@@ -15,7 +15,10 @@ use std::{
     thread,
 };
 
-use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{
+    EventKind, RecommendedWatcher, RecursiveMode, Watcher,
+    event::{AccessKind, AccessMode},
+};
 use switchboard_model::ipc::StoreChange;
 
 use crate::{StoreError, Workspace, deliveries::DELIVERIES_FILE};
@@ -84,7 +87,10 @@ impl WorkspaceWatcher {
         thread::Builder::new()
             .name("switchboard-watch".into())
             .spawn(move || run(chain, receiver, sink))
-            .map_err(StoreError::io("could not start the watcher thread for", workspace.root()))?;
+            .map_err(StoreError::io(
+                "could not start the watcher thread for",
+                workspace.root(),
+            ))?;
         Ok(Self { messages: sender })
     }
 }
@@ -139,13 +145,17 @@ impl DirChain {
     /// Sorts one event's paths into changes, noting whether a directory of
     /// the chain may have appeared or vanished.
     fn classify(&self, event: &notify::Event, changes: &mut BTreeSet<StoreChange>) -> bool {
+        if is_read_only(&event.kind) {
+            return false;
+        }
         let mut chain_touched = false;
         for path in &event.paths {
             let parent = path.parent().unwrap_or(Path::new(""));
-            if parent == self.data_dir {
-                if let Some(change) = path.file_name().and_then(|name| inbox_change(&name.to_string_lossy())) {
-                    changes.insert(change);
-                }
+            let change = path
+                .file_name()
+                .and_then(|name| inbox_change(&name.to_string_lossy()));
+            if let (true, Some(change)) = (parent == self.data_dir, change) {
+                changes.insert(change);
             }
             chain_touched |= self.dirs.iter().any(|dir| dir == path);
         }
@@ -153,13 +163,18 @@ impl DirChain {
     }
 }
 
+/// Opening, reading or closing a file without writing it changes nothing;
+/// reporting those would make every reader trigger its own refresh.
+fn is_read_only(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Access(access) if *access != AccessKind::Close(AccessMode::Write)
+    )
+}
+
 /// The watching thread: waits for an event, drains the burst behind it,
 /// re-arms the directory chain when needed and reports each change once.
-fn run(
-    mut chain: DirChain,
-    receiver: mpsc::Receiver<Message>,
-    sink: impl Fn(StoreChange),
-) {
+fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(StoreChange)) {
     while let Ok(first) = receiver.recv() {
         let mut changes = BTreeSet::new();
         let mut chain_touched = false;

@@ -17,10 +17,12 @@ impl Workspace {
     /// Opens the folder at `path`, which must exist. Nothing is created: a
     /// workspace without Switchboard data is simply empty.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let root = path.canonicalize().map_err(|source| StoreError::Workspace {
-            path: path.to_owned(),
-            source,
-        })?;
+        let root = path
+            .canonicalize()
+            .map_err(|source| StoreError::Workspace {
+                path: path.to_owned(),
+                source,
+            })?;
         if !root.is_dir() {
             return Err(StoreError::Workspace {
                 path: path.to_owned(),

@@ -12,6 +12,9 @@ use crate::state::AppState;
 pub fn ui_ready(state: State<'_, AppState>) {
     if !state.painted.swap(true, Ordering::SeqCst) {
         let elapsed = state.started.elapsed();
-        eprintln!("switchboard: first paint {} ms after start", elapsed.as_millis());
+        eprintln!(
+            "switchboard: first paint {} ms after start",
+            elapsed.as_millis()
+        );
     }
 }

@@ -100,7 +100,9 @@ async fn deliver_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f64>
     let workspace = tempfile::tempdir()?;
     binaries.deliver(workspace.path(), "warm-up", "x")?;
     let session = Session::open(driver, binaries, workspace.path()).await?;
-    session.wait_for_text("#inbox-list", |text| text.contains("warm-up")).await?;
+    session
+        .wait_for_text("#inbox-list", |text| text.contains("warm-up"))
+        .await?;
     session.client.execute(OBSERVER, vec![]).await?;
     let mut samples = Vec::new();
     for round in 0..DELIVERIES {
@@ -111,7 +113,10 @@ async fn deliver_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f64>
         let seen = loop {
             let seen = session
                 .client
-                .execute("return window.__seen[arguments[0]] || null", vec![title.clone().into()])
+                .execute(
+                    "return window.__seen[arguments[0]] || null",
+                    vec![title.clone().into()],
+                )
                 .await?;
             if let Some(at) = seen.as_f64() {
                 break at;

@@ -20,7 +20,8 @@ impl Binaries {
         let dir = match std::env::var_os("SWITCHBOARD_BIN_DIR") {
             Some(dir) => PathBuf::from(dir),
             None => {
-                let exe = std::env::current_exe().context("could not locate the test executable")?;
+                let exe =
+                    std::env::current_exe().context("could not locate the test executable")?;
                 exe.parent()
                     .and_then(Path::parent)
                     .context("the test executable has no target directory")?

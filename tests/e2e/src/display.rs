@@ -5,6 +5,8 @@ use std::{
     process::{Command, Stdio},
 };
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 
 use crate::process::Guarded;
@@ -22,7 +24,15 @@ impl Display {
     /// reports it through `-displayfd`).
     pub fn start() -> Result<Self> {
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1180x760x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -40,5 +50,21 @@ impl Display {
             name: format!(":{number}"),
             _server: server,
         })
+    }
+
+    /// Saves a PNG of the whole screen to `path` with ImageMagick's
+    /// `import`. (WebDriver's own screenshot takes about 30 s per shot in
+    /// WebKitWebDriver under Xvfb.)
+    pub fn screenshot(&self, path: &Path) -> Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let status = Command::new("import")
+            .args(["-display", &self.name, "-window", "root"])
+            .arg(path)
+            .status()
+            .context("could not run ImageMagick's import (scripts/setup.sh test installs it)")?;
+        anyhow::ensure!(status.success(), "import failed: {status}");
+        Ok(())
     }
 }

@@ -29,7 +29,12 @@ impl Driver {
         let port = free_port()?;
         let native_port = free_port()?;
         let child = Command::new("tauri-driver")
-            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &native_port.to_string(),
+            ])
             .env("DISPLAY", &display.name)
             .env("NO_AT_BRIDGE", "1")
             .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")

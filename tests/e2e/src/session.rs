@@ -59,13 +59,13 @@ impl Session {
         let deadline = Instant::now() + WAIT;
         let mut last = String::new();
         loop {
-            if let Ok(element) = self.client.find(Locator::Css(css)).await {
-                if let Ok(text) = element.text().await {
-                    if accept(&text) {
-                        return Ok(text);
-                    }
-                    last = text;
+            if let Ok(element) = self.client.find(Locator::Css(css)).await
+                && let Ok(text) = element.text().await
+            {
+                if accept(&text) {
+                    return Ok(text);
                 }
+                last = text;
             }
             if Instant::now() > deadline {
                 bail!("{css} never showed the expected text within {WAIT:?}; last text: {last:?}");
@@ -83,17 +83,11 @@ impl Session {
         Ok(texts)
     }
 
-    /// Saves a PNG of the window to `path`.
-    pub async fn screenshot(&self, path: &Path) -> Result<()> {
-        let png = self.client.screenshot().await?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        std::fs::write(path, png).with_context(|| format!("could not write {}", path.display()))
-    }
-
     /// Ends the session and with it the app.
     pub async fn close(self) -> Result<()> {
-        self.client.close().await.context("could not end the WebDriver session")
+        self.client
+            .close()
+            .await
+            .context("could not end the WebDriver session")
     }
 }

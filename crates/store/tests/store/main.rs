@@ -1,3 +1,5 @@
 //! Integration tests of `switchboard-store` on real temp folders.
 
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
 mod watch;

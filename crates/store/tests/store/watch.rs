@@ -77,6 +77,9 @@ fn ignores_files_that_are_not_data() {
     deliveries::append(&workspace, note("seed"), clock::now()).unwrap();
     let (_watcher, changes) = watch(&workspace);
     std::fs::write(workspace.inbox_data_dir().join("notes.txt"), "x").unwrap();
+    // Reading is not a change: a UI that re-reads on every change would
+    // otherwise refresh itself forever.
+    deliveries::list(&workspace).unwrap();
     std::fs::write(dir.path().join("README.md"), "x").unwrap();
     assert!(
         changes.recv_timeout(Duration::from_millis(500)).is_err(),

@@ -12,7 +12,7 @@ pub struct Environment {
     runtime: tokio::runtime::Runtime,
     // Dropped in field order: the driver before the display it draws on.
     driver: Driver,
-    _display: Display,
+    display: Display,
 }
 
 impl Environment {
@@ -27,8 +27,13 @@ impl Environment {
             binaries,
             runtime,
             driver,
-            _display: display,
+            display,
         })
+    }
+
+    /// Saves a screenshot of the display as `target/e2e/<name>`.
+    pub fn screenshot(&self, name: &str) -> Result<()> {
+        self.display.screenshot(&artifact(name))
     }
 
     /// Opens the app on `workspace`, runs `body`, and always closes the app.
@@ -53,11 +58,13 @@ pub fn trial(
     test: fn(&Environment) -> Result<()>,
 ) -> libtest_mimic::Trial {
     let environment = Arc::clone(environment);
-    libtest_mimic::Trial::test(name, move || test(&environment).map_err(|error| format!("{error:#}").into()))
+    libtest_mimic::Trial::test(name, move || {
+        test(&environment).map_err(|error| format!("{error:#}").into())
+    })
 }
 
 /// Where screenshots go: `target/e2e/`.
-pub fn artifact(name: &str) -> std::path::PathBuf {
+fn artifact(name: &str) -> std::path::PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));

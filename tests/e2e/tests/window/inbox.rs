@@ -6,13 +6,25 @@ use std::sync::Arc;
 use anyhow::{Result, ensure};
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, artifact, trial};
+use crate::harness::{Environment, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
-        trial(environment, "inbox::empty_workspace_shows_the_empty_state", empty_workspace_shows_the_empty_state),
-        trial(environment, "inbox::cli_deliveries_appear_live_newest_first", cli_deliveries_appear_live_newest_first),
-        trial(environment, "inbox::unreadable_records_are_reported_not_hidden", unreadable_records_are_reported_not_hidden),
+        trial(
+            environment,
+            "inbox::empty_workspace_shows_the_empty_state",
+            empty_workspace_shows_the_empty_state,
+        ),
+        trial(
+            environment,
+            "inbox::cli_deliveries_appear_live_newest_first",
+            cli_deliveries_appear_live_newest_first,
+        ),
+        trial(
+            environment,
+            "inbox::unreadable_records_are_reported_not_hidden",
+            unreadable_records_are_reported_not_hidden,
+        ),
     ]
 }
 
@@ -20,8 +32,13 @@ fn empty_workspace_shows_the_empty_state(environment: &Environment) -> Result<()
     let workspace = tempfile::tempdir()?;
     let expected_path = workspace.path().canonicalize()?;
     environment.with_app(workspace.path(), async |session: &Session| {
-        let empty = session.wait_for_text("#inbox-empty", |text| !text.is_empty()).await?;
-        ensure!(empty.contains("No deliveries yet"), "empty state says so: {empty:?}");
+        let empty = session
+            .wait_for_text("#inbox-empty", |text| !text.is_empty())
+            .await?;
+        ensure!(
+            empty.contains("No deliveries yet"),
+            "empty state says so: {empty:?}"
+        );
         let shown = session
             .wait_for_text("#workspace-path .workspace-path", |text| !text.is_empty())
             .await?;
@@ -29,7 +46,10 @@ fn empty_workspace_shows_the_empty_state(environment: &Environment) -> Result<()
             shown == expected_path.display().to_string(),
             "the sidebar shows the workspace path: {shown:?}"
         );
-        ensure!(session.texts("#inbox-list .delivery").await?.is_empty(), "no rows in an empty inbox");
+        ensure!(
+            session.texts("#inbox-list .delivery").await?.is_empty(),
+            "no rows in an empty inbox"
+        );
         ensure!(
             !workspace.path().join(".visual-delivery").exists(),
             "opening a workspace must not create data folders"
@@ -39,17 +59,25 @@ fn empty_workspace_shows_the_empty_state(environment: &Environment) -> Result<()
 }
 
 fn cli_deliveries_appear_live_newest_first(environment: &Environment) -> Result<()> {
-    let workspace = tempfile::tempdir()?;
+    let scratch = tempfile::tempdir()?;
+    // A readable folder name: this test's screenshot is the README's.
+    let workspace = scratch.path().join("acme-api");
+    std::fs::create_dir(&workspace)?;
+    let workspace = workspace.as_path();
     let binaries = &environment.binaries;
-    environment.with_app(workspace.path(), async |session: &Session| {
+    environment.with_app(workspace, async |session: &Session| {
         session.find("#inbox-empty").await?;
         // The first delivery creates .visual-delivery/data while the window
         // is open; the second goes through the now-watched folder.
-        let first_id = binaries.deliver(workspace.path(), "Refactor finished", "# Done\n\nAll tests pass.")?;
+        let first_id = binaries.deliver(
+            workspace.path(),
+            "Refactor finished",
+            "# Done\n\nAll tests pass.",
+        )?;
         session
             .wait_for_text("#inbox-list", |text| text.contains("Refactor finished"))
             .await?;
-        let second_id = binaries.deliver(workspace.path(), "Deploy plan ready", "Read me")?;
+        let second_id = binaries.deliver(workspace, "Deploy plan ready", "Read me")?;
         session
             .wait_for_text("#inbox-list", |text| text.contains("Deploy plan ready"))
             .await?;
@@ -60,14 +88,23 @@ fn cli_deliveries_appear_live_newest_first(environment: &Environment) -> Result<
             "newest first: {titles:?}"
         );
         let row = session
-            .wait_for_text(&format!("#inbox-list .delivery[data-id='{first_id}']"), |text| !text.is_empty())
+            .wait_for_text(
+                &format!("#inbox-list .delivery[data-id='{first_id}']"),
+                |text| !text.is_empty(),
+            )
             .await?;
         ensure!(row.contains("passive"), "the row shows the mode: {row:?}");
-        ensure!(row.contains("delivered"), "the row shows the status: {row:?}");
+        ensure!(
+            row.contains("delivered"),
+            "the row shows the status: {row:?}"
+        );
         ensure!(row.contains("just now"), "the row shows the age: {row:?}");
         ensure!(first_id != second_id, "ids are distinct");
-        ensure!(session.texts("#inbox-empty").await?.is_empty(), "the empty state is gone");
-        session.screenshot(&artifact("inbox.png")).await?;
+        ensure!(
+            session.texts("#inbox-empty").await?.is_empty(),
+            "the empty state is gone"
+        );
+        environment.screenshot("inbox.png")?;
         Ok(())
     })
 }
@@ -89,9 +126,17 @@ fn unreadable_records_are_reported_not_hidden(environment: &Environment) -> Resu
         let list = session
             .wait_for_text("#inbox-list", |text| text.contains("From visual-delivery"))
             .await?;
-        ensure!(list.contains("d ago"), "an old delivery shows its age in days: {list:?}");
-        let warning = session.wait_for_text(".warning", |text| !text.is_empty()).await?;
-        ensure!(warning.contains("record 2"), "the bad record is named: {warning:?}");
+        ensure!(
+            list.contains("d ago"),
+            "an old delivery shows its age in days: {list:?}"
+        );
+        let warning = session
+            .wait_for_text(".warning", |text| !text.is_empty())
+            .await?;
+        ensure!(
+            warning.contains("record 2"),
+            "the bad record is named: {warning:?}"
+        );
         Ok(())
     })
 }

@@ -19,20 +19,32 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
 fn sidebar_switches_views_by_click_and_keyboard(environment: &Environment) -> Result<()> {
     let workspace = tempfile::tempdir()?;
     environment.with_app(workspace.path(), async |session: &Session| {
+        session.find("#view-inbox").await?;
         let labels = session.texts(".sidebar .nav-item").await?;
         ensure!(
             labels == ["Inbox", "Chat", "Knowledge", "Team", "Tapes"],
             "the sidebar lists the five views: {labels:?}"
         );
         session.find("#nav-chat").await?.click().await?;
-        let coming = session.wait_for_text("#view-coming h1", |text| text == "Chat").await?;
+        let coming = session
+            .wait_for_text("#view-coming h1", |text| text == "Chat")
+            .await?;
         ensure!(coming == "Chat");
         // Alt+1 goes back to the inbox from the keyboard.
         let body = session.client.find(Locator::Css("body")).await?;
-        body.send_keys(&format!("{}1{}", char::from(Key::Alt), char::from(Key::Alt))).await?;
+        body.send_keys(&format!(
+            "{}1{}",
+            char::from(Key::Alt),
+            char::from(Key::Alt)
+        ))
+        .await?;
         session.find("#view-inbox").await?;
         ensure!(
-            session.texts("#nav-inbox[aria-current='page']").await?.len() == 1,
+            session
+                .texts("#nav-inbox[aria-current='page']")
+                .await?
+                .len()
+                == 1,
             "the inbox is marked current"
         );
         Ok(())
