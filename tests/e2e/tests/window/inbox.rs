@@ -69,11 +69,8 @@ fn cli_deliveries_appear_live_newest_first(environment: &Environment) -> Result<
         session.find("#inbox-empty").await?;
         // The first delivery creates .visual-delivery/data while the window
         // is open; the second goes through the now-watched folder.
-        let first_id = binaries.deliver(
-            workspace.path(),
-            "Refactor finished",
-            "# Done\n\nAll tests pass.",
-        )?;
+        let first_id =
+            binaries.deliver(workspace, "Refactor finished", "# Done\n\nAll tests pass.")?;
         session
             .wait_for_text("#inbox-list", |text| text.contains("Refactor finished"))
             .await?;
