@@ -29,18 +29,20 @@ async fn call<T: DeserializeOwned>(command: &str) -> Result<T, ErrorPayload> {
     let answer = tauri_invoke(command, JsValue::UNDEFINED)
         .await
         .map_err(decode_error)?;
-    serde_wasm_bindgen::from_value(answer).map_err(|error| ErrorPayload {
-        code: ErrorCode::Internal,
-        message: format!("unexpected answer to {command}: {error}"),
+    serde_wasm_bindgen::from_value(answer).map_err(|error| {
+        ErrorPayload::new(
+            ErrorCode::Internal,
+            format!("unexpected answer to {command}: {error}"),
+        )
     })
 }
 
 /// Turns a rejected invoke into the shell's `{code, message}`, or wraps
 /// whatever else was thrown.
 fn decode_error(thrown: JsValue) -> ErrorPayload {
-    serde_wasm_bindgen::from_value(thrown.clone()).unwrap_or_else(|_| ErrorPayload {
-        code: ErrorCode::Internal,
-        message: thrown.as_string().unwrap_or_else(|| format!("{thrown:?}")),
+    serde_wasm_bindgen::from_value(thrown.clone()).unwrap_or_else(|_| {
+        let message = thrown.as_string().unwrap_or_else(|| format!("{thrown:?}"));
+        ErrorPayload::new(ErrorCode::Internal, message)
     })
 }
 

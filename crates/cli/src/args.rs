@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
-/// Switchboard: publish results and questions to the developer's inbox.
+/// Switchboard: publish results and questions to the developer's inbox,
+/// and read the answers.
 #[derive(Debug, Parser)]
 #[command(name = "switchboard", version, about)]
 pub struct Cli {
@@ -19,10 +20,34 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Publish a result to the inbox and print its id.
+    /// Publish a result or a question. Passive: prints the id. Blocking:
+    /// waits for the answer and prints one JSON line.
     Deliver(DeliverArgs),
+    /// Wait for the answer to a delivery and print one JSON line.
+    Await(AwaitArgs),
+    /// Answer a delivery from the terminal, as the window would.
+    Answer(AnswerArgs),
     /// List deliveries, newest first.
     List(ListArgs),
+    /// Show one delivery with its annotations and feedback.
+    Show(IdArgs),
+    /// Print the feedback records of a delivery as JSON.
+    Feedback(IdArgs),
+    /// Print the annotations of a delivery as JSON.
+    Annotations(IdArgs),
+    /// Close a delivery by hand (completed, without an answer).
+    Close(IdArgs),
+}
+
+/// How the agent expects an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// No answer expected.
+    Passive,
+    /// Asks for feedback; does not wait.
+    Interactive,
+    /// Asks for feedback and waits for it.
+    Blocking,
 }
 
 /// `switchboard deliver`.
@@ -40,6 +65,15 @@ pub struct DeliverArgs {
     /// The body's markup.
     #[arg(long = "type", value_enum, default_value_t = Markup::Markdown)]
     pub markup: Markup,
+    /// How an answer is expected.
+    #[arg(long, value_enum, default_value_t = Mode::Passive)]
+    pub mode: Mode,
+    /// The feedback form as JSON, or @FILE to read it from a file.
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub schema: Option<String>,
+    /// Seconds a blocking delivery waits for its answer.
+    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
     /// Print the whole stored record as JSON instead of the id.
     #[arg(long)]
     pub json: bool,
@@ -54,10 +88,58 @@ pub enum Markup {
     Html,
 }
 
+/// `switchboard await`.
+#[derive(Debug, Args)]
+pub struct AwaitArgs {
+    /// The delivery id.
+    pub id: String,
+    /// Seconds to wait.
+    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+}
+
+/// `switchboard answer`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("reply").required(true).args(["value", "values", "decline", "dismiss"])))]
+pub struct AnswerArgs {
+    /// The delivery id.
+    pub id: String,
+    /// The answer to a confirm, select or rating, as JSON (`true`,
+    /// `"staging"`, `["a","b"]`, `4`); text that is not JSON is a string.
+    #[arg(long, value_name = "JSON")]
+    pub value: Option<String>,
+    /// The answer to a form, as a JSON object of field values.
+    #[arg(long, value_name = "JSON")]
+    pub values: Option<String>,
+    /// Say no to the question as a whole.
+    #[arg(long)]
+    pub decline: bool,
+    /// Close the question without answering.
+    #[arg(long)]
+    pub dismiss: bool,
+}
+
 /// `switchboard list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// Only deliveries of this mode.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// Only deliveries in this status (delivered, awaiting_feedback,
+    /// completed, timeout).
+    #[arg(long)]
+    pub status: Option<String>,
     /// Print JSON (an array of records) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Commands that take one delivery id.
+#[derive(Debug, Args)]
+pub struct IdArgs {
+    /// The delivery id.
+    pub id: String,
+    /// Print JSON (show only; the others always print JSON).
     #[arg(long)]
     pub json: bool,
 }

@@ -2,14 +2,21 @@
 
 use std::io::Read;
 
-use anyhow::{Context, Result};
-use switchboard_model::{ContentType, DeliveryMode, NewDelivery, age_label};
-use switchboard_store::{Workspace, clock, deliveries};
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+use switchboard_model::{
+    ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
+    session::{AwaitOutcome, Reply},
+};
+use switchboard_store::{Workspace, annotations, clock, deliveries, feedback};
 
-use crate::args::{Cli, Command, DeliverArgs, ListArgs, Markup};
+use crate::args::{
+    AnswerArgs, AwaitArgs, Cli, Command, DeliverArgs, IdArgs, ListArgs, Markup, Mode,
+};
 
-/// Runs the parsed command line.
-pub fn run(cli: Cli) -> Result<()> {
+/// Runs the parsed command line. `Ok(false)` means the command printed its
+/// own failure (an `{"status":"error"}` line) and the exit code is 1.
+pub fn run(cli: Cli) -> Result<bool> {
     let root = match cli.workspace {
         Some(path) => path,
         None => std::env::current_dir().context("could not read the current directory")?,
@@ -17,45 +24,168 @@ pub fn run(cli: Cli) -> Result<()> {
     let workspace = Workspace::open(&root)?;
     match cli.command {
         Command::Deliver(args) => deliver(&workspace, args),
-        Command::List(args) => list(&workspace, args),
+        Command::Await(args) => wait(&workspace, args),
+        Command::Answer(args) => answer(&workspace, args).map(|()| true),
+        Command::List(args) => list(&workspace, args).map(|()| true),
+        Command::Show(args) => show(&workspace, args).map(|()| true),
+        Command::Feedback(args) => {
+            print_json(&feedback::responses_for(&workspace, &args.id)?).map(|()| true)
+        }
+        Command::Annotations(args) => {
+            print_json(&annotations::for_delivery(&workspace, &args.id)?).map(|()| true)
+        }
+        Command::Close(args) => {
+            let closed = deliveries::close(&workspace, &args.id, clock::now())?;
+            println!("{} {}", closed.id, closed.status.as_str());
+            Ok(true)
+        }
     }
 }
 
-fn deliver(workspace: &Workspace, args: DeliverArgs) -> Result<()> {
-    let body = match (args.content, &args.content_file) {
-        (Some(text), _) => text,
+fn mode(mode: Mode) -> DeliveryMode {
+    match mode {
+        Mode::Passive => DeliveryMode::Passive,
+        Mode::Interactive => DeliveryMode::Interactive,
+        Mode::Blocking => DeliveryMode::Blocking,
+    }
+}
+
+/// Reads `--schema JSON` or `--schema @FILE`.
+fn read_schema(text: &str) -> Result<Value> {
+    let json = match text.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("could not read --schema file {path}"))?,
+        None => text.to_owned(),
+    };
+    serde_json::from_str(&json).context("--schema is not valid JSON")
+}
+
+fn read_body(args: &DeliverArgs) -> Result<String> {
+    match (&args.content, &args.content_file) {
+        (Some(text), _) => Ok(text.clone()),
         (None, Some(path)) => std::fs::read_to_string(path)
-            .with_context(|| format!("could not read --content-file {}", path.display()))?,
+            .with_context(|| format!("could not read --content-file {}", path.display())),
         (None, None) => {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
                 .context("could not read the body from stdin")?;
-            text
+            Ok(text)
         }
-    };
-    anyhow::ensure!(!args.title.trim().is_empty(), "--title must not be empty");
+    }
+}
+
+fn deadline(seconds: u64) -> Timestamp {
+    let now = clock::now();
+    let millis = i64::try_from(seconds.saturating_mul(1000)).unwrap_or(i64::MAX);
+    Timestamp::from_unix_millis(now.unix_millis().saturating_add(millis)).unwrap_or(now)
+}
+
+fn deliver(workspace: &Workspace, args: DeliverArgs) -> Result<bool> {
+    let blocking = args.mode == Mode::Blocking;
     let new = NewDelivery {
-        mode: DeliveryMode::Passive,
-        title: args.title,
+        mode: mode(args.mode),
+        title: args.title.clone(),
         content_type: match args.markup {
             Markup::Markdown => ContentType::Markdown,
             Markup::Html => ContentType::Html,
         },
-        body,
-        feedback_schema: None,
+        body: read_body(&args)?,
+        feedback_schema: args.schema.as_deref().map(read_schema).transpose()?,
     };
-    let appended = deliveries::append(workspace, new, clock::now())?;
+    let now = clock::now();
+    let appended = deliveries::append(workspace, new, now)?;
     if let Some(backup) = &appended.backed_up {
         eprintln!(
             "warning: deliveries.json did not parse; it was kept as {}",
             backup.display()
         );
     }
-    if args.json {
-        println!("{}", serde_json::to_string(&appended.delivery)?);
+    let delivery = appended.delivery;
+    if !blocking {
+        if args.json {
+            print_json(&delivery)?;
+        } else {
+            println!("{}", delivery.id);
+        }
+        return Ok(true);
+    }
+    eprintln!(
+        "switchboard: waiting for the answer to {} ({} s)…",
+        delivery.id, args.timeout
+    );
+    let session = feedback::open_session(workspace, &delivery.id, now, deadline(args.timeout))?;
+    let outcome = feedback::wait_for_reply(workspace, &session.id, clock::now);
+    Ok(print_outcome(outcome.map_err(anyhow::Error::from)))
+}
+
+fn wait(workspace: &Workspace, args: AwaitArgs) -> Result<bool> {
+    let outcome = (|| {
+        let delivery = deliveries::get(workspace, &args.id)?;
+        if delivery.status == DeliveryStatus::Delivered {
+            bail!(
+                "{} is a passive delivery; there is nothing to wait for",
+                delivery.id
+            );
+        }
+        if let Some(outcome) = feedback::settled_outcome(workspace, &delivery)? {
+            return Ok(outcome);
+        }
+        let session = feedback::open_session(
+            workspace,
+            &delivery.id,
+            clock::now(),
+            deadline(args.timeout),
+        )?;
+        Ok(feedback::wait_for_reply(
+            workspace,
+            &session.id,
+            clock::now,
+        )?)
+    })();
+    Ok(print_outcome(outcome))
+}
+
+/// Prints the one JSON line a waiting agent reads; returns whether the
+/// outcome was a success (exit 0).
+fn print_outcome(outcome: Result<AwaitOutcome>) -> bool {
+    let outcome = outcome.unwrap_or_else(|error| AwaitOutcome::Error {
+        message: format!("{error:#}"),
+    });
+    match serde_json::to_string(&outcome) {
+        Ok(line) => println!("{line}"),
+        Err(error) => {
+            println!(r#"{{"status":"error","message":"could not encode the outcome: {error}"}}"#)
+        }
+    }
+    !matches!(outcome, AwaitOutcome::Error { .. })
+}
+
+fn answer(workspace: &Workspace, args: AnswerArgs) -> Result<()> {
+    let reply = if args.decline {
+        Reply::Decline
+    } else if args.dismiss {
+        Reply::Dismiss
+    } else if let Some(values) = &args.values {
+        let values: Value = serde_json::from_str(values).context("--values is not valid JSON")?;
+        Reply::Answer {
+            answer: serde_json::json!({ "values": values }),
+        }
     } else {
-        println!("{}", appended.delivery.id);
+        let text = args.value.as_deref().unwrap_or_default();
+        let value = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()));
+        Reply::Answer {
+            answer: serde_json::json!({ "value": value }),
+        }
+    };
+    let replied = feedback::reply(workspace, &args.id, reply, clock::now())?;
+    match &replied.feedback {
+        Some(record) => println!("{} {}", record.id, serde_json::to_string(&record.values)?),
+        None => println!(
+            "{} {}",
+            replied.delivery.id,
+            replied.delivery.status.as_str()
+        ),
     }
     Ok(())
 }
@@ -65,12 +195,31 @@ fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
     for warning in &listed.warnings {
         eprintln!("warning: {warning}");
     }
+    let wanted_mode = args.mode.map(mode);
+    if let Some(status) = &args.status {
+        let known = ["delivered", "awaiting_feedback", "completed", "timeout"];
+        if !known.contains(&status.as_str()) {
+            bail!(
+                "unknown --status {status:?}; use one of {}",
+                known.join(", ")
+            );
+        }
+    }
+    let shown: Vec<&Delivery> = listed
+        .deliveries
+        .iter()
+        .filter(|d| wanted_mode.is_none_or(|mode| d.mode == mode))
+        .filter(|d| {
+            args.status
+                .as_deref()
+                .is_none_or(|status| d.status.as_str() == status)
+        })
+        .collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&listed.deliveries)?);
-        return Ok(());
+        return print_json(&shown);
     }
     let now = clock::now();
-    for delivery in &listed.deliveries {
+    for delivery in shown {
         println!(
             "{:<18} {:<12} {:<18} {:>9}  {}",
             delivery.id,
@@ -80,5 +229,50 @@ fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
             delivery.title
         );
     }
+    Ok(())
+}
+
+fn show(workspace: &Workspace, args: IdArgs) -> Result<()> {
+    let delivery = deliveries::get(workspace, &args.id)?;
+    let annotations = annotations::for_delivery(workspace, &args.id)?;
+    let responses = feedback::responses_for(workspace, &args.id)?;
+    if args.json {
+        return print_json(&serde_json::json!({
+            "delivery": delivery,
+            "annotations": annotations,
+            "feedback": responses,
+        }));
+    }
+    println!("{}  {}", delivery.id, delivery.title);
+    println!(
+        "{} · {} · {}",
+        delivery.mode.as_str(),
+        delivery.status.as_str(),
+        delivery.created_at
+    );
+    println!("\n{}\n", delivery.content.body.trim_end());
+    for annotation in &annotations {
+        let range = annotation
+            .target
+            .as_ref()
+            .and_then(|target| Some(format!(" [{}..{}]", target.start?, target.end?)))
+            .unwrap_or_default();
+        println!(
+            "annotation {}{range}: {}",
+            annotation.id, annotation.content
+        );
+    }
+    for response in &responses {
+        println!(
+            "feedback {}: {}",
+            response.id,
+            serde_json::to_string(&response.values)?
+        );
+    }
+    Ok(())
+}
+
+fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }

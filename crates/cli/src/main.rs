@@ -18,7 +18,8 @@ fn main() -> std::process::ExitCode {
         .init();
     let cli = args::Cli::parse();
     match commands::run(cli) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => std::process::ExitCode::FAILURE,
         Err(error) => {
             eprintln!("error: {error:#}");
             std::process::ExitCode::FAILURE

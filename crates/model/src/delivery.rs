@@ -6,8 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use thiserror::Error;
 
-use crate::{EntityId, Timestamp};
+use crate::{EntityId, Timestamp, feedback::FeedbackSchema, feedback::SchemaError};
 
 /// How the agent expects the developer to respond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -132,7 +133,85 @@ pub struct NewDelivery {
     pub feedback_schema: Option<Value>,
 }
 
+/// Why a new delivery is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DeliveryError {
+    /// The title is empty.
+    #[error("a delivery needs a title")]
+    EmptyTitle,
+    /// A passive delivery with a feedback form.
+    #[error("a passive delivery takes no feedback schema; use --mode interactive or blocking")]
+    SchemaOnPassive,
+    /// An interactive or blocking delivery without a feedback form.
+    #[error("an {0} delivery needs a feedback schema (--schema)")]
+    MissingSchema(&'static str),
+    /// The feedback form is invalid.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+}
+
+/// Why a delivery does not take a reply now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum ReplyRefusal {
+    /// Passive deliveries expect no feedback.
+    #[error("this delivery expects no feedback")]
+    NoFeedbackExpected,
+    /// The first answer was already given (visual-delivery's
+    /// ALREADY_RESPONDED).
+    #[error("this delivery was already answered or closed")]
+    AlreadyResponded,
+}
+
+impl NewDelivery {
+    /// Checks the title, the mode/schema pairing and the schema itself, and
+    /// returns the parsed schema.
+    pub fn validate(&self) -> Result<Option<FeedbackSchema>, DeliveryError> {
+        if self.title.trim().is_empty() {
+            return Err(DeliveryError::EmptyTitle);
+        }
+        match (self.mode, &self.feedback_schema) {
+            (DeliveryMode::Passive, None) => Ok(None),
+            (DeliveryMode::Passive, Some(_)) => Err(DeliveryError::SchemaOnPassive),
+            (mode, None) => Err(DeliveryError::MissingSchema(mode.as_str())),
+            (_, Some(schema)) => Ok(Some(FeedbackSchema::from_value(schema)?)),
+        }
+    }
+}
+
 impl Delivery {
+    /// The parsed feedback form, if any.
+    pub fn schema(&self) -> Result<Option<FeedbackSchema>, SchemaError> {
+        self.feedback_schema
+            .as_ref()
+            .map(FeedbackSchema::from_value)
+            .transpose()
+    }
+
+    /// Whether a reply may be recorded now. A timed-out question still takes
+    /// its late answer, so nothing the developer says is lost.
+    pub fn check_open_for_reply(&self) -> Result<(), ReplyRefusal> {
+        match (self.feedback_schema.is_some(), self.status) {
+            (false, _) | (_, DeliveryStatus::Delivered) => Err(ReplyRefusal::NoFeedbackExpected),
+            (true, DeliveryStatus::Completed) => Err(ReplyRefusal::AlreadyResponded),
+            (true, DeliveryStatus::AwaitingFeedback | DeliveryStatus::Timeout) => Ok(()),
+        }
+    }
+
+    /// Marks the delivery answered or closed at `now`.
+    pub fn complete(&mut self, now: Timestamp) {
+        self.status = DeliveryStatus::Completed;
+        self.completed_at = Some(now);
+    }
+
+    /// Marks a still-unanswered question as timed out; returns whether it was.
+    pub fn time_out(&mut self) -> bool {
+        let waiting = self.status == DeliveryStatus::AwaitingFeedback;
+        if waiting {
+            self.status = DeliveryStatus::Timeout;
+        }
+        waiting
+    }
+
     /// Builds the stored record for `new` under `id`, created at `now`.
     pub fn create(new: NewDelivery, id: EntityId, now: Timestamp) -> Self {
         let status = DeliveryStatus::initial(new.feedback_schema.is_some());
@@ -232,6 +311,77 @@ mod tests {
         let asking = Delivery::create(new(DeliveryMode::Interactive, schema), id, now);
         assert_eq!(asking.status, DeliveryStatus::AwaitingFeedback);
         assert_eq!(asking.id, "d_1_001");
+    }
+
+    #[test]
+    fn new_deliveries_pair_modes_with_schemas() {
+        let new = |mode, feedback_schema: Option<Value>| NewDelivery {
+            mode,
+            title: "t".into(),
+            content_type: ContentType::Markdown,
+            body: "b".into(),
+            feedback_schema,
+        };
+        let confirm = Some(serde_json::json!({"type": "confirm"}));
+        assert!(
+            new(DeliveryMode::Passive, None)
+                .validate()
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            new(DeliveryMode::Blocking, confirm.clone())
+                .validate()
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(
+            new(DeliveryMode::Passive, confirm).validate(),
+            Err(DeliveryError::SchemaOnPassive)
+        );
+        assert_eq!(
+            new(DeliveryMode::Interactive, None).validate(),
+            Err(DeliveryError::MissingSchema("interactive"))
+        );
+        let bad = Some(serde_json::json!({"type": "select", "options": []}));
+        assert!(matches!(
+            new(DeliveryMode::Blocking, bad).validate(),
+            Err(DeliveryError::Schema(_))
+        ));
+        let untitled = NewDelivery {
+            title: "  ".into(),
+            ..new(DeliveryMode::Passive, None)
+        };
+        assert_eq!(untitled.validate(), Err(DeliveryError::EmptyTitle));
+    }
+
+    #[test]
+    fn status_lifecycle_follows_the_seed() {
+        let mut delivery: Delivery = serde_json::from_str(SEED_RECORD).unwrap();
+        let now = Timestamp::from_unix_millis(5_000).unwrap();
+        assert_eq!(
+            delivery.check_open_for_reply(),
+            Err(ReplyRefusal::AlreadyResponded)
+        );
+        delivery.status = DeliveryStatus::AwaitingFeedback;
+        assert_eq!(delivery.check_open_for_reply(), Ok(()));
+        assert!(delivery.time_out(), "an open question can time out");
+        assert_eq!(delivery.status, DeliveryStatus::Timeout);
+        assert_eq!(
+            delivery.check_open_for_reply(),
+            Ok(()),
+            "a late answer is still taken"
+        );
+        delivery.complete(now);
+        assert_eq!(delivery.status, DeliveryStatus::Completed);
+        assert_eq!(delivery.completed_at, Some(now));
+        assert!(!delivery.time_out(), "a completed delivery never times out");
+        delivery.feedback_schema = None;
+        delivery.status = DeliveryStatus::Delivered;
+        assert_eq!(
+            delivery.check_open_for_reply(),
+            Err(ReplyRefusal::NoFeedbackExpected)
+        );
     }
 
     #[test]

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::feedback::FieldError;
+
 /// A stable, machine-readable error class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -30,4 +32,19 @@ pub struct ErrorPayload {
     pub code: ErrorCode,
     /// A sentence for the developer.
     pub message: String,
+    /// Field-level problems of a rejected form answer, shown beside the
+    /// fields; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldError>,
+}
+
+impl ErrorPayload {
+    /// An error with no field details.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            fields: Vec::new(),
+        }
+    }
 }

@@ -189,7 +189,9 @@ impl FeedbackSchema {
             Self::Confirm { .. } => Ok(()),
             Self::Select { options, .. } => check_options("the select", options),
             Self::Rating { max, .. } => match max {
-                Some(max) if *max == 0 || *max > RATING_MAX_LIMIT => Err(SchemaError::RatingMax(*max)),
+                Some(max) if *max == 0 || *max > RATING_MAX_LIMIT => {
+                    Err(SchemaError::RatingMax(*max))
+                }
                 _ => Ok(()),
             },
             Self::Form { fields } => {
@@ -209,18 +211,21 @@ impl FeedbackSchema {
                             check_options(&format!("form field {:?}", field.name), options)?
                         }
                         (FieldKind::Select, None) => {
-                            return Err(SchemaError::NoOptions(format!("form field {:?}", field.name)));
+                            return Err(SchemaError::NoOptions(format!(
+                                "form field {:?}",
+                                field.name
+                            )));
                         }
                         (_, Some(_)) => return Err(SchemaError::StrayOptions(field.name.clone())),
                         (_, None) => {}
                     }
-                    if let Some(default) = &field.default {
-                        if let Err(reason) = check_field_value(field, default) {
-                            return Err(SchemaError::BadDefault {
-                                field: field.name.clone(),
-                                reason,
-                            });
-                        }
+                    if let Some(default) = &field.default
+                        && let Err(reason) = check_field_value(field, default)
+                    {
+                        return Err(SchemaError::BadDefault {
+                            field: field.name.clone(),
+                            reason,
+                        });
                     }
                 }
                 Ok(())
@@ -245,16 +250,22 @@ impl FeedbackSchema {
         match self {
             Self::Confirm { .. } => match answer.get("value") {
                 Some(Value::Bool(value)) => Ok(single(Value::Bool(*value))),
-                _ => Err(fail("a confirm answer is {\"value\": true} or {\"value\": false}".into())),
+                _ => Err(fail(
+                    "a confirm answer is {\"value\": true} or {\"value\": false}".into(),
+                )),
             },
             Self::Select {
                 options, multiple, ..
             } => {
-                let value = answer.get("value").ok_or_else(|| fail("a select answer needs \"value\"".into()))?;
+                let value = answer
+                    .get("value")
+                    .ok_or_else(|| fail("a select answer needs \"value\"".into()))?;
                 if *multiple {
-                    let chosen = value
-                        .as_array()
-                        .ok_or_else(|| fail("this select takes several choices: {\"value\": [\"a\", \"b\"]}".into()))?;
+                    let chosen = value.as_array().ok_or_else(|| {
+                        fail(
+                            "this select takes several choices: {\"value\": [\"a\", \"b\"]}".into(),
+                        )
+                    })?;
                     let mut seen = BTreeSet::new();
                     for choice in chosen {
                         let text = choice.as_str().unwrap_or_default();
@@ -268,15 +279,22 @@ impl FeedbackSchema {
                     Ok(single(value.clone()))
                 } else {
                     match value.as_str() {
-                        Some(text) if options.iter().any(|option| option == text) => Ok(single(value.clone())),
-                        _ => Err(fail(format!("{value} is not one of the options: {}", options.join(", ")))),
+                        Some(text) if options.iter().any(|option| option == text) => {
+                            Ok(single(value.clone()))
+                        }
+                        _ => Err(fail(format!(
+                            "{value} is not one of the options: {}",
+                            options.join(", ")
+                        ))),
                     }
                 }
             }
             Self::Rating { .. } => {
                 let max = self.rating_max().unwrap_or(DEFAULT_RATING_MAX);
                 match answer.get("value").and_then(Value::as_u64) {
-                    Some(stars) if (1..=u64::from(max)).contains(&stars) => Ok(single(Value::from(stars))),
+                    Some(stars) if (1..=u64::from(max)).contains(&stars) => {
+                        Ok(single(Value::from(stars)))
+                    }
                     _ => Err(fail(format!("a rating is a whole number from 1 to {max}"))),
                 }
             }
@@ -285,7 +303,9 @@ impl FeedbackSchema {
                     .get("values")
                     .unwrap_or(answer)
                     .as_object()
-                    .ok_or_else(|| fail("a form answer is {\"values\": {\"field\": value, …}}".into()))?;
+                    .ok_or_else(|| {
+                        fail("a form answer is {\"values\": {\"field\": value, …}}".into())
+                    })?;
                 check_form(fields, values).map(Value::Object)
             }
         }
@@ -345,7 +365,10 @@ fn check_field_value(field: &FormField, value: &Value) -> Result<(), String> {
     }
 }
 
-fn check_form(fields: &[FormField], values: &Map<String, Value>) -> Result<Map<String, Value>, AnswerErrors> {
+fn check_form(
+    fields: &[FormField],
+    values: &Map<String, Value>,
+) -> Result<Map<String, Value>, AnswerErrors> {
     let mut errors = Vec::new();
     for name in values.keys() {
         if !fields.iter().any(|field| &field.name == name) {
@@ -393,7 +416,11 @@ mod tests {
         ];
         for example in examples {
             let parsed = schema(example.clone());
-            assert_eq!(serde_json::to_value(&parsed).unwrap(), example, "round trip of {example}");
+            assert_eq!(
+                serde_json::to_value(&parsed).unwrap(),
+                example,
+                "round trip of {example}"
+            );
         }
     }
 
@@ -401,29 +428,56 @@ mod tests {
     fn bad_schemas_are_refused_with_a_reason() {
         let cases = [
             (json!({"type": "poll"}), "invalid feedback schema"),
-            (json!({"type": "select", "options": []}), "at least one option"),
+            (
+                json!({"type": "select", "options": []}),
+                "at least one option",
+            ),
             (json!({"type": "select", "options": ["a", "a"]}), "twice"),
             (json!({"type": "form", "fields": []}), "at least one field"),
-            (json!({"type": "form", "fields": [{"name": "", "type": "text"}]}), "empty name"),
-            (json!({"type": "form", "fields": [{"name": "a", "type": "text"}, {"name": "a", "type": "number"}]}), "used twice"),
-            (json!({"type": "form", "fields": [{"name": "a", "type": "select"}]}), "at least one option"),
-            (json!({"type": "form", "fields": [{"name": "a", "type": "text", "options": ["x"]}]}), "not a select"),
-            (json!({"type": "form", "fields": [{"name": "a", "type": "number", "default": "ten"}]}), "invalid default"),
-            (json!({"type": "form", "fields": [{"name": "a", "type": "date"}]}), "invalid feedback schema"),
+            (
+                json!({"type": "form", "fields": [{"name": "", "type": "text"}]}),
+                "empty name",
+            ),
+            (
+                json!({"type": "form", "fields": [{"name": "a", "type": "text"}, {"name": "a", "type": "number"}]}),
+                "used twice",
+            ),
+            (
+                json!({"type": "form", "fields": [{"name": "a", "type": "select"}]}),
+                "at least one option",
+            ),
+            (
+                json!({"type": "form", "fields": [{"name": "a", "type": "text", "options": ["x"]}]}),
+                "not a select",
+            ),
+            (
+                json!({"type": "form", "fields": [{"name": "a", "type": "number", "default": "ten"}]}),
+                "invalid default",
+            ),
+            (
+                json!({"type": "form", "fields": [{"name": "a", "type": "date"}]}),
+                "invalid feedback schema",
+            ),
             (json!({"type": "rating", "max": 0}), "between 1 and"),
             (json!({"type": "rating", "max": 11}), "between 1 and"),
             (json!("confirm"), "invalid feedback schema"),
         ];
         for (value, expected) in cases {
             let error = FeedbackSchema::from_value(&value).unwrap_err().to_string();
-            assert!(error.contains(expected), "{value}: {error:?} should mention {expected:?}");
+            assert!(
+                error.contains(expected),
+                "{value}: {error:?} should mention {expected:?}"
+            );
         }
     }
 
     #[test]
     fn confirm_answers() {
         let confirm = schema(json!({"type": "confirm"}));
-        assert_eq!(confirm.check_answer(&json!({"value": false})).unwrap(), json!({"value": false}));
+        assert_eq!(
+            confirm.check_answer(&json!({"value": false})).unwrap(),
+            json!({"value": false})
+        );
         assert!(confirm.check_answer(&json!({"value": "yes"})).is_err());
         assert!(confirm.check_answer(&json!({})).is_err());
     }
@@ -431,17 +485,30 @@ mod tests {
     #[test]
     fn select_answers_single_and_multiple() {
         let single = schema(json!({"type": "select", "options": ["staging", "dev"]}));
-        assert_eq!(single.check_answer(&json!({"value": "dev"})).unwrap(), json!({"value": "dev"}));
+        assert_eq!(
+            single.check_answer(&json!({"value": "dev"})).unwrap(),
+            json!({"value": "dev"})
+        );
         assert!(single.check_answer(&json!({"value": "prod"})).is_err());
         assert!(single.check_answer(&json!({"value": ["dev"]})).is_err());
 
-        let multiple = schema(json!({"type": "select", "options": ["a", "b", "c"], "multiple": true}));
+        let multiple =
+            schema(json!({"type": "select", "options": ["a", "b", "c"], "multiple": true}));
         assert_eq!(
-            multiple.check_answer(&json!({"value": ["a", "c"]})).unwrap(),
+            multiple
+                .check_answer(&json!({"value": ["a", "c"]}))
+                .unwrap(),
             json!({"value": ["a", "c"]})
         );
-        assert!(multiple.check_answer(&json!({"value": []})).is_ok(), "choosing nothing is an answer");
-        assert!(multiple.check_answer(&json!({"value": ["a", "a"]})).is_err());
+        assert!(
+            multiple.check_answer(&json!({"value": []})).is_ok(),
+            "choosing nothing is an answer"
+        );
+        assert!(
+            multiple
+                .check_answer(&json!({"value": ["a", "a"]}))
+                .is_err()
+        );
         assert!(multiple.check_answer(&json!({"value": ["z"]})).is_err());
         assert!(multiple.check_answer(&json!({"value": "a"})).is_err());
     }
@@ -449,11 +516,20 @@ mod tests {
     #[test]
     fn rating_answers_stay_on_the_scale() {
         let rating = schema(json!({"type": "rating", "max": 3}));
-        assert_eq!(rating.check_answer(&json!({"value": 3})).unwrap(), json!({"value": 3}));
+        assert_eq!(
+            rating.check_answer(&json!({"value": 3})).unwrap(),
+            json!({"value": 3})
+        );
         for bad in [json!(0), json!(4), json!(2.5), json!(-1), json!("3")] {
-            assert!(rating.check_answer(&json!({"value": bad})).is_err(), "{bad}");
+            assert!(
+                rating.check_answer(&json!({"value": bad})).is_err(),
+                "{bad}"
+            );
         }
-        assert_eq!(schema(json!({"type": "rating"})).rating_max(), Some(DEFAULT_RATING_MAX));
+        assert_eq!(
+            schema(json!({"type": "rating"})).rating_max(),
+            Some(DEFAULT_RATING_MAX)
+        );
     }
 
     #[test]
@@ -471,12 +547,18 @@ mod tests {
             "form values are stored unwrapped, as in feedback-responses.json"
         );
         let bare = json!({"priority": "P0", "notes": "x"});
-        assert!(form.check_answer(&bare).is_ok(), "a bare value map is accepted too");
+        assert!(
+            form.check_answer(&bare).is_ok(),
+            "a bare value map is accepted too"
+        );
 
         let bad = json!({"values": {"priority": "P9", "count": "many", "urgent": "yes", "notes": "  ", "extra": 1}});
         let errors = form.check_answer(&bad).unwrap_err().0;
         let fields: Vec<_> = errors.iter().map(|e| e.field.clone().unwrap()).collect();
         assert_eq!(fields, ["extra", "priority", "count", "urgent", "notes"]);
-        assert!(errors[4].message.contains("required"), "blank text does not satisfy required");
+        assert!(
+            errors[4].message.contains("required"),
+            "blank text does not satisfy required"
+        );
     }
 }

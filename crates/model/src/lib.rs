@@ -4,15 +4,19 @@
 //! system, no clock, no threads. The store, the CLI, the shell and the wasm UI
 //! all share these types, so what crosses a boundary is defined exactly once.
 
+pub mod annotation;
 pub mod delivery;
 pub mod error;
+pub mod feedback;
 pub mod id;
 pub mod ipc;
+pub mod session;
 pub mod sidecar;
 pub mod time;
 
 pub use delivery::{
-    Content, ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, sort_newest_first,
+    Content, ContentType, Delivery, DeliveryError, DeliveryMode, DeliveryStatus, NewDelivery,
+    ReplyRefusal, sort_newest_first,
 };
 pub use error::{ErrorCode, ErrorPayload};
 pub use id::{EntityId, IdKind, IdParseError};

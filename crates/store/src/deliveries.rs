@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
 use switchboard_model::{
     Delivery, EntityId, IdKind, NewDelivery, Timestamp, ipc::DeliveryList, sort_newest_first,
 };
@@ -10,7 +9,7 @@ use switchboard_model::{
 use crate::{
     StoreError, Workspace,
     lock::DirLock,
-    records::{self, RawRecord},
+    records::{self, Editable},
 };
 
 /// The deliveries file's name inside the inbox data directory.
@@ -51,50 +50,62 @@ pub fn list(workspace: &Workspace) -> Result<DeliveryList, StoreError> {
     })
 }
 
-/// Publishes `new` at `now`: allocates the next `d_{unix}_{seq}` id and
-/// appends the record, under the inbox lock, with one atomic write. Records
-/// already stored are written back byte for byte.
+/// Publishes `new` at `now`: validates it, allocates the next
+/// `d_{unix}_{seq}` id and appends the record, under the inbox lock, with one
+/// atomic write. Records already stored are written back byte for byte.
 pub fn append(
     workspace: &Workspace,
     new: NewDelivery,
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
+    new.validate()?;
     let dir = workspace.inbox_data_dir();
-    let path = dir.join(DELIVERIES_FILE);
     let _lock = DirLock::acquire(&dir)?;
-    let (mut stored, backed_up) = match records::read_raw(&path) {
-        Ok(stored) => (stored, None),
-        Err(StoreError::Corrupt { reason, .. }) => {
-            let backup = records::back_up_corrupt(&path, now)?;
-            tracing::warn!(file = %path.display(), backup = %backup.display(), %reason, "unparsable deliveries file moved aside");
-            (Vec::new(), Some(backup))
-        }
-        Err(error) => return Err(error),
-    };
-    let ids = stored_ids(&stored);
+    let mut file = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    let ids = file.ids();
     let id = EntityId::next(
         IdKind::Delivery,
         now.unix_seconds(),
         ids.iter().map(String::as_str),
     );
     let delivery = Delivery::create(new, id, now);
-    stored.push(records::encode(&delivery, "delivery")?);
-    records::write_raw(&path, &stored)?;
+    file.push(&delivery, "delivery")?;
+    file.save()?;
     Ok(Appended {
         delivery,
-        backed_up,
+        backed_up: file.backed_up,
     })
 }
 
-/// The `id` of every stored record that has one.
-fn stored_ids(stored: &[RawRecord]) -> Vec<String> {
-    #[derive(Deserialize)]
-    struct IdOnly {
-        id: String,
-    }
-    stored
-        .iter()
-        .filter_map(|record| serde_json::from_str::<IdOnly>(record.get()).ok())
-        .map(|record| record.id)
-        .collect()
+/// The delivery with `id`.
+pub fn get(workspace: &Workspace, id: &str) -> Result<Delivery, StoreError> {
+    let path = workspace.inbox_data_dir().join(DELIVERIES_FILE);
+    let raw = records::read_raw(&path)?;
+    let (deliveries, _) = records::decode_all::<Delivery>(&raw, DELIVERIES_FILE);
+    deliveries
+        .into_iter()
+        .find(|delivery| delivery.id == id)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "delivery",
+            id: id.to_owned(),
+        })
+}
+
+/// Closes a delivery by hand (marks it completed without an answer), as
+/// visual-delivery's manual completion does. Closing a passive delivery
+/// or an already completed one is refused.
+pub fn close(workspace: &Workspace, id: &str, now: Timestamp) -> Result<Delivery, StoreError> {
+    let dir = workspace.inbox_data_dir();
+    let _lock = DirLock::acquire(&dir)?;
+    let mut file = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    let index = file.position(id).ok_or_else(|| StoreError::NotFound {
+        what: "delivery",
+        id: id.to_owned(),
+    })?;
+    let mut delivery: Delivery = file.decode(index)?;
+    delivery.check_open_for_reply()?;
+    delivery.complete(now);
+    file.replace(index, &delivery, "delivery")?;
+    file.save()?;
+    Ok(delivery)
 }

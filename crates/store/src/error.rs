@@ -3,14 +3,18 @@
 
 use std::{io, path::PathBuf};
 
-use switchboard_model::{ErrorCode, ErrorPayload};
+use switchboard_model::{
+    DeliveryError, ErrorCode, ErrorPayload, ReplyRefusal,
+    annotation::AnnotationError,
+    feedback::{AnswerErrors, FieldError, SchemaError},
+};
 use thiserror::Error;
 
 /// Everything that can go wrong reading or writing workspace data.
 #[derive(Debug, Error)]
 pub enum StoreError {
     /// A file or directory could not be read or written.
-    #[error("{action} {path}: {source}")]
+    #[error("{action} {path}")]
     Io {
         /// What was being done, e.g. "could not read".
         action: &'static str,
@@ -28,7 +32,7 @@ pub enum StoreError {
         reason: String,
     },
     /// A record could not be serialised (a bug, not bad input).
-    #[error("could not encode {what}: {source}")]
+    #[error("could not encode {what}")]
     Encode {
         /// What was being encoded.
         what: &'static str,
@@ -36,15 +40,38 @@ pub enum StoreError {
         source: serde_json::Error,
     },
     /// The workspace folder is missing or not a folder.
-    #[error("workspace {path} is not a readable folder: {source}")]
+    #[error("workspace {path} is not a readable folder")]
     Workspace {
         /// The path given as workspace.
         path: PathBuf,
         /// Why it was refused.
         source: io::Error,
     },
+    /// No record has that id.
+    #[error("no {what} with id {id:?}")]
+    NotFound {
+        /// The kind of record.
+        what: &'static str,
+        /// The id asked for.
+        id: String,
+    },
+    /// A new delivery is invalid; nothing was written.
+    #[error(transparent)]
+    Delivery(#[from] DeliveryError),
+    /// A stored feedback schema is invalid, so no answer can be checked.
+    #[error("the delivery's feedback schema is invalid")]
+    StoredSchema(#[from] SchemaError),
+    /// The delivery does not take this reply now.
+    #[error(transparent)]
+    Refused(#[from] ReplyRefusal),
+    /// The answer does not fit the form; nothing was written.
+    #[error("the answer does not fit the form")]
+    Answer(#[from] AnswerErrors),
+    /// The annotation is invalid; nothing was written.
+    #[error(transparent)]
+    Annotation(#[from] AnnotationError),
     /// The file watcher could not be started.
-    #[error("could not watch {path}: {source}")]
+    #[error("could not watch {path}")]
     Watch {
         /// The directory that could not be watched.
         path: PathBuf,
@@ -72,16 +99,39 @@ impl StoreError {
         match self {
             Self::Io { .. } | Self::Workspace { .. } | Self::Watch { .. } => ErrorCode::Io,
             Self::Corrupt { .. } => ErrorCode::CorruptFile,
-            Self::Encode { .. } => ErrorCode::Internal,
+            Self::Encode { .. } | Self::StoredSchema(_) => ErrorCode::Internal,
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,
+            Self::Refused(ReplyRefusal::NoFeedbackExpected)
+            | Self::Delivery(_)
+            | Self::Answer(_)
+            | Self::Annotation(_) => ErrorCode::InvalidRequest,
+        }
+    }
+
+    /// Field-level problems of a rejected answer, for the form to show.
+    pub fn field_errors(&self) -> &[FieldError] {
+        match self {
+            Self::Answer(errors) => &errors.0,
+            _ => &[],
         }
     }
 }
 
 impl From<StoreError> for ErrorPayload {
     fn from(error: StoreError) -> Self {
+        // The message is the whole chain: "could not read X: permission denied".
+        let mut message = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            message.push_str(": ");
+            message.push_str(&cause.to_string());
+            source = cause.source();
+        }
         Self {
             code: error.code(),
-            message: error.to_string(),
+            message,
+            fields: error.field_errors().to_vec(),
         }
     }
 }

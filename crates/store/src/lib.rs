@@ -6,10 +6,12 @@
 //! processes and the app write the same files at once. Records this version
 //! cannot read are carried through writes unchanged, never dropped.
 
+pub mod annotations;
 mod atomic;
 pub mod clock;
 pub mod deliveries;
 mod error;
+pub mod feedback;
 mod lock;
 mod records;
 pub mod watch;

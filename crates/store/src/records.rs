@@ -5,9 +5,13 @@
 //! records this version cannot decode. Decoding into typed records happens
 //! per record: one bad record is a warning, not a lost inbox.
 
-use std::{fs, io::ErrorKind, path::Path};
+use std::{
+    fs,
+    io::ErrorKind,
+    path::{Path, PathBuf},
+};
 
-use serde::{Serialize, de::DeserializeOwned};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::value::RawValue;
 use switchboard_model::Timestamp;
 
@@ -91,6 +95,104 @@ pub(crate) fn back_up_corrupt(
     let backup = std::path::PathBuf::from(backup);
     fs::rename(path, &backup).map_err(StoreError::io("could not back up", path))?;
     Ok(backup)
+}
+
+/// A data file loaded for rewriting. Only build one while holding the data
+/// directory's lock.
+pub(crate) struct Editable {
+    path: PathBuf,
+    /// The records, as stored.
+    pub(crate) records: Vec<RawRecord>,
+    /// Where an unparsable file was moved before starting afresh.
+    pub(crate) backed_up: Option<PathBuf>,
+}
+
+#[derive(Deserialize)]
+struct IdOnly {
+    id: String,
+}
+
+impl Editable {
+    /// Loads `path`; an unparsable file is moved aside (see
+    /// [`back_up_corrupt`]) and editing starts from an empty array.
+    pub(crate) fn load(path: PathBuf, now: Timestamp) -> Result<Self, StoreError> {
+        let (records, backed_up) = match read_raw(&path) {
+            Ok(records) => (records, None),
+            Err(StoreError::Corrupt { reason, .. }) => {
+                let backup = back_up_corrupt(&path, now)?;
+                tracing::warn!(file = %path.display(), backup = %backup.display(), %reason, "unparsable data file moved aside");
+                (Vec::new(), Some(backup))
+            }
+            Err(error) => return Err(error),
+        };
+        Ok(Self {
+            path,
+            records,
+            backed_up,
+        })
+    }
+
+    /// The `id` of every record that has one.
+    pub(crate) fn ids(&self) -> Vec<String> {
+        self.records
+            .iter()
+            .filter_map(|record| serde_json::from_str::<IdOnly>(record.get()).ok())
+            .map(|record| record.id)
+            .collect()
+    }
+
+    /// The index of the record with `id`.
+    pub(crate) fn position(&self, id: &str) -> Option<usize> {
+        self.records.iter().position(|record| {
+            serde_json::from_str::<IdOnly>(record.get()).is_ok_and(|record| record.id == id)
+        })
+    }
+
+    /// Decodes the record at `index`.
+    pub(crate) fn decode<T: DeserializeOwned>(&self, index: usize) -> Result<T, StoreError> {
+        serde_json::from_str(self.records[index].get()).map_err(|error| StoreError::Corrupt {
+            path: self.path.clone(),
+            reason: format!("record {}: {error}", index + 1),
+        })
+    }
+
+    /// Decodes every record that fits `T`, with its index; others are skipped.
+    pub(crate) fn decode_each<T: DeserializeOwned>(&self) -> impl Iterator<Item = (usize, T)> + '_ {
+        self.records
+            .iter()
+            .enumerate()
+            .filter_map(|(index, record)| {
+                serde_json::from_str(record.get())
+                    .ok()
+                    .map(|value| (index, value))
+            })
+    }
+
+    /// Appends a record.
+    pub(crate) fn push<T: Serialize>(
+        &mut self,
+        record: &T,
+        what: &'static str,
+    ) -> Result<(), StoreError> {
+        self.records.push(encode(record, what)?);
+        Ok(())
+    }
+
+    /// Replaces the record at `index`.
+    pub(crate) fn replace<T: Serialize>(
+        &mut self,
+        index: usize,
+        record: &T,
+        what: &'static str,
+    ) -> Result<(), StoreError> {
+        self.records[index] = encode(record, what)?;
+        Ok(())
+    }
+
+    /// Writes the records back atomically.
+    pub(crate) fn save(&self) -> Result<(), StoreError> {
+        write_raw(&self.path, &self.records)
+    }
 }
 
 #[cfg(test)]

@@ -21,15 +21,20 @@ use notify::{
 };
 use switchboard_model::ipc::StoreChange;
 
-use crate::{StoreError, Workspace, deliveries::DELIVERIES_FILE};
+use crate::{
+    StoreError, Workspace,
+    annotations::ANNOTATIONS_FILE,
+    deliveries::DELIVERIES_FILE,
+    feedback::{FEEDBACK_FILE, SESSIONS_FILE},
+};
 
 /// Maps a file name in the inbox data directory to what it holds.
 fn inbox_change(file_name: &str) -> Option<StoreChange> {
     match file_name {
         DELIVERIES_FILE => Some(StoreChange::Deliveries),
-        "annotations.json" => Some(StoreChange::Annotations),
-        "feedback-responses.json" => Some(StoreChange::FeedbackResponses),
-        "sessions.json" => Some(StoreChange::Sessions),
+        ANNOTATIONS_FILE => Some(StoreChange::Annotations),
+        FEEDBACK_FILE => Some(StoreChange::FeedbackResponses),
+        SESSIONS_FILE => Some(StoreChange::Sessions),
         _ => None,
     }
 }

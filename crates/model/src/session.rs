@@ -1,0 +1,201 @@
+//! Blocking sessions (`sessions.json`), feedback records
+//! (`feedback-responses.json`), and what a waiting agent is told.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::{EntityId, Timestamp};
+
+/// Where a blocking question stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// The agent waits.
+    Waiting,
+    /// The developer answered; `response` holds the answer.
+    Responded,
+    /// The wait ran out.
+    Timeout,
+    /// The developer said no to the question as a whole.
+    Declined,
+    /// The developer closed the question without answering.
+    Dismissed,
+}
+
+impl SessionStatus {
+    /// Whether the agent still waits on this session.
+    pub fn is_open(self) -> bool {
+        self == Self::Waiting
+    }
+}
+
+/// One record of `sessions.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockingSession {
+    /// `s_{unix}_{seq}`.
+    pub id: String,
+    /// The delivery the agent waits on.
+    pub delivery_id: String,
+    /// Where the wait stands.
+    pub status: SessionStatus,
+    /// The answer, once given.
+    #[serde(default)]
+    pub response: Option<Value>,
+    /// When the wait began.
+    pub created_at: Timestamp,
+    /// When the wait gives up.
+    pub timeout_at: Timestamp,
+    /// When the answer came.
+    #[serde(default)]
+    pub responded_at: Option<Timestamp>,
+    /// Fields written by other tools that this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl BlockingSession {
+    /// A new waiting session on `delivery_id`.
+    pub fn create(id: EntityId, delivery_id: &str, now: Timestamp, timeout_at: Timestamp) -> Self {
+        Self {
+            id: id.to_string(),
+            delivery_id: delivery_id.to_owned(),
+            status: SessionStatus::Waiting,
+            response: None,
+            created_at: now,
+            timeout_at,
+            responded_at: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// One record of `feedback-responses.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackResponse {
+    /// `f_{unix}_{seq}`.
+    pub id: String,
+    /// The delivery answered.
+    pub delivery_id: String,
+    /// The answer: the field map of a form, `{"value": …}` otherwise.
+    pub values: Value,
+    /// When it was given.
+    pub created_at: Timestamp,
+    /// Fields written by other tools that this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// How the developer disposes of a question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Reply {
+    /// An answer to check against the schema.
+    Answer {
+        /// `{"value": …}`, or `{"values": {…}}` for a form.
+        answer: Value,
+    },
+    /// The developer says no to the question as a whole.
+    Decline,
+    /// The developer closes the question without answering.
+    Dismiss,
+}
+
+/// The one JSON line a waiting agent prints, in the shape of
+/// visual-delivery's `await-feedback.sh` (plus `declined`/`dismissed`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum AwaitOutcome {
+    /// The developer answered.
+    Responded {
+        /// The delivery.
+        delivery_id: String,
+        /// The answer as stored.
+        response: Value,
+    },
+    /// The developer declined.
+    Declined {
+        /// The delivery.
+        delivery_id: String,
+    },
+    /// The developer dismissed the question.
+    Dismissed {
+        /// The delivery.
+        delivery_id: String,
+    },
+    /// Nobody answered in time.
+    Timeout {
+        /// The delivery.
+        delivery_id: String,
+    },
+    /// Waiting failed.
+    Error {
+        /// Why.
+        message: String,
+    },
+}
+
+impl AwaitOutcome {
+    /// What a session's state tells a waiting agent, if the wait is over.
+    pub fn of_session(session: &BlockingSession) -> Option<Self> {
+        let delivery_id = session.delivery_id.clone();
+        match session.status {
+            SessionStatus::Waiting => None,
+            SessionStatus::Responded => Some(Self::Responded {
+                delivery_id,
+                response: session.response.clone().unwrap_or(Value::Null),
+            }),
+            SessionStatus::Timeout => Some(Self::Timeout { delivery_id }),
+            SessionStatus::Declined => Some(Self::Declined { delivery_id }),
+            SessionStatus::Dismissed => Some(Self::Dismissed { delivery_id }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_session_and_response_round_trip() {
+        let session = serde_json::json!({
+            "id": "s_1738850700_001", "delivery_id": "d_1738850400_003", "status": "waiting",
+            "response": null, "created_at": "2026-02-06T14:10:00.000Z",
+            "timeout_at": "2026-02-06T14:15:00.000Z", "responded_at": null
+        });
+        let parsed: BlockingSession = serde_json::from_value(session.clone()).unwrap();
+        assert!(parsed.status.is_open());
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), session);
+        let response = serde_json::json!({
+            "id": "f_1738850600_002", "delivery_id": "d_1738850400_003",
+            "values": {"value": "staging"}, "created_at": "2026-02-06T14:10:45.000Z"
+        });
+        let parsed: FeedbackResponse = serde_json::from_value(response.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), response);
+    }
+
+    #[test]
+    fn await_lines_have_the_original_shape() {
+        let responded = AwaitOutcome::Responded {
+            delivery_id: "d_1_001".into(),
+            response: serde_json::json!({"value": "staging"}),
+        };
+        assert_eq!(
+            serde_json::to_string(&responded).unwrap(),
+            r#"{"status":"responded","delivery_id":"d_1_001","response":{"value":"staging"}}"#
+        );
+        let timeout = AwaitOutcome::Timeout {
+            delivery_id: "d_1_001".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&timeout).unwrap(),
+            r#"{"status":"timeout","delivery_id":"d_1_001"}"#
+        );
+        let error = AwaitOutcome::Error {
+            message: "gone".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&error).unwrap(),
+            r#"{"status":"error","message":"gone"}"#
+        );
+    }
+}

@@ -1,0 +1,49 @@
+//! Annotations on deliveries: `annotations.json`.
+
+use switchboard_model::{
+    Delivery, EntityId, IdKind, Timestamp,
+    annotation::{Annotation, NewAnnotation},
+};
+
+use crate::{
+    StoreError, Workspace, deliveries,
+    lock::DirLock,
+    records::{self, Editable},
+};
+
+/// The annotations file's name inside the inbox data directory.
+pub const ANNOTATIONS_FILE: &str = "annotations.json";
+
+/// Stores `new` after checking it against the delivery's body.
+pub fn add(
+    workspace: &Workspace,
+    new: NewAnnotation,
+    now: Timestamp,
+) -> Result<Annotation, StoreError> {
+    let delivery: Delivery = deliveries::get(workspace, &new.delivery_id)?;
+    new.validate(&delivery.content.body)?;
+    let dir = workspace.inbox_data_dir();
+    let _lock = DirLock::acquire(&dir)?;
+    let mut file = Editable::load(dir.join(ANNOTATIONS_FILE), now)?;
+    let ids = file.ids();
+    let id = EntityId::next(
+        IdKind::Annotation,
+        now.unix_seconds(),
+        ids.iter().map(String::as_str),
+    );
+    let annotation = Annotation::create(new, id, now);
+    file.push(&annotation, "annotation")?;
+    file.save()?;
+    Ok(annotation)
+}
+
+/// The annotations of delivery `id`, oldest first.
+pub fn for_delivery(workspace: &Workspace, id: &str) -> Result<Vec<Annotation>, StoreError> {
+    let path = workspace.inbox_data_dir().join(ANNOTATIONS_FILE);
+    let raw = records::read_raw(&path)?;
+    let (annotations, _) = records::decode_all::<Annotation>(&raw, ANNOTATIONS_FILE);
+    Ok(annotations
+        .into_iter()
+        .filter(|annotation| annotation.delivery_id == id)
+        .collect())
+}

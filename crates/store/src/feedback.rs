@@ -1,0 +1,273 @@
+//! Answers to questions: `feedback-responses.json` and `sessions.json`, and
+//! the one transaction that records a reply across the three files.
+
+use std::{sync::mpsc, time::Duration};
+
+use switchboard_model::{
+    Delivery, EntityId, IdKind, Timestamp,
+    ipc::StoreChange,
+    session::{AwaitOutcome, BlockingSession, FeedbackResponse, Reply, SessionStatus},
+};
+
+use crate::{
+    StoreError, Workspace, WorkspaceWatcher,
+    deliveries::DELIVERIES_FILE,
+    lock::DirLock,
+    records::{self, Editable},
+};
+
+/// The feedback file's name inside the inbox data directory.
+pub const FEEDBACK_FILE: &str = "feedback-responses.json";
+/// The sessions file's name inside the inbox data directory.
+pub const SESSIONS_FILE: &str = "sessions.json";
+
+fn not_found(id: &str) -> StoreError {
+    StoreError::NotFound {
+        what: "delivery",
+        id: id.to_owned(),
+    }
+}
+
+/// What [`reply`] recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replied {
+    /// The delivery, now completed.
+    pub delivery: Delivery,
+    /// The stored feedback record; `None` for a decline or dismissal.
+    pub feedback: Option<FeedbackResponse>,
+    /// How many waiting sessions were told.
+    pub sessions_told: usize,
+}
+
+/// Records the developer's reply to delivery `id`.
+///
+/// Under the inbox lock, in this order (so a crash at any point leaves the
+/// answer recorded first and the delivery completed last): the feedback
+/// record (answers only), the delivery's open sessions (`responded`,
+/// `declined` or `dismissed`), the delivery (`completed`). An answer is
+/// checked against the schema first, and a second reply is refused
+/// (`ALREADY_RESPONDED`); nothing is written then.
+pub fn reply(
+    workspace: &Workspace,
+    id: &str,
+    reply: Reply,
+    now: Timestamp,
+) -> Result<Replied, StoreError> {
+    let dir = workspace.inbox_data_dir();
+    let _lock = DirLock::acquire(&dir)?;
+    let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    let index = deliveries.position(id).ok_or_else(|| not_found(id))?;
+    let mut delivery: Delivery = deliveries.decode(index)?;
+    delivery.check_open_for_reply()?;
+
+    let (values, status) = match reply {
+        Reply::Answer { answer } => {
+            let schema = delivery
+                .schema()?
+                .ok_or(switchboard_model::ReplyRefusal::NoFeedbackExpected)?;
+            (
+                Some(schema.check_answer(&answer)?),
+                SessionStatus::Responded,
+            )
+        }
+        Reply::Decline => (None, SessionStatus::Declined),
+        Reply::Dismiss => (None, SessionStatus::Dismissed),
+    };
+
+    let feedback = match &values {
+        Some(values) => {
+            let mut file = Editable::load(dir.join(FEEDBACK_FILE), now)?;
+            let ids = file.ids();
+            let record = FeedbackResponse {
+                id: EntityId::next(
+                    IdKind::Feedback,
+                    now.unix_seconds(),
+                    ids.iter().map(String::as_str),
+                )
+                .to_string(),
+                delivery_id: id.to_owned(),
+                values: values.clone(),
+                created_at: now,
+                extra: Default::default(),
+            };
+            file.push(&record, "feedback response")?;
+            file.save()?;
+            Some(record)
+        }
+        None => None,
+    };
+
+    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
+    let open: Vec<(usize, BlockingSession)> = sessions
+        .decode_each::<BlockingSession>()
+        .filter(|(_, session)| session.delivery_id == id && session.status.is_open())
+        .collect();
+    for (index, mut session) in open.iter().cloned() {
+        session.status = status;
+        session.response = values.clone();
+        session.responded_at = Some(now);
+        sessions.replace(index, &session, "session")?;
+    }
+    if !open.is_empty() {
+        sessions.save()?;
+    }
+
+    delivery.complete(now);
+    deliveries.replace(index, &delivery, "delivery")?;
+    deliveries.save()?;
+    Ok(Replied {
+        delivery,
+        feedback,
+        sessions_told: open.len(),
+    })
+}
+
+/// Opens a waiting session on delivery `id` that times out at `timeout_at`.
+pub fn open_session(
+    workspace: &Workspace,
+    id: &str,
+    now: Timestamp,
+    timeout_at: Timestamp,
+) -> Result<BlockingSession, StoreError> {
+    let dir = workspace.inbox_data_dir();
+    let _lock = DirLock::acquire(&dir)?;
+    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
+    let ids = sessions.ids();
+    let session_id = EntityId::next(
+        IdKind::Session,
+        now.unix_seconds(),
+        ids.iter().map(String::as_str),
+    );
+    let session = BlockingSession::create(session_id, id, now, timeout_at);
+    sessions.push(&session, "session")?;
+    sessions.save()?;
+    Ok(session)
+}
+
+/// The session with `session_id`, as stored now.
+pub fn session(workspace: &Workspace, session_id: &str) -> Result<BlockingSession, StoreError> {
+    let path = workspace.inbox_data_dir().join(SESSIONS_FILE);
+    let raw = records::read_raw(&path)?;
+    let (sessions, _) = records::decode_all::<BlockingSession>(&raw, SESSIONS_FILE);
+    sessions
+        .into_iter()
+        .find(|session| session.id == session_id)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "session",
+            id: session_id.to_owned(),
+        })
+}
+
+/// Ends a wait that ran out: the session becomes `timeout`, and the
+/// delivery too if no answer came. Returns what the agent is told, which is
+/// the answer if one raced in just before.
+pub fn expire_session(
+    workspace: &Workspace,
+    session_id: &str,
+    now: Timestamp,
+) -> Result<AwaitOutcome, StoreError> {
+    let dir = workspace.inbox_data_dir();
+    let _lock = DirLock::acquire(&dir)?;
+    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
+    let index = sessions
+        .position(session_id)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "session",
+            id: session_id.to_owned(),
+        })?;
+    let mut session: BlockingSession = sessions.decode(index)?;
+    if let Some(outcome) = AwaitOutcome::of_session(&session) {
+        return Ok(outcome);
+    }
+    session.status = SessionStatus::Timeout;
+    sessions.replace(index, &session, "session")?;
+    sessions.save()?;
+
+    let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    if let Some(index) = deliveries.position(&session.delivery_id) {
+        let mut delivery: Delivery = deliveries.decode(index)?;
+        if delivery.time_out() {
+            deliveries.replace(index, &delivery, "delivery")?;
+            deliveries.save()?;
+        }
+    }
+    Ok(AwaitOutcome::Timeout {
+        delivery_id: session.delivery_id,
+    })
+}
+
+/// The feedback records for delivery `id`, oldest first.
+pub fn responses_for(workspace: &Workspace, id: &str) -> Result<Vec<FeedbackResponse>, StoreError> {
+    let path = workspace.inbox_data_dir().join(FEEDBACK_FILE);
+    let raw = records::read_raw(&path)?;
+    let (responses, _) = records::decode_all::<FeedbackResponse>(&raw, FEEDBACK_FILE);
+    Ok(responses
+        .into_iter()
+        .filter(|response| response.delivery_id == id)
+        .collect())
+}
+
+/// How often a waiting agent re-reads the sessions file even without a
+/// change notification: a safety net, not the way answers arrive.
+pub const SAFETY_POLL: Duration = Duration::from_secs(5);
+
+/// Waits until `session` is answered, declined or dismissed, or its time
+/// runs out (then it is expired, see [`expire_session`]). Wakes on the
+/// watcher's notification that `sessions.json` changed; re-reads every
+/// [`SAFETY_POLL`] in case a notification is lost. `clock` gives the time.
+pub fn wait_for_reply(
+    workspace: &Workspace,
+    session_id: &str,
+    clock: impl Fn() -> Timestamp,
+) -> Result<AwaitOutcome, StoreError> {
+    let (wake, woken) = mpsc::channel();
+    // Started before the first read, so no answer can slip in unseen.
+    let _watcher = WorkspaceWatcher::start(workspace, move |change| {
+        if change == StoreChange::Sessions {
+            let _ = wake.send(());
+        }
+    })?;
+    loop {
+        let current = session(workspace, session_id)?;
+        if let Some(outcome) = AwaitOutcome::of_session(&current) {
+            return Ok(outcome);
+        }
+        let left_ms = current.timeout_at.unix_millis() - clock().unix_millis();
+        if left_ms <= 0 {
+            return expire_session(workspace, session_id, clock());
+        }
+        let left = Duration::from_millis(u64::try_from(left_ms).unwrap_or(0));
+        // Either a change, the safety poll, or the deadline: all re-check.
+        let _ = woken.recv_timeout(left.min(SAFETY_POLL));
+        while woken.try_recv().is_ok() {}
+    }
+}
+
+/// What an agent asking about delivery `id` after the fact is told: the
+/// first answer if there is one, else how its last session ended, else
+/// `None` while it is still open.
+pub fn settled_outcome(
+    workspace: &Workspace,
+    delivery: &Delivery,
+) -> Result<Option<AwaitOutcome>, StoreError> {
+    if delivery.status != switchboard_model::DeliveryStatus::Completed {
+        return Ok(None);
+    }
+    if let Some(first) = responses_for(workspace, &delivery.id)?.into_iter().next() {
+        return Ok(Some(AwaitOutcome::Responded {
+            delivery_id: delivery.id.clone(),
+            response: first.values,
+        }));
+    }
+    let path = workspace.inbox_data_dir().join(SESSIONS_FILE);
+    let raw = records::read_raw(&path)?;
+    let (sessions, _) = records::decode_all::<BlockingSession>(&raw, SESSIONS_FILE);
+    let last_closed = sessions
+        .iter()
+        .rev()
+        .filter(|session| session.delivery_id == delivery.id)
+        .find_map(AwaitOutcome::of_session);
+    Ok(Some(last_closed.unwrap_or(AwaitOutcome::Dismissed {
+        delivery_id: delivery.id.clone(),
+    })))
+}
