@@ -1,28 +1,10 @@
-//! The `switchboard` binary as agents run it: real processes on temp folders.
+//! `switchboard deliver` and `list`: publishing, formats, recovery.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
-use std::{
-    fs,
-    path::Path,
-    process::{Command, Output},
-};
+use std::{fs, path::Path, process::Command};
 
 use serde_json::Value;
 
-fn switchboard(workspace: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("-C")
-        .arg(workspace)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stored(workspace: &Path) -> Vec<Value> {
-    let text = fs::read_to_string(workspace.join(".visual-delivery/data/deliveries.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
+use crate::{stored, switchboard};
 
 #[test]
 fn deliver_creates_the_data_folder_and_prints_a_seed_format_id() {

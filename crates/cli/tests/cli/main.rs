@@ -1,0 +1,49 @@
+//! The `switchboard` binary as agents run it: real processes on temp folders.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+mod blocking;
+mod deliver;
+mod durability;
+
+use std::{
+    fs,
+    path::Path,
+    process::{Command, Output},
+};
+
+use serde_json::Value;
+
+/// Runs `switchboard -C workspace ARGS…` to completion.
+pub fn switchboard(workspace: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A data file of the inbox, parsed.
+pub fn data_file(workspace: &Path, name: &str) -> Vec<Value> {
+    let text = fs::read_to_string(workspace.join(".visual-delivery/data").join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `deliveries.json`, parsed.
+pub fn stored(workspace: &Path) -> Vec<Value> {
+    data_file(workspace, "deliveries.json")
+}
+
+/// Stdout of a successful run, trimmed.
+pub fn ok_stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "switchboard failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .trim()
+        .to_owned()
+}
