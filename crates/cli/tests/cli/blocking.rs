@@ -33,19 +33,21 @@ fn ask(workspace: &Path, schema: &str, timeout: &str) -> (Child, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    (child, first_session_delivery(workspace))
+}
+
+/// Waits for the first session to be stored and returns its delivery id.
+fn first_session_delivery(workspace: &Path) -> String {
+    let sessions = workspace.join(".visual-delivery/data/sessions.json");
     let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let sessions = workspace.join(".visual-delivery/data/sessions.json");
-        if sessions.exists() {
-            let session = &data_file(workspace, "sessions.json")[0];
-            return (child, session["delivery_id"].as_str().unwrap().to_owned());
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the blocking deliver never opened its session"
-        );
+    while !sessions.exists() {
+        assert!(Instant::now() < deadline, "no session was ever opened");
         std::thread::sleep(Duration::from_millis(10));
     }
+    data_file(workspace, "sessions.json")[0]["delivery_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// The one line the waiting process printed, parsed, and whether it exited 0.
@@ -215,12 +217,7 @@ fn await_picks_up_a_question_delivered_earlier() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let sessions = workspace.path().join(".visual-delivery/data/sessions.json");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !sessions.exists() {
-        assert!(Instant::now() < deadline, "await never opened a session");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert_eq!(first_session_delivery(workspace.path()), id);
     let rejected = switchboard(workspace.path(), &["answer", &id, "--value", "4"]);
     assert!(
         !rejected.status.success(),
