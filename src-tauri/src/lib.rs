@@ -47,6 +47,8 @@ pub fn run() -> ExitCode {
         .invoke_handler(tauri::generate_handler![
             commands::workspace::workspace_info,
             commands::inbox::list_deliveries,
+            commands::inbox::get_delivery,
+            commands::inbox::reply,
             commands::lifecycle::ui_ready,
         ])
         .run(tauri::generate_context!());

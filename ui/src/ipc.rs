@@ -2,13 +2,15 @@
 //! function per shell command, with request and response types from
 //! `switchboard-model`.
 
-use serde::de::DeserializeOwned;
+use serde::{Serialize, de::DeserializeOwned};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     ipc::{
-        CMD_LIST_DELIVERIES, CMD_UI_READY, CMD_WORKSPACE_INFO, DeliveryList, EVENT_STORE_CHANGED,
+        CMD_GET_DELIVERY, CMD_LIST_DELIVERIES, CMD_REPLY, CMD_UI_READY, CMD_WORKSPACE_INFO,
+        DeliveryDetail, DeliveryList, DeliveryRequest, EVENT_STORE_CHANGED, ReplyRequest,
         StoreChange, WorkspaceInfo,
     },
+    session::Reply,
 };
 use wasm_bindgen::{JsValue, prelude::*};
 
@@ -26,9 +28,34 @@ extern "C" {
 
 /// Calls `command` with no arguments and decodes its answer.
 async fn call<T: DeserializeOwned>(command: &str) -> Result<T, ErrorPayload> {
-    let answer = tauri_invoke(command, JsValue::UNDEFINED)
-        .await
-        .map_err(decode_error)?;
+    decode(command, tauri_invoke(command, JsValue::UNDEFINED).await)
+}
+
+/// Calls `command` with `request` as its one `request` argument.
+async fn call_with<R: Serialize, T: DeserializeOwned>(
+    command: &str,
+    request: &R,
+) -> Result<T, ErrorPayload> {
+    #[derive(Serialize)]
+    struct Arguments<'a, R> {
+        request: &'a R,
+    }
+    let arguments = Arguments { request }
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|error| {
+            ErrorPayload::new(
+                ErrorCode::Internal,
+                format!("could not encode {command}: {error}"),
+            )
+        })?;
+    decode(command, tauri_invoke(command, arguments).await)
+}
+
+fn decode<T: DeserializeOwned>(
+    command: &str,
+    answer: Result<JsValue, JsValue>,
+) -> Result<T, ErrorPayload> {
+    let answer = answer.map_err(decode_error)?;
     serde_wasm_bindgen::from_value(answer).map_err(|error| {
         ErrorPayload::new(
             ErrorCode::Internal,
@@ -54,6 +81,22 @@ pub async fn workspace_info() -> Result<WorkspaceInfo, ErrorPayload> {
 /// The inbox, newest first.
 pub async fn list_deliveries() -> Result<DeliveryList, ErrorPayload> {
     call(CMD_LIST_DELIVERIES).await
+}
+
+/// One delivery with its rendered body.
+pub async fn get_delivery(id: &str) -> Result<DeliveryDetail, ErrorPayload> {
+    call_with(CMD_GET_DELIVERY, &DeliveryRequest { id: id.to_owned() }).await
+}
+
+/// Answers, declines or dismisses a delivery.
+pub async fn reply(id: &str, reply: Reply) -> Result<(), ErrorPayload> {
+    let request = ReplyRequest {
+        id: id.to_owned(),
+        reply,
+    };
+    call_with::<_, Option<()>>(CMD_REPLY, &request)
+        .await
+        .map(|_| ())
 }
 
 /// Tells the shell the first frame is painted.

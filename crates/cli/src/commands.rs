@@ -6,6 +6,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
+    inbox::InboxFilter,
     session::{AwaitOutcome, Reply},
 };
 use switchboard_store::{Workspace, annotations, clock, deliveries, feedback};
@@ -195,25 +196,21 @@ fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
     for warning in &listed.warnings {
         eprintln!("warning: {warning}");
     }
-    let wanted_mode = args.mode.map(mode);
-    if let Some(status) = &args.status {
-        let known = ["delivered", "awaiting_feedback", "completed", "timeout"];
-        if !known.contains(&status.as_str()) {
-            bail!(
-                "unknown --status {status:?}; use one of {}",
-                known.join(", ")
-            );
-        }
-    }
+    let status = match &args.status {
+        Some(text) => Some(DeliveryStatus::parse(text).with_context(|| {
+            let known: Vec<_> = DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect();
+            format!("unknown --status {text:?}; use one of {}", known.join(", "))
+        })?),
+        None => None,
+    };
+    let filter = InboxFilter {
+        mode: args.mode.map(mode),
+        status,
+    };
     let shown: Vec<&Delivery> = listed
         .deliveries
         .iter()
-        .filter(|d| wanted_mode.is_none_or(|mode| d.mode == mode))
-        .filter(|d| {
-            args.status
-                .as_deref()
-                .is_none_or(|status| d.status.as_str() == status)
-        })
+        .filter(|d| filter.matches(d))
         .collect();
     if args.json {
         return print_json(&shown);

@@ -58,6 +58,19 @@ impl DeliveryStatus {
         }
     }
 
+    /// Every status, in lifecycle order.
+    pub const ALL: [Self; 4] = [
+        Self::Delivered,
+        Self::AwaitingFeedback,
+        Self::Completed,
+        Self::Timeout,
+    ];
+
+    /// The status spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == text)
+    }
+
     /// The spelling used in files and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {

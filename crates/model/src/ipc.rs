@@ -5,12 +5,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Delivery;
+use crate::{
+    Delivery,
+    annotation::Annotation,
+    session::{FeedbackResponse, Reply},
+};
 
 /// Command: describe the open workspace. Request: none.
 pub const CMD_WORKSPACE_INFO: &str = "workspace_info";
 /// Command: list deliveries newest first. Request: none.
 pub const CMD_LIST_DELIVERIES: &str = "list_deliveries";
+/// Command: one delivery with its rendered body. Request: [`DeliveryRequest`].
+pub const CMD_GET_DELIVERY: &str = "get_delivery";
+/// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`].
+pub const CMD_REPLY: &str = "reply";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
 /// Event carrying a [`StoreChange`] whenever workspace data changes on disk.
@@ -47,4 +55,34 @@ pub enum StoreChange {
     FeedbackResponses,
     /// `.visual-delivery/data/sessions.json`.
     Sessions,
+}
+
+/// Names one delivery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeliveryRequest {
+    /// The delivery id.
+    pub id: String,
+}
+
+/// A reply to one delivery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplyRequest {
+    /// The delivery id.
+    pub id: String,
+    /// The answer, or a decline or dismissal.
+    pub reply: Reply,
+}
+
+/// One delivery as the delivery view shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeliveryDetail {
+    /// The record.
+    pub delivery: Delivery,
+    /// The body as sanitized HTML: rendered markdown with source-offset
+    /// spans, or the cleaned HTML body (shown in a sandboxed frame).
+    pub body_html: String,
+    /// Its annotations, oldest first.
+    pub annotations: Vec<Annotation>,
+    /// Its feedback records, oldest first.
+    pub feedback: Vec<FeedbackResponse>,
 }

@@ -9,7 +9,10 @@ pub mod delivery;
 pub mod error;
 pub mod feedback;
 pub mod id;
+pub mod inbox;
 pub mod ipc;
+#[cfg(feature = "render")]
+pub mod render;
 pub mod session;
 pub mod sidecar;
 pub mod time;

@@ -3,11 +3,13 @@
 use std::path::PathBuf;
 
 use switchboard_model::{
-    Delivery, EntityId, IdKind, NewDelivery, Timestamp, ipc::DeliveryList, sort_newest_first,
+    ContentType, Delivery, EntityId, IdKind, NewDelivery, Timestamp,
+    ipc::{DeliveryDetail, DeliveryList},
+    render, sort_newest_first,
 };
 
 use crate::{
-    StoreError, Workspace,
+    StoreError, Workspace, annotations, feedback,
     lock::DirLock,
     records::{self, Editable},
 };
@@ -89,6 +91,22 @@ pub fn get(workspace: &Workspace, id: &str) -> Result<Delivery, StoreError> {
             what: "delivery",
             id: id.to_owned(),
         })
+}
+
+/// The delivery with `id`, its body rendered and sanitized, with its
+/// annotations and feedback.
+pub fn detail(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreError> {
+    let delivery = get(workspace, id)?;
+    let body_html = match delivery.content.kind {
+        ContentType::Markdown => render::render_markdown(&delivery.content.body),
+        ContentType::Html => render::sanitize_html(&delivery.content.body),
+    };
+    Ok(DeliveryDetail {
+        annotations: annotations::for_delivery(workspace, id)?,
+        feedback: feedback::responses_for(workspace, id)?,
+        delivery,
+        body_html,
+    })
 }
 
 /// Closes a delivery by hand (marks it completed without an answer), as

@@ -1,7 +1,10 @@
 //! Commands of the Inbox view.
 
-use switchboard_model::{ErrorPayload, ipc::DeliveryList};
-use switchboard_store::deliveries;
+use switchboard_model::{
+    ErrorPayload,
+    ipc::{DeliveryDetail, DeliveryList, DeliveryRequest, ReplyRequest},
+};
+use switchboard_store::{clock, deliveries, feedback};
 use tauri::State;
 
 use crate::state::AppState;
@@ -10,4 +13,21 @@ use crate::state::AppState;
 #[tauri::command]
 pub async fn list_deliveries(state: State<'_, AppState>) -> Result<DeliveryList, ErrorPayload> {
     Ok(deliveries::list(&state.workspace)?)
+}
+
+/// One delivery with its rendered body, annotations and feedback.
+#[tauri::command]
+pub async fn get_delivery(
+    state: State<'_, AppState>,
+    request: DeliveryRequest,
+) -> Result<DeliveryDetail, ErrorPayload> {
+    Ok(deliveries::detail(&state.workspace, &request.id)?)
+}
+
+/// Records the developer's answer, decline or dismissal; a waiting agent
+/// learns of it through the sessions file.
+#[tauri::command]
+pub async fn reply(state: State<'_, AppState>, request: ReplyRequest) -> Result<(), ErrorPayload> {
+    feedback::reply(&state.workspace, &request.id, request.reply, clock::now())?;
+    Ok(())
 }

@@ -42,6 +42,13 @@ impl Binaries {
         Ok(binaries)
     }
 
+    /// A `switchboard -C workspace` command, to add arguments to.
+    pub fn cli(&self, workspace: &Path) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.cli);
+        command.arg("-C").arg(workspace);
+        command
+    }
+
     /// Runs `switchboard -C workspace deliver --title T --content B` and
     /// returns the id it printed.
     pub fn deliver(&self, workspace: &Path, title: &str, body: &str) -> Result<String> {

@@ -7,6 +7,7 @@
 mod harness;
 mod inbox;
 mod navigation;
+mod questions;
 
 fn main() -> std::process::ExitCode {
     let mut arguments = libtest_mimic::Arguments::from_args();
@@ -21,6 +22,7 @@ fn main() -> std::process::ExitCode {
     let mut trials = Vec::new();
     trials.extend(inbox::trials(&environment));
     trials.extend(navigation::trials(&environment));
+    trials.extend(questions::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

@@ -3,11 +3,15 @@
 //! (when the developer replies). The same code runs in the store, the CLI
 //! and, through wasm, in the window.
 
+mod draft;
+
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
+
+pub use self::draft::{Draft, FieldDraft};
 
 /// The default number of stars of a rating.
 pub const DEFAULT_RATING_MAX: u32 = 5;

@@ -1,0 +1,173 @@
+//! Delivery bodies turned into HTML that is safe to put in the app's page.
+//!
+//! Markdown is rendered with pulldown-cmark (tables, task lists,
+//! strikethrough, footnotes) and every result, markdown or HTML, is cleaned
+//! by ammonia: no scripts, no event handlers, no `javascript:` URLs, no
+//! frames, no forms, no styles. The app's CSP forbids inline script as a
+//! second wall.
+//!
+//! Each run of literal text in rendered markdown is wrapped in
+//! `<span data-o="N">`, N being the UTF-16 offset of that text in the
+//! markdown source, so a selection in the window maps back to the
+//! `text_range` offsets annotations store.
+
+use std::collections::HashSet;
+
+use pulldown_cmark::{CowStr, Event, Options, Parser, html};
+
+/// The attribute carrying a text run's source offset.
+pub const OFFSET_ATTRIBUTE: &str = "data-o";
+
+fn sanitizer() -> ammonia::Builder<'static> {
+    let mut builder = ammonia::Builder::default();
+    builder
+        .add_tag_attributes("span", [OFFSET_ATTRIBUTE])
+        .add_tag_attributes("code", ["class"])
+        .add_tags(["input"])
+        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        .url_schemes(HashSet::from(["http", "https", "mailto"]))
+        .link_rel(Some("noopener noreferrer"));
+    builder
+}
+
+/// Cleans an HTML fragment for display in the app's own page.
+pub fn sanitize_html(html: &str) -> String {
+    sanitizer().clean(html).to_string()
+}
+
+/// Renders markdown to sanitized HTML with source-offset spans.
+pub fn render_markdown(source: &str) -> String {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_FOOTNOTES;
+    let mut offsets = Utf16Offsets::new(source);
+    let events = Parser::new_ext(source, options)
+        .into_offset_iter()
+        .map(|(event, range)| match event {
+            Event::Text(text) if source.get(range.clone()) == Some(text.as_ref()) => {
+                let offset = offsets.at(range.start);
+                Event::InlineHtml(CowStr::from(format!(
+                    "<span {OFFSET_ATTRIBUTE}=\"{offset}\">{}</span>",
+                    escape(&text)
+                )))
+            }
+            other => other,
+        });
+    let mut unsafe_html = String::with_capacity(source.len() * 2);
+    html::push_html(&mut unsafe_html, events);
+    sanitize_html(&unsafe_html)
+}
+
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
+}
+
+/// Converts byte offsets to UTF-16 offsets, fast for increasing positions.
+struct Utf16Offsets<'a> {
+    source: &'a str,
+    byte: usize,
+    utf16: usize,
+}
+
+impl<'a> Utf16Offsets<'a> {
+    fn new(source: &'a str) -> Self {
+        Self {
+            source,
+            byte: 0,
+            utf16: 0,
+        }
+    }
+
+    fn at(&mut self, byte: usize) -> usize {
+        if byte < self.byte {
+            self.byte = 0;
+            self.utf16 = 0;
+        }
+        let stretch = self.source.get(self.byte..byte).unwrap_or_default();
+        self.utf16 += stretch.encode_utf16().count();
+        self.byte = byte;
+        self.utf16
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_gfm_tables_task_lists_and_code() {
+        let html = render_markdown(
+            "| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n```rust\nfn main() {}\n```\n",
+        );
+        assert!(html.contains("<table>"), "{html}");
+        assert!(html.contains("type=\"checkbox\""), "{html}");
+        assert!(html.contains("class=\"language-rust\""), "{html}");
+    }
+
+    #[test]
+    fn text_runs_carry_their_utf16_source_offset() {
+        let source = "# Tïtle 👋\n\nSome *emphasis* here.";
+        let html = render_markdown(source);
+        // "Some " starts after "# Tïtle 👋\n\n": 10 UTF-16 units + 2 newlines.
+        assert!(html.contains("<span data-o=\"12\">Some </span>"), "{html}");
+        let emphasis_at = source.encode_utf16().count() - "emphasis* here.".len();
+        assert!(
+            html.contains(&format!("<span data-o=\"{emphasis_at}\">emphasis</span>")),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn escaped_text_gets_no_offset_rather_than_a_wrong_one() {
+        let html = render_markdown("a &amp; b");
+        assert_eq!(
+            html, "<p><span data-o=\"0\">a </span>&amp;<span data-o=\"7\"> b</span></p>\n",
+            "the entity, whose text differs from its source, is left unmapped"
+        );
+    }
+
+    #[test]
+    fn hostile_markup_is_removed() {
+        let hostile = [
+            "<script>alert(1)</script>",
+            "<img src=x onerror=alert(1)>",
+            "[x](javascript:alert(1))",
+            "<a href=\"JaVaScRiPt:alert(1)\">x</a>",
+            "<iframe src=\"https://example.com\"></iframe>",
+            "<svg><script>alert(1)</script></svg>",
+            "<div style=\"background:url(javascript:alert(1))\">x</div>",
+            "<form action=\"https://example.com\"><input name=q></form>",
+            "<object data=\"x.swf\"></object>",
+            "<math><mi xlink:href=\"javascript:alert(1)\">x</mi></math>",
+        ];
+        for payload in hostile {
+            let html = render_markdown(payload).to_lowercase();
+            for banned in [
+                "<script",
+                "onerror",
+                "javascript:",
+                "<iframe",
+                "style=",
+                "<form",
+                "<object",
+                "xlink:href",
+            ] {
+                assert!(
+                    !html.contains(banned),
+                    "{payload:?} left {banned:?} in {html:?}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! One delivery: its rendered body, its annotations, and its feedback form
+//! or the answer it got. Escape goes back to the list.
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::{
+    ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, ipc::DeliveryDetail,
+};
+
+use super::form::FeedbackForm;
+use crate::ipc;
+
+/// The policy inside the frame of an HTML body: nothing runs, nothing loads
+/// but inline images and styles. The frame is also `sandbox`ed with no
+/// permissions, so it has no script and an opaque origin.
+const FRAME_POLICY: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'";
+
+/// The delivery view.
+#[component]
+pub fn DeliveryView(
+    id: String,
+    selected: RwSignal<Option<String>>,
+    revision: RwSignal<u64>,
+    now: RwSignal<Timestamp>,
+) -> impl IntoView {
+    let detail = RwSignal::new(None::<Result<DeliveryDetail, String>>);
+    let load_id = id.clone();
+    Effect::new(move |_| {
+        revision.track();
+        let id = load_id.clone();
+        spawn_local(async move {
+            let loaded = ipc::get_delivery(&id).await.map_err(|error| error.message);
+            detail.set(Some(loaded));
+        });
+    });
+    let escape = window_event_listener(leptos::ev::keydown, move |event| {
+        if event.key() == "Escape" {
+            selected.set(None);
+        }
+    });
+    on_cleanup(move || escape.remove());
+
+    view! {
+        <div class="delivery-view" id="delivery-view" data-id=id.clone()>
+            <button class="back" id="delivery-back" title="Back to the inbox (Esc)" on:click=move |_| selected.set(None)>
+                "← Inbox"
+            </button>
+            {move || match detail.get() {
+                None => view! { <p class="muted">"Loading…"</p> }.into_any(),
+                Some(Err(message)) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
+                Some(Ok(detail)) => view! { <DetailBody detail now revision /> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn DetailBody(
+    detail: DeliveryDetail,
+    now: RwSignal<Timestamp>,
+    revision: RwSignal<u64>,
+) -> impl IntoView {
+    let delivery = detail.delivery;
+    let created = delivery.created_at;
+    let body = match delivery.content.kind {
+        ContentType::Markdown => {
+            view! { <article class="markdown-body" id="delivery-body" inner_html=detail.body_html></article> }.into_any()
+        }
+        ContentType::Html => {
+            let document = format!(
+                "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{FRAME_POLICY}\"></head><body>{}</body></html>",
+                detail.body_html
+            );
+            view! {
+                <iframe class="html-body" id="delivery-frame" sandbox="" srcdoc=document title="Delivery content"></iframe>
+            }
+            .into_any()
+        }
+    };
+    let schema = delivery.schema().ok().flatten();
+    let open = delivery.check_open_for_reply().is_ok();
+    let feedback = match (schema, open) {
+        (Some(schema), true) => {
+            let on_done = Callback::new(move |()| revision.update(|r| *r += 1));
+            view! {
+                <FeedbackForm
+                    id=delivery.id.clone()
+                    schema
+                    blocking=delivery.mode == DeliveryMode::Blocking
+                    on_done
+                />
+            }
+            .into_any()
+        }
+        (Some(_), false) => {
+            let answers: Vec<String> = detail
+                .feedback
+                .iter()
+                .map(|record| serde_json::to_string(&record.values).unwrap_or_default())
+                .collect();
+            view! {
+                <section class="feedback-done" id="feedback-done">
+                    {if answers.is_empty() {
+                        view! { <p>"Closed without an answer."</p> }.into_any()
+                    } else {
+                        view! {
+                            <p>"Answered:"</p>
+                            {answers.into_iter().map(|answer| view! { <pre><code>{answer}</code></pre> }).collect_view()}
+                        }
+                            .into_any()
+                    }}
+                </section>
+            }
+            .into_any()
+        }
+        (None, _) => ().into_any(),
+    };
+    let annotations = detail.annotations;
+    let body_text = delivery.content.body.clone();
+    view! {
+        <header class="delivery-header">
+            <h1 id="delivery-title">{delivery.title}</h1>
+            <div class="meta">
+                <span class=format!("badge mode-{}", delivery.mode.as_str())>{delivery.mode.as_str()}</span>
+                <span class=format!("badge status-{}", delivery.status.as_str()) id="delivery-status">
+                    {delivery.status.as_str().replace('_', " ")}
+                </span>
+                <time class="age" datetime=created.to_string()>{move || age_label(created, now.get())}</time>
+            </div>
+        </header>
+        <div class="delivery-columns">
+            <div class="delivery-main">
+                {body}
+                {feedback}
+            </div>
+            <AnnotationList annotations body=body_text />
+        </div>
+    }
+}
+
+/// The annotations sidebar: each remark with the passage it refers to.
+#[component]
+fn AnnotationList(annotations: Vec<Annotation>, body: String) -> impl IntoView {
+    if annotations.is_empty() {
+        return ().into_any();
+    }
+    let utf16: Vec<u16> = body.encode_utf16().collect();
+    view! {
+        <aside class="annotations" id="annotations" aria-label="Annotations">
+            <h2>"Annotations"</h2>
+            <ul>
+                {annotations
+                    .into_iter()
+                    .map(|annotation| {
+                        let quote = annotation.target.as_ref().and_then(|target| {
+                            let start = usize::try_from(target.start?).ok()?;
+                            let end = usize::try_from(target.end?).ok()?;
+                            utf16.get(start..end).map(String::from_utf16_lossy)
+                        });
+                        view! {
+                            <li class=format!("annotation kind-{:?}", annotation.kind).to_lowercase()>
+                                {quote.map(|quote| view! { <blockquote>{quote}</blockquote> })}
+                                <p>{annotation.content}</p>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        </aside>
+    }
+    .into_any()
+}

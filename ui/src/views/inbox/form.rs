@@ -1,0 +1,324 @@
+//! The feedback form for the four schema types. The answer is checked in
+//! the page by the same model code the store runs, so field messages show
+//! before anything is sent; Ctrl/Cmd+Enter submits; blocking questions can
+//! also be declined (the developer says no) or dismissed (no answer).
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::{
+    feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField},
+    session::Reply,
+};
+
+use crate::ipc;
+
+/// The form for delivery `id`. `on_done` runs once a reply is stored.
+#[component]
+pub fn FeedbackForm(
+    id: String,
+    schema: FeedbackSchema,
+    blocking: bool,
+    on_done: Callback<()>,
+) -> impl IntoView {
+    let draft = RwSignal::new(Draft::new(&schema));
+    let errors = RwSignal::new(Vec::<FieldError>::new());
+    let busy = RwSignal::new(false);
+    let schema = StoredValue::new(schema);
+    let id = StoredValue::new(id);
+
+    let send = move |reply: Reply| {
+        if let Reply::Answer { answer } = &reply
+            && let Err(problems) = schema.with_value(|schema| schema.check_answer(answer))
+        {
+            errors.set(problems.0);
+            return;
+        }
+        busy.set(true);
+        spawn_local(async move {
+            match ipc::reply(&id.get_value(), reply).await {
+                Ok(()) => {
+                    errors.set(Vec::new());
+                    on_done.run(());
+                }
+                Err(error) if !error.fields.is_empty() => errors.set(error.fields),
+                Err(error) => errors.set(vec![FieldError {
+                    field: None,
+                    message: error.message,
+                }]),
+            }
+            busy.set(false);
+        });
+    };
+    let submit = move || {
+        let answer = schema.with_value(|schema| draft.with(|draft| draft.answer(schema)));
+        send(Reply::Answer { answer });
+    };
+    let is_confirm = schema.with_value(|schema| matches!(schema, FeedbackSchema::Confirm { .. }));
+
+    view! {
+        <form
+            class="feedback-form"
+            id="feedback-form"
+            on:submit=move |event| {
+                event.prevent_default();
+                submit();
+            }
+            on:keydown=move |event| {
+                if event.key() == "Enter" && (event.ctrl_key() || event.meta_key()) {
+                    event.prevent_default();
+                    submit();
+                }
+            }
+        >
+            {schema.with_value(|schema| inputs(schema, draft, errors, send))}
+            {move || {
+                let general: Vec<String> = errors
+                    .get()
+                    .into_iter()
+                    .filter(|error| error.field.is_none())
+                    .map(|error| error.message)
+                    .collect();
+                (!general.is_empty()).then(|| view! { <p class="error" role="alert" id="feedback-error">{general.join("; ")}</p> })
+            }}
+            <div class="actions">
+                {(!is_confirm)
+                    .then(|| {
+                        view! {
+                            <button type="submit" class="primary" id="feedback-submit" disabled=move || busy.get() title="Send (Ctrl+Enter)">
+                                "Send answer"
+                            </button>
+                        }
+                    })}
+                {blocking
+                    .then(|| {
+                        view! {
+                            <button type="button" id="feedback-decline" disabled=move || busy.get() on:click=move |_| send(Reply::Decline)>
+                                "Decline"
+                            </button>
+                            <button type="button" id="feedback-dismiss" class="quiet" disabled=move || busy.get() on:click=move |_| send(Reply::Dismiss)>
+                                "Dismiss"
+                            </button>
+                        }
+                    })}
+            </div>
+        </form>
+    }
+}
+
+/// The message for `field` among `errors`, if any.
+fn field_error(
+    errors: RwSignal<Vec<FieldError>>,
+    field: &str,
+) -> impl Fn() -> Option<String> + use<> {
+    let field = field.to_owned();
+    move || {
+        errors.with(|errors| {
+            errors
+                .iter()
+                .find(|error| error.field.as_deref() == Some(field.as_str()))
+                .map(|error| error.message.clone())
+        })
+    }
+}
+
+fn prompt_view(prompt: &Option<String>) -> impl IntoView + use<> {
+    prompt
+        .clone()
+        .map(|prompt| view! { <p class="prompt">{prompt}</p> })
+}
+
+fn inputs(
+    schema: &FeedbackSchema,
+    draft: RwSignal<Draft>,
+    errors: RwSignal<Vec<FieldError>>,
+    send: impl Fn(Reply) + Copy + 'static,
+) -> AnyView {
+    match schema {
+        FeedbackSchema::Confirm {
+            prompt,
+            confirm_label,
+            cancel_label,
+        } => {
+            let yes = confirm_label.clone().unwrap_or_else(|| "Confirm".into());
+            let no = cancel_label.clone().unwrap_or_else(|| "Cancel".into());
+            let answer = move |value: bool| {
+                send(Reply::Answer {
+                    answer: serde_json::json!({ "value": value }),
+                })
+            };
+            view! {
+                {prompt_view(prompt)}
+                <div class="confirm">
+                    <button type="button" class="primary" id="feedback-confirm" on:click=move |_| answer(true)>{yes}</button>
+                    <button type="button" id="feedback-cancel" on:click=move |_| answer(false)>{no}</button>
+                </div>
+            }
+            .into_any()
+        }
+        FeedbackSchema::Select {
+            prompt,
+            options,
+            multiple,
+        } => {
+            let multiple = *multiple;
+            view! {
+                {prompt_view(prompt)}
+                <fieldset class="options" role=if multiple { "group" } else { "radiogroup" }>
+                    {options
+                        .iter()
+                        .cloned()
+                        .map(|option| {
+                            let value = option.clone();
+                            let checked_value = option.clone();
+                            view! {
+                                <label class="option">
+                                    <input
+                                        type=if multiple { "checkbox" } else { "radio" }
+                                        name="feedback-option"
+                                        value=option.clone()
+                                        prop:checked=move || {
+                                            draft.with(|d| {
+                                                if multiple {
+                                                    d.choices.contains(&checked_value)
+                                                } else {
+                                                    d.choice.as_deref() == Some(checked_value.as_str())
+                                                }
+                                            })
+                                        }
+                                        on:change=move |_| {
+                                            draft.update(|d| {
+                                                if multiple {
+                                                    d.toggle(&value);
+                                                } else {
+                                                    d.choice = Some(value.clone());
+                                                }
+                                            })
+                                        }
+                                    />
+                                    <span>{option}</span>
+                                </label>
+                            }
+                        })
+                        .collect_view()}
+                </fieldset>
+            }
+            .into_any()
+        }
+        FeedbackSchema::Rating { prompt, .. } => {
+            let max = schema.rating_max().unwrap_or(5);
+            view! {
+                {prompt_view(prompt)}
+                <div class="rating" role="radiogroup" aria-label="Rating">
+                    {(1..=max)
+                        .map(|stars| {
+                            view! {
+                                <button
+                                    type="button"
+                                    class="star"
+                                    data-stars=stars
+                                    aria-label=format!("{stars} of {max}")
+                                    aria-checked=move || (draft.with(|d| d.stars) == Some(stars)).to_string()
+                                    class:lit=move || draft.with(|d| d.stars.is_some_and(|chosen| stars <= chosen))
+                                    on:click=move |_| draft.update(|d| d.stars = Some(stars))
+                                >
+                                    "★"
+                                </button>
+                            }
+                        })
+                        .collect_view()}
+                </div>
+            }
+            .into_any()
+        }
+        FeedbackSchema::Form { fields } => fields
+            .iter()
+            .cloned()
+            .map(|field| form_field(field, draft, errors))
+            .collect_view()
+            .into_any(),
+    }
+}
+
+fn form_field(
+    field: FormField,
+    draft: RwSignal<Draft>,
+    errors: RwSignal<Vec<FieldError>>,
+) -> impl IntoView {
+    let name = field.name.clone();
+    let input_id = format!("field-{}", field.name);
+    let label = field.label.clone().unwrap_or_else(|| field.name.clone());
+    let error = field_error(errors, &field.name);
+    let has_error = {
+        let error = field_error(errors, &field.name);
+        move || error().is_some()
+    };
+    let text = {
+        let name = name.clone();
+        move || {
+            draft.with(|d| match d.fields.get(&name) {
+                Some(FieldDraft::Text(text)) => text.clone(),
+                _ => String::new(),
+            })
+        }
+    };
+    let set_text = {
+        let name = name.clone();
+        move |value: String| {
+            draft.update(|d| {
+                d.fields.insert(name.clone(), FieldDraft::Text(value));
+            })
+        }
+    };
+    let placeholder = field.placeholder.clone().unwrap_or_default();
+    let control = match field.kind {
+        FieldKind::Text => view! {
+            <input type="text" id=input_id.clone() name=name.clone() placeholder=placeholder prop:value=text
+                on:input=move |event| set_text(event_target_value(&event)) />
+        }
+        .into_any(),
+        FieldKind::Number => view! {
+            <input type="number" step="any" id=input_id.clone() name=name.clone() placeholder=placeholder prop:value=text
+                on:input=move |event| set_text(event_target_value(&event)) />
+        }
+        .into_any(),
+        FieldKind::Textarea => view! {
+            <textarea id=input_id.clone() name=name.clone() rows="4" placeholder=placeholder prop:value=text
+                on:input=move |event| set_text(event_target_value(&event))></textarea>
+        }
+        .into_any(),
+        FieldKind::Select => {
+            let options = field.options.clone().unwrap_or_default();
+            view! {
+                <select id=input_id.clone() name=name.clone() prop:value=text on:change=move |event| set_text(event_target_value(&event))>
+                    <option value="">"Choose…"</option>
+                    {options.into_iter().map(|option| view! { <option value=option.clone()>{option.clone()}</option> }).collect_view()}
+                </select>
+            }
+            .into_any()
+        }
+        FieldKind::Checkbox => {
+            let checked_name = name.clone();
+            let toggle_name = name.clone();
+            view! {
+                <input type="checkbox" id=input_id.clone() name=name.clone()
+                    prop:checked=move || draft.with(|d| matches!(d.fields.get(&checked_name), Some(FieldDraft::Checked(true))))
+                    on:change=move |event| {
+                        let checked = event_target_checked(&event);
+                        draft.update(|d| {
+                            d.fields.insert(toggle_name.clone(), FieldDraft::Checked(checked));
+                        })
+                    } />
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <div class="field" class:invalid=has_error>
+            <label for=input_id>
+                {label}
+                {field.required.then(|| view! { <span class="required" title="Required">" *"</span> })}
+            </label>
+            {control}
+            {move || error().map(|message| view! { <p class="field-error" role="alert">{message}</p> })}
+        </div>
+    }
+}

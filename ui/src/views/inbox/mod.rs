@@ -1,0 +1,100 @@
+//! The Inbox: deliveries from agents, newest first, updated live; a pinned
+//! bar for blocking questions; and the delivery view with its feedback form.
+
+mod detail;
+mod form;
+mod list;
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::{Delivery, Timestamp, ipc::StoreChange};
+
+use crate::ipc;
+
+/// What the inbox list holds: not loaded yet, an error, or the list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loaded {
+    /// The first read is under way.
+    Loading,
+    /// Reading failed; the message says why.
+    Failed(String),
+    /// The deliveries, newest first, and warnings about unreadable data.
+    Ready {
+        /// Newest first.
+        deliveries: Vec<Delivery>,
+        /// Problems met while reading.
+        warnings: Vec<String>,
+    },
+}
+
+/// The browser's clock as a model timestamp.
+pub fn browser_now() -> Timestamp {
+    Timestamp::from_unix_millis(js_sys::Date::now() as i64).unwrap_or(Timestamp::EPOCH)
+}
+
+/// The inbox view: the list, or one delivery when one is open.
+#[component]
+pub fn Inbox() -> impl IntoView {
+    let loaded = RwSignal::new(Loaded::Loading);
+    let selected = RwSignal::new(None::<String>);
+    // Bumped on every change on disk so an open delivery re-reads itself.
+    let revision = RwSignal::new(0_u64);
+    // Ticks every 30 s so age labels stay true while the window is open.
+    let now = RwSignal::new(browser_now());
+
+    let refresh = move || {
+        spawn_local(async move {
+            let next = match ipc::list_deliveries().await {
+                Ok(list) => Loaded::Ready {
+                    deliveries: list.deliveries,
+                    warnings: list.warnings,
+                },
+                Err(error) => Loaded::Failed(error.message),
+            };
+            now.set(browser_now());
+            let first = loaded.get_untracked() == Loaded::Loading;
+            loaded.set(next);
+            if first {
+                request_animation_frame(|| {
+                    spawn_local(async {
+                        let _ = ipc::ui_ready().await;
+                    })
+                });
+            }
+        })
+    };
+    refresh();
+    spawn_local(async move {
+        let subscribed = ipc::on_store_change(move |change| {
+            if change == StoreChange::Deliveries {
+                refresh();
+            }
+            revision.update(|revision| *revision += 1);
+        })
+        .await;
+        if let Err(error) = subscribed {
+            loaded.set(Loaded::Failed(format!(
+                "live updates are off: {}",
+                error.message
+            )));
+        }
+    });
+    let ticker = set_interval_with_handle(
+        move || now.set(browser_now()),
+        std::time::Duration::from_secs(30),
+    );
+    on_cleanup(move || {
+        if let Ok(handle) = ticker {
+            handle.clear();
+        }
+    });
+
+    view! {
+        <section class="inbox" id="view-inbox">
+            <list::AlertBar loaded selected />
+            {move || match selected.get() {
+                Some(id) => view! { <detail::DeliveryView id selected revision now /> }.into_any(),
+                None => view! { <list::DeliveryList loaded selected now /> }.into_any(),
+            }}
+        </section>
+    }
+}
