@@ -5,6 +5,7 @@
 //! the run with the setup step to take; nothing is skipped.
 
 mod harness;
+mod hostile;
 mod inbox;
 mod navigation;
 mod questions;
@@ -23,6 +24,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(inbox::trials(&environment));
     trials.extend(navigation::trials(&environment));
     trials.extend(questions::trials(&environment));
+    trials.extend(hostile::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

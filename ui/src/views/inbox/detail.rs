@@ -63,7 +63,23 @@ fn DetailBody(
     let created = delivery.created_at;
     let body = match delivery.content.kind {
         ContentType::Markdown => {
-            view! { <article class="markdown-body" id="delivery-body" inner_html=detail.body_html></article> }.into_any()
+            // Links in a delivery never navigate the app's own page away.
+            let keep_page = |event: leptos::ev::MouseEvent| {
+                let on_link = event
+                    .target()
+                    .and_then(|target| {
+                        wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::Element>(target).ok()
+                    })
+                    .and_then(|element| element.closest("a").ok().flatten())
+                    .is_some();
+                if on_link {
+                    event.prevent_default();
+                }
+            };
+            view! {
+                <article class="markdown-body" id="delivery-body" inner_html=detail.body_html on:click=keep_page></article>
+            }
+            .into_any()
         }
         ContentType::Html => {
             let document = format!(
