@@ -49,6 +49,7 @@ pub fn run() -> ExitCode {
             commands::inbox::list_deliveries,
             commands::inbox::get_delivery,
             commands::inbox::reply,
+            commands::inbox::add_annotation,
             commands::lifecycle::ui_ready,
         ])
         .run(tauri::generate_context!());

@@ -5,10 +5,11 @@
 use serde::{Serialize, de::DeserializeOwned};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
+    annotation::{Annotation, NewAnnotation},
     ipc::{
-        CMD_GET_DELIVERY, CMD_LIST_DELIVERIES, CMD_REPLY, CMD_UI_READY, CMD_WORKSPACE_INFO,
-        DeliveryDetail, DeliveryList, DeliveryRequest, EVENT_STORE_CHANGED, ReplyRequest,
-        StoreChange, WorkspaceInfo,
+        CMD_ADD_ANNOTATION, CMD_GET_DELIVERY, CMD_LIST_DELIVERIES, CMD_REPLY, CMD_UI_READY,
+        CMD_WORKSPACE_INFO, DeliveryDetail, DeliveryList, DeliveryRequest, EVENT_STORE_CHANGED,
+        ReplyRequest, StoreChange, WorkspaceInfo,
     },
     session::Reply,
 };
@@ -97,6 +98,11 @@ pub async fn reply(id: &str, reply: Reply) -> Result<(), ErrorPayload> {
     call_with::<_, Option<()>>(CMD_REPLY, &request)
         .await
         .map(|_| ())
+}
+
+/// Stores a comment or highlight.
+pub async fn add_annotation(annotation: &NewAnnotation) -> Result<Annotation, ErrorPayload> {
+    call_with(CMD_ADD_ANNOTATION, annotation).await
 }
 
 /// Tells the shell the first frame is painted.

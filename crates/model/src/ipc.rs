@@ -19,6 +19,8 @@ pub const CMD_LIST_DELIVERIES: &str = "list_deliveries";
 pub const CMD_GET_DELIVERY: &str = "get_delivery";
 /// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`].
 pub const CMD_REPLY: &str = "reply";
+/// Command: annotate a delivery. Request: [`NewAnnotation`](crate::annotation::NewAnnotation).
+pub const CMD_ADD_ANNOTATION: &str = "add_annotation";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
 /// Event carrying a [`StoreChange`] whenever workspace data changes on disk.

@@ -18,10 +18,26 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, html};
 /// The attribute carrying a text run's source offset.
 pub const OFFSET_ATTRIBUTE: &str = "data-o";
 
+/// The attribute on a `<mark>` naming the annotations it shows.
+pub const MARK_ATTRIBUTE: &str = "data-a";
+
+/// An annotated range to mark: UTF-16 offsets `start..end` and its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// First offset (inclusive).
+    pub start: u64,
+    /// Last offset (exclusive).
+    pub end: u64,
+    /// The annotation id.
+    pub id: String,
+}
+
 fn sanitizer() -> ammonia::Builder<'static> {
     let mut builder = ammonia::Builder::default();
     builder
         .add_tag_attributes("span", [OFFSET_ATTRIBUTE])
+        .add_tags(["mark"])
+        .add_tag_attributes("mark", [MARK_ATTRIBUTE])
         .add_tag_attributes("code", ["class"])
         .add_tags(["input"])
         .add_tag_attributes("input", ["type", "checked", "disabled"])
@@ -37,6 +53,13 @@ pub fn sanitize_html(html: &str) -> String {
 
 /// Renders markdown to sanitized HTML with source-offset spans.
 pub fn render_markdown(source: &str) -> String {
+    render_markdown_marked(source, &[])
+}
+
+/// Renders markdown like [`render_markdown`], wrapping the text of each
+/// mark's range in `<mark data-a="id …">`. Every text node stays the only
+/// child of its `span[data-o]`, so selections keep mapping to offsets.
+pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH
@@ -47,16 +70,62 @@ pub fn render_markdown(source: &str) -> String {
         .map(|(event, range)| match event {
             Event::Text(text) if source.get(range.clone()) == Some(text.as_ref()) => {
                 let offset = offsets.at(range.start);
-                Event::InlineHtml(CowStr::from(format!(
-                    "<span {OFFSET_ATTRIBUTE}=\"{offset}\">{}</span>",
-                    escape(&text)
-                )))
+                Event::InlineHtml(CowStr::from(marked_run(&text, offset as u64, marks)))
             }
             other => other,
         });
     let mut unsafe_html = String::with_capacity(source.len() * 2);
     html::push_html(&mut unsafe_html, events);
     sanitize_html(&unsafe_html)
+}
+
+/// One text run starting at UTF-16 `offset`, split where marks begin and
+/// end, each piece in its own offset span, marked pieces in `<mark>`.
+fn marked_run(text: &str, offset: u64, marks: &[Mark]) -> String {
+    let length = text.encode_utf16().count() as u64;
+    let mut cuts = vec![0, length];
+    for mark in marks {
+        for edge in [mark.start, mark.end] {
+            if edge > offset && edge < offset + length {
+                cuts.push(edge - offset);
+            }
+        }
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut html = String::new();
+    let mut pieces = text.chars();
+    let mut position = 0_u64;
+    for window in cuts.windows(2) {
+        let (from, to) = (window[0], window[1]);
+        let mut piece = String::new();
+        while position < to {
+            let Some(character) = pieces.next() else {
+                break;
+            };
+            position += character.len_utf16() as u64;
+            piece.push(character);
+        }
+        let (start, end) = (offset + from, offset + to);
+        let ids: Vec<&str> = marks
+            .iter()
+            .filter(|mark| mark.start < end && mark.end > start)
+            .map(|mark| mark.id.as_str())
+            .collect();
+        let span = format!(
+            "<span {OFFSET_ATTRIBUTE}=\"{start}\">{}</span>",
+            escape(&piece)
+        );
+        if ids.is_empty() {
+            html.push_str(&span);
+        } else {
+            html.push_str(&format!(
+                "<mark {MARK_ATTRIBUTE}=\"{}\">{span}</mark>",
+                escape(&ids.join(" "))
+            ));
+        }
+    }
+    html
 }
 
 fn escape(text: &str) -> String {
@@ -134,6 +203,51 @@ mod tests {
         assert_eq!(
             html, "<p><span data-o=\"0\">a </span>&amp;<span data-o=\"7\"> b</span></p>\n",
             "the entity, whose text differs from its source, is left unmapped"
+        );
+    }
+
+    #[test]
+    fn marks_split_runs_and_keep_offsets() {
+        let source = "Hello brave new world";
+        let marks = [
+            Mark {
+                start: 6,
+                end: 15,
+                id: "a_1_001".into(),
+            },
+            Mark {
+                start: 12,
+                end: 21,
+                id: "a_1_002".into(),
+            },
+        ];
+        let html = render_markdown_marked(source, &marks);
+        assert_eq!(
+            html,
+            concat!(
+                "<p><span data-o=\"0\">Hello </span>",
+                "<mark data-a=\"a_1_001\"><span data-o=\"6\">brave </span></mark>",
+                "<mark data-a=\"a_1_001 a_1_002\"><span data-o=\"12\">new</span></mark>",
+                "<mark data-a=\"a_1_002\"><span data-o=\"15\"> world</span></mark></p>\n"
+            )
+        );
+    }
+
+    #[test]
+    fn marks_count_utf16_units() {
+        let html = render_markdown_marked(
+            "a👋b",
+            &[Mark {
+                start: 1,
+                end: 3,
+                id: "x".into(),
+            }],
+        );
+        assert!(
+            html.contains(
+                "<mark data-a=\"x\"><span data-o=\"1\">👋</span></mark><span data-o=\"3\">b</span>"
+            ),
+            "{html}"
         );
     }
 

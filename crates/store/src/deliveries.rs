@@ -97,12 +97,24 @@ pub fn get(workspace: &Workspace, id: &str) -> Result<Delivery, StoreError> {
 /// annotations and feedback.
 pub fn detail(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreError> {
     let delivery = get(workspace, id)?;
+    let annotations = annotations::for_delivery(workspace, id)?;
+    let marks: Vec<render::Mark> = annotations
+        .iter()
+        .filter_map(|annotation| {
+            let target = annotation.target.as_ref()?;
+            Some(render::Mark {
+                start: target.start?,
+                end: target.end?,
+                id: annotation.id.clone(),
+            })
+        })
+        .collect();
     let body_html = match delivery.content.kind {
-        ContentType::Markdown => render::render_markdown(&delivery.content.body),
+        ContentType::Markdown => render::render_markdown_marked(&delivery.content.body, &marks),
         ContentType::Html => render::sanitize_html(&delivery.content.body),
     };
     Ok(DeliveryDetail {
-        annotations: annotations::for_delivery(workspace, id)?,
+        annotations,
         feedback: feedback::responses_for(workspace, id)?,
         delivery,
         body_html,

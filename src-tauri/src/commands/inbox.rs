@@ -2,9 +2,10 @@
 
 use switchboard_model::{
     ErrorPayload,
+    annotation::{Annotation, NewAnnotation},
     ipc::{DeliveryDetail, DeliveryList, DeliveryRequest, ReplyRequest},
 };
-use switchboard_store::{clock, deliveries, feedback};
+use switchboard_store::{annotations, clock, deliveries, feedback};
 use tauri::State;
 
 use crate::state::AppState;
@@ -30,4 +31,13 @@ pub async fn get_delivery(
 pub async fn reply(state: State<'_, AppState>, request: ReplyRequest) -> Result<(), ErrorPayload> {
     feedback::reply(&state.workspace, &request.id, request.reply, clock::now())?;
     Ok(())
+}
+
+/// Stores a comment or highlight on a delivery.
+#[tauri::command]
+pub async fn add_annotation(
+    state: State<'_, AppState>,
+    request: NewAnnotation,
+) -> Result<Annotation, ErrorPayload> {
+    Ok(annotations::add(&state.workspace, request, clock::now())?)
 }

@@ -4,6 +4,7 @@
 //! Runs one test at a time (one display, one driver). A missing tool fails
 //! the run with the setup step to take; nothing is skipped.
 
+mod annotations;
 mod harness;
 mod hostile;
 mod inbox;
@@ -25,6 +26,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(navigation::trials(&environment));
     trials.extend(questions::trials(&environment));
     trials.extend(hostile::trials(&environment));
+    trials.extend(annotations::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

@@ -6,7 +6,10 @@ use switchboard_model::{
     ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, ipc::DeliveryDetail,
 };
 
-use super::form::FeedbackForm;
+use super::{
+    annotate::{GeneralComment, Selected, SelectionBar, current_selection},
+    form::FeedbackForm,
+};
 use crate::ipc;
 
 /// The policy inside the frame of an HTML body: nothing runs, nothing loads
@@ -61,6 +64,14 @@ fn DetailBody(
 ) -> impl IntoView {
     let delivery = detail.delivery;
     let created = delivery.created_at;
+    let bump = Callback::new(move |()| revision.update(|r| *r += 1));
+    let selected = RwSignal::new(None::<Selected>);
+    let body_ref = NodeRef::<leptos::html::Article>::new();
+    let track_selection = move || {
+        if let Some(body) = body_ref.get() {
+            selected.set(current_selection(&body));
+        }
+    };
     let body = match delivery.content.kind {
         ContentType::Markdown => {
             // Links in a delivery never navigate the app's own page away.
@@ -77,7 +88,16 @@ fn DetailBody(
                 }
             };
             view! {
-                <article class="markdown-body" id="delivery-body" inner_html=detail.body_html on:click=keep_page></article>
+                <SelectionBar delivery_id=delivery.id.clone() selected on_saved=bump />
+                <article
+                    class="markdown-body"
+                    id="delivery-body"
+                    node_ref=body_ref
+                    inner_html=detail.body_html
+                    on:click=keep_page
+                    on:mouseup=move |_| track_selection()
+                    on:keyup=move |_| track_selection()
+                ></article>
             }
             .into_any()
         }
@@ -95,18 +115,15 @@ fn DetailBody(
     let schema = delivery.schema().ok().flatten();
     let open = delivery.check_open_for_reply().is_ok();
     let feedback = match (schema, open) {
-        (Some(schema), true) => {
-            let on_done = Callback::new(move |()| revision.update(|r| *r += 1));
-            view! {
-                <FeedbackForm
-                    id=delivery.id.clone()
-                    schema
-                    blocking=delivery.mode == DeliveryMode::Blocking
-                    on_done
-                />
-            }
-            .into_any()
+        (Some(schema), true) => view! {
+            <FeedbackForm
+                id=delivery.id.clone()
+                schema
+                blocking=delivery.mode == DeliveryMode::Blocking
+                on_done=bump
+            />
         }
+        .into_any(),
         (Some(_), false) => {
             let answers: Vec<String> = detail
                 .feedback
@@ -148,17 +165,20 @@ fn DetailBody(
                 {body}
                 {feedback}
             </div>
-            <AnnotationList annotations body=body_text />
+            <AnnotationList annotations body=body_text delivery_id=delivery.id.clone() on_saved=bump />
         </div>
     }
 }
 
-/// The annotations sidebar: each remark with the passage it refers to.
+/// The annotations sidebar: each remark with the passage it refers to, and
+/// a box for a general comment.
 #[component]
-fn AnnotationList(annotations: Vec<Annotation>, body: String) -> impl IntoView {
-    if annotations.is_empty() {
-        return ().into_any();
-    }
+fn AnnotationList(
+    annotations: Vec<Annotation>,
+    body: String,
+    delivery_id: String,
+    on_saved: Callback<()>,
+) -> impl IntoView {
     let utf16: Vec<u16> = body.encode_utf16().collect();
     view! {
         <aside class="annotations" id="annotations" aria-label="Annotations">
@@ -173,7 +193,7 @@ fn AnnotationList(annotations: Vec<Annotation>, body: String) -> impl IntoView {
                             utf16.get(start..end).map(String::from_utf16_lossy)
                         });
                         view! {
-                            <li class=format!("annotation kind-{:?}", annotation.kind).to_lowercase()>
+                            <li class=format!("annotation kind-{:?}", annotation.kind).to_lowercase() data-id=annotation.id.clone()>
                                 {quote.map(|quote| view! { <blockquote>{quote}</blockquote> })}
                                 <p>{annotation.content}</p>
                             </li>
@@ -181,7 +201,7 @@ fn AnnotationList(annotations: Vec<Annotation>, body: String) -> impl IntoView {
                     })
                     .collect_view()}
             </ul>
+            <GeneralComment delivery_id on_saved />
         </aside>
     }
-    .into_any()
 }

@@ -1,6 +1,7 @@
 //! The Inbox: deliveries from agents, newest first, updated live; a pinned
 //! bar for blocking questions; and the delivery view with its feedback form.
 
+mod annotate;
 mod detail;
 mod form;
 mod list;
