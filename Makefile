@@ -22,6 +22,7 @@ test: setup-test ui lint wasm-check build unit
 bench: setup-test ui-release
 	$(CARGO) build --release $(BINS)
 	$(CARGO) bench -p switchboard-e2e --bench window
+	$(CARGO) bench -p switchboard-e2e --bench inbox
 
 setup:
 	scripts/setup.sh run

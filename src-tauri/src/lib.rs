@@ -2,6 +2,7 @@
 //! forwards watcher events to the UI. Everything with logic lives in
 //! `switchboard-store` and `switchboard-model`; this crate is wiring.
 
+mod attention;
 mod commands;
 mod events;
 mod state;
@@ -39,6 +40,7 @@ pub fn run() -> ExitCode {
     tracing::info!(workspace = %workspace.root().display(), "opening");
 
     let result = tauri::Builder::default()
+        .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             let watcher = events::forward_store_changes(app.handle(), &workspace)?;
             app.manage(AppState::new(workspace, watcher, started));
@@ -50,6 +52,7 @@ pub fn run() -> ExitCode {
             commands::inbox::get_delivery,
             commands::inbox::reply,
             commands::inbox::add_annotation,
+            commands::theme::get_theme,
             commands::lifecycle::ui_ready,
         ])
         .run(tauri::generate_context!());

@@ -4,7 +4,7 @@
 use leptos::{prelude::*, task::spawn_local};
 use switchboard_model::ipc::WorkspaceInfo;
 
-use crate::{ipc, views};
+use crate::{ipc, theme, views};
 
 /// The views the sidebar offers, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,7 @@ impl View {
 pub fn App() -> impl IntoView {
     let (current, set_current) = signal(View::Inbox);
     let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
+    theme::follow_workspace_theme();
     spawn_local(async move {
         match ipc::workspace_info().await {
             Ok(info) => set_workspace.set(Some(info)),

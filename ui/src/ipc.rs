@@ -7,11 +7,12 @@ use switchboard_model::{
     ErrorCode, ErrorPayload,
     annotation::{Annotation, NewAnnotation},
     ipc::{
-        CMD_ADD_ANNOTATION, CMD_GET_DELIVERY, CMD_LIST_DELIVERIES, CMD_REPLY, CMD_UI_READY,
-        CMD_WORKSPACE_INFO, DeliveryDetail, DeliveryList, DeliveryRequest, EVENT_STORE_CHANGED,
-        ReplyRequest, StoreChange, WorkspaceInfo,
+        CMD_ADD_ANNOTATION, CMD_GET_DELIVERY, CMD_GET_THEME, CMD_LIST_DELIVERIES, CMD_REPLY,
+        CMD_UI_READY, CMD_WORKSPACE_INFO, DeliveryDetail, DeliveryList, DeliveryRequest,
+        EVENT_STORE_CHANGED, ReplyRequest, StoreChange, WorkspaceInfo,
     },
     session::Reply,
+    theme::ThemeVariables,
 };
 use wasm_bindgen::{JsValue, prelude::*};
 
@@ -103,6 +104,11 @@ pub async fn reply(id: &str, reply: Reply) -> Result<(), ErrorPayload> {
 /// Stores a comment or highlight.
 pub async fn add_annotation(annotation: &NewAnnotation) -> Result<Annotation, ErrorPayload> {
     call_with(CMD_ADD_ANNOTATION, annotation).await
+}
+
+/// The workspace theme's CSS variables.
+pub async fn get_theme() -> Result<ThemeVariables, ErrorPayload> {
+    call(CMD_GET_THEME).await
 }
 
 /// Tells the shell the first frame is painted.

@@ -3,6 +3,7 @@
 
 mod app;
 mod ipc;
+mod theme;
 mod views;
 
 fn main() {

@@ -74,6 +74,21 @@ pub fn waiting_blocking(deliveries: &[Delivery]) -> Vec<&Delivery> {
     waiting
 }
 
+/// The blocking questions waiting now that were not waiting in `known`
+/// (ids), and the ids waiting now: what the shell notifies about.
+pub fn newly_waiting<'a>(
+    known: &std::collections::BTreeSet<String>,
+    deliveries: &'a [Delivery],
+) -> (Vec<&'a Delivery>, std::collections::BTreeSet<String>) {
+    let waiting = waiting_blocking(deliveries);
+    let now: std::collections::BTreeSet<String> = waiting.iter().map(|d| d.id.clone()).collect();
+    let fresh = waiting
+        .into_iter()
+        .filter(|d| !known.contains(&d.id))
+        .collect();
+    (fresh, now)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +149,13 @@ mod tests {
             .map(|d| d.id.as_str())
             .collect();
         assert_eq!(alert, ["d_1_002", "d_3_001"], "oldest waiting agent first");
+
+        let known = std::collections::BTreeSet::from(["d_1_002".to_owned(), "d_gone".to_owned()]);
+        let (fresh, now) = newly_waiting(&known, &list);
+        assert_eq!(
+            fresh.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
+            ["d_3_001"]
+        );
+        assert_eq!(now.len(), 2, "answered questions drop out of the known set");
     }
 }

@@ -21,6 +21,8 @@ pub const CMD_GET_DELIVERY: &str = "get_delivery";
 pub const CMD_REPLY: &str = "reply";
 /// Command: annotate a delivery. Request: [`NewAnnotation`](crate::annotation::NewAnnotation).
 pub const CMD_ADD_ANNOTATION: &str = "add_annotation";
+/// Command: the theme's CSS variables. Request: none.
+pub const CMD_GET_THEME: &str = "get_theme";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
 /// Event carrying a [`StoreChange`] whenever workspace data changes on disk.
@@ -57,6 +59,8 @@ pub enum StoreChange {
     FeedbackResponses,
     /// `.visual-delivery/data/sessions.json`.
     Sessions,
+    /// `.visual-delivery/custom/theme.json`.
+    Theme,
 }
 
 /// Names one delivery.

@@ -15,6 +15,7 @@ pub mod ipc;
 pub mod render;
 pub mod session;
 pub mod sidecar;
+pub mod theme;
 pub mod time;
 
 pub use delivery::{

@@ -1,15 +1,11 @@
 //! Annotations on deliveries: `annotations.json`.
 
 use switchboard_model::{
-    Delivery, EntityId, IdKind, Timestamp,
+    Delivery, IdKind, Timestamp,
     annotation::{Annotation, NewAnnotation},
 };
 
-use crate::{
-    StoreError, Workspace, deliveries,
-    lock::DirLock,
-    records::{self, Editable},
-};
+use crate::{StoreError, Workspace, deliveries, lock::DirLock, records};
 
 /// The annotations file's name inside the inbox data directory.
 pub const ANNOTATIONS_FILE: &str = "annotations.json";
@@ -24,16 +20,13 @@ pub fn add(
     new.validate(&delivery.content.body)?;
     let dir = workspace.inbox_data_dir();
     let _lock = DirLock::acquire(&dir)?;
-    let mut file = Editable::load(dir.join(ANNOTATIONS_FILE), now)?;
-    let ids = file.ids();
-    let id = EntityId::next(
+    let (annotation, _) = records::append_one(
+        &dir.join(ANNOTATIONS_FILE),
+        now,
         IdKind::Annotation,
-        now.unix_seconds(),
-        ids.iter().map(String::as_str),
-    );
-    let annotation = Annotation::create(new, id, now);
-    file.push(&annotation, "annotation")?;
-    file.save()?;
+        "annotation",
+        |id| Annotation::create(new, id, now),
+    )?;
     Ok(annotation)
 }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use switchboard_model::{
-    ContentType, Delivery, EntityId, IdKind, NewDelivery, Timestamp,
+    ContentType, Delivery, IdKind, NewDelivery, Timestamp,
     ipc::{DeliveryDetail, DeliveryList},
     render, sort_newest_first,
 };
@@ -63,19 +63,16 @@ pub fn append(
     new.validate()?;
     let dir = workspace.inbox_data_dir();
     let _lock = DirLock::acquire(&dir)?;
-    let mut file = Editable::load(dir.join(DELIVERIES_FILE), now)?;
-    let ids = file.ids();
-    let id = EntityId::next(
+    let (delivery, backed_up) = records::append_one(
+        &dir.join(DELIVERIES_FILE),
+        now,
         IdKind::Delivery,
-        now.unix_seconds(),
-        ids.iter().map(String::as_str),
-    );
-    let delivery = Delivery::create(new, id, now);
-    file.push(&delivery, "delivery")?;
-    file.save()?;
+        "delivery",
+        |id| Delivery::create(new, id, now),
+    )?;
     Ok(Appended {
         delivery,
-        backed_up: file.backed_up,
+        backed_up,
     })
 }
 

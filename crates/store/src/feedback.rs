@@ -4,7 +4,7 @@
 use std::{sync::mpsc, time::Duration};
 
 use switchboard_model::{
-    Delivery, EntityId, IdKind, Timestamp,
+    Delivery, IdKind, Timestamp,
     ipc::StoreChange,
     session::{AwaitOutcome, BlockingSession, FeedbackResponse, Reply, SessionStatus},
 };
@@ -76,22 +76,19 @@ pub fn reply(
 
     let feedback = match &values {
         Some(values) => {
-            let mut file = Editable::load(dir.join(FEEDBACK_FILE), now)?;
-            let ids = file.ids();
-            let record = FeedbackResponse {
-                id: EntityId::next(
-                    IdKind::Feedback,
-                    now.unix_seconds(),
-                    ids.iter().map(String::as_str),
-                )
-                .to_string(),
-                delivery_id: id.to_owned(),
-                values: values.clone(),
-                created_at: now,
-                extra: Default::default(),
-            };
-            file.push(&record, "feedback response")?;
-            file.save()?;
+            let (record, _) = records::append_one(
+                &dir.join(FEEDBACK_FILE),
+                now,
+                IdKind::Feedback,
+                "feedback response",
+                |feedback_id| FeedbackResponse {
+                    id: feedback_id.to_string(),
+                    delivery_id: id.to_owned(),
+                    values: values.clone(),
+                    created_at: now,
+                    extra: Default::default(),
+                },
+            )?;
             Some(record)
         }
         None => None,
@@ -131,16 +128,13 @@ pub fn open_session(
 ) -> Result<BlockingSession, StoreError> {
     let dir = workspace.inbox_data_dir();
     let _lock = DirLock::acquire(&dir)?;
-    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
-    let ids = sessions.ids();
-    let session_id = EntityId::next(
+    let (session, _) = records::append_one(
+        &dir.join(SESSIONS_FILE),
+        now,
         IdKind::Session,
-        now.unix_seconds(),
-        ids.iter().map(String::as_str),
-    );
-    let session = BlockingSession::create(session_id, id, now, timeout_at);
-    sessions.push(&session, "session")?;
-    sessions.save()?;
+        "session",
+        |session_id| BlockingSession::create(session_id, id, now, timeout_at),
+    )?;
     Ok(session)
 }
 

@@ -14,6 +14,7 @@ mod error;
 pub mod feedback;
 mod lock;
 mod records;
+pub mod theme;
 pub mod watch;
 mod workspace;
 

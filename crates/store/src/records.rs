@@ -13,7 +13,7 @@ use std::{
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::value::RawValue;
-use switchboard_model::Timestamp;
+use switchboard_model::{EntityId, IdKind, Timestamp};
 
 use crate::{StoreError, write_atomic};
 
@@ -103,8 +103,6 @@ pub(crate) struct Editable {
     path: PathBuf,
     /// The records, as stored.
     pub(crate) records: Vec<RawRecord>,
-    /// Where an unparsable file was moved before starting afresh.
-    pub(crate) backed_up: Option<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -116,29 +114,16 @@ impl Editable {
     /// Loads `path`; an unparsable file is moved aside (see
     /// [`back_up_corrupt`]) and editing starts from an empty array.
     pub(crate) fn load(path: PathBuf, now: Timestamp) -> Result<Self, StoreError> {
-        let (records, backed_up) = match read_raw(&path) {
-            Ok(records) => (records, None),
+        let records = match read_raw(&path) {
+            Ok(records) => records,
             Err(StoreError::Corrupt { reason, .. }) => {
                 let backup = back_up_corrupt(&path, now)?;
                 tracing::warn!(file = %path.display(), backup = %backup.display(), %reason, "unparsable data file moved aside");
-                (Vec::new(), Some(backup))
+                Vec::new()
             }
             Err(error) => return Err(error),
         };
-        Ok(Self {
-            path,
-            records,
-            backed_up,
-        })
-    }
-
-    /// The `id` of every record that has one.
-    pub(crate) fn ids(&self) -> Vec<String> {
-        self.records
-            .iter()
-            .filter_map(|record| serde_json::from_str::<IdOnly>(record.get()).ok())
-            .map(|record| record.id)
-            .collect()
+        Ok(Self { path, records })
     }
 
     /// The index of the record with `id`.
@@ -168,16 +153,6 @@ impl Editable {
             })
     }
 
-    /// Appends a record.
-    pub(crate) fn push<T: Serialize>(
-        &mut self,
-        record: &T,
-        what: &'static str,
-    ) -> Result<(), StoreError> {
-        self.records.push(encode(record, what)?);
-        Ok(())
-    }
-
     /// Replaces the record at `index`.
     pub(crate) fn replace<T: Serialize>(
         &mut self,
@@ -193,6 +168,76 @@ impl Editable {
     pub(crate) fn save(&self) -> Result<(), StoreError> {
         write_raw(&self.path, &self.records)
     }
+}
+
+/// Appends one record to the array file at `path` without re-encoding the
+/// records already there: the file is validated as a JSON array, the next
+/// id of `kind` at `now` is found by scanning for ids of that second, and
+/// the new record is spliced in before the closing bracket, all in one
+/// atomic write. An unparsable file is moved aside first. Hold the data
+/// directory's lock while calling this.
+pub(crate) fn append_one<T: Serialize>(
+    path: &Path,
+    now: Timestamp,
+    kind: IdKind,
+    what: &'static str,
+    make: impl FnOnce(EntityId) -> T,
+) -> Result<(T, Option<PathBuf>), StoreError> {
+    let (text, backed_up) = match fs::read(path) {
+        Ok(bytes) => match validate_array(&bytes) {
+            Ok(()) => (bytes, None),
+            Err(reason) => {
+                let backup = back_up_corrupt(path, now)?;
+                tracing::warn!(file = %path.display(), backup = %backup.display(), %reason, "unparsable data file moved aside");
+                (Vec::new(), Some(backup))
+            }
+        },
+        Err(error) if error.kind() == ErrorKind::NotFound => (Vec::new(), None),
+        Err(error) => return Err(StoreError::io("could not read", path)(error)),
+    };
+    let id = next_id_in(&text, kind, now);
+    let record = make(id);
+    let encoded = encode(&record, what)?;
+    let body = &text[..text.iter().rposition(|&byte| byte == b']').unwrap_or(0)];
+    let body = body.trim_ascii_end();
+    let mut out = Vec::with_capacity(text.len() + encoded.get().len() + 8);
+    if body.len() <= 1 {
+        out.extend_from_slice(b"[\n  ");
+    } else {
+        out.extend_from_slice(body);
+        out.extend_from_slice(b",\n  ");
+    }
+    out.extend_from_slice(encoded.get().as_bytes());
+    out.extend_from_slice(b"\n]\n");
+    write_atomic(path, &out)?;
+    Ok((record, backed_up))
+}
+
+/// Checks that `bytes` is one JSON array (blank counts as empty), without
+/// building it.
+fn validate_array(bytes: &[u8]) -> Result<(), String> {
+    if bytes.trim_ascii().is_empty() {
+        return Ok(());
+    }
+    serde_json::from_slice::<Vec<serde::de::IgnoredAny>>(bytes)
+        .map(|_| ())
+        .map_err(|error| error.to_string())
+}
+
+/// The next free id of `kind` at `now`'s second, from the ids of that
+/// second that occur in `text`.
+fn next_id_in(text: &[u8], kind: IdKind, now: Timestamp) -> EntityId {
+    let seconds = now.unix_seconds();
+    let needle = format!("\"{}_{seconds}_", kind.prefix());
+    let mut found = Vec::new();
+    for at in memchr::memmem::find_iter(text, needle.as_bytes()) {
+        let id_start = &text[at + 1..];
+        let id_end = memchr::memchr(b'"', id_start).unwrap_or(id_start.len());
+        if let Ok(id) = std::str::from_utf8(&id_start[..id_end]) {
+            found.push(id.to_owned());
+        }
+    }
+    EntityId::next(kind, seconds, found.iter().map(String::as_str))
 }
 
 #[cfg(test)]
@@ -243,6 +288,62 @@ mod tests {
             expected,
             "re-writing is stable"
         );
+    }
+
+    #[test]
+    fn append_one_splices_records_and_allocates_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("list.json");
+        let now = Timestamp::from_unix_millis(7_000).unwrap();
+        let make = |id: EntityId| serde_json::json!({"id": id.to_string()});
+        let (first, _) = append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
+        let (second, _) = append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
+        assert_eq!(
+            (first["id"].as_str(), second["id"].as_str()),
+            (Some("d_7_001"), Some("d_7_002"))
+        );
+        let expected =
+            "[\n  {\n    \"id\": \"d_7_001\"\n  },\n  {\n    \"id\": \"d_7_002\"\n  }\n]\n";
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            expected,
+            "the JSON.stringify layout"
+        );
+
+        // Foreign layout and records are kept byte for byte.
+        fs::write(&path, "[{\"id\":\"d_7_009\",\"x\":[1,2]}]").unwrap();
+        let (third, _) = append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
+        assert_eq!(third["id"], "d_7_010");
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("[{\"id\":\"d_7_009\",\"x\":[1,2]},\n  {"),
+            "{text}"
+        );
+        assert_eq!(read_raw(&path).unwrap().len(), 2);
+
+        fs::write(&path, "[]").unwrap();
+        append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
+        assert_eq!(
+            read_raw(&path).unwrap().len(),
+            1,
+            "an empty array takes its first record"
+        );
+    }
+
+    #[test]
+    fn append_one_moves_a_corrupt_file_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("list.json");
+        fs::write(&path, "{\"not\": \"an array\"}").unwrap();
+        let now = Timestamp::from_unix_millis(9_000).unwrap();
+        let (_, backup) =
+            append_one(&path, now, IdKind::Session, "test", |id| id.to_string()).unwrap();
+        let backup = backup.expect("the corrupt file was moved aside");
+        assert_eq!(
+            fs::read_to_string(backup).unwrap(),
+            "{\"not\": \"an array\"}"
+        );
+        assert_eq!(read_raw(&path).unwrap().len(), 1);
     }
 
     #[test]

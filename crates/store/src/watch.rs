@@ -26,6 +26,7 @@ use crate::{
     annotations::ANNOTATIONS_FILE,
     deliveries::DELIVERIES_FILE,
     feedback::{FEEDBACK_FILE, SESSIONS_FILE},
+    theme::THEME_FILE,
 };
 
 /// Maps a file name in the inbox data directory to what it holds.
@@ -106,35 +107,43 @@ struct DirChain {
     dirs: Vec<PathBuf>,
     watched: BTreeSet<PathBuf>,
     data_dir: PathBuf,
+    custom_dir: PathBuf,
 }
 
 impl DirChain {
     fn new(workspace: &Workspace, watcher: RecommendedWatcher) -> Self {
         let data_dir = workspace.inbox_data_dir();
+        let custom_dir = workspace.custom_dir();
         Self {
             watcher,
             dirs: vec![
                 workspace.root().to_owned(),
                 workspace.visual_delivery_dir(),
                 data_dir.clone(),
+                custom_dir.clone(),
             ],
             watched: BTreeSet::new(),
             data_dir,
+            custom_dir,
         }
     }
 
     /// Watches each directory of the chain that exists and is not watched
-    /// yet, and forgets those that vanished. Returns whether the data
-    /// directory newly came under watch.
-    fn rearm(&mut self) -> notify::Result<bool> {
-        let mut data_dir_added = false;
+    /// yet, and forgets those that vanished. Returns the changes a newly
+    /// watched directory may already hold.
+    fn rearm(&mut self) -> notify::Result<Vec<StoreChange>> {
+        let mut missed = Vec::new();
         for dir in &self.dirs {
             let watched = self.watched.contains(dir);
             match (dir.is_dir(), watched) {
                 (true, false) => {
                     self.watcher.watch(dir, RecursiveMode::NonRecursive)?;
                     self.watched.insert(dir.clone());
-                    data_dir_added |= *dir == self.data_dir;
+                    if *dir == self.data_dir {
+                        missed.extend(ALL_INBOX_CHANGES);
+                    } else if *dir == self.custom_dir {
+                        missed.push(StoreChange::Theme);
+                    }
                 }
                 (false, true) => {
                     // The kernel already dropped the watch with the directory.
@@ -144,7 +153,7 @@ impl DirChain {
                 _ => {}
             }
         }
-        Ok(data_dir_added)
+        Ok(missed)
     }
 
     /// Sorts one event's paths into changes, noting whether a directory of
@@ -161,6 +170,10 @@ impl DirChain {
                 .and_then(|name| inbox_change(&name.to_string_lossy()));
             if let (true, Some(change)) = (parent == self.data_dir, change) {
                 changes.insert(change);
+            }
+            if parent == self.custom_dir && path.file_name().is_some_and(|name| name == THEME_FILE)
+            {
+                changes.insert(StoreChange::Theme);
             }
             chain_touched |= self.dirs.iter().any(|dir| dir == path);
         }
@@ -197,8 +210,7 @@ fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(Sto
         }
         if chain_touched {
             match chain.rearm() {
-                Ok(true) => changes.extend(ALL_INBOX_CHANGES),
-                Ok(false) => {}
+                Ok(missed) => changes.extend(missed),
                 Err(error) => tracing::warn!(%error, "could not watch a workspace data folder"),
             }
         }

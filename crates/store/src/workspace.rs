@@ -50,6 +50,11 @@ impl Workspace {
         self.root.join(VISUAL_DELIVERY_DIR)
     }
 
+    /// `.visual-delivery/custom/`, home of `theme.json`.
+    pub fn custom_dir(&self) -> PathBuf {
+        self.visual_delivery_dir().join("custom")
+    }
+
     /// `.visual-delivery/data/`, home of the four inbox files.
     pub fn inbox_data_dir(&self) -> PathBuf {
         self.visual_delivery_dir().join("data")

@@ -3,4 +3,5 @@
 
 pub mod inbox;
 pub mod lifecycle;
+pub mod theme;
 pub mod workspace;

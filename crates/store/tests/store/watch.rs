@@ -86,3 +86,22 @@ fn ignores_files_that_are_not_data() {
         "unrelated files must not look like inbox changes"
     );
 }
+
+#[test]
+fn reports_theme_changes_in_the_custom_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+    // The custom folder does not exist yet: it is picked up when it appears.
+    switchboard_store::write_atomic(
+        &workspace.custom_dir().join("theme.json"),
+        br##"{"colors": {"primary": "#ff6600"}}"##,
+    )
+    .unwrap();
+    wait_for(&changes, StoreChange::Theme);
+    let theme = switchboard_store::theme::load(&workspace).unwrap();
+    assert_eq!(
+        theme.variables,
+        [("--vds-colors-primary".to_owned(), "#ff6600".to_owned())]
+    );
+}

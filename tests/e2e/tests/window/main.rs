@@ -10,6 +10,7 @@ mod hostile;
 mod inbox;
 mod navigation;
 mod questions;
+mod theme;
 
 fn main() -> std::process::ExitCode {
     let mut arguments = libtest_mimic::Arguments::from_args();
@@ -27,6 +28,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(questions::trials(&environment));
     trials.extend(hostile::trials(&environment));
     trials.extend(annotations::trials(&environment));
+    trials.extend(theme::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()
