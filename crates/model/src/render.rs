@@ -6,14 +6,23 @@
 //! frames, no forms, no styles. The app's CSP forbids inline script as a
 //! second wall.
 //!
+//! Fenced code blocks in a known language are highlighted by syntect as
+//! `<span class="hl-…">` runs (only `hl-` classes survive the sanitizer, so
+//! a body cannot borrow the app's own classes).
+//!
 //! Each run of literal text in rendered markdown is wrapped in
 //! `<span data-o="N">`, N being the UTF-16 offset of that text in the
 //! markdown source, so a selection in the window maps back to the
 //! `text_range` offsets annotations store.
 
-use std::collections::HashSet;
+use std::{borrow::Cow, collections::HashSet, ops::Range, sync::OnceLock};
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, html};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd, html};
+use syntect::{
+    html::{ClassStyle, ClassedHTMLGenerator},
+    parsing::SyntaxSet,
+    util::LinesWithEndings,
+};
 
 /// The attribute carrying a text run's source offset.
 pub const OFFSET_ATTRIBUTE: &str = "data-o";
@@ -39,11 +48,81 @@ fn sanitizer() -> ammonia::Builder<'static> {
         .add_tags(["mark"])
         .add_tag_attributes("mark", [MARK_ATTRIBUTE])
         .add_tag_attributes("code", ["class"])
+        .add_tag_attributes("span", ["class"])
+        .attribute_filter(keep_own_classes)
         .add_tags(["input"])
         .add_tag_attributes("input", ["type", "checked", "disabled"])
         .url_schemes(HashSet::from(["http", "https", "mailto"]))
         .link_rel(Some("noopener noreferrer"));
     builder
+}
+
+/// Keeps only highlighting (`hl-…`) and language (`language-…`) classes.
+fn keep_own_classes<'a>(element: &str, attribute: &str, value: &'a str) -> Option<Cow<'a, str>> {
+    if attribute != "class" {
+        return Some(Cow::Borrowed(value));
+    }
+    let prefix = if element == "code" { "language-" } else { "hl-" };
+    let kept: Vec<&str> = value.split_whitespace().filter(|class| class.starts_with(prefix)).collect();
+    (!kept.is_empty()).then(|| Cow::Owned(kept.join(" ")))
+}
+
+fn syntaxes() -> &'static SyntaxSet {
+    static SYNTAXES: OnceLock<SyntaxSet> = OnceLock::new();
+    SYNTAXES.get_or_init(SyntaxSet::load_defaults_newlines)
+}
+
+/// `code` highlighted as `language`, or `None` for an unknown language.
+fn highlight(code: &str, language: &str) -> Option<String> {
+    let syntaxes = syntaxes();
+    let syntax = syntaxes.find_syntax_by_token(language)?;
+    let mut generator = ClassedHTMLGenerator::new_with_class_style(
+        syntax,
+        syntaxes,
+        ClassStyle::SpacedPrefixed { prefix: "hl-" },
+    );
+    for line in LinesWithEndings::from(code) {
+        generator.parse_html_for_line_which_includes_newline(line).ok()?;
+    }
+    Some(generator.finalize())
+}
+
+/// Replaces each fenced code block in a known language by its highlighted
+/// HTML; other events pass through with their source ranges.
+fn highlight_code_blocks<'a>(
+    events: impl Iterator<Item = (Event<'a>, Range<usize>)>,
+) -> Vec<(Event<'a>, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut block: Option<(CowStr<'a>, String, Range<usize>)> = None;
+    for (event, range) in events {
+        match (event, &mut block) {
+            (Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))), None) if !language.is_empty() => {
+                block = Some((language, String::new(), range));
+            }
+            (Event::Text(text), Some((_, code, _))) => code.push_str(&text),
+            (Event::End(TagEnd::CodeBlock), Some(_)) => {
+                let Some((language, code, start)) = block.take() else { continue };
+                let token = language.split_whitespace().next().unwrap_or_default();
+                match highlight(&code, token) {
+                    Some(html) => out.push((
+                        Event::Html(CowStr::from(format!(
+                            "<pre><code class=\"language-{}\">{html}</code></pre>\n",
+                            escape(token)
+                        ))),
+                        start,
+                    )),
+                    None => {
+                        // Unknown language: the block as it was, text unmapped.
+                        out.push((Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))), start.clone()));
+                        out.push((Event::Text(CowStr::from(code)), 0..0));
+                        out.push((Event::End(TagEnd::CodeBlock), range));
+                    }
+                }
+            }
+            (event, _) => out.push((event, range)),
+        }
+    }
+    out
 }
 
 /// Cleans an HTML fragment for display in the app's own page.
@@ -65,10 +144,10 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_FOOTNOTES;
     let mut offsets = Utf16Offsets::new(source);
-    let events = Parser::new_ext(source, options)
-        .into_offset_iter()
+    let events = highlight_code_blocks(Parser::new_ext(source, options).into_offset_iter())
+        .into_iter()
         .map(|(event, range)| match event {
-            Event::Text(text) if source.get(range.clone()) == Some(text.as_ref()) => {
+            Event::Text(text) if !range.is_empty() && source.get(range.clone()) == Some(text.as_ref()) => {
                 let offset = offsets.at(range.start);
                 Event::InlineHtml(CowStr::from(marked_run(&text, offset as u64, marks)))
             }
@@ -182,6 +261,18 @@ mod tests {
         assert!(html.contains("<table>"), "{html}");
         assert!(html.contains("type=\"checkbox\""), "{html}");
         assert!(html.contains("class=\"language-rust\""), "{html}");
+    }
+
+    #[test]
+    fn known_languages_are_highlighted_with_prefixed_classes() {
+        let html = render_markdown("```rust\nfn main() { let x = \"hi\"; }\n```\n\n```nosuchlang\nplain <b>\n```\n");
+        assert!(html.contains("<span class=\"hl-"), "{html}");
+        assert!(html.contains("hl-keyword") || html.contains("hl-storage"), "{html}");
+        assert!(html.contains("plain &lt;b&gt;"), "unknown languages stay plain and escaped: {html}");
+        let borrowed = render_markdown("<span class=\"alert-bar hl-x\">x</span><code class=\"nav-item language-js\">y</code>");
+        assert!(borrowed.contains("class=\"hl-x\""), "{borrowed}");
+        assert!(borrowed.contains("class=\"language-js\""), "{borrowed}");
+        assert!(!borrowed.contains("alert-bar") && !borrowed.contains("nav-item"), "{borrowed}");
     }
 
     #[test]
