@@ -91,4 +91,8 @@ pub struct DeliveryDetail {
     pub annotations: Vec<Annotation>,
     /// Its feedback records, oldest first.
     pub feedback: Vec<FeedbackResponse>,
+    /// Problems met reading annotations or feedback (e.g. a file another
+    /// tool left unparsable); the delivery itself is still shown.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }

@@ -62,8 +62,15 @@ fn keep_own_classes<'a>(element: &str, attribute: &str, value: &'a str) -> Optio
     if attribute != "class" {
         return Some(Cow::Borrowed(value));
     }
-    let prefix = if element == "code" { "language-" } else { "hl-" };
-    let kept: Vec<&str> = value.split_whitespace().filter(|class| class.starts_with(prefix)).collect();
+    let prefix = if element == "code" {
+        "language-"
+    } else {
+        "hl-"
+    };
+    let kept: Vec<&str> = value
+        .split_whitespace()
+        .filter(|class| class.starts_with(prefix))
+        .collect();
     (!kept.is_empty()).then(|| Cow::Owned(kept.join(" ")))
 }
 
@@ -82,7 +89,9 @@ fn highlight(code: &str, language: &str) -> Option<String> {
         ClassStyle::SpacedPrefixed { prefix: "hl-" },
     );
     for line in LinesWithEndings::from(code) {
-        generator.parse_html_for_line_which_includes_newline(line).ok()?;
+        generator
+            .parse_html_for_line_which_includes_newline(line)
+            .ok()?;
     }
     Some(generator.finalize())
 }
@@ -96,12 +105,16 @@ fn highlight_code_blocks<'a>(
     let mut block: Option<(CowStr<'a>, String, Range<usize>)> = None;
     for (event, range) in events {
         match (event, &mut block) {
-            (Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))), None) if !language.is_empty() => {
+            (Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))), None)
+                if !language.is_empty() =>
+            {
                 block = Some((language, String::new(), range));
             }
             (Event::Text(text), Some((_, code, _))) => code.push_str(&text),
             (Event::End(TagEnd::CodeBlock), Some(_)) => {
-                let Some((language, code, start)) = block.take() else { continue };
+                let Some((language, code, start)) = block.take() else {
+                    continue;
+                };
                 let token = language.split_whitespace().next().unwrap_or_default();
                 match highlight(&code, token) {
                     Some(html) => out.push((
@@ -113,7 +126,10 @@ fn highlight_code_blocks<'a>(
                     )),
                     None => {
                         // Unknown language: the block as it was, text unmapped.
-                        out.push((Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))), start.clone()));
+                        out.push((
+                            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))),
+                            start.clone(),
+                        ));
                         out.push((Event::Text(CowStr::from(code)), 0..0));
                         out.push((Event::End(TagEnd::CodeBlock), range));
                     }
@@ -147,7 +163,9 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
     let events = highlight_code_blocks(Parser::new_ext(source, options).into_offset_iter())
         .into_iter()
         .map(|(event, range)| match event {
-            Event::Text(text) if !range.is_empty() && source.get(range.clone()) == Some(text.as_ref()) => {
+            Event::Text(text)
+                if !range.is_empty() && source.get(range.clone()) == Some(text.as_ref()) =>
+            {
                 let offset = offsets.at(range.start);
                 Event::InlineHtml(CowStr::from(marked_run(&text, offset as u64, marks)))
             }
@@ -265,14 +283,27 @@ mod tests {
 
     #[test]
     fn known_languages_are_highlighted_with_prefixed_classes() {
-        let html = render_markdown("```rust\nfn main() { let x = \"hi\"; }\n```\n\n```nosuchlang\nplain <b>\n```\n");
+        let html = render_markdown(
+            "```rust\nfn main() { let x = \"hi\"; }\n```\n\n```nosuchlang\nplain <b>\n```\n",
+        );
         assert!(html.contains("<span class=\"hl-"), "{html}");
-        assert!(html.contains("hl-keyword") || html.contains("hl-storage"), "{html}");
-        assert!(html.contains("plain &lt;b&gt;"), "unknown languages stay plain and escaped: {html}");
-        let borrowed = render_markdown("<span class=\"alert-bar hl-x\">x</span><code class=\"nav-item language-js\">y</code>");
+        assert!(
+            html.contains("hl-keyword") || html.contains("hl-storage"),
+            "{html}"
+        );
+        assert!(
+            html.contains("plain &lt;b&gt;"),
+            "unknown languages stay plain and escaped: {html}"
+        );
+        let borrowed = render_markdown(
+            "<span class=\"alert-bar hl-x\">x</span><code class=\"nav-item language-js\">y</code>",
+        );
         assert!(borrowed.contains("class=\"hl-x\""), "{borrowed}");
         assert!(borrowed.contains("class=\"language-js\""), "{borrowed}");
-        assert!(!borrowed.contains("alert-bar") && !borrowed.contains("nav-item"), "{borrowed}");
+        assert!(
+            !borrowed.contains("alert-bar") && !borrowed.contains("nav-item"),
+            "{borrowed}"
+        );
     }
 
     #[test]

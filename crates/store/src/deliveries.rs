@@ -94,7 +94,9 @@ pub fn get(workspace: &Workspace, id: &str) -> Result<Delivery, StoreError> {
 /// annotations and feedback.
 pub fn detail(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreError> {
     let delivery = get(workspace, id)?;
-    let annotations = annotations::for_delivery(workspace, id)?;
+    let mut warnings = Vec::new();
+    let annotations = tolerate_corrupt(annotations::for_delivery(workspace, id), &mut warnings)?;
+    let feedback = tolerate_corrupt(feedback::responses_for(workspace, id), &mut warnings)?;
     let marks: Vec<render::Mark> = annotations
         .iter()
         .filter_map(|annotation| {
@@ -112,10 +114,28 @@ pub fn detail(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreEr
     };
     Ok(DeliveryDetail {
         annotations,
-        feedback: feedback::responses_for(workspace, id)?,
+        feedback,
         delivery,
         body_html,
+        warnings,
     })
+}
+
+/// An unparsable side file becomes a warning and an empty list, so the
+/// delivery can still be read; the file is left as it is.
+fn tolerate_corrupt<T>(
+    read: Result<Vec<T>, StoreError>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<T>, StoreError> {
+    match read {
+        Err(error @ StoreError::Corrupt { .. }) => {
+            warnings.push(format!(
+                "{error}. It is left as it is; the next write moves it aside."
+            ));
+            Ok(Vec::new())
+        }
+        other => other,
+    }
 }
 
 /// Closes a delivery by hand (marks it completed without an answer), as

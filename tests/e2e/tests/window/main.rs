@@ -10,6 +10,7 @@ mod hostile;
 mod inbox;
 mod navigation;
 mod questions;
+mod recovery;
 mod theme;
 
 fn main() -> std::process::ExitCode {
@@ -29,6 +30,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(hostile::trials(&environment));
     trials.extend(annotations::trials(&environment));
     trials.extend(theme::trials(&environment));
+    trials.extend(recovery::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

@@ -149,7 +149,9 @@ fn DetailBody(
     };
     let annotations = detail.annotations;
     let body_text = delivery.content.body.clone();
+    let warnings = detail.warnings;
     view! {
+        {warnings.into_iter().map(|warning| view! { <p class="warning" role="status">{warning}</p> }).collect_view()}
         <header class="delivery-header">
             <h1 id="delivery-title">{delivery.title}</h1>
             <div class="meta">
