@@ -1,13 +1,28 @@
 //! Getting the developer's attention for blocking questions: an OS
 //! notification and an urgency hint for each new one, and the number waiting
-//! in the window title and the badge.
+//! in the window title, the badge and the tray icon.
 
 use std::{collections::BTreeSet, sync::Mutex};
 
 use switchboard_model::inbox::newly_waiting;
 use switchboard_store::{Workspace, deliveries};
-use tauri::{AppHandle, Manager, UserAttentionType};
+use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
 use tauri_plugin_notification::NotificationExt;
+
+/// The tray icon's id.
+const TRAY: &str = "switchboard";
+
+/// Puts Switchboard in the system tray; a desktop without a tray only
+/// loses the icon, not the count in the title.
+pub fn add_tray(app: &AppHandle) {
+    let mut builder = TrayIconBuilder::with_id(TRAY).tooltip("Switchboard");
+    if let Some(icon) = app.default_window_icon() {
+        builder = builder.icon(icon.clone());
+    }
+    if let Err(error) = builder.build(app) {
+        tracing::debug!(%error, "no system tray");
+    }
+}
 
 /// The blocking questions already announced.
 #[derive(Default)]
@@ -57,6 +72,14 @@ pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, no
         if let Err(error) = window.set_badge_count(badge) {
             tracing::debug!(%error, "no badge on this desktop");
         }
+    }
+    if let Some(tray) = app.tray_by_id(TRAY) {
+        let tooltip = match waiting.len() {
+            0 => "Switchboard: no agent waiting".to_owned(),
+            count => format!("Switchboard: {count} agent(s) waiting"),
+        };
+        let _ = tray.set_tooltip(Some(&tooltip));
+        let _ = tray.set_title((!waiting.is_empty()).then(|| waiting.len().to_string()));
     }
     *known = waiting;
 }

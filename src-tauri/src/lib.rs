@@ -42,6 +42,7 @@ pub fn run() -> ExitCode {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
+            attention::add_tray(app.handle());
             let watcher = events::forward_store_changes(app.handle(), &workspace)?;
             app.manage(AppState::new(workspace, watcher, started));
             Ok(())
