@@ -32,9 +32,8 @@ pub fn add(
 
 /// The annotations of delivery `id`, oldest first.
 pub fn for_delivery(workspace: &Workspace, id: &str) -> Result<Vec<Annotation>, StoreError> {
-    let path = workspace.inbox_data_dir().join(ANNOTATIONS_FILE);
-    let raw = records::read_raw(&path)?;
-    let (annotations, _) = records::decode_all::<Annotation>(&raw, ANNOTATIONS_FILE);
+    let annotations: Vec<Annotation> =
+        records::read_decoded(&workspace.inbox_data_dir(), ANNOTATIONS_FILE)?;
     Ok(annotations
         .into_iter()
         .filter(|annotation| annotation.delivery_id == id)

@@ -78,9 +78,8 @@ pub fn append(
 
 /// The delivery with `id`.
 pub fn get(workspace: &Workspace, id: &str) -> Result<Delivery, StoreError> {
-    let path = workspace.inbox_data_dir().join(DELIVERIES_FILE);
-    let raw = records::read_raw(&path)?;
-    let (deliveries, _) = records::decode_all::<Delivery>(&raw, DELIVERIES_FILE);
+    let deliveries: Vec<Delivery> =
+        records::read_decoded(&workspace.inbox_data_dir(), DELIVERIES_FILE)?;
     deliveries
         .into_iter()
         .find(|delivery| delivery.id == id)

@@ -140,9 +140,8 @@ pub fn open_session(
 
 /// The session with `session_id`, as stored now.
 pub fn session(workspace: &Workspace, session_id: &str) -> Result<BlockingSession, StoreError> {
-    let path = workspace.inbox_data_dir().join(SESSIONS_FILE);
-    let raw = records::read_raw(&path)?;
-    let (sessions, _) = records::decode_all::<BlockingSession>(&raw, SESSIONS_FILE);
+    let sessions: Vec<BlockingSession> =
+        records::read_decoded(&workspace.inbox_data_dir(), SESSIONS_FILE)?;
     sessions
         .into_iter()
         .find(|session| session.id == session_id)
@@ -192,9 +191,8 @@ pub fn expire_session(
 
 /// The feedback records for delivery `id`, oldest first.
 pub fn responses_for(workspace: &Workspace, id: &str) -> Result<Vec<FeedbackResponse>, StoreError> {
-    let path = workspace.inbox_data_dir().join(FEEDBACK_FILE);
-    let raw = records::read_raw(&path)?;
-    let (responses, _) = records::decode_all::<FeedbackResponse>(&raw, FEEDBACK_FILE);
+    let responses: Vec<FeedbackResponse> =
+        records::read_decoded(&workspace.inbox_data_dir(), FEEDBACK_FILE)?;
     Ok(responses
         .into_iter()
         .filter(|response| response.delivery_id == id)
@@ -253,9 +251,8 @@ pub fn settled_outcome(
             response: first.values,
         }));
     }
-    let path = workspace.inbox_data_dir().join(SESSIONS_FILE);
-    let raw = records::read_raw(&path)?;
-    let (sessions, _) = records::decode_all::<BlockingSession>(&raw, SESSIONS_FILE);
+    let sessions: Vec<BlockingSession> =
+        records::read_decoded(&workspace.inbox_data_dir(), SESSIONS_FILE)?;
     let last_closed = sessions
         .iter()
         .rev()

@@ -36,6 +36,16 @@ pub(crate) fn read_raw(path: &Path) -> Result<Vec<RawRecord>, StoreError> {
     })
 }
 
+/// The records of the data file `name` in `dir` that decode as `T` (the
+/// others are skipped; listing reports them). A missing file is empty.
+pub(crate) fn read_decoded<T: DeserializeOwned>(
+    dir: &Path,
+    name: &str,
+) -> Result<Vec<T>, StoreError> {
+    let raw = read_raw(&dir.join(name))?;
+    Ok(decode_all(&raw, name).0)
+}
+
 /// Decodes each record, collecting a warning for each one that does not fit
 /// `T` instead of failing the whole file.
 pub(crate) fn decode_all<T: DeserializeOwned>(

@@ -13,6 +13,24 @@ use crate::{data_file, ok_stdout, stored, switchboard};
 
 const CONFIRM: &str = r#"{"type":"confirm","prompt":"Ship it?"}"#;
 
+/// Publishes an interactive question with `schema` and returns its id.
+fn ask_interactive(workspace: &Path, title: &str, schema: &str) -> String {
+    ok_stdout(&switchboard(
+        workspace,
+        &[
+            "deliver",
+            "--mode",
+            "interactive",
+            "--title",
+            title,
+            "--content",
+            "b",
+            "--schema",
+            schema,
+        ],
+    ))
+}
+
 /// Starts a blocking `deliver` and waits until its question is stored;
 /// returns the waiting process and the delivery id.
 fn ask(workspace: &Path, schema: &str, timeout: &str) -> (Child, String) {
@@ -101,20 +119,7 @@ fn an_answer_from_another_process_reaches_the_waiting_agent() {
 #[test]
 fn a_second_answer_is_refused_and_changes_nothing() {
     let workspace = tempfile::tempdir().unwrap();
-    let id = ok_stdout(&switchboard(
-        workspace.path(),
-        &[
-            "deliver",
-            "--mode",
-            "interactive",
-            "--title",
-            "Q",
-            "--content",
-            "b",
-            "--schema",
-            CONFIRM,
-        ],
-    ));
+    let id = ask_interactive(workspace.path(), "Q", CONFIRM);
     assert_eq!(stored(workspace.path())[0]["status"], "awaiting_feedback");
     ok_stdout(&switchboard(
         workspace.path(),
@@ -196,20 +201,7 @@ fn decline_and_dismiss_reach_the_agent_as_distinct_statuses() {
 #[test]
 fn await_picks_up_a_question_delivered_earlier() {
     let workspace = tempfile::tempdir().unwrap();
-    let id = ok_stdout(&switchboard(
-        workspace.path(),
-        &[
-            "deliver",
-            "--mode",
-            "interactive",
-            "--title",
-            "Q",
-            "--content",
-            "b",
-            "--schema",
-            r#"{"type":"rating","max":3}"#,
-        ],
-    ));
+    let id = ask_interactive(workspace.path(), "Q", r#"{"type":"rating","max":3}"#);
     let waiter = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("-C")
         .arg(workspace.path())
@@ -237,20 +229,7 @@ fn form_answers_are_checked_field_by_field() {
     let schema = r#"{"type":"form","fields":[
         {"name":"priority","type":"select","options":["P0","P1"],"required":true},
         {"name":"notes","type":"textarea"}]}"#;
-    let id = ok_stdout(&switchboard(
-        workspace.path(),
-        &[
-            "deliver",
-            "--mode",
-            "interactive",
-            "--title",
-            "Triage",
-            "--content",
-            "b",
-            "--schema",
-            schema,
-        ],
-    ));
+    let id = ask_interactive(workspace.path(), "Triage", schema);
     let bad = switchboard(
         workspace.path(),
         &["answer", &id, "--values", r#"{"notes":"x"}"#],
@@ -330,20 +309,7 @@ fn list_filters_by_mode_and_status() {
         workspace.path(),
         &["deliver", "--title", "P", "--content", "b"],
     );
-    let asked = ok_stdout(&switchboard(
-        workspace.path(),
-        &[
-            "deliver",
-            "--mode",
-            "interactive",
-            "--title",
-            "I",
-            "--content",
-            "b",
-            "--schema",
-            CONFIRM,
-        ],
-    ));
+    let asked = ask_interactive(workspace.path(), "I", CONFIRM);
     let titles = |args: &[&str]| -> Vec<String> {
         let mut all = vec!["list", "--json"];
         all.extend_from_slice(args);

@@ -165,37 +165,6 @@ fn a_corrupt_file_is_moved_aside_and_delivery_goes_on() {
 }
 
 #[test]
-fn concurrent_processes_never_lose_a_delivery_or_repeat_an_id() {
-    let workspace = tempfile::tempdir().unwrap();
-    let path = workspace.path().to_owned();
-    let writers: Vec<_> = (0..4)
-        .map(|writer| {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                for n in 0..15 {
-                    let title = format!("w{writer}-{n}");
-                    let output =
-                        switchboard(&path, &["deliver", "--title", &title, "--content", "x"]);
-                    assert!(
-                        output.status.success(),
-                        "{}",
-                        String::from_utf8_lossy(&output.stderr)
-                    );
-                }
-            })
-        })
-        .collect();
-    for writer in writers {
-        writer.join().unwrap();
-    }
-    let records = stored(&path);
-    assert_eq!(records.len(), 60, "every acknowledged delivery is stored");
-    let ids: std::collections::BTreeSet<_> =
-        records.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert_eq!(ids.len(), 60, "ids are unique across processes");
-}
-
-#[test]
 fn a_missing_workspace_is_a_clear_error() {
     let output = switchboard(Path::new("/nonexistent/switchboard-test"), &["list"]);
     assert!(!output.status.success());
