@@ -9,7 +9,7 @@ use switchboard_model::{
     inbox::InboxFilter,
     session::{AwaitOutcome, Reply},
 };
-use switchboard_store::{Workspace, annotations, clock, deliveries, feedback};
+use switchboard_store::{StoreError, Workspace, annotations, clock, deliveries, feedback};
 
 use crate::args::{
     AnswerArgs, AwaitArgs, Cli, Command, DeliverArgs, IdArgs, ListArgs, Markup, Mode,
@@ -95,29 +95,33 @@ fn deliver(workspace: &Workspace, args: DeliverArgs) -> Result<bool> {
         feedback_schema: args.schema.as_deref().map(read_schema).transpose()?,
     };
     let now = clock::now();
+    if blocking {
+        let (appended, session) = feedback::ask(workspace, new, now, deadline(args.timeout))?;
+        warn_backup(&appended);
+        eprintln!(
+            "switchboard: waiting for the answer to {} ({} s)…",
+            appended.delivery.id, args.timeout
+        );
+        let outcome = feedback::wait_for_reply(workspace, &session.id, clock::now);
+        return Ok(print_outcome(outcome.map_err(anyhow::Error::from)));
+    }
     let appended = deliveries::append(workspace, new, now)?;
+    warn_backup(&appended);
+    if args.json {
+        print_json(&appended.delivery)?;
+    } else {
+        println!("{}", appended.delivery.id);
+    }
+    Ok(true)
+}
+
+fn warn_backup(appended: &deliveries::Appended) {
     if let Some(backup) = &appended.backed_up {
         eprintln!(
             "warning: deliveries.json did not parse; it was kept as {}",
             backup.display()
         );
     }
-    let delivery = appended.delivery;
-    if !blocking {
-        if args.json {
-            print_json(&delivery)?;
-        } else {
-            println!("{}", delivery.id);
-        }
-        return Ok(true);
-    }
-    eprintln!(
-        "switchboard: waiting for the answer to {} ({} s)…",
-        delivery.id, args.timeout
-    );
-    let session = feedback::open_session(workspace, &delivery.id, now, deadline(args.timeout))?;
-    let outcome = feedback::wait_for_reply(workspace, &session.id, clock::now);
-    Ok(print_outcome(outcome.map_err(anyhow::Error::from)))
 }
 
 fn wait(workspace: &Workspace, args: AwaitArgs) -> Result<bool> {
@@ -132,12 +136,21 @@ fn wait(workspace: &Workspace, args: AwaitArgs) -> Result<bool> {
         if let Some(outcome) = feedback::settled_outcome(workspace, &delivery)? {
             return Ok(outcome);
         }
-        let session = feedback::open_session(
+        let session = match feedback::open_session(
             workspace,
             &delivery.id,
             clock::now(),
             deadline(args.timeout),
-        )?;
+        ) {
+            Ok(session) => session,
+            // Answered between the check above and the session: report it.
+            Err(StoreError::Refused(_)) => {
+                let delivery = deliveries::get(workspace, &args.id)?;
+                return feedback::settled_outcome(workspace, &delivery)?
+                    .context("the delivery was closed without a recorded outcome");
+            }
+            Err(error) => return Err(error.into()),
+        };
         Ok(feedback::wait_for_reply(
             workspace,
             &session.id,

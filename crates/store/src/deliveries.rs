@@ -61,10 +61,18 @@ pub fn append(
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
     new.validate()?;
-    let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire(&dir)?;
+    let _lock = DirLock::acquire(&workspace.inbox_data_dir())?;
+    append_locked(workspace, new, now)
+}
+
+/// [`append`] for a caller that validated `new` and holds the inbox lock.
+pub(crate) fn append_locked(
+    workspace: &Workspace,
+    new: NewDelivery,
+    now: Timestamp,
+) -> Result<Appended, StoreError> {
     let (delivery, backed_up) = records::append_one(
-        &dir.join(DELIVERIES_FILE),
+        &workspace.inbox_data_dir().join(DELIVERIES_FILE),
         now,
         IdKind::Delivery,
         "delivery",

@@ -4,7 +4,7 @@
 use std::{sync::mpsc, time::Duration};
 
 use switchboard_model::{
-    Delivery, IdKind, Timestamp,
+    Delivery, IdKind, NewDelivery, Timestamp,
     ipc::StoreChange,
     session::{AwaitOutcome, BlockingSession, FeedbackResponse, Reply, SessionStatus},
 };
@@ -12,6 +12,7 @@ use switchboard_model::{
 use crate::{
     StoreError, Workspace, WorkspaceWatcher,
     deliveries::DELIVERIES_FILE,
+    deliveries::{self, Appended},
     lock::DirLock,
     records::{self, Editable},
 };
@@ -119,15 +120,44 @@ pub fn reply(
     })
 }
 
+/// Publishes a question and opens the session its agent waits on, under
+/// one lock, so no answer can come between the two (visual-delivery's
+/// server creates both in one request too).
+pub fn ask(
+    workspace: &Workspace,
+    new: NewDelivery,
+    now: Timestamp,
+    timeout_at: Timestamp,
+) -> Result<(Appended, BlockingSession), StoreError> {
+    new.validate()?;
+    let _lock = DirLock::acquire(&workspace.inbox_data_dir())?;
+    let appended = deliveries::append_locked(workspace, new, now)?;
+    let session = append_session(workspace, &appended.delivery.id, now, timeout_at)?;
+    Ok((appended, session))
+}
+
 /// Opens a waiting session on delivery `id` that times out at `timeout_at`.
+/// Refused (`ALREADY_RESPONDED`, or no feedback expected) when the delivery
+/// does not wait for an answer any more; checked under the lock, so an
+/// answer cannot slip in between the check and the session.
 pub fn open_session(
     workspace: &Workspace,
     id: &str,
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<BlockingSession, StoreError> {
+    let _lock = DirLock::acquire(&workspace.inbox_data_dir())?;
+    deliveries::get(workspace, id)?.check_open_for_reply()?;
+    append_session(workspace, id, now, timeout_at)
+}
+
+fn append_session(
+    workspace: &Workspace,
+    id: &str,
+    now: Timestamp,
+    timeout_at: Timestamp,
+) -> Result<BlockingSession, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire(&dir)?;
     let (session, _) = records::append_one(
         &dir.join(SESSIONS_FILE),
         now,

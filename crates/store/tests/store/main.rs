@@ -2,4 +2,5 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+mod feedback;
 mod watch;

@@ -1,0 +1,99 @@
+//! Questions through the store API: asking opens the session with the
+//! delivery, replies wake a waiting agent, and no session can be opened on
+//! a question already answered.
+
+use std::time::Duration;
+
+use serde_json::json;
+use switchboard_model::{
+    ContentType, DeliveryMode, DeliveryStatus, NewDelivery, ReplyRefusal, Timestamp,
+    session::{AwaitOutcome, Reply, SessionStatus},
+};
+use switchboard_store::{StoreError, Workspace, clock, deliveries, feedback};
+
+fn question() -> NewDelivery {
+    NewDelivery {
+        mode: DeliveryMode::Blocking,
+        title: "Ship?".into(),
+        content_type: ContentType::Markdown,
+        body: "Ready.".into(),
+        feedback_schema: Some(json!({"type": "confirm"})),
+    }
+}
+
+fn later(seconds: i64) -> Timestamp {
+    Timestamp::from_unix_millis(clock::now().unix_millis() + seconds * 1000).unwrap()
+}
+
+#[test]
+fn a_reply_wakes_the_waiting_agent_and_closes_the_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (appended, session) =
+        feedback::ask(&workspace, question(), clock::now(), later(60)).unwrap();
+    assert_eq!(
+        session.delivery_id, appended.delivery.id,
+        "asked and opened together"
+    );
+    assert_eq!(session.status, SessionStatus::Waiting);
+
+    let id = appended.delivery.id.clone();
+    let answerer = {
+        let workspace = workspace.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            feedback::reply(
+                &workspace,
+                &id,
+                Reply::Answer {
+                    answer: json!({"value": true}),
+                },
+                clock::now(),
+            )
+            .unwrap();
+        })
+    };
+    let outcome = feedback::wait_for_reply(&workspace, &session.id, clock::now).unwrap();
+    answerer.join().unwrap();
+    assert_eq!(
+        outcome,
+        AwaitOutcome::Responded {
+            delivery_id: appended.delivery.id.clone(),
+            response: json!({"value": true})
+        }
+    );
+    let delivery = deliveries::get(&workspace, &appended.delivery.id).unwrap();
+    assert_eq!(delivery.status, DeliveryStatus::Completed);
+
+    let refused =
+        feedback::open_session(&workspace, &delivery.id, clock::now(), later(60)).unwrap_err();
+    assert!(
+        matches!(refused, StoreError::Refused(ReplyRefusal::AlreadyResponded)),
+        "no agent may wait on an answered question: {refused}"
+    );
+}
+
+#[test]
+fn a_wait_that_runs_out_times_out_both_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (appended, session) =
+        feedback::ask(&workspace, question(), clock::now(), clock::now()).unwrap();
+    let outcome = feedback::wait_for_reply(&workspace, &session.id, clock::now).unwrap();
+    assert_eq!(
+        outcome,
+        AwaitOutcome::Timeout {
+            delivery_id: appended.delivery.id.clone()
+        }
+    );
+    assert_eq!(
+        feedback::session(&workspace, &session.id).unwrap().status,
+        SessionStatus::Timeout
+    );
+    assert_eq!(
+        deliveries::get(&workspace, &appended.delivery.id)
+            .unwrap()
+            .status,
+        DeliveryStatus::Timeout
+    );
+}
