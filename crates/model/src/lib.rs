@@ -5,6 +5,7 @@
 //! all share these types, so what crosses a boundary is defined exactly once.
 
 pub mod annotation;
+pub mod chat;
 pub mod delivery;
 pub mod error;
 pub mod feedback;

@@ -1,0 +1,124 @@
+//! Chat with a model about the workspace, in Naide's data model: sessions
+//! of messages (`.naide/chatsessions/`), the structured conversation summary
+//! (mid-term memory), and the seven-step prompt assembly under a token
+//! budget.
+
+pub mod prompt;
+pub mod summary;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::Timestamp;
+
+pub use self::summary::ConversationSummary;
+
+/// The chat's mode: what the model is there to do, and what it may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ChatMode {
+    /// Specs and plans: writes `.prompts/plan`, `.prompts/features`, learnings.
+    Planning,
+    /// Code as well: adds the configured source globs.
+    Building,
+    /// Reads and searches; writes nothing.
+    Analyzing,
+}
+
+impl ChatMode {
+    /// The spelling on the command line and in prompt file names.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Planning => "planning",
+            Self::Building => "building",
+            Self::Analyzing => "analyzing",
+        }
+    }
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The developer.
+    User,
+    /// The model.
+    Assistant,
+    /// Output of a command run for the chat.
+    Command,
+}
+
+/// One message of a chat session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Unique within the session.
+    pub id: String,
+    /// Who wrote it.
+    pub role: Role,
+    /// The text.
+    pub content: String,
+    /// When it was written (ISO 8601).
+    pub timestamp: Timestamp,
+    /// Fields written by other tools that this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A chat session file (`chat-active.json` or an archive).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatSession {
+    /// The session id.
+    pub id: String,
+    /// The workspace's name.
+    #[serde(default)]
+    pub project_name: String,
+    /// The mode last used.
+    pub mode: ChatMode,
+    /// Every message, oldest first.
+    #[serde(default)]
+    pub messages: Vec<ChatMessage>,
+    /// The mid-term memory, once there is one.
+    #[serde(default)]
+    pub summary: Option<ConversationSummary>,
+    /// When the session began.
+    pub created_at: Timestamp,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+    /// Fields written by other tools that this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn naide_sessions_round_trip() {
+        let session = serde_json::json!({
+            "id": "chat-1738850400000",
+            "projectName": "acme",
+            "mode": "Planning",
+            "messages": [
+                {"id": "m1", "role": "user", "content": "Plan auth", "timestamp": "2026-02-06T14:00:00.000Z"},
+                {"id": "m2", "role": "assistant", "content": "Sure", "timestamp": "2026-02-06T14:00:05.000Z"}
+            ],
+            "summary": {
+                "decisions": ["Use OAuth"], "constraints": [], "acceptedDefaults": [],
+                "rejectedOptions": ["Basic auth"], "openQuestions": ["Which IdP?"],
+                "updatedAt": "2026-02-06T14:00:05.000Z"
+            },
+            "createdAt": "2026-02-06T14:00:00.000Z",
+            "updatedAt": "2026-02-06T14:00:05.000Z",
+            "favorite": true
+        });
+        let parsed: ChatSession = serde_json::from_value(session.clone()).unwrap();
+        assert_eq!(parsed.mode, ChatMode::Planning);
+        assert_eq!(parsed.messages[1].role, Role::Assistant);
+        assert_eq!(
+            serde_json::to_value(&parsed).unwrap(),
+            session,
+            "unknown fields survive"
+        );
+    }
+}
