@@ -278,7 +278,7 @@ mod tests {
     fn message(n: usize) -> ChatMessage {
         ChatMessage {
             id: format!("m{n}"),
-            role: if n % 2 == 0 {
+            role: if n.is_multiple_of(2) {
                 Role::User
             } else {
                 Role::Assistant
