@@ -1,7 +1,12 @@
 //! The sidecar's request loop, independent of where its bytes come from.
 //!
 //! The binary binds it to stdio; tests bind it to buffers or drive the real
-//! process. Model access and allow-listed writes will hang off this loop.
+//! process. Model access will hang off this loop; `allow` and `writer`
+//! are the only way it writes files.
+
+pub mod allow;
+pub mod audit;
+pub mod writer;
 
 use std::io::{BufRead, Write};
 
@@ -9,6 +14,43 @@ use switchboard_model::sidecar::{
     PROTOCOL_VERSION, RequestBody, ResponseBody, SidecarRequest, SidecarResponse,
 };
 use thiserror::Error;
+
+/// Applies one write the model proposed in `mode`: checks the path against
+/// `allow`, writes through `writer`, and records the decision in `audit`
+/// whatever it is. Returns what was written or why not, in words.
+pub fn apply_write(
+    allow: &allow::AllowList,
+    writer: &writer::WorkspaceWriter,
+    audit: &audit::AuditLog,
+    mode: switchboard_model::chat::ChatMode,
+    raw_path: &str,
+    bytes: &[u8],
+    now: switchboard_model::Timestamp,
+) -> Result<writer::Written, String> {
+    let outcome = match allow.check(raw_path) {
+        Err(refusal) => Err((audit::Decision::Refused, refusal.to_string())),
+        Ok(path) => writer
+            .write(&path, bytes)
+            .map_err(|error| (audit::Decision::Failed, error.to_string())),
+    };
+    let (decision, reason) = match &outcome {
+        Ok(_) => (audit::Decision::Written, None),
+        Err((decision, reason)) => (*decision, Some(reason.clone())),
+    };
+    let entry = audit::AuditEntry {
+        time: now,
+        mode: mode.as_str(),
+        path: raw_path.to_owned(),
+        bytes: bytes.len(),
+        sha256: writer::sha256_hex(bytes),
+        decision,
+        reason,
+    };
+    if let Err(error) = audit.record(&entry) {
+        eprintln!("switchboard-sidecar: could not append to the audit log: {error}");
+    }
+    outcome.map_err(|(_, reason)| reason)
+}
 
 /// Why the loop stopped abnormally.
 #[derive(Debug, Error)]
