@@ -6,6 +6,7 @@
 
 pub mod allow;
 pub mod audit;
+pub mod model_client;
 pub mod writer;
 
 use std::io::{BufRead, Write};

@@ -1,0 +1,172 @@
+//! A scripted OpenAI-compatible server on loopback: each connection gets
+//! the next scripted reply (a status with a body, an SSE stream, or
+//! silence), and every request is recorded for the test to inspect.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::{TcpListener, TcpStream},
+    sync::{Arc, Mutex},
+    thread,
+    time::Duration,
+};
+
+/// One scripted reply.
+pub enum Reply {
+    Status(u16, String),
+    Sse {
+        chunks: Vec<String>,
+        gap: Duration,
+        hang_after: bool,
+    },
+    Hang,
+}
+
+impl Reply {
+    pub fn status(code: u16, body: &str) -> Self {
+        Self::Status(code, body.to_owned())
+    }
+    pub fn sse(chunks: &[&str]) -> Self {
+        Self::Sse {
+            chunks: chunks.iter().map(|c| (*c).to_owned()).collect(),
+            gap: Duration::ZERO,
+            hang_after: false,
+        }
+    }
+    pub fn sse_slow(chunks: &[&str], gap: Duration) -> Self {
+        Self::Sse {
+            chunks: chunks.iter().map(|c| (*c).to_owned()).collect(),
+            gap,
+            hang_after: false,
+        }
+    }
+    pub fn sse_then_hang(chunks: &[&str]) -> Self {
+        Self::Sse {
+            chunks: chunks.iter().map(|c| (*c).to_owned()).collect(),
+            gap: Duration::ZERO,
+            hang_after: true,
+        }
+    }
+    pub fn hang() -> Self {
+        Self::Hang
+    }
+}
+
+/// A request as received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.clone())
+    }
+}
+
+pub struct ScriptedServer {
+    port: u16,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+/// How long a hanging reply holds the connection: past any test timeout.
+const HANG: Duration = Duration::from_secs(5);
+
+impl ScriptedServer {
+    pub fn start(script: Vec<Reply>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
+        let recorded = Arc::clone(&requests);
+        thread::spawn(move || {
+            for (reply, stream) in script.into_iter().zip(listener.incoming()) {
+                let Ok(stream) = stream else { return };
+                let recorded = Arc::clone(&recorded);
+                thread::spawn(move || serve(stream, reply, &recorded));
+            }
+        });
+        Self { port, requests }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+fn serve(stream: TcpStream, reply: Reply, recorded: &Mutex<Vec<Recorded>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let path = line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let trimmed = line.trim_end();
+        if trimmed.is_empty() {
+            break;
+        }
+        if let Some((key, value)) = trimmed.split_once(':') {
+            headers.push((key.trim().to_owned(), value.trim().to_owned()));
+        }
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, value)| value.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    recorded.lock().unwrap().push(Recorded {
+        path,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    });
+
+    let mut stream = stream;
+    match reply {
+        Reply::Status(code, body) => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+        Reply::Hang => thread::sleep(HANG),
+        Reply::Sse {
+            chunks,
+            gap,
+            hang_after,
+        } => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+            );
+            for chunk in chunks {
+                if stream
+                    .write_all(format!("data: {chunk}\n\n").as_bytes())
+                    .and_then(|()| stream.flush())
+                    .is_err()
+                {
+                    return;
+                }
+                thread::sleep(gap);
+            }
+            if hang_after {
+                thread::sleep(HANG);
+            }
+        }
+    }
+}
