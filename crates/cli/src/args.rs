@@ -37,6 +37,34 @@ pub enum Command {
     Annotations(IdArgs),
     /// Close a delivery by hand (completed, without an answer).
     Close(IdArgs),
+    /// Talk to the model about the workspace; the answer streams to stdout,
+    /// file writes and refusals to stderr.
+    Chat(ChatArgs),
+}
+
+/// The chat modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChatModeArg {
+    /// Specs and plans.
+    Planning,
+    /// Code too.
+    Building,
+    /// Read and search only.
+    Analyzing,
+}
+
+/// `switchboard chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The mode of this turn.
+    #[arg(long, value_enum, default_value_t = ChatModeArg::Planning)]
+    pub mode: ChatModeArg,
+    /// Start a fresh chat (the active one is archived).
+    #[arg(long)]
+    pub new: bool,
+    /// The message.
+    #[arg(required = true)]
+    pub message: Vec<String>,
 }
 
 /// How the agent expects an answer.

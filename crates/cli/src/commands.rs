@@ -35,6 +35,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Annotations(args) => {
             print_json(&annotations::for_delivery(&workspace, &args.id)?).map(|()| true)
         }
+        Command::Chat(args) => crate::chat::run(&workspace, args),
         Command::Close(args) => {
             let closed = deliveries::close(&workspace, &args.id, clock::now())?;
             println!("{} {}", closed.id, closed.status.as_str());

@@ -4,6 +4,7 @@
 //! on success, 1 with a one-line `error: …` on stderr otherwise.
 
 mod args;
+mod chat;
 mod commands;
 
 use clap::Parser;

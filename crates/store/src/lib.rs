@@ -8,6 +8,7 @@
 
 pub mod annotations;
 mod atomic;
+pub mod chats;
 pub mod clock;
 pub mod deliveries;
 mod error;

@@ -11,6 +11,8 @@ pub struct Binaries {
     pub app: PathBuf,
     /// The CLI (`switchboard`).
     pub cli: PathBuf,
+    /// The sidecar (`switchboard-sidecar`), which the CLI finds beside itself.
+    pub sidecar: PathBuf,
 }
 
 impl Binaries {
@@ -31,8 +33,9 @@ impl Binaries {
         let binaries = Self {
             app: dir.join("switchboard-app"),
             cli: dir.join("switchboard"),
+            sidecar: dir.join("switchboard-sidecar"),
         };
-        for path in [&binaries.app, &binaries.cli] {
+        for path in [&binaries.app, &binaries.cli, &binaries.sidecar] {
             ensure!(
                 path.is_file(),
                 "{} is missing: build it first (make test and make bench do)",

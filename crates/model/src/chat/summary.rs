@@ -208,6 +208,73 @@ impl ConversationSummary {
     }
 }
 
+/// Hides summary blocks from text as it streams, so the developer never
+/// sees the JSON: text that might begin a marker is held back until it is
+/// clear whether it does.
+#[derive(Debug, Clone, Default)]
+pub struct SummaryFilter {
+    pending: String,
+    inside: bool,
+}
+
+/// The length of the longest suffix of `text` that begins `marker`.
+fn partial_marker(text: &str, marker: &str) -> usize {
+    (1..marker.len().min(text.len() + 1))
+        .rev()
+        .find(|&length| {
+            text.is_char_boundary(text.len() - length)
+                && marker.starts_with(&text[text.len() - length..])
+        })
+        .unwrap_or(0)
+}
+
+impl SummaryFilter {
+    /// Takes the next streamed `text`; returns what may be shown now.
+    pub fn push(&mut self, text: &str) -> String {
+        self.pending.push_str(text);
+        let mut shown = String::new();
+        loop {
+            if self.inside {
+                match self.pending.find(SUMMARY_END) {
+                    Some(end) => {
+                        self.pending.drain(..end + SUMMARY_END.len());
+                        self.inside = false;
+                    }
+                    None => {
+                        let keep = partial_marker(&self.pending, SUMMARY_END);
+                        self.pending.drain(..self.pending.len() - keep);
+                        return shown;
+                    }
+                }
+            } else {
+                match self.pending.find(SUMMARY_START) {
+                    Some(start) => {
+                        shown.push_str(&self.pending[..start]);
+                        self.pending.drain(..start + SUMMARY_START.len());
+                        self.inside = true;
+                    }
+                    None => {
+                        let keep = partial_marker(&self.pending, SUMMARY_START);
+                        let cut = self.pending.len() - keep;
+                        shown.push_str(&self.pending[..cut]);
+                        self.pending.drain(..cut);
+                        return shown;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The held-back text at the end of the stream (never a block's inside).
+    pub fn finish(&mut self) -> String {
+        if self.inside {
+            String::new()
+        } else {
+            std::mem::take(&mut self.pending)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +293,22 @@ mod tests {
         let update = split.update.unwrap();
         assert_eq!(update.decisions, Some(vec!["Use OAuth".to_owned()]));
         assert_eq!(update.constraints, None);
+    }
+
+    #[test]
+    fn the_stream_filter_hides_blocks_split_anywhere() {
+        let reply =
+            format!("Plan ready.\n{SUMMARY_START}{{\"decisions\":[\"x\"]}}{SUMMARY_END}\nBye <b>");
+        for size in [1, 2, 3, 5, 7, 13, 64] {
+            let mut filter = SummaryFilter::default();
+            let mut shown = String::new();
+            let chars: Vec<char> = reply.chars().collect();
+            for chunk in chars.chunks(size) {
+                shown.push_str(&filter.push(&chunk.iter().collect::<String>()));
+            }
+            shown.push_str(&filter.finish());
+            assert_eq!(shown, "Plan ready.\n\nBye <b>", "chunks of {size}");
+        }
     }
 
     #[test]

@@ -1,0 +1,107 @@
+//! Long-term memory: the repository's spec and feature files and its
+//! learnings, scored for relevance to the message. The score follows
+//! Naide's learnings search — a keyword in the file name counts 3, each
+//! occurrence in the text 1 — until the knowledge index ranks them.
+
+use std::path::Path;
+
+use switchboard_model::chat::prompt::ContextFile;
+
+/// Largest file read into memory, in bytes; larger ones are skipped.
+const MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// Folders of spec files.
+pub const SPEC_DIRS: [&str; 2] = [".prompts/plan", ".prompts/features"];
+/// Folders of learnings.
+pub const LEARNING_DIRS: [&str; 2] = [".naide/learnings", ".prompts/learnings"];
+
+/// Lower-cased words of three letters or more, the search keywords.
+pub fn keywords(message: &str) -> Vec<String> {
+    let mut words: Vec<String> = message
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// Naide's score of a file for `keywords`.
+pub fn relevance(path: &str, text: &str, keywords: &[String]) -> f64 {
+    let name = path.to_lowercase();
+    let text = text.to_lowercase();
+    keywords
+        .iter()
+        .map(|word| {
+            let in_name = if name.contains(word.as_str()) { 3 } else { 0 };
+            in_name + text.matches(word.as_str()).count()
+        })
+        .sum::<usize>() as f64
+}
+
+/// Markdown files under `dirs` of `workspace`, scored against `message`.
+/// Symlinks are not followed.
+pub fn gather(workspace: &Path, dirs: &[&str], message: &str) -> Vec<ContextFile> {
+    let words = keywords(message);
+    let mut files = Vec::new();
+    let mut pending: Vec<std::path::PathBuf> = dirs.iter().map(|dir| workspace.join(dir)).collect();
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let is_markdown = path.extension().is_some_and(|ext| ext == "md");
+            let small = entry
+                .metadata()
+                .is_ok_and(|meta| meta.len() <= MAX_FILE_BYTES);
+            if !kind.is_file() || !is_markdown || !small {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let relative = path
+                .strip_prefix(workspace)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned();
+            let score = relevance(&relative, &text, &words);
+            files.push(ContextFile {
+                path: relative,
+                text,
+                relevance: score,
+            });
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_count_three_and_each_occurrence_one() {
+        let words = keywords("How should AUTH tokens expire? auth!");
+        assert_eq!(words, ["auth", "expire", "how", "should", "tokens"]);
+        assert_eq!(
+            relevance(
+                ".prompts/plan/auth.md",
+                "Auth uses tokens. Tokens expire.",
+                &words
+            ),
+            3.0 + 1.0 + 2.0 + 1.0
+        );
+        assert_eq!(relevance("other.md", "nothing here", &words), 0.0);
+    }
+}

@@ -1,0 +1,136 @@
+//! The sidecar's request loop: newline-delimited JSON requests in, JSON
+//! responses out, chat turns running concurrently so a `stop` request can
+//! end one at once.
+
+use std::{
+    collections::HashMap,
+    io::Write,
+    sync::{Arc, Mutex},
+};
+
+use switchboard_model::sidecar::{
+    PROTOCOL_VERSION, RequestBody, ResponseBody, SidecarRequest, SidecarResponse,
+};
+use thiserror::Error;
+use tokio::{
+    io::{AsyncBufRead, AsyncBufReadExt},
+    sync::watch,
+    task::JoinHandle,
+};
+
+use crate::{chat, model_client::ModelConfig};
+
+/// Why the loop stopped abnormally.
+#[derive(Debug, Error)]
+pub enum ServeError {
+    /// Reading a request failed.
+    #[error("sidecar stdin failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Writes responses, one JSON line each, from any task.
+struct Responder<W> {
+    output: Arc<Mutex<W>>,
+}
+
+impl<W> Clone for Responder<W> {
+    fn clone(&self) -> Self {
+        Self {
+            output: Arc::clone(&self.output),
+        }
+    }
+}
+
+impl<W: Write> Responder<W> {
+    fn send(&self, id: u64, body: ResponseBody) {
+        let Ok(mut line) = serde_json::to_vec(&SidecarResponse { id, body }) else {
+            return;
+        };
+        line.push(b'\n');
+        if let Ok(mut output) = self.output.lock() {
+            // A closed stdout means the app is gone; nothing to tell it.
+            let _ = output.write_all(&line).and_then(|()| output.flush());
+        }
+    }
+}
+
+/// Answers requests from `input` on `output` until the input ends or a
+/// shutdown request arrives, then waits for running chat turns. A line that
+/// is not a request is answered with an error and the loop goes on.
+pub async fn serve<R, W>(input: R, output: W, config: ModelConfig) -> Result<(), ServeError>
+where
+    R: AsyncBufRead + Unpin,
+    W: Write + Send + 'static,
+{
+    let responder = Responder {
+        output: Arc::new(Mutex::new(output)),
+    };
+    let mut running: HashMap<u64, (watch::Sender<bool>, JoinHandle<()>)> = HashMap::new();
+    let mut lines = input.lines();
+    while let Some(line) = lines.next_line().await? {
+        running.retain(|_, (_, task)| !task.is_finished());
+        if line.trim().is_empty() {
+            continue;
+        }
+        let request = match serde_json::from_str::<SidecarRequest>(&line) {
+            Ok(request) => request,
+            Err(error) => {
+                responder.send(
+                    0,
+                    ResponseBody::Error {
+                        message: format!("not a sidecar request: {error}"),
+                    },
+                );
+                continue;
+            }
+        };
+        match request.body {
+            RequestBody::Health => responder.send(
+                request.id,
+                ResponseBody::Health {
+                    protocol: PROTOCOL_VERSION,
+                    version: env!("CARGO_PKG_VERSION").to_owned(),
+                },
+            ),
+            RequestBody::Shutdown => {
+                responder.send(request.id, ResponseBody::ShuttingDown);
+                break;
+            }
+            RequestBody::Stop { chat } => match running.get(&chat) {
+                Some((stop, _)) => {
+                    let _ = stop.send(true);
+                }
+                None => responder.send(
+                    request.id,
+                    ResponseBody::Error {
+                        message: format!("no chat {chat} is running"),
+                    },
+                ),
+            },
+            RequestBody::Chat(chat_request) => {
+                let (stop, stopped) = watch::channel(false);
+                let responder = responder.clone();
+                let config = config.clone();
+                let id = request.id;
+                let task = tokio::spawn(async move {
+                    let emitter = responder.clone();
+                    let outcome = chat::run_turn(
+                        &chat_request,
+                        &config,
+                        |body| emitter.send(id, body),
+                        stopped,
+                    )
+                    .await;
+                    if let Err(message) = outcome {
+                        responder.send(id, ResponseBody::Error { message });
+                    }
+                });
+                running.insert(request.id, (stop, task));
+            }
+        }
+    }
+    for (_, (_, task)) in running {
+        let _ = task.await;
+    }
+    Ok(())
+}

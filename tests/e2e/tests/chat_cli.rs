@@ -1,0 +1,212 @@
+//! `switchboard chat` end to end: the real CLI starts the real sidecar,
+//! which talks to a scripted OpenAI-compatible server on loopback, applies
+//! or refuses the model's writes, and keeps the chat with its summary.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+// Shared with the sidecar's own client tests; not every helper is used here.
+#[allow(dead_code)]
+#[path = "../../../crates/sidecar/tests/model_client/server.rs"]
+mod server;
+
+use std::process::Output;
+
+use serde_json::{Value, json};
+use server::{Reply, ScriptedServer};
+use switchboard_e2e::Binaries;
+
+fn chat(server_url: &str, workspace: &std::path::Path, args: &[&str]) -> Output {
+    Binaries::locate()
+        .unwrap()
+        .cli(workspace)
+        .arg("chat")
+        .args(args)
+        .env("SWITCHBOARD_MODEL_URL", server_url)
+        .env("SWITCHBOARD_MODEL", "test-model")
+        .env_remove("SWITCHBOARD_API_KEY")
+        .output()
+        .unwrap()
+}
+
+fn text(delta: &str) -> String {
+    json!({"choices": [{"delta": {"content": delta}}]}).to_string()
+}
+
+fn write_call(index: u64, id: &str, path: &str, content: &str) -> String {
+    let arguments = json!({"path": path, "content": content}).to_string();
+    json!({"choices": [{"delta": {"tool_calls": [
+        {"index": index, "id": id, "function": {"name": "write_file", "arguments": arguments}}
+    ]}}]})
+    .to_string()
+}
+
+#[test]
+fn a_planning_chat_streams_writes_within_the_allow_list_and_remembers() {
+    let workspace = tempfile::tempdir().unwrap();
+    let summary = "<!-- CONVERSATION_SUMMARY_START -->{\"decisions\": [\"Use OAuth\"], \"openQuestions\": [\"Which IdP?\"]}<!-- CONVERSATION_SUMMARY_END -->";
+    let (head, tail) = summary.split_at(20);
+    let server = ScriptedServer::start(vec![
+        Reply::sse(&[
+            &write_call(0, "call_1", ".prompts/plan/auth.md", "# Auth\n\nUse OAuth."),
+            &write_call(1, "call_2", "src/main.rs", "fn main() {}"),
+            "[DONE]",
+        ]),
+        Reply::sse(&[
+            &text("Planned "),
+            &text("auth."),
+            &text(head),
+            &text(tail),
+            "[DONE]",
+        ]),
+        Reply::sse(&[&text("Keycloak, then."), "[DONE]"]),
+    ]);
+
+    let first = chat(
+        &server.url(),
+        workspace.path(),
+        &["--mode", "planning", "Plan the auth flow"],
+    );
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&first.stdout),
+        "Planned auth.\n",
+        "the summary block never shows"
+    );
+    assert!(stderr.contains("wrote .prompts/plan/auth.md"), "{stderr}");
+    assert!(stderr.contains("refused src/main.rs"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(workspace.path().join(".prompts/plan/auth.md")).unwrap(),
+        "# Auth\n\nUse OAuth."
+    );
+    assert!(
+        !workspace.path().join("src/main.rs").exists(),
+        "Planning may not write src/"
+    );
+
+    let requests = server.requests();
+    let round_two: Value = serde_json::from_str(&requests[1].body).unwrap();
+    let tool_results: Vec<&str> = round_two["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert!(
+        tool_results[0].starts_with("wrote .prompts/plan/auth.md"),
+        "{tool_results:?}"
+    );
+    assert!(
+        tool_results[1].starts_with("refused:"),
+        "the model learns of the refusal: {tool_results:?}"
+    );
+
+    let audit =
+        std::fs::read_to_string(workspace.path().join(".switchboard/audit/writes.jsonl")).unwrap();
+    let decisions: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(decisions.len(), 2);
+    assert_eq!(
+        (
+            decisions[0]["decision"].as_str(),
+            decisions[1]["decision"].as_str()
+        ),
+        (Some("written"), Some("refused"))
+    );
+
+    let active: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            workspace
+                .path()
+                .join(".naide/chatsessions/chat-active.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(active["mode"], "Planning");
+    assert_eq!(active["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(active["messages"][1]["content"], "Planned auth.");
+    assert_eq!(active["summary"]["decisions"], json!(["Use OAuth"]));
+
+    // The next turn continues the chat: history and summary go into the prompt.
+    let second = chat(
+        &server.url(),
+        workspace.path(),
+        &["Which IdP should we use?"],
+    );
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let third_body: Value = serde_json::from_str(&server.requests()[2].body).unwrap();
+    let messages = third_body["messages"].as_array().unwrap();
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("- Use OAuth"),
+        "the summary is in the system prompt"
+    );
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Spec file `.prompts/plan/auth.md`"),
+        "specs are long-term memory"
+    );
+    assert_eq!(
+        messages[1]["content"], "Plan the auth flow",
+        "recent messages follow"
+    );
+    assert_eq!(
+        messages.last().unwrap()["content"],
+        "Which IdP should we use?"
+    );
+}
+
+#[test]
+fn new_archives_the_active_chat_and_no_server_is_a_clear_error() {
+    let workspace = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::sse(&[&text("One."), "[DONE]"]),
+        Reply::sse(&[&text("Two."), "[DONE]"]),
+    ]);
+    assert!(
+        chat(&server.url(), workspace.path(), &["first"])
+            .status
+            .success()
+    );
+    assert!(
+        chat(&server.url(), workspace.path(), &["--new", "second"])
+            .status
+            .success()
+    );
+    let sessions = workspace.path().join(".naide/chatsessions");
+    let archives: Vec<String> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("-chat-"))
+        .collect();
+    assert_eq!(archives.len(), 1, "{archives:?}");
+    let active: Value =
+        serde_json::from_str(&std::fs::read_to_string(sessions.join("chat-active.json")).unwrap())
+            .unwrap();
+    assert_eq!(active["messages"][0]["content"], "second", "a fresh chat");
+
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let failed = chat(
+        &format!("http://127.0.0.1:{closed}"),
+        workspace.path(),
+        &["hello?"],
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("no model server answers"), "{stderr}");
+}
