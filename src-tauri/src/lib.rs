@@ -5,6 +5,7 @@
 mod attention;
 mod commands;
 mod events;
+mod sidecar;
 mod state;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
@@ -15,7 +16,8 @@ use tauri::Manager;
 use crate::state::AppState;
 
 /// Starts the app on the workspace named by the first argument, or on the
-/// current directory, and runs until the window closes.
+/// current directory, and runs until the window closes. `--model-url URL`
+/// points the sidecar at a model server (else `SWITCHBOARD_MODEL_URL`).
 pub fn run() -> ExitCode {
     let started = Instant::now();
     tracing_subscriber::fmt()
@@ -25,9 +27,19 @@ pub fn run() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let path = std::env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
+    let mut path = None;
+    let mut model_url = None;
+    let mut arguments = std::env::args_os().skip(1);
+    while let Some(argument) = arguments.next() {
+        if argument == "--model-url" {
+            model_url = arguments
+                .next()
+                .map(|url| url.to_string_lossy().into_owned());
+        } else if path.is_none() {
+            path = Some(PathBuf::from(argument));
+        }
+    }
+    let path = path
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("."));
     let workspace = match Workspace::open(&path) {
@@ -44,7 +56,8 @@ pub fn run() -> ExitCode {
         .setup(move |app| {
             attention::add_tray(app.handle());
             let watcher = events::forward_store_changes(app.handle(), &workspace)?;
-            app.manage(AppState::new(workspace, watcher, started));
+            let sidecar = sidecar::Sidecar::start(app.handle().clone(), model_url.clone());
+            app.manage(AppState::new(workspace, watcher, sidecar, started));
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -54,6 +67,10 @@ pub fn run() -> ExitCode {
             commands::inbox::reply,
             commands::inbox::add_annotation,
             commands::theme::get_theme,
+            commands::chat::chat_send,
+            commands::chat::chat_stop,
+            commands::chat::chat_history,
+            commands::chat::sidecar_health,
             commands::lifecycle::ui_ready,
         ])
         .run(tauri::generate_context!());

@@ -103,6 +103,7 @@ pub fn App() -> impl IntoView {
             <main class="content">
                 {move || match current.get() {
                     View::Inbox => views::inbox::Inbox().into_any(),
+                    View::Chat => views::chat::Chat().into_any(),
                     other => views::coming::Coming(views::coming::ComingProps { name: other.label() }).into_any(),
                 }}
             </main>

@@ -6,12 +6,16 @@ use serde::{Serialize, de::DeserializeOwned};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     annotation::{Annotation, NewAnnotation},
+    chat::ChatSession,
     ipc::{
-        CMD_ADD_ANNOTATION, CMD_GET_DELIVERY, CMD_GET_THEME, CMD_LIST_DELIVERIES, CMD_REPLY,
-        CMD_UI_READY, CMD_WORKSPACE_INFO, DeliveryDetail, DeliveryList, DeliveryRequest,
-        EVENT_STORE_CHANGED, ReplyRequest, StoreChange, WorkspaceInfo,
+        CMD_ADD_ANNOTATION, CMD_CHAT_HISTORY, CMD_CHAT_SEND, CMD_CHAT_STOP, CMD_GET_DELIVERY,
+        CMD_GET_THEME, CMD_LIST_DELIVERIES, CMD_REPLY, CMD_SIDECAR_HEALTH, CMD_UI_READY,
+        CMD_WORKSPACE_INFO, ChatSendRequest, ChatStopRequest, DeliveryDetail, DeliveryList,
+        DeliveryRequest, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED, ReplyRequest,
+        SidecarHealth, StoreChange, WorkspaceInfo,
     },
     session::Reply,
+    sidecar::SidecarResponse,
     theme::ThemeVariables,
 };
 use wasm_bindgen::{JsValue, prelude::*};
@@ -116,23 +120,64 @@ pub async fn ui_ready() -> Result<(), ErrorPayload> {
     call::<Option<()>>(CMD_UI_READY).await.map(|_| ())
 }
 
-/// Calls `handler` with every store change the shell reports, for the life
-/// of the page.
-pub async fn on_store_change(handler: impl Fn(StoreChange) + 'static) -> Result<(), ErrorPayload> {
+/// Starts a chat turn; returns its id.
+pub async fn chat_send(request: &ChatSendRequest) -> Result<u64, ErrorPayload> {
+    call_with(CMD_CHAT_SEND, request).await
+}
+
+/// Stops a chat turn.
+pub async fn chat_stop(chat: u64) -> Result<(), ErrorPayload> {
+    call_with::<_, Option<()>>(CMD_CHAT_STOP, &ChatStopRequest { chat })
+        .await
+        .map(|_| ())
+}
+
+/// The active chat, if any.
+pub async fn chat_history() -> Result<Option<ChatSession>, ErrorPayload> {
+    call(CMD_CHAT_HISTORY).await
+}
+
+/// Whether the sidecar runs.
+pub async fn sidecar_health() -> Result<SidecarHealth, ErrorPayload> {
+    call(CMD_SIDECAR_HEALTH).await
+}
+
+/// Calls `handler` with the payload of every `event`, for the life of the page.
+async fn listen<T: DeserializeOwned + 'static>(
+    event: &str,
+    handler: impl Fn(T) + 'static,
+) -> Result<(), ErrorPayload> {
     #[derive(serde::Deserialize)]
-    struct Event {
-        payload: StoreChange,
+    struct Event<T> {
+        payload: T,
     }
+    let name = event.to_owned();
     let closure = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
-        match serde_wasm_bindgen::from_value::<Event>(event) {
+        match serde_wasm_bindgen::from_value::<Event<T>>(event) {
             Ok(event) => handler(event.payload),
-            Err(error) => leptos::logging::warn!("unreadable store event: {error}"),
+            Err(error) => leptos::logging::warn!("unreadable {name} event: {error}"),
         }
     });
-    tauri_listen(EVENT_STORE_CHANGED, &closure)
-        .await
-        .map_err(decode_error)?;
+    tauri_listen(event, &closure).await.map_err(decode_error)?;
     // The listener lives as long as the page does.
     closure.forget();
     Ok(())
+}
+
+/// Calls `handler` with every store change the shell reports, for the life
+/// of the page.
+pub async fn on_store_change(handler: impl Fn(StoreChange) + 'static) -> Result<(), ErrorPayload> {
+    listen(EVENT_STORE_CHANGED, handler).await
+}
+
+/// Calls `handler` with every chat event from the sidecar.
+pub async fn on_sidecar(handler: impl Fn(SidecarResponse) + 'static) -> Result<(), ErrorPayload> {
+    listen(EVENT_SIDECAR, handler).await
+}
+
+/// Calls `handler` whenever the sidecar starts or stops.
+pub async fn on_sidecar_health(
+    handler: impl Fn(SidecarHealth) + 'static,
+) -> Result<(), ErrorPayload> {
+    listen(EVENT_SIDECAR_HEALTH, handler).await
 }

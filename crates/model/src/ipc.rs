@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     Delivery,
     annotation::Annotation,
+    chat::ChatMode,
     session::{FeedbackResponse, Reply},
 };
 
@@ -23,6 +24,18 @@ pub const CMD_REPLY: &str = "reply";
 pub const CMD_ADD_ANNOTATION: &str = "add_annotation";
 /// Command: the theme's CSS variables. Request: none.
 pub const CMD_GET_THEME: &str = "get_theme";
+/// Command: start a chat turn. Request: [`ChatSendRequest`]; answers the chat id.
+pub const CMD_CHAT_SEND: &str = "chat_send";
+/// Command: stop a chat turn. Request: [`ChatStopRequest`].
+pub const CMD_CHAT_STOP: &str = "chat_stop";
+/// Command: the active chat session, if any. Request: none.
+pub const CMD_CHAT_HISTORY: &str = "chat_history";
+/// Command: the sidecar's health. Request: none.
+pub const CMD_SIDECAR_HEALTH: &str = "sidecar_health";
+/// Event carrying a [`crate::sidecar::SidecarResponse`] (chat events; `id` is the chat).
+pub const EVENT_SIDECAR: &str = "sidecar";
+/// Event carrying a [`SidecarHealth`] whenever the sidecar starts or stops.
+pub const EVENT_SIDECAR_HEALTH: &str = "sidecar-health";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
 /// Event carrying a [`StoreChange`] whenever workspace data changes on disk.
@@ -95,4 +108,34 @@ pub struct DeliveryDetail {
     /// tool left unparsable); the delivery itself is still shown.
     #[serde(default)]
     pub warnings: Vec<String>,
+}
+
+/// Starts a chat turn in the window's workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatSendRequest {
+    /// The mode.
+    pub mode: ChatMode,
+    /// The message.
+    pub message: String,
+    /// Start a fresh chat.
+    #[serde(default)]
+    pub new_session: bool,
+}
+
+/// Stops a chat turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatStopRequest {
+    /// The chat id `chat_send` returned.
+    pub chat: u64,
+}
+
+/// Whether the sidecar runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SidecarHealth {
+    /// Running now.
+    pub running: bool,
+    /// Restarts after a crash so far.
+    pub restarts: u32,
+    /// What went wrong, if it is down.
+    pub message: Option<String>,
 }

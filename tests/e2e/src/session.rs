@@ -26,13 +26,29 @@ pub struct Session {
 impl Session {
     /// Launches the app on `workspace` through `driver`.
     pub async fn open(driver: &Driver, binaries: &Binaries, workspace: &Path) -> Result<Self> {
+        Self::open_with(driver, binaries, workspace, &[]).await
+    }
+
+    /// Launches the app on `workspace` with extra command-line `arguments`.
+    pub async fn open_with(
+        driver: &Driver,
+        binaries: &Binaries,
+        workspace: &Path,
+        arguments: &[&str],
+    ) -> Result<Self> {
+        let mut args = vec![serde_json::Value::from(workspace.display().to_string())];
+        args.extend(
+            arguments
+                .iter()
+                .map(|argument| serde_json::Value::from(*argument)),
+        );
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("browserName".into(), "wry".into());
         capabilities.insert(
             "tauri:options".into(),
             serde_json::json!({
                 "application": binaries.app,
-                "args": [workspace],
+                "args": args,
             }),
         );
         let client = ClientBuilder::new(HttpConnector::new())

@@ -1,4 +1,5 @@
 //! One module per view of the window.
 
+pub mod chat;
 pub mod coming;
 pub mod inbox;

@@ -5,6 +5,7 @@
 
 pub mod prompt;
 pub mod summary;
+pub mod transcript;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -42,8 +42,19 @@ impl Environment {
         workspace: &Path,
         body: impl AsyncFnOnce(&Session) -> Result<()>,
     ) -> Result<()> {
+        self.with_app_args(workspace, &[], body)
+    }
+
+    /// [`Environment::with_app`] with extra app arguments.
+    pub fn with_app_args(
+        &self,
+        workspace: &Path,
+        arguments: &[&str],
+        body: impl AsyncFnOnce(&Session) -> Result<()>,
+    ) -> Result<()> {
         self.runtime.block_on(async {
-            let session = Session::open(&self.driver, &self.binaries, workspace).await?;
+            let session =
+                Session::open_with(&self.driver, &self.binaries, workspace, arguments).await?;
             let outcome = body(&session).await;
             let closed = session.close().await;
             outcome.and(closed)

@@ -5,6 +5,7 @@
 //! the run with the setup step to take; nothing is skipped.
 
 mod annotations;
+mod chat;
 mod harness;
 mod hostile;
 mod inbox;
@@ -31,6 +32,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(annotations::trials(&environment));
     trials.extend(theme::trials(&environment));
     trials.extend(recovery::trials(&environment));
+    trials.extend(chat::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

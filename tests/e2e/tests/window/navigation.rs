@@ -26,10 +26,12 @@ fn sidebar_switches_views_by_click_and_keyboard(environment: &Environment) -> Re
             "the sidebar lists the five views: {labels:?}"
         );
         session.find("#nav-chat").await?.click().await?;
+        session.find("#view-chat").await?;
+        session.find("#nav-knowledge").await?.click().await?;
         let coming = session
-            .wait_for_text("#view-coming h1", |text| text == "Chat")
+            .wait_for_text("#view-coming h1", |text| text == "Knowledge")
             .await?;
-        ensure!(coming == "Chat");
+        ensure!(coming == "Knowledge");
         // Alt+1 goes back to the inbox from the keyboard.
         let body = session.client.find(Locator::Css("body")).await?;
         body.send_keys(&format!(
