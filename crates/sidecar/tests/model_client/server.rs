@@ -2,6 +2,8 @@
 //! the next scripted reply (a status with a body, an SSE stream, or
 //! silence), and every request is recorded for the test to inspect.
 
+#![allow(clippy::unwrap_used)] // A test fixture: failing loudly is right.
+
 use std::{
     io::{BufRead, BufReader, Read, Write},
     net::{TcpListener, TcpStream},
