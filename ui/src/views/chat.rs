@@ -167,7 +167,7 @@ pub fn Chat() -> impl IntoView {
                     </div>
                 </div>
                 <aside class="chat-side">
-                    <MemoryPanel summary />
+                    <MemoryPanel summary transcript />
                     <Inspector transcript />
                 </aside>
             </div>
@@ -193,12 +193,38 @@ fn entry_view(entry: Entry) -> AnyView {
     }
 }
 
-/// The conversation summary: mid-term memory, visible.
+/// The conversation summary: mid-term memory, visible, with what the last
+/// turn added or closed.
 #[component]
-fn MemoryPanel(summary: RwSignal<Option<ConversationSummary>>) -> impl IntoView {
+fn MemoryPanel(
+    summary: RwSignal<Option<ConversationSummary>>,
+    transcript: RwSignal<Transcript>,
+) -> impl IntoView {
     view! {
         <section class="memory" id="chat-memory">
             <h2>"Memory"</h2>
+            {move || {
+                let change = transcript.with(|t| t.last_change.clone());
+                (!change.is_empty()).then(|| {
+                    view! {
+                        <div class="memory-change" id="chat-memory-change">
+                            <h3>"Last turn"</h3>
+                            <ul>
+                                {change
+                                    .added
+                                    .into_iter()
+                                    .map(|(list, entry)| view! { <li class="added">{format!("+ {entry}")}<span class="muted">{format!(" ({list})")}</span></li> })
+                                    .collect_view()}
+                                {change
+                                    .closed_questions
+                                    .into_iter()
+                                    .map(|question| view! { <li class="closed">{format!("✓ {question}")}</li> })
+                                    .collect_view()}
+                            </ul>
+                        </div>
+                    }
+                })
+            }}
             {move || match summary.get() {
                 None => view! { <p class="muted">"No summary yet."</p> }.into_any(),
                 Some(summary) => {
