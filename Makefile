@@ -23,6 +23,7 @@ bench: setup-test ui-release
 	$(CARGO) build --release $(BINS)
 	$(CARGO) bench -p switchboard-e2e --bench window
 	$(CARGO) bench -p switchboard-e2e --bench inbox
+	$(CARGO) bench -p switchboard-sidecar --bench prompt
 
 setup:
 	scripts/setup.sh run

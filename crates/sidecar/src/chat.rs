@@ -1,7 +1,7 @@
 //! One chat turn: memory in, prompt assembled, the model streamed with a
 //! bounded tool loop, the summary merged, the session saved.
 
-use std::path::Path;
+use std::{path::Path, sync::Mutex};
 
 use switchboard_model::{
     chat::{
@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use crate::{
     allow::AllowList,
     audit::AuditLog,
-    memory,
+    memory::{self, MemoryCache},
     model_client::{ApiMessage, ModelConfig, stream_chat},
     prompts,
     tools::{self, ToolContext, ToolEffect},
@@ -61,10 +61,12 @@ fn message(id: usize, role: Role, content: &str) -> ChatMessage {
 }
 
 /// Runs `request` against the model in `config`, reporting through `emit`;
-/// ends early when `stop` turns true. Errors are sentences for the chat.
+/// ends early when `stop` turns true. `memory` keeps long-term files
+/// between turns. Errors are sentences for the chat.
 pub async fn run_turn(
     request: &ChatRequest,
     config: &ModelConfig,
+    memory: &Mutex<MemoryCache>,
     mut emit: impl FnMut(ResponseBody),
     stop: watch::Receiver<bool>,
 ) -> Result<(), String> {
@@ -83,13 +85,22 @@ pub async fn run_turn(
         AllowList::for_mode(request.mode, &building_globs()).map_err(|error| error.to_string())?;
     let writer = WorkspaceWriter::open(root).map_err(|error| error.to_string())?;
     let audit = AuditLog::new(root);
+    let (learnings, specs) = {
+        let mut cache = memory
+            .lock()
+            .map_err(|_| "the memory cache is poisoned".to_owned())?;
+        (
+            cache.gather(root, &memory::LEARNING_DIRS, &request.message),
+            cache.gather(root, &memory::SPEC_DIRS, &request.message),
+        )
+    };
     let base = prompts::base(root);
     let mode_prompt = prompts::for_mode(root, request.mode);
     let assembled = assemble(PromptInputs {
         base: &base,
         mode: &mode_prompt,
-        learnings: memory::gather(root, &memory::LEARNING_DIRS, &request.message),
-        specs: memory::gather(root, &memory::SPEC_DIRS, &request.message),
+        learnings,
+        specs,
         summary: session.summary.as_ref(),
         history: &session.messages,
         message: &request.message,

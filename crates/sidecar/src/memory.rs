@@ -3,7 +3,11 @@
 //! Naide's learnings search — a keyword in the file name counts 3, each
 //! occurrence in the text 1 — until the knowledge index ranks them.
 
-use std::path::Path;
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    time::SystemTime,
+};
 
 use switchboard_model::chat::prompt::ContextFile;
 
@@ -40,55 +44,124 @@ pub fn relevance(path: &str, text: &str, keywords: &[String]) -> f64 {
         .sum::<usize>() as f64
 }
 
-/// Markdown files under `dirs` of `workspace`, scored against `message`.
-/// Symlinks are not followed.
+/// Markdown files under `dirs` of `workspace`, scored against `message`,
+/// read afresh. Symlinks are not followed.
 pub fn gather(workspace: &Path, dirs: &[&str], message: &str) -> Vec<ContextFile> {
-    let words = keywords(message);
-    let mut files = Vec::new();
-    let mut pending: Vec<std::path::PathBuf> = dirs.iter().map(|dir| workspace.join(dir)).collect();
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
+    MemoryCache::default().gather(workspace, dirs, message)
+}
+
+/// A file as last read, with what identifies its version.
+#[derive(Debug, Clone)]
+struct Cached {
+    modified: Option<SystemTime>,
+    len: u64,
+    text: String,
+}
+
+/// Long-term memory files kept between messages: each message only lists
+/// the folders and re-reads files whose size or modification time changed.
+#[derive(Debug, Default)]
+pub struct MemoryCache {
+    files: HashMap<PathBuf, Cached>,
+}
+
+impl MemoryCache {
+    /// Like [`gather`], reading only files that changed since last time.
+    /// Symlinks are not followed; files over 256 KiB are skipped.
+    pub fn gather(&mut self, workspace: &Path, dirs: &[&str], message: &str) -> Vec<ContextFile> {
+        let words = keywords(message);
+        let mut files = Vec::new();
+        let mut pending: Vec<PathBuf> = dirs.iter().map(|dir| workspace.join(dir)).collect();
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            let path = entry.path();
-            if kind.is_dir() {
-                pending.push(path);
-                continue;
+            for entry in entries.flatten() {
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                if kind.is_dir() {
+                    pending.push(path);
+                    continue;
+                }
+                let Ok(meta) = entry.metadata() else { continue };
+                let is_markdown = path.extension().is_some_and(|ext| ext == "md");
+                if !kind.is_file() || !is_markdown || meta.len() > MAX_FILE_BYTES {
+                    continue;
+                }
+                let (modified, len) = (meta.modified().ok(), meta.len());
+                let fresh = self
+                    .files
+                    .get(&path)
+                    .is_some_and(|c| c.modified == modified && c.len == len);
+                if !fresh {
+                    let Ok(text) = std::fs::read_to_string(&path) else {
+                        continue;
+                    };
+                    self.files.insert(
+                        path.clone(),
+                        Cached {
+                            modified,
+                            len,
+                            text,
+                        },
+                    );
+                }
+                let Some(cached) = self.files.get(&path) else {
+                    continue;
+                };
+                let relative = path
+                    .strip_prefix(workspace)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .into_owned();
+                let relevance = relevance(&relative, &cached.text, &words);
+                files.push(ContextFile {
+                    path: relative,
+                    text: cached.text.clone(),
+                    relevance,
+                });
             }
-            let is_markdown = path.extension().is_some_and(|ext| ext == "md");
-            let small = entry
-                .metadata()
-                .is_ok_and(|meta| meta.len() <= MAX_FILE_BYTES);
-            if !kind.is_file() || !is_markdown || !small {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            let relative = path
-                .strip_prefix(workspace)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .into_owned();
-            let score = relevance(&relative, &text, &words);
-            files.push(ContextFile {
-                path: relative,
-                text,
-                relevance: score,
-            });
         }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    files
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_rereads_only_changed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let learnings = dir.path().join(".naide/learnings");
+        std::fs::create_dir_all(&learnings).unwrap();
+        std::fs::write(learnings.join("auth.md"), "tokens expire").unwrap();
+        let mut cache = MemoryCache::default();
+        let first = cache.gather(dir.path(), &LEARNING_DIRS, "tokens");
+        assert_eq!(first[0].text, "tokens expire");
+        std::fs::write(
+            learnings.join("auth.md"),
+            "tokens expire hourly, tokens rotate",
+        )
+        .unwrap();
+        std::fs::write(learnings.join("build.md"), "cargo").unwrap();
+        let second = cache.gather(dir.path(), &LEARNING_DIRS, "tokens");
+        assert_eq!(second.len(), 2, "new files are found");
+        assert_eq!(
+            second[0].text, "tokens expire hourly, tokens rotate",
+            "changed files are re-read"
+        );
+        assert_eq!(second[0].relevance, 2.0, "scored on the new text");
+        std::fs::remove_file(learnings.join("build.md")).unwrap();
+        assert_eq!(
+            cache.gather(dir.path(), &LEARNING_DIRS, "x").len(),
+            1,
+            "deleted files drop out"
+        );
+    }
 
     #[test]
     fn names_count_three_and_each_occurrence_one() {

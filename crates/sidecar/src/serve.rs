@@ -18,7 +18,7 @@ use tokio::{
     task::JoinHandle,
 };
 
-use crate::{chat, model_client::ModelConfig};
+use crate::{chat, memory::MemoryCache, model_client::ModelConfig};
 
 /// Why the loop stopped abnormally.
 #[derive(Debug, Error)]
@@ -65,6 +65,7 @@ where
     let responder = Responder {
         output: Arc::new(Mutex::new(output)),
     };
+    let memory = Arc::new(Mutex::new(MemoryCache::default()));
     let mut running: HashMap<u64, (watch::Sender<bool>, JoinHandle<()>)> = HashMap::new();
     let mut lines = input.lines();
     while let Some(line) = lines.next_line().await? {
@@ -111,12 +112,14 @@ where
                 let (stop, stopped) = watch::channel(false);
                 let responder = responder.clone();
                 let config = config.clone();
+                let memory = Arc::clone(&memory);
                 let id = request.id;
                 let task = tokio::spawn(async move {
                     let emitter = responder.clone();
                     let outcome = chat::run_turn(
                         &chat_request,
                         &config,
+                        &memory,
                         |body| emitter.send(id, body),
                         stopped,
                     )
