@@ -3,6 +3,7 @@
 
 mod app;
 mod ipc;
+mod keys;
 mod theme;
 mod views;
 

@@ -151,7 +151,7 @@ pub fn Chat() -> impl IntoView {
                             prop:value=move || draft.get()
                             on:input=move |event| draft.set(event_target_value(&event))
                             on:keydown=move |event| {
-                                if event.key() == "Enter" && (event.ctrl_key() || event.meta_key()) {
+                                if crate::keys::is_submit(&event) {
                                     event.prevent_default();
                                     send();
                                 }

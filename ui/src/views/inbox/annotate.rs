@@ -132,7 +132,7 @@ pub fn SelectionBar(
                                     prop:value=move || text.get()
                                     on:input=move |event| text.set(event_target_value(&event))
                                     on:keydown=move |event| {
-                                        if event.key() == "Enter" && (event.ctrl_key() || event.meta_key()) {
+                                        if crate::keys::is_submit(&event) {
                                             event.prevent_default();
                                             store(AnnotationKind::Comment);
                                         }
@@ -185,7 +185,7 @@ pub fn GeneralComment(delivery_id: String, on_saved: Callback<()>) -> impl IntoV
                 prop:value=move || text.get()
                 on:input=move |event| text.set(event_target_value(&event))
                 on:keydown=move |event| {
-                    if event.key() == "Enter" && (event.ctrl_key() || event.meta_key()) {
+                    if crate::keys::is_submit(&event) {
                         event.prevent_default();
                         add();
                     }

@@ -63,7 +63,7 @@ pub fn FeedbackForm(
                 submit();
             }
             on:keydown=move |event| {
-                if event.key() == "Enter" && (event.ctrl_key() || event.meta_key()) {
+                if crate::keys::is_submit(&event) {
                     event.prevent_default();
                     submit();
                 }
