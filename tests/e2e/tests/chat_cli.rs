@@ -12,7 +12,7 @@ mod server;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use server::{Reply, ScriptedServer};
+use server::{Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call};
 use switchboard_e2e::Binaries;
 
 fn chat(server_url: &str, workspace: &std::path::Path, args: &[&str]) -> Output {
@@ -26,18 +26,6 @@ fn chat(server_url: &str, workspace: &std::path::Path, args: &[&str]) -> Output 
         .env_remove("SWITCHBOARD_API_KEY")
         .output()
         .unwrap()
-}
-
-fn text(delta: &str) -> String {
-    json!({"choices": [{"delta": {"content": delta}}]}).to_string()
-}
-
-fn write_call(index: u64, id: &str, path: &str, content: &str) -> String {
-    let arguments = json!({"path": path, "content": content}).to_string();
-    json!({"choices": [{"delta": {"tool_calls": [
-        {"index": index, "id": id, "function": {"name": "write_file", "arguments": arguments}}
-    ]}}]})
-    .to_string()
 }
 
 #[test]

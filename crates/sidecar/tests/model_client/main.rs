@@ -3,12 +3,14 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+// Shared with the e2e chat tests; not every helper is used here.
+#[allow(dead_code)]
 mod server;
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use server::{Reply, ScriptedServer};
+use server::{Reply, ScriptedServer, text_chunk as delta};
 use switchboard_sidecar::model_client::{
     ApiMessage, ClientError, ModelConfig, list_models, stream_chat,
 };
@@ -32,8 +34,16 @@ fn user(text: &str) -> Vec<ApiMessage> {
     }]
 }
 
-fn delta(text: &str) -> String {
-    json!({"choices": [{"index": 0, "delta": {"content": text}}]}).to_string()
+/// Runs one completion against `config` that must fail, and returns why.
+fn failure(rt: &tokio::runtime::Runtime, config: &ModelConfig) -> ClientError {
+    rt.block_on(stream_chat(
+        config,
+        &user("x"),
+        &[],
+        |_| {},
+        std::future::pending(),
+    ))
+    .unwrap_err()
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -137,16 +147,7 @@ fn tool_calls_are_assembled_from_streamed_fragments() {
 #[test]
 fn each_failure_is_a_clear_error() {
     let rt = runtime();
-    let run = |server: &ScriptedServer| {
-        rt.block_on(stream_chat(
-            &config(server),
-            &user("x"),
-            &[],
-            |_| {},
-            std::future::pending(),
-        ))
-        .unwrap_err()
-    };
+    let run = |server: &ScriptedServer| failure(&rt, &config(server));
     let unauthorized = ScriptedServer::start(vec![Reply::status(
         401,
         r#"{"error":{"message":"bad key"}}"#,
@@ -176,15 +177,7 @@ fn each_failure_is_a_clear_error() {
     };
     let mut unreachable = config(&broken);
     unreachable.base_url = format!("http://127.0.0.1:{closed}");
-    let error = rt
-        .block_on(stream_chat(
-            &unreachable,
-            &user("x"),
-            &[],
-            |_| {},
-            std::future::pending(),
-        ))
-        .unwrap_err();
+    let error = failure(&rt, &unreachable);
     assert!(matches!(error, ClientError::Unreachable { .. }), "{error}");
     assert!(
         error.to_string().contains("SWITCHBOARD_MODEL_URL"),
@@ -199,29 +192,13 @@ fn a_stream_that_never_starts_or_stalls_ends_with_a_timeout() {
     let mut quick = config(&silent);
     quick.first_token_timeout = Duration::from_millis(300);
     quick.idle_timeout = Duration::from_millis(300);
-    let error = rt
-        .block_on(stream_chat(
-            &quick,
-            &user("x"),
-            &[],
-            |_| {},
-            std::future::pending(),
-        ))
-        .unwrap_err();
+    let error = failure(&rt, &quick);
     assert!(matches!(error, ClientError::NoFirstToken(_)), "{error}");
 
     let stalling = ScriptedServer::start(vec![Reply::sse_then_hang(&[&delta("partial")])]);
     let mut quick = config(&stalling);
     quick.idle_timeout = Duration::from_millis(300);
-    let error = rt
-        .block_on(stream_chat(
-            &quick,
-            &user("x"),
-            &[],
-            |_| {},
-            std::future::pending(),
-        ))
-        .unwrap_err();
+    let error = failure(&rt, &quick);
     assert!(matches!(error, ClientError::Stalled(_)), "{error}");
 }
 

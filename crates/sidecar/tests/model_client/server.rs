@@ -12,6 +12,20 @@ use std::{
     time::Duration,
 };
 
+/// An SSE chunk carrying `text` as a content delta.
+pub fn text_chunk(text: &str) -> String {
+    serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]}).to_string()
+}
+
+/// An SSE chunk carrying a whole `write_file` tool call.
+pub fn write_file_chunk(index: u64, id: &str, path: &str, content: &str) -> String {
+    let arguments = serde_json::json!({"path": path, "content": content}).to_string();
+    serde_json::json!({"choices": [{"delta": {"tool_calls": [
+        {"index": index, "id": id, "function": {"name": "write_file", "arguments": arguments}}
+    ]}}]})
+    .to_string()
+}
+
 /// One scripted reply.
 pub enum Reply {
     Status(u16, String),

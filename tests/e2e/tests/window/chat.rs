@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use anyhow::{Result, ensure};
-use serde_json::json;
 use switchboard_e2e::Session;
 
 // Shared with the sidecar's client tests; not every helper is used here.
@@ -13,7 +12,7 @@ use switchboard_e2e::Session;
 #[path = "../../../../crates/sidecar/tests/model_client/server.rs"]
 mod server;
 
-use server::{Reply, ScriptedServer};
+use server::{Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call};
 
 use crate::harness::{Environment, trial};
 
@@ -23,18 +22,6 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
         "chat::planning_chat_streams_applies_and_refuses_writes",
         planning_chat_streams_applies_and_refuses_writes,
     )]
-}
-
-fn write_call(index: u64, id: &str, path: &str, content: &str) -> String {
-    let arguments = json!({"path": path, "content": content}).to_string();
-    json!({"choices": [{"delta": {"tool_calls": [
-        {"index": index, "id": id, "function": {"name": "write_file", "arguments": arguments}}
-    ]}}]})
-    .to_string()
-}
-
-fn text(delta: &str) -> String {
-    json!({"choices": [{"delta": {"content": delta}}]}).to_string()
 }
 
 fn planning_chat_streams_applies_and_refuses_writes(environment: &Environment) -> Result<()> {
