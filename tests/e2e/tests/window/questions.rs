@@ -124,14 +124,7 @@ fn form_errors_show_inline_and_ctrl_enter_submits(environment: &Environment) -> 
         session.find("#inbox-list .delivery").await?.click().await?;
         let notes = session.find("#field-notes").await?;
         // Ctrl+Enter with nothing filled in: both required fields complain.
-        notes
-            .send_keys(&format!(
-                "{}{}{}",
-                char::from(Key::Control),
-                char::from(Key::Enter),
-                char::from(Key::Control)
-            ))
-            .await?;
+        notes.send_keys(&ctrl_enter()).await?;
         let messages = loop_until_errors(session, 2).await?;
         ensure!(
             messages.iter().all(|m| m.contains("required")),
@@ -151,14 +144,7 @@ fn form_errors_show_inline_and_ctrl_enter_submits(environment: &Environment) -> 
             .click()
             .await?;
         notes.send_keys("Fix before Friday").await?;
-        notes
-            .send_keys(&format!(
-                "{}{}{}",
-                char::from(Key::Control),
-                char::from(Key::Enter),
-                char::from(Key::Control)
-            ))
-            .await?;
+        notes.send_keys(&ctrl_enter()).await?;
         session
             .wait_for_text("#feedback-done", |text| text.contains("Fix before Friday"))
             .await?;
@@ -175,6 +161,14 @@ fn form_errors_show_inline_and_ctrl_enter_submits(environment: &Environment) -> 
         stored[0]
     );
     Ok(())
+}
+
+/// Ctrl+Enter as WebDriver keys: press Control, Enter, release Control.
+fn ctrl_enter() -> String {
+    [Key::Control, Key::Enter, Key::Control]
+        .into_iter()
+        .map(char::from)
+        .collect()
 }
 
 async fn loop_until_errors(session: &Session, count: usize) -> Result<Vec<String>> {
