@@ -17,7 +17,9 @@ use crate::state::AppState;
 
 /// Starts the app on the workspace named by the first argument, or on the
 /// current directory, and runs until the window closes. `--model-url URL`
-/// points the sidecar at a model server (else `SWITCHBOARD_MODEL_URL`).
+/// points the sidecar at a model server (over the settings), and
+/// `--config-dir DIR` keeps the settings in DIR instead of the OS config
+/// directory.
 pub fn run() -> ExitCode {
     let started = Instant::now();
     tracing_subscriber::fmt()
@@ -29,12 +31,15 @@ pub fn run() -> ExitCode {
         .init();
     let mut path = None;
     let mut model_url = None;
+    let mut config_dir = None;
     let mut arguments = std::env::args_os().skip(1);
     while let Some(argument) = arguments.next() {
         if argument == "--model-url" {
             model_url = arguments
                 .next()
                 .map(|url| url.to_string_lossy().into_owned());
+        } else if argument == "--config-dir" {
+            config_dir = arguments.next().map(PathBuf::from);
         } else if path.is_none() {
             path = Some(PathBuf::from(argument));
         }
@@ -56,8 +61,12 @@ pub fn run() -> ExitCode {
         .setup(move |app| {
             attention::add_tray(app.handle());
             let watcher = events::forward_store_changes(app.handle(), &workspace)?;
-            let sidecar = sidecar::Sidecar::start(app.handle().clone(), model_url.clone());
-            app.manage(AppState::new(workspace, watcher, sidecar, started));
+            let config = state::Config {
+                model_url: model_url.clone(),
+                config_dir: config_dir.clone(),
+            };
+            let sidecar = sidecar::Sidecar::start(app.handle().clone(), config.clone());
+            app.manage(AppState::new(workspace, watcher, sidecar, config, started));
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -71,6 +80,16 @@ pub fn run() -> ExitCode {
             commands::chat::chat_stop,
             commands::chat::chat_history,
             commands::chat::sidecar_health,
+            commands::chat::chat_sessions,
+            commands::chat::chat_new,
+            commands::chat::chat_resume,
+            commands::chat::chat_trash,
+            commands::chat::chat_set_summary,
+            commands::chat::chat_settle_write,
+            commands::chat::list_models,
+            commands::chat::render_markdown,
+            commands::settings::get_settings,
+            commands::settings::save_settings,
             commands::lifecycle::ui_ready,
         ])
         .run(tauri::generate_context!());

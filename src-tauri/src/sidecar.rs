@@ -3,6 +3,7 @@
 //! (a few times, a second apart) if it dies, its health shown.
 
 use std::{
+    collections::HashMap,
     io::{BufRead, BufReader, Write},
     path::PathBuf,
     process::{ChildStdin, Command, Stdio},
@@ -15,9 +16,12 @@ use std::{
 
 use switchboard_model::{
     ipc::{EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, SidecarHealth},
-    sidecar::{RequestBody, SidecarRequest, SidecarResponse},
+    sidecar::{RequestBody, ResponseBody, SidecarRequest, SidecarResponse},
 };
 use tauri::{AppHandle, Emitter};
+
+use crate::state::Config;
+use tokio::sync::oneshot;
 
 /// Restarts after which a crashing sidecar is left down.
 const MAX_RESTARTS: u32 = 5;
@@ -27,6 +31,8 @@ pub struct Sidecar {
     stdin: Mutex<Option<ChildStdin>>,
     next_id: AtomicU64,
     health: Mutex<SidecarHealth>,
+    /// Requests whose single answer a command is waiting for.
+    waiting: Mutex<HashMap<u64, oneshot::Sender<ResponseBody>>>,
 }
 
 fn sidecar_path() -> PathBuf {
@@ -39,9 +45,9 @@ fn sidecar_path() -> PathBuf {
 }
 
 impl Sidecar {
-    /// Starts the sidecar and its supervisor; `model_url` overrides
-    /// `SWITCHBOARD_MODEL_URL` for it.
-    pub fn start(app: AppHandle, model_url: Option<String>) -> Arc<Self> {
+    /// Starts the sidecar and its supervisor, passing on the command
+    /// line's model URL and settings folder.
+    pub fn start(app: AppHandle, config: Config) -> Arc<Self> {
         let sidecar = Arc::new(Self {
             stdin: Mutex::new(None),
             next_id: AtomicU64::new(1),
@@ -50,11 +56,12 @@ impl Sidecar {
                 restarts: 0,
                 message: None,
             }),
+            waiting: Mutex::new(HashMap::new()),
         });
         let supervised = Arc::clone(&sidecar);
         std::thread::Builder::new()
             .name("switchboard-sidecar".into())
-            .spawn(move || supervise(&supervised, &app, model_url))
+            .spawn(move || supervise(&supervised, &app, &config))
             .ok();
         sidecar
     }
@@ -62,6 +69,43 @@ impl Sidecar {
     /// Sends a request; returns its id.
     pub fn send(&self, body: RequestBody) -> Result<u64, String> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        self.write(id, body)?;
+        Ok(id)
+    }
+
+    /// Sends a request that has one answer and waits up to `limit` for it.
+    /// The answer is also forwarded to the UI as an event.
+    pub async fn ask(&self, body: RequestBody, limit: Duration) -> Result<ResponseBody, String> {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (answer, answered) = oneshot::channel();
+        self.waiting
+            .lock()
+            .map_err(|_| "the sidecar lock is poisoned".to_owned())?
+            .insert(id, answer);
+        if let Err(error) = self.write(id, body) {
+            self.forget(id);
+            return Err(error);
+        }
+        match tokio::time::timeout(limit, answered).await {
+            Ok(Ok(body)) => Ok(body),
+            Ok(Err(_)) => Err("the sidecar stopped before answering".to_owned()),
+            Err(_) => {
+                self.forget(id);
+                Err(format!(
+                    "the sidecar did not answer within {} s",
+                    limit.as_secs()
+                ))
+            }
+        }
+    }
+
+    fn forget(&self, id: u64) {
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.remove(&id);
+        }
+    }
+
+    fn write(&self, id: u64, body: RequestBody) -> Result<(), String> {
         let mut line =
             serde_json::to_vec(&SidecarRequest { id, body }).map_err(|error| error.to_string())?;
         line.push(b'\n');
@@ -72,8 +116,7 @@ impl Sidecar {
         let pipe = stdin.as_mut().ok_or_else(|| self.down_message())?;
         pipe.write_all(&line)
             .and_then(|()| pipe.flush())
-            .map_err(|error| format!("the sidecar is gone: {error}"))?;
-        Ok(id)
+            .map_err(|error| format!("the sidecar is gone: {error}"))
     }
 
     /// The current health.
@@ -102,15 +145,18 @@ impl Sidecar {
     }
 }
 
-fn supervise(sidecar: &Sidecar, app: &AppHandle, model_url: Option<String>) {
+fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
     loop {
         let mut command = Command::new(sidecar_path());
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        if let Some(url) = &model_url {
+        if let Some(url) = &config.model_url {
             command.env("SWITCHBOARD_MODEL_URL", url);
+        }
+        if let Some(dir) = &config.config_dir {
+            command.env("SWITCHBOARD_CONFIG_DIR", dir);
         }
         let mut child = match command.spawn() {
             Ok(child) => child,
@@ -133,6 +179,14 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, model_url: Option<String>) {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 match serde_json::from_str::<SidecarResponse>(&line) {
                     Ok(response) => {
+                        let waiter = sidecar
+                            .waiting
+                            .lock()
+                            .ok()
+                            .and_then(|mut waiting| waiting.remove(&response.id));
+                        if let Some(waiter) = waiter {
+                            let _ = waiter.send(response.body.clone());
+                        }
                         let _ = app.emit(EVENT_SIDECAR, response);
                     }
                     Err(error) => tracing::warn!(%error, "unreadable sidecar line"),
@@ -142,6 +196,10 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, model_url: Option<String>) {
         let status = child.wait();
         if let Ok(mut stdin) = sidecar.stdin.lock() {
             *stdin = None;
+        }
+        if let Ok(mut waiting) = sidecar.waiting.lock() {
+            // Dropping the senders tells each waiting command.
+            waiting.clear();
         }
         let restarts = sidecar.health().restarts;
         let give_up = restarts >= MAX_RESTARTS;

@@ -1,6 +1,7 @@
 //! What the shell keeps for the lifetime of the window.
 
 use std::{
+    path::PathBuf,
     sync::{Arc, atomic::AtomicBool},
     time::Instant,
 };
@@ -19,6 +20,8 @@ pub struct AppState {
     pub painted: AtomicBool,
     /// The sidecar process, for chat.
     pub sidecar: Arc<Sidecar>,
+    /// What the command line set.
+    pub config: Config,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
 }
@@ -29,6 +32,7 @@ impl AppState {
         workspace: Workspace,
         watcher: WorkspaceWatcher,
         sidecar: Arc<Sidecar>,
+        config: Config,
         started: Instant,
     ) -> Self {
         Self {
@@ -36,7 +40,27 @@ impl AppState {
             started,
             painted: AtomicBool::new(false),
             sidecar,
+            config,
             _watcher: watcher,
         }
+    }
+}
+
+/// What the app's command line sets beside the workspace.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// `--model-url`: the model server, over the settings.
+    pub model_url: Option<String>,
+    /// `--config-dir`: where the settings live instead of the OS config
+    /// directory.
+    pub config_dir: Option<PathBuf>,
+}
+
+impl Config {
+    /// The settings folder in effect.
+    pub fn settings_dir(&self) -> Option<PathBuf> {
+        self.config_dir
+            .clone()
+            .or_else(switchboard_store::settings::config_dir)
     }
 }

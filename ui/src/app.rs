@@ -19,15 +19,18 @@ pub enum View {
     Team,
     /// Terminal tapes.
     Tapes,
+    /// The model and chat settings.
+    Settings,
 }
 
 impl View {
-    const ALL: [View; 5] = [
+    const ALL: [View; 6] = [
         View::Inbox,
         View::Chat,
         View::Knowledge,
         View::Team,
         View::Tapes,
+        View::Settings,
     ];
 
     fn label(self) -> &'static str {
@@ -37,10 +40,11 @@ impl View {
             View::Knowledge => "Knowledge",
             View::Team => "Team",
             View::Tapes => "Tapes",
+            View::Settings => "Settings",
         }
     }
 
-    /// Alt+1…5 selects a view from the keyboard.
+    /// Alt+1…6 selects a view from the keyboard.
     fn shortcut(self) -> char {
         let index = View::ALL.iter().position(|view| *view == self).unwrap_or(0);
         char::from(b'1' + index as u8)
@@ -104,6 +108,7 @@ pub fn App() -> impl IntoView {
                 {move || match current.get() {
                     View::Inbox => views::inbox::Inbox().into_any(),
                     View::Chat => views::chat::Chat().into_any(),
+                    View::Settings => views::settings::SettingsPane().into_any(),
                     other => views::coming::Coming(views::coming::ComingProps { name: other.label() }).into_any(),
                 }}
             </main>

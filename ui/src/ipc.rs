@@ -6,16 +6,20 @@ use serde::{Serialize, de::DeserializeOwned};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     annotation::{Annotation, NewAnnotation},
-    chat::ChatSession,
+    chat::{ChatHistory, ChatSession, ConversationSummary},
     ipc::{
-        CMD_ADD_ANNOTATION, CMD_CHAT_HISTORY, CMD_CHAT_SEND, CMD_CHAT_STOP, CMD_GET_DELIVERY,
-        CMD_GET_THEME, CMD_LIST_DELIVERIES, CMD_REPLY, CMD_SIDECAR_HEALTH, CMD_UI_READY,
-        CMD_WORKSPACE_INFO, ChatSendRequest, ChatStopRequest, DeliveryDetail, DeliveryList,
-        DeliveryRequest, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED, ReplyRequest,
-        SidecarHealth, StoreChange, WorkspaceInfo,
+        CMD_ADD_ANNOTATION, CMD_CHAT_HISTORY, CMD_CHAT_NEW, CMD_CHAT_RESUME, CMD_CHAT_SEND,
+        CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY, CMD_CHAT_SETTLE_WRITE, CMD_CHAT_STOP,
+        CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS, CMD_GET_THEME, CMD_LIST_DELIVERIES,
+        CMD_LIST_MODELS, CMD_RENDER_MARKDOWN, CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH,
+        CMD_UI_READY, CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest, ChatStopRequest,
+        DeliveryDetail, DeliveryList, DeliveryRequest, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH,
+        EVENT_STORE_CHANGED, RenderRequest, ReplyRequest, SaveSettingsRequest, SettleWriteRequest,
+        SidecarHealth, StoreChange, SummaryEditRequest, WorkspaceInfo,
     },
     session::Reply,
-    sidecar::SidecarResponse,
+    settings::{Settings, SettingsView},
+    sidecar::{ResponseBody, SidecarResponse},
     theme::ThemeVariables,
 };
 use wasm_bindgen::{JsValue, prelude::*};
@@ -140,6 +144,72 @@ pub async fn chat_history() -> Result<Option<ChatSession>, ErrorPayload> {
 /// Whether the sidecar runs.
 pub async fn sidecar_health() -> Result<SidecarHealth, ErrorPayload> {
     call(CMD_SIDECAR_HEALTH).await
+}
+
+/// Every chat outside the trash.
+pub async fn chat_sessions() -> Result<ChatHistory, ErrorPayload> {
+    call(CMD_CHAT_SESSIONS).await
+}
+
+/// Archives the active chat so the next message starts a new one.
+pub async fn chat_new() -> Result<(), ErrorPayload> {
+    call::<Option<()>>(CMD_CHAT_NEW).await.map(|_| ())
+}
+
+/// Makes chat `id` the active one.
+pub async fn chat_resume(id: &str) -> Result<ChatSession, ErrorPayload> {
+    call_with(CMD_CHAT_RESUME, &ChatSessionRequest { id: id.to_owned() }).await
+}
+
+/// Moves chat `id` to the trash.
+pub async fn chat_trash(id: &str) -> Result<(), ErrorPayload> {
+    call_with::<_, Option<()>>(CMD_CHAT_TRASH, &ChatSessionRequest { id: id.to_owned() })
+        .await
+        .map(|_| ())
+}
+
+/// Replaces the summary of chat `session` (the active one).
+pub async fn chat_set_summary(
+    session: &str,
+    summary: Option<ConversationSummary>,
+) -> Result<ChatSession, ErrorPayload> {
+    let request = SummaryEditRequest {
+        session: session.to_owned(),
+        summary,
+    };
+    call_with(CMD_CHAT_SET_SUMMARY, &request).await
+}
+
+/// Applies (or drops) a proposed write.
+pub async fn chat_settle_write(proposal: &str, apply: bool) -> Result<ResponseBody, ErrorPayload> {
+    let request = SettleWriteRequest {
+        proposal: proposal.to_owned(),
+        apply,
+    };
+    call_with(CMD_CHAT_SETTLE_WRITE, &request).await
+}
+
+/// The models the configured server offers.
+pub async fn list_models() -> Result<Vec<String>, ErrorPayload> {
+    call(CMD_LIST_MODELS).await
+}
+
+/// Markdown as sanitized HTML.
+pub async fn render_markdown(markdown: &str) -> Result<String, ErrorPayload> {
+    let request = RenderRequest {
+        markdown: markdown.to_owned(),
+    };
+    call_with(CMD_RENDER_MARKDOWN, &request).await
+}
+
+/// The settings view's data.
+pub async fn get_settings() -> Result<SettingsView, ErrorPayload> {
+    call(CMD_GET_SETTINGS).await
+}
+
+/// Stores new settings.
+pub async fn save_settings(settings: Settings) -> Result<SettingsView, ErrorPayload> {
+    call_with(CMD_SAVE_SETTINGS, &SaveSettingsRequest { settings }).await
 }
 
 /// Calls `handler` with the payload of every `event`, for the life of the page.

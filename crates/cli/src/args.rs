@@ -40,6 +40,16 @@ pub enum Command {
     /// Talk to the model about the workspace; the answer streams to stdout,
     /// file writes and refusals to stderr.
     Chat(ChatArgs),
+    /// List the chats (the active one first, then the archives).
+    Chats(ChatsArgs),
+}
+
+/// `switchboard chats`.
+#[derive(Debug, Args)]
+pub struct ChatsArgs {
+    /// One JSON document instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The chat modes.
@@ -60,8 +70,15 @@ pub struct ChatArgs {
     #[arg(long, value_enum, default_value_t = ChatModeArg::Planning)]
     pub mode: ChatModeArg,
     /// Start a fresh chat (the active one is archived).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "session")]
     pub new: bool,
+    /// Continue this chat (see `switchboard chats`); an archived chat
+    /// becomes the active one again.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Show the writes the model proposes without applying any.
+    #[arg(long)]
+    pub dry_run: bool,
     /// The message.
     #[arg(required = true)]
     pub message: Vec<String>,

@@ -13,7 +13,7 @@ use switchboard_model::{
 };
 use switchboard_store::Workspace;
 
-use crate::args::{ChatArgs, ChatModeArg};
+use crate::args::{ChatArgs, ChatModeArg, ChatsArgs};
 
 /// The sidecar binary: `$SWITCHBOARD_SIDECAR`, or beside this binary.
 fn sidecar_path() -> Result<PathBuf> {
@@ -22,6 +22,32 @@ fn sidecar_path() -> Result<PathBuf> {
     }
     let exe = std::env::current_exe().context("could not locate the switchboard binary")?;
     Ok(exe.with_file_name("switchboard-sidecar"))
+}
+
+/// Prints the chat history: a table, or JSON with `--json`.
+pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
+    let history = switchboard_store::chats::history(workspace)?;
+    for warning in &history.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&history)?)?;
+        return Ok(());
+    }
+    for chat in &history.sessions {
+        writeln!(
+            out,
+            "{}{}\t{}\t{} messages\t{}\t{}",
+            if chat.active { "* " } else { "  " },
+            chat.id,
+            chat.updated_at,
+            chat.messages,
+            chat.mode.as_str(),
+            chat.title
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs one chat turn; `Ok(false)` when the turn failed (already reported).
@@ -46,6 +72,8 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
             },
             message: args.message.join(" "),
             new_session: args.new,
+            session: args.session,
+            dry_run: args.dry_run,
         }),
     };
     writeln!(stdin, "{}", serde_json::to_string(&request)?)?;
@@ -65,6 +93,9 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
                 eprintln!("\nwrote {path} ({bytes} bytes)")
             }
             ResponseBody::WriteRefused { path, reason } => eprintln!("\nrefused {path}: {reason}"),
+            ResponseBody::WriteProposed { path, bytes, .. } => {
+                eprintln!("\nwould write {path} ({bytes} bytes); not applied (dry run)")
+            }
             ResponseBody::ChatDone { stopped, .. } => {
                 writeln!(out)?;
                 if stopped {

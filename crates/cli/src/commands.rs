@@ -36,6 +36,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             print_json(&annotations::for_delivery(&workspace, &args.id)?).map(|()| true)
         }
         Command::Chat(args) => crate::chat::run(&workspace, args),
+        Command::Chats(args) => crate::chat::list(&workspace, args).map(|()| true),
         Command::Close(args) => {
             let closed = deliveries::close(&workspace, &args.id, clock::now())?;
             println!("{} {}", closed.id, closed.status.as_str());

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::{
     Delivery,
     annotation::Annotation,
-    chat::ChatMode,
+    chat::{ChatMode, ConversationSummary},
     session::{FeedbackResponse, Reply},
+    settings::Settings,
 };
 
 /// Command: describe the open workspace. Request: none.
@@ -30,6 +31,32 @@ pub const CMD_CHAT_SEND: &str = "chat_send";
 pub const CMD_CHAT_STOP: &str = "chat_stop";
 /// Command: the active chat session, if any. Request: none.
 pub const CMD_CHAT_HISTORY: &str = "chat_history";
+/// Command: every chat outside the trash. Request: none; answers a
+/// [`ChatHistory`](crate::chat::ChatHistory).
+pub const CMD_CHAT_SESSIONS: &str = "chat_sessions";
+/// Command: archive the active chat so the next message starts a new one.
+/// Request: none.
+pub const CMD_CHAT_NEW: &str = "chat_new";
+/// Command: make an archived chat the active one. Request: [`ChatSessionRequest`].
+pub const CMD_CHAT_RESUME: &str = "chat_resume";
+/// Command: move a chat to the trash. Request: [`ChatSessionRequest`].
+pub const CMD_CHAT_TRASH: &str = "chat_trash";
+/// Command: replace the active chat's summary (edits and pins). Request:
+/// [`SummaryEditRequest`].
+pub const CMD_CHAT_SET_SUMMARY: &str = "chat_set_summary";
+/// Command: apply or drop a write held for approval. Request:
+/// [`SettleWriteRequest`]; answers the [`crate::sidecar::ResponseBody`].
+pub const CMD_CHAT_SETTLE_WRITE: &str = "chat_settle_write";
+/// Command: the models the server offers. Request: none.
+pub const CMD_LIST_MODELS: &str = "list_models";
+/// Command: the settings view's data. Request: none; answers a
+/// [`SettingsView`](crate::settings::SettingsView).
+pub const CMD_GET_SETTINGS: &str = "get_settings";
+/// Command: save the settings. Request: [`SaveSettingsRequest`].
+pub const CMD_SAVE_SETTINGS: &str = "save_settings";
+/// Command: markdown as sanitized HTML (chat messages). Request:
+/// [`RenderRequest`].
+pub const CMD_RENDER_MARKDOWN: &str = "render_markdown";
 /// Command: the sidecar's health. Request: none.
 pub const CMD_SIDECAR_HEALTH: &str = "sidecar_health";
 /// Event carrying a [`crate::sidecar::SidecarResponse`] (chat events; `id` is the chat).
@@ -138,4 +165,44 @@ pub struct SidecarHealth {
     pub restarts: u32,
     /// What went wrong, if it is down.
     pub message: Option<String>,
+}
+
+/// Names one chat session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatSessionRequest {
+    /// The session id.
+    pub id: String,
+}
+
+/// A new summary for the active chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryEditRequest {
+    /// The chat the window shows; the edit is refused if another chat has
+    /// become active meanwhile.
+    pub session: String,
+    /// The whole summary as edited.
+    pub summary: Option<ConversationSummary>,
+}
+
+/// Apply or drop one proposed write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettleWriteRequest {
+    /// The proposal's id.
+    pub proposal: String,
+    /// Apply (`true`) or drop.
+    pub apply: bool,
+}
+
+/// New settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaveSettingsRequest {
+    /// The settings to store.
+    pub settings: Settings,
+}
+
+/// Markdown to render.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderRequest {
+    /// The markdown.
+    pub markdown: String,
 }

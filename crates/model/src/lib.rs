@@ -15,6 +15,7 @@ pub mod ipc;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod session;
+pub mod settings;
 pub mod sidecar;
 pub mod theme;
 pub mod time;

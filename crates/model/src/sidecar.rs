@@ -33,6 +33,14 @@ pub struct ChatRequest {
     /// Start a fresh chat (archiving the active one) instead of continuing.
     #[serde(default)]
     pub new_session: bool,
+    /// Continue this chat (resuming it if it is archived) instead of the
+    /// active one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Propose writes for approval instead of applying them, whatever the
+    /// settings say.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// The kinds of request.
@@ -48,8 +56,39 @@ pub enum RequestBody {
         /// The id of the chat request to stop.
         chat: u64,
     },
+    /// The models the server offers.
+    ListModels,
+    /// Apply a write proposed in a dry-run turn (the allow-list is checked
+    /// again).
+    ApplyWrite {
+        /// The proposal's id.
+        proposal: String,
+    },
+    /// Drop a proposed write.
+    DiscardWrite {
+        /// The proposal's id.
+        proposal: String,
+    },
     /// Finish pending work and exit.
     Shutdown,
+}
+
+/// What became of a proposed write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum ProposalOutcome {
+    /// Written.
+    Applied {
+        /// Bytes written.
+        bytes: usize,
+    },
+    /// Refused when applied (e.g. the folder became a symlink).
+    Refused {
+        /// Why.
+        reason: String,
+    },
+    /// The developer dropped it.
+    Discarded,
 }
 
 /// A response from the sidecar.
@@ -85,6 +124,32 @@ pub enum ResponseBody {
         /// Why.
         reason: String,
     },
+    /// A write held for the developer's approval (dry run).
+    WriteProposed {
+        /// The proposal's id, for [`RequestBody::ApplyWrite`].
+        proposal: String,
+        /// Workspace-relative path.
+        path: String,
+        /// The content's size.
+        bytes: usize,
+        /// The content (or its start, for large files).
+        preview: String,
+    },
+    /// A proposal was applied, refused or dropped.
+    ProposalSettled {
+        /// The proposal's id.
+        proposal: String,
+        /// The path it was for.
+        path: String,
+        /// What happened.
+        #[serde(flatten)]
+        outcome: ProposalOutcome,
+    },
+    /// Answer to [`RequestBody::ListModels`].
+    Models {
+        /// Model ids, as the server names them.
+        models: Vec<String>,
+    },
     /// The turn is over.
     ChatDone {
         /// The chat session's id.
@@ -112,4 +177,44 @@ pub enum ResponseBody {
         /// Why, in words.
         message: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip_in_their_wire_shape() {
+        let settled = SidecarResponse {
+            id: 7,
+            body: ResponseBody::ProposalSettled {
+                proposal: "p3-1".into(),
+                path: ".prompts/plan/a.md".into(),
+                outcome: ProposalOutcome::Refused {
+                    reason: "symlink".into(),
+                },
+            },
+        };
+        let line = serde_json::to_string(&settled).unwrap();
+        assert_eq!(
+            line,
+            r#"{"id":7,"type":"proposal_settled","proposal":"p3-1","path":".prompts/plan/a.md","outcome":"refused","reason":"symlink"}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<SidecarResponse>(&line).unwrap(),
+            settled
+        );
+
+        let old_client: SidecarRequest = serde_json::from_str(
+            r#"{"id":1,"type":"chat","workspace":"/w","mode":"Planning","message":"hi"}"#,
+        )
+        .unwrap();
+        let RequestBody::Chat(chat) = old_client.body else {
+            panic!("not a chat request")
+        };
+        assert_eq!(
+            (chat.session, chat.dry_run, chat.new_session),
+            (None, false, false)
+        );
+    }
 }

@@ -9,7 +9,7 @@ use std::{
 };
 
 use serde::Serialize;
-use switchboard_model::Timestamp;
+use switchboard_model::{Timestamp, chat::ChatMode};
 
 /// The log's place inside the workspace.
 pub const AUDIT_LOG: &str = ".switchboard/audit/writes.jsonl";
@@ -24,6 +24,10 @@ pub enum Decision {
     Refused,
     /// Allowed, but the file system refused (e.g. a symlink on the way).
     Failed,
+    /// Allowed and held for the developer's approval (dry run).
+    Proposed,
+    /// A proposal the developer dropped.
+    Discarded,
 }
 
 /// One line of the log.
@@ -46,6 +50,28 @@ pub struct AuditEntry {
     pub reason: Option<String>,
 }
 
+impl AuditEntry {
+    /// The entry for `bytes` proposed for `path` in `mode`.
+    pub fn of(
+        time: Timestamp,
+        mode: ChatMode,
+        path: &str,
+        bytes: &[u8],
+        decision: Decision,
+        reason: Option<String>,
+    ) -> Self {
+        Self {
+            time,
+            mode: mode.as_str(),
+            path: path.to_owned(),
+            bytes: bytes.len(),
+            sha256: crate::writer::sha256_hex(bytes),
+            decision,
+            reason,
+        }
+    }
+}
+
 /// The append-only log of one workspace.
 #[derive(Debug, Clone)]
 pub struct AuditLog {
@@ -57,6 +83,14 @@ impl AuditLog {
     pub fn new(root: &Path) -> Self {
         Self {
             path: root.join(AUDIT_LOG),
+        }
+    }
+
+    /// Appends `entry` as one line; a failure is reported on stderr (the
+    /// write itself has already been decided).
+    pub fn record_or_warn(&self, entry: &AuditEntry) {
+        if let Err(error) = self.record(entry) {
+            eprintln!("switchboard-sidecar: could not append to the audit log: {error}");
         }
     }
 

@@ -7,8 +7,9 @@ use switchboard_model::{
     chat::{
         ChatMessage, Role,
         prompt::{PromptInputs, assemble},
-        summary::{SummaryFilter, split_reply},
+        summary::{SummaryChange, SummaryFilter, split_reply},
     },
+    settings::Settings,
     sidecar::{ChatRequest, ResponseBody},
 };
 use switchboard_store::{Workspace, chats, clock};
@@ -20,34 +21,21 @@ use crate::{
     memory::{self, MemoryCache},
     model_client::{ApiMessage, ModelConfig, stream_chat},
     prompts,
+    proposals::Proposals,
     tools::{self, ToolContext, ToolEffect},
     writer::WorkspaceWriter,
 };
 
 /// Most model rounds in one turn (each round may call tools).
 pub const MAX_TOOL_ROUNDS: usize = 8;
-/// Token budget when `SWITCHBOARD_CONTEXT_TOKENS` is not set.
-pub const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
 
-/// Building's extra globs from `SWITCHBOARD_BUILD_GLOBS` (comma-separated).
-fn building_globs() -> Vec<String> {
-    std::env::var("SWITCHBOARD_BUILD_GLOBS")
-        .map(|globs| {
-            globs
-                .split(',')
-                .map(str::trim)
-                .filter(|g| !g.is_empty())
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn context_budget() -> usize {
-    std::env::var("SWITCHBOARD_CONTEXT_TOKENS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_CONTEXT_TOKENS)
+/// What lives as long as the sidecar process and every turn shares.
+#[derive(Debug, Default)]
+pub struct Shared {
+    /// Long-term memory files, re-read only when they change.
+    pub memory: Mutex<MemoryCache>,
+    /// Writes held for approval.
+    pub proposals: Mutex<Proposals>,
 }
 
 fn message(id: usize, role: Role, content: &str) -> ChatMessage {
@@ -60,33 +48,38 @@ fn message(id: usize, role: Role, content: &str) -> ChatMessage {
     }
 }
 
-/// Runs `request` against the model in `config`, reporting through `emit`;
-/// ends early when `stop` turns true. `memory` keeps long-term files
-/// between turns. Errors are sentences for the chat.
+/// Runs `request` with `settings` (the model, budget, globs, dry run),
+/// reporting through `emit`; ends early when `stop` turns true. Errors are
+/// sentences for the chat.
 pub async fn run_turn(
     request: &ChatRequest,
-    config: &ModelConfig,
-    memory: &Mutex<MemoryCache>,
+    settings: &Settings,
+    shared: &Shared,
     mut emit: impl FnMut(ResponseBody),
     stop: watch::Receiver<bool>,
 ) -> Result<(), String> {
     let root = Path::new(&request.workspace);
     let workspace = Workspace::open(root).map_err(|error| error.to_string())?;
+    let config = ModelConfig::from_settings(settings);
     let now = clock::now();
+    let salt = (now.unix_millis() as u32) ^ std::process::id();
     if request.new_session {
-        let salt = (now.unix_millis() as u32) ^ std::process::id();
         chats::archive_active(&workspace, now, salt).map_err(|error| error.to_string())?;
+    } else if let Some(id) = &request.session {
+        chats::resume(&workspace, id, now, salt).map_err(|error| error.to_string())?;
     }
-    let mut session = chats::active(&workspace)
+    let session = chats::active(&workspace)
         .map_err(|error| error.to_string())?
         .unwrap_or_else(|| chats::new_session(&workspace, request.mode, now));
 
+    let build_globs = settings.build_globs();
     let allow =
-        AllowList::for_mode(request.mode, &building_globs()).map_err(|error| error.to_string())?;
+        AllowList::for_mode(request.mode, build_globs).map_err(|error| error.to_string())?;
     let writer = WorkspaceWriter::open(root).map_err(|error| error.to_string())?;
     let audit = AuditLog::new(root);
     let (learnings, specs) = {
-        let mut cache = memory
+        let mut cache = shared
+            .memory
             .lock()
             .map_err(|_| "the memory cache is poisoned".to_owned())?;
         (
@@ -104,7 +97,7 @@ pub async fn run_turn(
         summary: session.summary.as_ref(),
         history: &session.messages,
         message: &request.message,
-        budget: context_budget(),
+        budget: settings.context_tokens(),
     });
     let mut api_messages: Vec<ApiMessage> = assembled
         .messages()
@@ -124,6 +117,8 @@ pub async fn run_turn(
         writer: &writer,
         audit: &audit,
         now,
+        build_globs,
+        proposals: (request.dry_run || settings.dry_run).then_some(&shared.proposals),
     };
 
     let mut reply = String::new();
@@ -132,7 +127,7 @@ pub async fn run_turn(
     for _ in 0..MAX_TOOL_ROUNDS {
         let mut stop_round = stop.clone();
         let completion = stream_chat(
-            config,
+            &config,
             &api_messages,
             &tool_definitions,
             |text| {
@@ -171,6 +166,17 @@ pub async fn run_turn(
                 ToolEffect::Refused { path, reason } => {
                     emit(ResponseBody::WriteRefused { path, reason })
                 }
+                ToolEffect::Proposed {
+                    proposal,
+                    path,
+                    bytes,
+                    preview,
+                } => emit(ResponseBody::WriteProposed {
+                    proposal,
+                    path,
+                    bytes,
+                    preview,
+                }),
                 ToolEffect::None => {}
             }
             api_messages.push(ApiMessage {
@@ -187,25 +193,29 @@ pub async fn run_turn(
         emit(ResponseBody::Delta { text: rest });
     }
     let split = split_reply(&reply);
-    let mut summary = session.summary.take().unwrap_or_default();
-    let summary_change = match split.update {
-        Some(update) => summary.merge(update, clock::now()),
-        None => Default::default(),
-    };
-    let had_summary = summary != Default::default();
-    session.summary = had_summary.then_some(summary);
-    let next = session.messages.len();
-    session
-        .messages
-        .push(message(next, Role::User, &request.message));
-    session
-        .messages
-        .push(message(next + 1, Role::Assistant, &split.visible));
-    session.mode = request.mode;
-    session.updated_at = clock::now();
-    chats::save_active(&workspace, &session).map_err(|error| error.to_string())?;
+    let mut summary_change = SummaryChange::default();
+    let visible = split.visible.clone();
+    let saved = chats::save_turn(&workspace, session, clock::now(), |session| {
+        // The freshest summary (the developer may have edited it during the
+        // turn) takes the update.
+        let mut summary = session.summary.take().unwrap_or_default();
+        if let Some(update) = split.update {
+            summary_change = summary.merge(update, clock::now());
+        }
+        session.summary = (summary != Default::default()).then_some(summary);
+        let next = session.messages.len();
+        session
+            .messages
+            .push(message(next, Role::User, &request.message));
+        session
+            .messages
+            .push(message(next + 1, Role::Assistant, &visible));
+        session.mode = request.mode;
+        session.updated_at = clock::now();
+    })
+    .map_err(|error| error.to_string())?;
     emit(ResponseBody::ChatDone {
-        session: session.id.clone(),
+        session: saved.id,
         reply: split.visible,
         stopped,
         summary_change,

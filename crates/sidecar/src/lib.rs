@@ -12,6 +12,7 @@ pub mod chat;
 pub mod memory;
 pub mod model_client;
 pub mod prompts;
+pub mod proposals;
 pub mod serve;
 pub mod tools;
 pub mod writer;
@@ -38,17 +39,8 @@ pub fn apply_write(
         Ok(_) => (audit::Decision::Written, None),
         Err((decision, reason)) => (*decision, Some(reason.clone())),
     };
-    let entry = audit::AuditEntry {
-        time: now,
-        mode: mode.as_str(),
-        path: raw_path.to_owned(),
-        bytes: bytes.len(),
-        sha256: writer::sha256_hex(bytes),
-        decision,
-        reason,
-    };
-    if let Err(error) = audit.record(&entry) {
-        eprintln!("switchboard-sidecar: could not append to the audit log: {error}");
-    }
+    audit.record_or_warn(&audit::AuditEntry::of(
+        now, mode, raw_path, bytes, decision, reason,
+    ));
     outcome.map_err(|(_, reason)| reason)
 }

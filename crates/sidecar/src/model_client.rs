@@ -7,18 +7,14 @@
 //! Stopping is dropping the future (or [`stream_chat`]'s `stop` firing):
 //! the connection closes at once.
 
-use std::{env, time::Duration};
+use std::time::Duration;
 
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use switchboard_model::settings::Settings;
 use thiserror::Error;
-
-/// Where the model is when nothing is configured: a local Ollama.
-pub const DEFAULT_URL: &str = "http://127.0.0.1:11434";
-/// The model asked for when nothing is configured.
-pub const DEFAULT_MODEL: &str = "llama3.2";
 
 /// How to reach the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,26 +32,15 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
-    /// From `SWITCHBOARD_MODEL_URL`, `SWITCHBOARD_MODEL`,
-    /// `SWITCHBOARD_API_KEY` (and `SWITCHBOARD_FIRST_TOKEN_SECS`,
-    /// `SWITCHBOARD_IDLE_SECS`), with Naide's 180 s / 120 s defaults.
-    pub fn from_env() -> Self {
-        let seconds = |name: &str, default: u64| {
-            Duration::from_secs(
-                env::var(name)
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(default),
-            )
-        };
+    /// The model part of `settings` (environment overrides already laid
+    /// over them by the caller).
+    pub fn from_settings(settings: &Settings) -> Self {
         Self {
-            base_url: env::var("SWITCHBOARD_MODEL_URL").unwrap_or_else(|_| DEFAULT_URL.to_owned()),
-            model: env::var("SWITCHBOARD_MODEL").unwrap_or_else(|_| DEFAULT_MODEL.to_owned()),
-            api_key: env::var("SWITCHBOARD_API_KEY")
-                .ok()
-                .filter(|key| !key.is_empty()),
-            first_token_timeout: seconds("SWITCHBOARD_FIRST_TOKEN_SECS", 180),
-            idle_timeout: seconds("SWITCHBOARD_IDLE_SECS", 120),
+            base_url: settings.model_url().to_owned(),
+            model: settings.model().to_owned(),
+            api_key: settings.api_key.clone().filter(|key| !key.is_empty()),
+            first_token_timeout: Duration::from_secs(settings.first_token_secs()),
+            idle_timeout: Duration::from_secs(settings.idle_secs()),
         }
     }
 

@@ -8,9 +8,11 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use switchboard_model::sidecar::{
-    PROTOCOL_VERSION, RequestBody, ResponseBody, SidecarRequest, SidecarResponse,
+use switchboard_model::{
+    settings::Settings,
+    sidecar::{PROTOCOL_VERSION, RequestBody, ResponseBody, SidecarRequest, SidecarResponse},
 };
+use switchboard_store::clock;
 use thiserror::Error;
 use tokio::{
     io::{AsyncBufRead, AsyncBufReadExt},
@@ -18,7 +20,14 @@ use tokio::{
     task::JoinHandle,
 };
 
-use crate::{chat, memory::MemoryCache, model_client::ModelConfig};
+use crate::{
+    chat::{self, Shared},
+    model_client::{ModelConfig, list_models},
+};
+
+/// Where each turn gets its settings from (read afresh, so a change in the
+/// settings view applies to the next message without a restart).
+pub type SettingsSource = Arc<dyn Fn() -> Settings + Send + Sync>;
 
 /// Why the loop stopped abnormally.
 #[derive(Debug, Error)]
@@ -57,7 +66,7 @@ impl<W: Write> Responder<W> {
 /// Answers requests from `input` on `output` until the input ends or a
 /// shutdown request arrives, then waits for running chat turns. A line that
 /// is not a request is answered with an error and the loop goes on.
-pub async fn serve<R, W>(input: R, output: W, config: ModelConfig) -> Result<(), ServeError>
+pub async fn serve<R, W>(input: R, output: W, settings: SettingsSource) -> Result<(), ServeError>
 where
     R: AsyncBufRead + Unpin,
     W: Write + Send + 'static,
@@ -65,7 +74,7 @@ where
     let responder = Responder {
         output: Arc::new(Mutex::new(output)),
     };
-    let memory = Arc::new(Mutex::new(MemoryCache::default()));
+    let shared = Arc::new(Shared::default());
     let mut running: HashMap<u64, (watch::Sender<bool>, JoinHandle<()>)> = HashMap::new();
     let mut lines = input.lines();
     while let Some(line) = lines.next_line().await? {
@@ -108,18 +117,45 @@ where
                     },
                 ),
             },
+            RequestBody::ListModels => {
+                let responder = responder.clone();
+                let config = ModelConfig::from_settings(&settings());
+                let id = request.id;
+                tokio::spawn(async move {
+                    let body = match list_models(&config).await {
+                        Ok(models) => ResponseBody::Models { models },
+                        Err(error) => ResponseBody::Error {
+                            message: error.to_string(),
+                        },
+                    };
+                    responder.send(id, body);
+                });
+            }
+            RequestBody::ApplyWrite { ref proposal }
+            | RequestBody::DiscardWrite { ref proposal } => {
+                let apply = matches!(request.body, RequestBody::ApplyWrite { .. });
+                let settled = shared
+                    .proposals
+                    .lock()
+                    .map_err(|_| "the proposal list is unavailable".to_owned())
+                    .and_then(|mut held| held.settle(proposal, apply, clock::now()));
+                responder.send(
+                    request.id,
+                    settled.unwrap_or_else(|message| ResponseBody::Error { message }),
+                );
+            }
             RequestBody::Chat(chat_request) => {
                 let (stop, stopped) = watch::channel(false);
                 let responder = responder.clone();
-                let config = config.clone();
-                let memory = Arc::clone(&memory);
+                let settings = settings();
+                let shared = Arc::clone(&shared);
                 let id = request.id;
                 let task = tokio::spawn(async move {
                     let emitter = responder.clone();
                     let outcome = chat::run_turn(
                         &chat_request,
-                        &config,
-                        &memory,
+                        &settings,
+                        &shared,
                         |body| emitter.send(id, body),
                         stopped,
                     )

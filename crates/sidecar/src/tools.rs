@@ -2,13 +2,19 @@
 //! through the allow-list and the capability writer; reads and searches
 //! stay inside the workspace and skip secrets.
 
-use std::{io::Read, path::Path};
+use std::{io::Read, path::Path, sync::Mutex};
 
 use cap_std::{ambient_authority, fs::Dir};
 use serde_json::{Value, json};
 use switchboard_model::{Timestamp, chat::ChatMode};
 
-use crate::{allow::AllowList, apply_write, audit::AuditLog, writer::WorkspaceWriter};
+use crate::{
+    allow::AllowList,
+    apply_write,
+    audit::{AuditEntry, AuditLog, Decision},
+    proposals::{self, Proposal, Proposals},
+    writer::WorkspaceWriter,
+};
 
 /// Largest file `read_file` returns, in bytes.
 const MAX_READ_BYTES: u64 = 64 * 1024;
@@ -76,6 +82,17 @@ pub enum ToolEffect {
         /// Why.
         reason: String,
     },
+    /// A write was held for the developer's approval.
+    Proposed {
+        /// The proposal's id.
+        proposal: String,
+        /// The path asked for.
+        path: String,
+        /// The content's size.
+        bytes: usize,
+        /// What the developer is shown.
+        preview: String,
+    },
 }
 
 /// Everything a tool needs.
@@ -92,6 +109,10 @@ pub struct ToolContext<'a> {
     pub audit: &'a AuditLog,
     /// The time of the turn.
     pub now: Timestamp,
+    /// Building's globs in force (kept with proposals).
+    pub build_globs: &'a [String],
+    /// Where writes are held in a dry run; `None` applies them at once.
+    pub proposals: Option<&'a Mutex<Proposals>>,
 }
 
 /// Runs tool `name` with JSON `arguments`; returns the text the model gets
@@ -115,7 +136,8 @@ pub fn run(context: &ToolContext<'_>, name: &str, arguments: &str) -> (String, T
     };
     match name {
         "write_file" if context.mode != ChatMode::Analyzing => {
-            write(context, &text("path"), text("content").as_bytes())
+            let content = text("content");
+            write(context, &text("path"), content.as_bytes(), &content)
         }
         "append_learning" if context.mode != ChatMode::Analyzing => {
             append_learning(context, &text("category"), &text("title"), &text("body"))
@@ -129,7 +151,12 @@ pub fn run(context: &ToolContext<'_>, name: &str, arguments: &str) -> (String, T
     }
 }
 
-fn write(context: &ToolContext<'_>, path: &str, bytes: &[u8]) -> (String, ToolEffect) {
+/// Applies a write, or in a dry run holds it for approval once the
+/// allow-list has passed it; `shown` is what the developer sees of it.
+fn write(context: &ToolContext<'_>, path: &str, bytes: &[u8], shown: &str) -> (String, ToolEffect) {
+    if let Some(held) = context.proposals {
+        return propose(context, held, path, bytes, shown);
+    }
     match apply_write(
         context.allow,
         context.writer,
@@ -154,6 +181,61 @@ fn write(context: &ToolContext<'_>, path: &str, bytes: &[u8]) -> (String, ToolEf
             },
         ),
     }
+}
+
+fn propose(
+    context: &ToolContext<'_>,
+    held: &Mutex<Proposals>,
+    path: &str,
+    bytes: &[u8],
+    shown: &str,
+) -> (String, ToolEffect) {
+    let (decision, reason) = match context.allow.check(path) {
+        Ok(_) => (Decision::Proposed, None),
+        Err(refusal) => (Decision::Refused, Some(refusal.to_string())),
+    };
+    context.audit.record_or_warn(&AuditEntry::of(
+        context.now,
+        context.mode,
+        path,
+        bytes,
+        decision,
+        reason.clone(),
+    ));
+    if let Some(reason) = reason {
+        return (
+            format!("refused: {reason}"),
+            ToolEffect::Refused {
+                path: path.to_owned(),
+                reason,
+            },
+        );
+    }
+    let Ok(mut held) = held.lock() else {
+        return (
+            "error: the proposal list is unavailable".to_owned(),
+            ToolEffect::None,
+        );
+    };
+    let proposal = held.hold(Proposal {
+        root: context.root.to_owned(),
+        mode: context.mode,
+        build_globs: context.build_globs.to_vec(),
+        path: path.to_owned(),
+        content: bytes.to_vec(),
+    });
+    (
+        format!(
+            "proposed {path} ({} bytes) for the developer's approval; not written yet",
+            bytes.len()
+        ),
+        ToolEffect::Proposed {
+            proposal,
+            path: path.to_owned(),
+            bytes: bytes.len(),
+            preview: proposals::preview(shown),
+        },
+    )
 }
 
 fn append_learning(
@@ -189,12 +271,14 @@ fn append_learning(
     } else {
         "\n\n"
     };
-    let content = format!(
-        "{existing}{separator}## {} ({date})\n\n{}\n",
-        title.trim(),
-        body.trim()
-    );
-    write(context, &path, content.as_bytes())
+    let entry = format!("## {} ({date})\n\n{}\n", title.trim(), body.trim());
+    let content = format!("{existing}{separator}{entry}");
+    write(
+        context,
+        &path,
+        content.as_bytes(),
+        &format!("(appended)\n{entry}"),
+    )
 }
 
 fn read(context: &ToolContext<'_>, path: &str) -> String {

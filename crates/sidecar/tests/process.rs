@@ -43,3 +43,155 @@ fn answers_health_survives_garbage_and_exits_on_shutdown() {
     assert_eq!(bye.body, ResponseBody::ShuttingDown);
     assert!(child.wait().unwrap().success(), "shutdown exits cleanly");
 }
+
+// The scripted model server shared with the client tests.
+#[allow(dead_code)]
+#[path = "model_client/server.rs"]
+mod server;
+
+/// A sidecar process with its own empty settings, pointed at `url`.
+struct Sidecar {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+    _config: tempfile::TempDir,
+}
+
+impl Sidecar {
+    fn start(url: &str) -> Self {
+        let config = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .env("SWITCHBOARD_CONFIG_DIR", config.path())
+            .env("SWITCHBOARD_MODEL_URL", url)
+            .spawn()
+            .unwrap();
+        Self {
+            stdin: child.stdin.take().unwrap(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+            _config: config,
+        }
+    }
+
+    fn send(&mut self, request: serde_json::Value) {
+        writeln!(self.stdin, "{request}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn next(&mut self) -> SidecarResponse {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Responses up to and including the one `done` picks.
+    fn until(&mut self, done: impl Fn(&SidecarResponse) -> bool) -> Vec<SidecarResponse> {
+        let mut seen = Vec::new();
+        loop {
+            let response = self.next();
+            let last = done(&response);
+            seen.push(response);
+            if last {
+                return seen;
+            }
+        }
+    }
+}
+
+impl Drop for Sidecar {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn dry_run_writes_wait_for_approval_and_models_are_listed() {
+    use serde_json::json;
+    use server::{Reply, ScriptedServer, text_chunk, write_file_chunk};
+    use switchboard_model::sidecar::ProposalOutcome;
+
+    let workspace = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::sse(&[
+            &write_file_chunk(0, "c1", ".prompts/plan/keep.md", "# Keep"),
+            &write_file_chunk(1, "c2", ".prompts/plan/drop.md", "# Drop"),
+            "[DONE]",
+        ]),
+        Reply::sse(&[&text_chunk("Two proposals."), "[DONE]"]),
+        Reply::status(200, r#"{"object":"list","data":[{"id":"m1"},{"id":"m2"}]}"#),
+    ]);
+    let mut sidecar = Sidecar::start(&server.url());
+    sidecar.send(
+        json!({"id": 1, "type": "chat", "workspace": workspace.path(),
+        "mode": "Planning", "message": "plan", "dry_run": true}),
+    );
+    let turn = sidecar.until(|r| matches!(r.body, ResponseBody::ChatDone { .. }));
+    let proposals: Vec<(String, String)> = turn
+        .iter()
+        .filter_map(|r| match &r.body {
+            ResponseBody::WriteProposed { proposal, path, .. } => {
+                Some((proposal.clone(), path.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(proposals.len(), 2, "{turn:?}");
+    assert!(!workspace.path().join(".prompts/plan/keep.md").exists());
+
+    sidecar.send(json!({"id": 2, "type": "apply_write", "proposal": proposals[0].0}));
+    let applied = sidecar.next();
+    assert_eq!(applied.id, 2);
+    assert!(
+        matches!(
+            &applied.body,
+            ResponseBody::ProposalSettled {
+                outcome: ProposalOutcome::Applied { bytes: 6 },
+                ..
+            }
+        ),
+        "{applied:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.path().join(".prompts/plan/keep.md")).unwrap(),
+        "# Keep"
+    );
+    sidecar.send(json!({"id": 3, "type": "discard_write", "proposal": proposals[1].0}));
+    assert!(matches!(
+        sidecar.next().body,
+        ResponseBody::ProposalSettled {
+            outcome: ProposalOutcome::Discarded,
+            ..
+        }
+    ));
+    assert!(!workspace.path().join(".prompts/plan/drop.md").exists());
+    sidecar.send(json!({"id": 4, "type": "apply_write", "proposal": proposals[1].0}));
+    assert!(
+        matches!(sidecar.next().body, ResponseBody::Error { message } if message.contains("already settled")),
+        "a settled proposal cannot be applied later"
+    );
+    let audit =
+        std::fs::read_to_string(workspace.path().join(".switchboard/audit/writes.jsonl")).unwrap();
+    let decisions: Vec<String> = audit
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["decision"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(decisions, ["proposed", "proposed", "written", "discarded"]);
+
+    sidecar.send(json!({"id": 5, "type": "list_models"}));
+    let models = sidecar.next();
+    assert_eq!(models.id, 5);
+    assert_eq!(
+        models.body,
+        ResponseBody::Models {
+            models: vec!["m1".into(), "m2".into()]
+        }
+    );
+}

@@ -15,6 +15,7 @@ mod error;
 pub mod feedback;
 mod lock;
 mod records;
+pub mod settings;
 pub mod theme;
 pub mod watch;
 mod workspace;

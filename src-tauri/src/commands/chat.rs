@@ -1,12 +1,19 @@
-//! Commands of the Chat view: each hands the request to the sidecar.
+//! Commands of the Chat view: turns, models and proposed writes go to the
+//! sidecar; the chat history (resume, trash, summary edits) is file work
+//! done through the store.
+
+use std::time::Duration;
 
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    chat::ChatSession,
-    ipc::{ChatSendRequest, ChatStopRequest, SidecarHealth},
-    sidecar::{ChatRequest, RequestBody},
+    chat::{ChatHistory, ChatSession},
+    ipc::{
+        ChatSendRequest, ChatSessionRequest, ChatStopRequest, RenderRequest, SettleWriteRequest,
+        SidecarHealth, SummaryEditRequest,
+    },
+    sidecar::{ChatRequest, RequestBody, ResponseBody},
 };
-use switchboard_store::chats;
+use switchboard_store::{chats, clock};
 use tauri::State;
 
 use crate::state::AppState;
@@ -26,6 +33,8 @@ pub fn chat_send(
         mode: request.mode,
         message: request.message,
         new_session: request.new_session,
+        session: None,
+        dry_run: false,
     };
     state
         .sidecar
@@ -53,4 +62,106 @@ pub async fn chat_history(state: State<'_, AppState>) -> Result<Option<ChatSessi
 #[tauri::command]
 pub fn sidecar_health(state: State<'_, AppState>) -> SidecarHealth {
     state.sidecar.health()
+}
+
+/// How long the model list may take (the server may be waking a model).
+const MODELS_LIMIT: Duration = Duration::from_secs(20);
+/// How long applying a proposed write may take.
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
+
+fn salt() -> u32 {
+    (clock::now().unix_millis() as u32) ^ std::process::id()
+}
+
+/// Every chat outside the trash, the active one first.
+#[tauri::command]
+pub async fn chat_sessions(state: State<'_, AppState>) -> Result<ChatHistory, ErrorPayload> {
+    Ok(chats::history(&state.workspace)?)
+}
+
+/// Archives the active chat; the next message starts a new one.
+#[tauri::command]
+pub async fn chat_new(state: State<'_, AppState>) -> Result<(), ErrorPayload> {
+    chats::archive_active(&state.workspace, clock::now(), salt())?;
+    Ok(())
+}
+
+/// Makes an archived chat the active one.
+#[tauri::command]
+pub async fn chat_resume(
+    state: State<'_, AppState>,
+    request: ChatSessionRequest,
+) -> Result<ChatSession, ErrorPayload> {
+    Ok(chats::resume(
+        &state.workspace,
+        &request.id,
+        clock::now(),
+        salt(),
+    )?)
+}
+
+/// Moves a chat to the trash.
+#[tauri::command]
+pub async fn chat_trash(
+    state: State<'_, AppState>,
+    request: ChatSessionRequest,
+) -> Result<(), ErrorPayload> {
+    chats::trash(&state.workspace, &request.id, clock::now(), salt())?;
+    Ok(())
+}
+
+/// Replaces the active chat's summary with the developer's edit.
+#[tauri::command]
+pub async fn chat_set_summary(
+    state: State<'_, AppState>,
+    request: SummaryEditRequest,
+) -> Result<ChatSession, ErrorPayload> {
+    Ok(chats::set_summary(
+        &state.workspace,
+        &request.session,
+        request.summary,
+        clock::now(),
+    )?)
+}
+
+/// Applies or drops a proposed write; answers what became of it.
+#[tauri::command]
+pub async fn chat_settle_write(
+    state: State<'_, AppState>,
+    request: SettleWriteRequest,
+) -> Result<ResponseBody, ErrorPayload> {
+    let body = if request.apply {
+        RequestBody::ApplyWrite {
+            proposal: request.proposal,
+        }
+    } else {
+        RequestBody::DiscardWrite {
+            proposal: request.proposal,
+        }
+    };
+    match state.sidecar.ask(body, SETTLE_LIMIT).await {
+        Ok(ResponseBody::Error { message }) => Err(unavailable(message)),
+        Ok(body) => Ok(body),
+        Err(message) => Err(unavailable(message)),
+    }
+}
+
+/// The models the configured server offers.
+#[tauri::command]
+pub async fn list_models(state: State<'_, AppState>) -> Result<Vec<String>, ErrorPayload> {
+    match state
+        .sidecar
+        .ask(RequestBody::ListModels, MODELS_LIMIT)
+        .await
+    {
+        Ok(ResponseBody::Models { models }) => Ok(models),
+        Ok(ResponseBody::Error { message }) | Err(message) => Err(unavailable(message)),
+        Ok(other) => Err(unavailable(format!("unexpected answer: {other:?}"))),
+    }
+}
+
+/// Markdown (a chat message) as sanitized HTML.
+#[tauri::command]
+pub async fn render_markdown(request: RenderRequest) -> String {
+    switchboard_model::render::render_markdown(&request.markdown)
 }

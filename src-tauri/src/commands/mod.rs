@@ -4,5 +4,6 @@
 pub mod chat;
 pub mod inbox;
 pub mod lifecycle;
+pub mod settings;
 pub mod theme;
 pub mod workspace;

@@ -9,23 +9,45 @@
 #[path = "../../../crates/sidecar/tests/model_client/server.rs"]
 mod server;
 
-use std::process::Output;
+use std::{path::Path, process::Output};
 
 use serde_json::{Value, json};
 use server::{Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call};
 use switchboard_e2e::Binaries;
+use switchboard_model::settings::ENV_OVERRIDES;
 
-fn chat(server_url: &str, workspace: &std::path::Path, args: &[&str]) -> Output {
-    Binaries::locate()
-        .unwrap()
-        .cli(workspace)
+/// `switchboard ARGS` with the settings in `config` and no model variables.
+fn cli(config: &Path, workspace: &Path, args: &[&str]) -> Output {
+    let mut command = Binaries::locate().unwrap().cli(workspace);
+    command.args(args).env("SWITCHBOARD_CONFIG_DIR", config);
+    for variable in ENV_OVERRIDES {
+        command.env_remove(variable.variable);
+    }
+    command.output().unwrap()
+}
+
+/// `switchboard chat ARGS` against the server at `server_url`, with empty
+/// settings.
+fn chat(server_url: &str, workspace: &Path, args: &[&str]) -> Output {
+    let config = tempfile::tempdir().unwrap();
+    let mut command = Binaries::locate().unwrap().cli(workspace);
+    command
         .arg("chat")
         .args(args)
+        .env("SWITCHBOARD_CONFIG_DIR", config.path())
         .env("SWITCHBOARD_MODEL_URL", server_url)
         .env("SWITCHBOARD_MODEL", "test-model")
-        .env_remove("SWITCHBOARD_API_KEY")
-        .output()
-        .unwrap()
+        .env_remove("SWITCHBOARD_API_KEY");
+    command.output().unwrap()
+}
+
+fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 #[test]
@@ -197,4 +219,106 @@ fn new_archives_the_active_chat_and_no_server_is_a_clear_error() {
     assert_eq!(failed.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(stderr.contains("no model server answers"), "{stderr}");
+}
+
+#[test]
+fn settings_pick_the_model_dry_run_holds_writes_and_chats_resume() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::sse(&[
+            &write_call(0, "call_1", ".prompts/plan/a.md", "# A"),
+            &write_call(1, "call_2", ".git/config", "[core]"),
+            "[DONE]",
+        ]),
+        Reply::sse(&[&text("Held for you."), "[DONE]"]),
+        Reply::sse(&[&text("Fresh."), "[DONE]"]),
+        Reply::sse(&[&text("Back again."), "[DONE]"]),
+    ]);
+    std::fs::write(
+        config.path().join("settings.json"),
+        json!({"modelUrl": server.url(), "model": "from-settings", "dryRun": true}).to_string(),
+    )
+    .unwrap();
+
+    let held = cli(config.path(), workspace.path(), &["chat", "Write plan A"]);
+    assert_eq!(ok(&held), "Held for you.\n");
+    let stderr = String::from_utf8_lossy(&held.stderr);
+    assert!(
+        stderr.contains("would write .prompts/plan/a.md (3 bytes); not applied (dry run)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("refused .git/config"), "{stderr}");
+    assert!(!workspace.path().join(".prompts/plan/a.md").exists());
+    let first: Value = serde_json::from_str(&server.requests()[0].body).unwrap();
+    assert_eq!(
+        first["model"], "from-settings",
+        "the settings file chose the model"
+    );
+    let audit =
+        std::fs::read_to_string(workspace.path().join(".switchboard/audit/writes.jsonl")).unwrap();
+    let decisions: Vec<String> = audit
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["decision"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(decisions, ["proposed", "refused"]);
+
+    ok(&cli(
+        config.path(),
+        workspace.path(),
+        &["chat", "--new", "Something else"],
+    ));
+    let history: Value = serde_json::from_str(&ok(&cli(
+        config.path(),
+        workspace.path(),
+        &["chats", "--json"],
+    )))
+    .unwrap();
+    let sessions = history["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[0]["active"], true);
+    assert_eq!(sessions[0]["title"], "Something else");
+    assert_eq!(sessions[1]["title"], "Write plan A");
+    let first_id = sessions[1]["id"].as_str().unwrap().to_owned();
+
+    ok(&cli(
+        config.path(),
+        workspace.path(),
+        &["chat", "--session", &first_id, "And now?"],
+    ));
+    let resumed: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            workspace
+                .path()
+                .join(".naide/chatsessions/chat-active.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(resumed["id"], first_id.as_str());
+    assert_eq!(resumed["messages"].as_array().unwrap().len(), 4);
+    let last: Value = serde_json::from_str(&server.requests()[3].body).unwrap();
+    let sent = last["messages"].as_array().unwrap();
+    assert!(
+        sent.iter().any(|m| m["content"] == "Held for you."),
+        "the resumed chat's history goes to the model"
+    );
+    assert!(
+        !sent.iter().any(|m| m["content"] == "Fresh."),
+        "the other chat's does not"
+    );
+
+    let unknown = cli(
+        config.path(),
+        workspace.path(),
+        &["chat", "--session", "chat-404", "hello"],
+    );
+    assert_eq!(unknown.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(stderr.contains("no chat with id \"chat-404\""), "{stderr}");
 }

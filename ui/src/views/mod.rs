@@ -3,3 +3,4 @@
 pub mod chat;
 pub mod coming;
 pub mod inbox;
+pub mod settings;

@@ -90,6 +90,71 @@ pub struct ChatSession {
     pub extra: Map<String, Value>,
 }
 
+/// Longest title shown for a chat in the history list, in characters.
+pub const TITLE_CHARS: usize = 80;
+
+impl ChatSession {
+    /// The chat's title: its first message from the developer, shortened.
+    pub fn title(&self) -> String {
+        let first = self
+            .messages
+            .iter()
+            .find(|message| message.role == Role::User)
+            .map(|message| message.content.trim())
+            .unwrap_or("");
+        let line = first.lines().next().unwrap_or("");
+        if line.is_empty() {
+            return "Empty chat".to_owned();
+        }
+        let mut title: String = line.chars().take(TITLE_CHARS).collect();
+        if line.chars().count() > TITLE_CHARS || first.lines().nth(1).is_some() {
+            title.push('…');
+        }
+        title
+    }
+
+    /// Its entry in the history list.
+    pub fn info(&self, file: String, active: bool) -> ChatSessionInfo {
+        ChatSessionInfo {
+            id: self.id.clone(),
+            file,
+            active,
+            title: self.title(),
+            mode: self.mode,
+            messages: self.messages.len(),
+            updated_at: self.updated_at,
+        }
+    }
+}
+
+/// One chat in the history list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatSessionInfo {
+    /// The session id.
+    pub id: String,
+    /// Its file name in `.naide/chatsessions/`.
+    pub file: String,
+    /// Whether it is the active chat.
+    pub active: bool,
+    /// Its first message, shortened.
+    pub title: String,
+    /// The mode last used.
+    pub mode: ChatMode,
+    /// How many messages it has.
+    pub messages: usize,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+}
+
+/// The history list: every chat that is not in the trash.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatHistory {
+    /// The active chat first, then the archives, newest first.
+    pub sessions: Vec<ChatSessionInfo>,
+    /// Files that could not be read, in words; they are left untouched.
+    pub warnings: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ChatMessage, ConversationSummary, Role};
+use super::{ChatMessage, ConversationSummary, Role, summary::SummaryList};
 
 /// Recent messages sent verbatim (short-term memory).
 pub const MAX_RECENT_MESSAGES: usize = 8;
@@ -139,17 +139,17 @@ impl AssembledPrompt {
 /// The summary as the model reads it.
 pub fn summary_text(summary: &ConversationSummary) -> String {
     let mut text = String::from("Conversation summary (authoritative; keep to it):");
-    for (title, entries) in [
-        ("Decisions", &summary.decisions),
-        ("Constraints", &summary.constraints),
-        ("Accepted defaults", &summary.accepted_defaults),
-        ("Rejected options", &summary.rejected_options),
-        ("Open questions", &summary.open_questions),
-    ] {
+    for which in SummaryList::ALL {
+        let entries = summary.list(which);
         if !entries.is_empty() {
-            text.push_str(&format!("\n{title}:"));
+            text.push_str(&format!("\n{}:", which.title()));
             for entry in entries {
-                text.push_str(&format!("\n- {entry}"));
+                let pin = if summary.is_pinned(entry) {
+                    " (pinned by the developer: fixed)"
+                } else {
+                    ""
+                };
+                text.push_str(&format!("\n- {entry}{pin}"));
             }
         }
     }

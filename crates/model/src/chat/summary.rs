@@ -35,6 +35,59 @@ pub struct ConversationSummary {
     /// When it last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<Timestamp>,
+    /// Entries the developer pinned: they stay when the model replaces the
+    /// open questions, and the model is told they are fixed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<String>,
+}
+
+/// One of the summary's five lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SummaryList {
+    /// [`ConversationSummary::decisions`].
+    Decisions,
+    /// [`ConversationSummary::constraints`].
+    Constraints,
+    /// [`ConversationSummary::accepted_defaults`].
+    AcceptedDefaults,
+    /// [`ConversationSummary::rejected_options`].
+    RejectedOptions,
+    /// [`ConversationSummary::open_questions`].
+    OpenQuestions,
+}
+
+impl SummaryList {
+    /// All five, in the order they are shown and sent.
+    pub const ALL: [SummaryList; 5] = [
+        Self::Decisions,
+        Self::Constraints,
+        Self::AcceptedDefaults,
+        Self::RejectedOptions,
+        Self::OpenQuestions,
+    ];
+
+    /// The heading shown to the developer and the model.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Decisions => "Decisions",
+            Self::Constraints => "Constraints",
+            Self::AcceptedDefaults => "Accepted defaults",
+            Self::RejectedOptions => "Rejected options",
+            Self::OpenQuestions => "Open questions",
+        }
+    }
+
+    /// The field's name in the JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Decisions => "decisions",
+            Self::Constraints => "constraints",
+            Self::AcceptedDefaults => "acceptedDefaults",
+            Self::RejectedOptions => "rejectedOptions",
+            Self::OpenQuestions => "openQuestions",
+        }
+    }
 }
 
 /// A summary update as the model writes it: every list optional.
@@ -152,6 +205,78 @@ fn add_unique(
 }
 
 impl ConversationSummary {
+    /// One list.
+    pub fn list(&self, which: SummaryList) -> &Vec<String> {
+        match which {
+            SummaryList::Decisions => &self.decisions,
+            SummaryList::Constraints => &self.constraints,
+            SummaryList::AcceptedDefaults => &self.accepted_defaults,
+            SummaryList::RejectedOptions => &self.rejected_options,
+            SummaryList::OpenQuestions => &self.open_questions,
+        }
+    }
+
+    /// One list, to edit.
+    pub fn list_mut(&mut self, which: SummaryList) -> &mut Vec<String> {
+        match which {
+            SummaryList::Decisions => &mut self.decisions,
+            SummaryList::Constraints => &mut self.constraints,
+            SummaryList::AcceptedDefaults => &mut self.accepted_defaults,
+            SummaryList::RejectedOptions => &mut self.rejected_options,
+            SummaryList::OpenQuestions => &mut self.open_questions,
+        }
+    }
+
+    /// Whether `entry` is pinned.
+    pub fn is_pinned(&self, entry: &str) -> bool {
+        self.pinned.iter().any(|pin| pin == entry)
+    }
+
+    /// Pins `entry`, or unpins it if it was pinned.
+    pub fn toggle_pin(&mut self, entry: &str) {
+        if self.is_pinned(entry) {
+            self.pinned.retain(|pin| pin != entry);
+        } else {
+            self.pinned.push(entry.to_owned());
+        }
+    }
+
+    /// Replaces entry `index` of `which` with `text` (trimmed), keeping its
+    /// pin; an empty text removes the entry and its pin.
+    pub fn edit(&mut self, which: SummaryList, index: usize, text: &str) {
+        let text = text.trim().to_owned();
+        let Some(old) = self.list(which).get(index).cloned() else {
+            return;
+        };
+        let pinned = self.is_pinned(&old);
+        self.pinned.retain(|pin| *pin != old);
+        let list = self.list_mut(which);
+        if text.is_empty() {
+            list.remove(index);
+            return;
+        }
+        list[index] = text.clone();
+        if pinned {
+            self.pinned.push(text);
+        }
+    }
+
+    /// Adds `text` to `which` unless it is empty or already there.
+    pub fn add(&mut self, which: SummaryList, text: &str) {
+        let text = text.trim();
+        let list = self.list_mut(which);
+        if !text.is_empty() && !list.iter().any(|known| known.eq_ignore_ascii_case(text)) {
+            list.push(text.to_owned());
+        }
+    }
+
+    /// Whether no list has an entry.
+    pub fn is_empty(&self) -> bool {
+        SummaryList::ALL
+            .iter()
+            .all(|which| self.list(*which).is_empty())
+    }
+
     /// Applies `update` at `now`: lists grow without duplicates (compared
     /// case-insensitively), open questions are replaced when given.
     pub fn merge(&mut self, update: SummaryUpdate, now: Timestamp) -> SummaryChange {
@@ -186,6 +311,14 @@ impl ConversationSummary {
                 .map(|q| q.trim().to_owned())
                 .filter(|q| !q.is_empty())
                 .collect();
+            let mut questions = questions;
+            let kept: Vec<String> = self
+                .open_questions
+                .iter()
+                .filter(|old| self.is_pinned(old) && !questions.contains(old))
+                .cloned()
+                .collect();
+            questions.splice(0..0, kept);
             change.closed_questions = self
                 .open_questions
                 .iter()
@@ -367,5 +500,35 @@ mod tests {
             "absent open questions are kept"
         );
         assert_eq!(summary.updated_at, Some(now()));
+    }
+
+    #[test]
+    fn pinned_questions_survive_replacement_and_edits_keep_pins() {
+        let mut summary = ConversationSummary {
+            open_questions: vec!["Which IdP?".into(), "Token lifetime?".into()],
+            ..ConversationSummary::default()
+        };
+        summary.toggle_pin("Which IdP?");
+        let change = summary.merge(
+            SummaryUpdate {
+                open_questions: Some(vec!["Refresh tokens?".into()]),
+                ..SummaryUpdate::default()
+            },
+            now(),
+        );
+        assert_eq!(summary.open_questions, ["Which IdP?", "Refresh tokens?"]);
+        assert_eq!(change.closed_questions, ["Token lifetime?"]);
+
+        summary.edit(SummaryList::OpenQuestions, 0, " Which IdP: Okta or Entra? ");
+        assert_eq!(summary.pinned, ["Which IdP: Okta or Entra?"]);
+        summary.add(SummaryList::Decisions, "Use OAuth");
+        summary.add(SummaryList::Decisions, "use oauth");
+        assert_eq!(summary.decisions, ["Use OAuth"]);
+        summary.edit(SummaryList::OpenQuestions, 0, "");
+        assert_eq!(summary.open_questions, ["Refresh tokens?"]);
+        assert!(summary.pinned.is_empty(), "a removed entry loses its pin");
+        summary.toggle_pin("Use OAuth");
+        summary.toggle_pin("Use OAuth");
+        assert!(summary.pinned.is_empty());
     }
 }

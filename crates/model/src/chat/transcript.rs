@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ChatSession, Role, prompt::PromptPart, summary::SummaryChange};
-use crate::sidecar::ResponseBody;
+use crate::sidecar::{ProposalOutcome, ResponseBody};
 
 /// One line of the transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +31,21 @@ pub enum Entry {
         /// Why.
         reason: String,
     },
+    /// A write held for approval (dry run), and what became of it.
+    Proposed {
+        /// The proposal's id.
+        proposal: String,
+        /// The path.
+        path: String,
+        /// The content's size.
+        bytes: usize,
+        /// The content, or its start.
+        preview: String,
+        /// `None` while it waits for the developer.
+        outcome: Option<ProposalOutcome>,
+    },
+    /// The developer stopped the answer; what arrived is kept.
+    Stopped,
     /// A turn that failed.
     Failed {
         /// Why.
@@ -86,13 +101,57 @@ impl Transcript {
         self.streaming.as_ref().is_some_and(|(id, _)| *id == chat)
     }
 
+    /// Write proposals still waiting for the developer.
+    pub fn pending_proposals(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter_map(|entry| match entry {
+                Entry::Proposed {
+                    proposal,
+                    outcome: None,
+                    ..
+                } => Some(proposal.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Folds one sidecar event for turn `chat` in; events of other turns
-    /// are ignored.
+    /// are ignored, except the settling of a proposal shown here.
     pub fn apply(&mut self, chat: u64, event: ResponseBody) {
+        if let ResponseBody::ProposalSettled {
+            proposal, outcome, ..
+        } = &event
+        {
+            for entry in &mut self.entries {
+                if let Entry::Proposed {
+                    proposal: shown,
+                    outcome: settled,
+                    ..
+                } = entry
+                    && shown == proposal
+                {
+                    *settled = Some(outcome.clone());
+                }
+            }
+            return;
+        }
         if !self.is_streaming(chat) {
             return;
         }
         match event {
+            ResponseBody::WriteProposed {
+                proposal,
+                path,
+                bytes,
+                preview,
+            } => self.entries.push(Entry::Proposed {
+                proposal,
+                path,
+                bytes,
+                preview,
+                outcome: None,
+            }),
             ResponseBody::Delta { text } => {
                 if let Some((_, so_far)) = &mut self.streaming {
                     so_far.push_str(&text);
@@ -108,13 +167,19 @@ impl Transcript {
                 reply,
                 prompt,
                 summary_change,
+                stopped,
                 ..
             } => {
                 self.streaming = None;
-                self.entries.push(Entry::Message {
-                    role: Role::Assistant,
-                    text: reply,
-                });
+                if !(stopped && reply.is_empty()) {
+                    self.entries.push(Entry::Message {
+                        role: Role::Assistant,
+                        text: reply,
+                    });
+                }
+                if stopped {
+                    self.entries.push(Entry::Stopped);
+                }
                 self.last_prompt = prompt;
                 self.last_change = summary_change;
             }
@@ -132,7 +197,10 @@ impl Transcript {
                 }
                 self.entries.push(Entry::Failed { message });
             }
-            ResponseBody::Health { .. } | ResponseBody::ShuttingDown => {}
+            ResponseBody::Health { .. }
+            | ResponseBody::ShuttingDown
+            | ResponseBody::Models { .. }
+            | ResponseBody::ProposalSettled { .. } => {}
         }
     }
 }
@@ -194,6 +262,48 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn proposals_wait_then_settle_even_after_the_turn() {
+        let mut transcript = Transcript::default();
+        transcript.begin(3, "write the plan");
+        transcript.apply(
+            3,
+            ResponseBody::WriteProposed {
+                proposal: "p3-1".into(),
+                path: ".prompts/plan/a.md".into(),
+                bytes: 5,
+                preview: "# A\n".into(),
+            },
+        );
+        transcript.apply(
+            3,
+            ResponseBody::ChatDone {
+                session: "s".into(),
+                reply: "Proposed.".into(),
+                stopped: false,
+                summary_change: SummaryChange::default(),
+                prompt: vec![],
+            },
+        );
+        assert_eq!(transcript.pending_proposals(), ["p3-1"]);
+        transcript.apply(
+            11,
+            ResponseBody::ProposalSettled {
+                proposal: "p3-1".into(),
+                path: ".prompts/plan/a.md".into(),
+                outcome: ProposalOutcome::Applied { bytes: 5 },
+            },
+        );
+        assert!(transcript.pending_proposals().is_empty());
+        assert!(matches!(
+            &transcript.entries[1],
+            Entry::Proposed {
+                outcome: Some(ProposalOutcome::Applied { bytes: 5 }),
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! A scripted OpenAI-compatible server on loopback: each connection gets
-//! the next scripted reply (a status with a body, an SSE stream, or
-//! silence), and every request is recorded for the test to inspect.
+//! A scripted OpenAI-compatible server on loopback: each request gets the
+//! next scripted reply (a status with a body, an SSE stream, or silence),
+//! and every request is recorded for the test to inspect. A server started
+//! [`ScriptedServer::with_models`] also answers `GET /v1/models` from a
+//! fixed list, outside the script (the window asks for it at any time).
 
 #![allow(clippy::unwrap_used)] // A test fixture: failing loudly is right.
 
 use std::{
+    collections::VecDeque,
     io::{BufRead, BufReader, Read, Write},
     net::{TcpListener, TcpStream},
     sync::{Arc, Mutex},
@@ -92,17 +95,40 @@ pub struct ScriptedServer {
 /// How long a hanging reply holds the connection: past any test timeout.
 const HANG: Duration = Duration::from_secs(5);
 
+/// What the serving threads share.
+struct Script {
+    replies: Mutex<VecDeque<Reply>>,
+    models: Option<Vec<String>>,
+    recorded: Arc<Mutex<Vec<Recorded>>>,
+}
+
 impl ScriptedServer {
     pub fn start(script: Vec<Reply>) -> Self {
+        Self::serve_script(script, None)
+    }
+
+    /// Also answers `GET /v1/models` with `models`, without using the script.
+    pub fn with_models(script: Vec<Reply>, models: &[&str]) -> Self {
+        Self::serve_script(
+            script,
+            Some(models.iter().map(|m| (*m).to_owned()).collect()),
+        )
+    }
+
+    fn serve_script(script: Vec<Reply>, models: Option<Vec<String>>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
-        let recorded = Arc::clone(&requests);
+        let shared = Arc::new(Script {
+            replies: Mutex::new(script.into()),
+            models,
+            recorded: Arc::clone(&requests),
+        });
         thread::spawn(move || {
-            for (reply, stream) in script.into_iter().zip(listener.incoming()) {
+            for stream in listener.incoming() {
                 let Ok(stream) = stream else { return };
-                let recorded = Arc::clone(&recorded);
-                thread::spawn(move || serve(stream, reply, &recorded));
+                let shared = Arc::clone(&shared);
+                thread::spawn(move || serve(stream, &shared));
             }
         });
         Self { port, requests }
@@ -117,7 +143,7 @@ impl ScriptedServer {
     }
 }
 
-fn serve(stream: TcpStream, reply: Reply, recorded: &Mutex<Vec<Recorded>>) {
+fn serve(stream: TcpStream, script: &Script) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
@@ -145,11 +171,30 @@ fn serve(stream: TcpStream, reply: Reply, recorded: &Mutex<Vec<Recorded>>) {
         .unwrap_or(0);
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
-    recorded.lock().unwrap().push(Recorded {
-        path,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    });
+    let reply = match &script.models {
+        Some(models) if path.ends_with("/models") => {
+            let data: Vec<_> = models
+                .iter()
+                .map(|id| serde_json::json!({"id": id}))
+                .collect();
+            Reply::Status(
+                200,
+                serde_json::json!({"object": "list", "data": data}).to_string(),
+            )
+        }
+        _ => {
+            script.recorded.lock().unwrap().push(Recorded {
+                path,
+                headers,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+            // Past the end of the script the connection just closes.
+            let Some(reply) = script.replies.lock().unwrap().pop_front() else {
+                return;
+            };
+            reply
+        }
+    };
 
     let mut stream = stream;
     match reply {

@@ -1,10 +1,14 @@
 //! Chat in the real window: a Planning turn streams from a scripted model
 //! server through the app's own sidecar; the permitted write lands in
 //! `.prompts/plan/`, the write to `src/` is refused, and both show inline.
+//! Then the rest of the pane: dry-run approval, memory edits and pins,
+//! stop, new chat, history, trash, the model picker and the settings view.
 
-use std::sync::Arc;
+use std::{path::Path, sync::Arc, time::Duration};
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, bail, ensure};
+use fantoccini::key::Key;
+use serde_json::Value;
 use switchboard_e2e::Session;
 
 // Shared with the sidecar's client tests; not every helper is used here.
@@ -17,35 +21,45 @@ use server::{Reply, ScriptedServer, text_chunk as text, write_file_chunk as writ
 use crate::harness::{Environment, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
-    vec![trial(
-        environment,
-        "chat::planning_chat_streams_applies_and_refuses_writes",
-        planning_chat_streams_applies_and_refuses_writes,
-    )]
+    vec![
+        trial(
+            environment,
+            "chat::planning_chat_streams_applies_and_refuses_writes",
+            planning_chat_streams_applies_and_refuses_writes,
+        ),
+        trial(
+            environment,
+            "chat::approval_memory_stop_history_and_settings",
+            approval_memory_stop_history_and_settings,
+        ),
+    ]
 }
 
 fn planning_chat_streams_applies_and_refuses_writes(environment: &Environment) -> Result<()> {
     let workspace = tempfile::tempdir()?;
-    let server = ScriptedServer::start(vec![
-        Reply::sse(&[
-            &write_call(
-                0,
-                "call_1",
-                ".prompts/plan/login.md",
-                "# Login\n\nEmail and password.",
-            ),
-            &write_call(1, "call_2", "src/login.rs", "fn login() {}"),
-            "[DONE]",
-        ]),
-        Reply::sse(&[
-            &text("The login plan is in "),
-            &text(".prompts/plan/login.md."),
-            &text(
-                "<!-- CONVERSATION_SUMMARY_START -->{\"decisions\": [\"Email and password login\"]}<!-- CONVERSATION_SUMMARY_END -->",
-            ),
-            "[DONE]",
-        ]),
-    ]);
+    let server = ScriptedServer::with_models(
+        vec![
+            Reply::sse(&[
+                &write_call(
+                    0,
+                    "call_1",
+                    ".prompts/plan/login.md",
+                    "# Login\n\nEmail and password.",
+                ),
+                &write_call(1, "call_2", "src/login.rs", "fn login() {}"),
+                "[DONE]",
+            ]),
+            Reply::sse(&[
+                &text("The login plan is in "),
+                &text(".prompts/plan/login.md."),
+                &text(
+                    "<!-- CONVERSATION_SUMMARY_START -->{\"decisions\": [\"Email and password login\"]}<!-- CONVERSATION_SUMMARY_END -->",
+                ),
+                "[DONE]",
+            ]),
+        ],
+        &["test-model"],
+    );
     let url = server.url();
     environment.with_app_args(
         workspace.path(),
@@ -109,4 +123,288 @@ fn planning_chat_streams_applies_and_refuses_writes(environment: &Environment) -
         "nothing was written to src/"
     );
     Ok(())
+}
+
+/// The active chat file, parsed.
+fn active_chat(workspace: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(workspace.join(".naide/chatsessions/chat-active.json"))
+        .context("no active chat")?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+/// Waits until `check` holds for the files (the UI saves asynchronously).
+async fn eventually(what: &str, check: impl Fn() -> Result<bool>) -> Result<()> {
+    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
+    loop {
+        if check().unwrap_or(false) {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            bail!("{what} never happened");
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+fn approval_memory_stop_history_and_settings(environment: &Environment) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    std::fs::write(config.path().join("settings.json"), r#"{"dryRun": true}"#)?;
+    let words: Vec<String> = (0..40).map(|n| text(&format!("word{n} "))).collect();
+    let mut slow: Vec<&str> = words.iter().map(String::as_str).collect();
+    slow.push("[DONE]");
+    let server = ScriptedServer::with_models(
+        vec![
+            Reply::sse(&[
+                &write_call(
+                    0,
+                    "call_1",
+                    ".prompts/plan/db.md",
+                    "# Database\n\nPostgres.",
+                ),
+                "[DONE]",
+            ]),
+            Reply::sse(&[
+                &text("Proposed **the plan**."),
+                &text(
+                    "<!-- CONVERSATION_SUMMARY_START -->{\"decisions\": [\"Use Postgres\"], \"openQuestions\": [\"Which region?\"]}<!-- CONVERSATION_SUMMARY_END -->",
+                ),
+                "[DONE]",
+            ]),
+            Reply::sse_slow(&slow, Duration::from_millis(250)),
+            Reply::sse(&[&text("A fresh start."), "[DONE]"]),
+        ],
+        &["test-model", "other-model"],
+    );
+    let url = server.url();
+    let config_dir = config.path().display().to_string();
+    let root = workspace.path();
+    environment.with_app_args(
+        root,
+        &["--model-url", &url, "--config-dir", &config_dir],
+        async |session: &Session| {
+            session.find("#nav-chat").await?.click().await?;
+            session
+                .wait_for_text("#sidecar-health", |text| text == "model link ready")
+                .await?;
+            session
+                .find("#chat-input")
+                .await?
+                .send_keys("Plan the database")
+                .await?;
+            session.find("#chat-send").await?.click().await?;
+
+            // Dry run: the write waits for approval, then lands.
+            let proposed = session
+                .wait_for_text(".chat-write.proposed", |text| {
+                    text.contains("waits for your approval")
+                })
+                .await?;
+            ensure!(proposed.contains(".prompts/plan/db.md"), "{proposed:?}");
+            session
+                .wait_for_text("#chat-transcript", |text| {
+                    text.contains("Proposed the plan.")
+                })
+                .await?;
+            let bold = session.texts(".chat-message.markdown strong").await?;
+            ensure!(
+                bold == ["the plan"],
+                "model messages are rendered markdown: {bold:?}"
+            );
+            ensure!(
+                !root.join(".prompts/plan/db.md").exists(),
+                "nothing before approval"
+            );
+            session.find(".proposal-apply").await?.click().await?;
+            session
+                .wait_for_text(".chat-write.proposed", |text| {
+                    text.contains("applied (21 bytes)")
+                })
+                .await?;
+            ensure!(
+                std::fs::read_to_string(root.join(".prompts/plan/db.md"))?
+                    == "# Database\n\nPostgres.",
+                "the approved write landed"
+            );
+
+            // Memory: pin the open question, add a constraint, edit a decision.
+            session
+                .wait_for_text("#memory-decisions", |text| text.contains("Use Postgres"))
+                .await?;
+            session
+                .find("#memory-openQuestions .pin-entry")
+                .await?
+                .click()
+                .await?;
+            eventually("the pin is saved", || {
+                Ok(active_chat(root)?["summary"]["pinned"] == serde_json::json!(["Which region?"]))
+            })
+            .await?;
+            session
+                .find("#memory-constraints .memory-add")
+                .await?
+                .send_keys(&format!("Budget under 100 USD{}", char::from(Key::Enter)))
+                .await?;
+            session
+                .find("#memory-decisions .edit-entry")
+                .await?
+                .click()
+                .await?;
+            let editor = session.find("#memory-decisions .memory-edit").await?;
+            editor.clear().await?;
+            editor
+                .send_keys(&format!("Use Postgres 16{}", char::from(Key::Enter)))
+                .await?;
+            eventually("the edits are saved", || {
+                let summary = &active_chat(root)?["summary"];
+                Ok(
+                    summary["constraints"] == serde_json::json!(["Budget under 100 USD"])
+                        && summary["decisions"] == serde_json::json!(["Use Postgres 16"]),
+                )
+            })
+            .await?;
+
+            session
+                .wait_for_text("#memory-decisions", |text| text.contains("Use Postgres 16"))
+                .await?;
+            environment.screenshot("chat-memory.png")?;
+
+            // Stop: the slow answer ends at once and what arrived is kept.
+            session
+                .find("#chat-input")
+                .await?
+                .send_keys("Go on")
+                .await?;
+            session.find("#chat-send").await?.click().await?;
+            session
+                .wait_for_text("#chat-streaming", |text| text.contains("word1 "))
+                .await?;
+            session.find("#chat-stop").await?.click().await?;
+            session
+                .wait_for_text(".chat-stopped", |text| text.contains("Stopped"))
+                .await?;
+            session.find("#chat-send").await?;
+            let transcript = session.wait_for_text("#chat-transcript", |_| true).await?;
+            ensure!(
+                !transcript.contains("word39"),
+                "the stream was cut: {transcript:?}"
+            );
+            eventually("the stopped turn is saved", || {
+                let messages = active_chat(root)?["messages"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(messages.len() == 4
+                    && messages[3]["content"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with("word0")))
+            })
+            .await?;
+            ensure!(
+                active_chat(root)?["summary"]["pinned"] == serde_json::json!(["Which region?"]),
+                "turns keep the developer's pins"
+            );
+
+            // New chat, then back to the first one through the history.
+            let first_id = active_chat(root)?["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            session.find("#chat-new").await?.click().await?;
+            session
+                .wait_for_text("#chat-transcript", |text| text.trim().is_empty())
+                .await?;
+            session
+                .find("#chat-input")
+                .await?
+                .send_keys("Start over")
+                .await?;
+            session.find("#chat-send").await?.click().await?;
+            session
+                .wait_for_text("#chat-transcript", |text| text.contains("A fresh start."))
+                .await?;
+            session.find("#chat-history-toggle").await?.click().await?;
+            session
+                .wait_for_text("#chat-history", |text| text.contains("Plan the database"))
+                .await?;
+            session
+                .find(&format!("[data-session='{first_id}'] .chat-history-open"))
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#chat-transcript", |text| {
+                    text.contains("Plan the database")
+                })
+                .await?;
+            ensure!(
+                active_chat(root)?["id"] == first_id.as_str(),
+                "the first chat is active again"
+            );
+            session
+                .wait_for_text("#memory-decisions", |text| text.contains("Use Postgres 16"))
+                .await?;
+            session.find("#chat-history-toggle").await?.click().await?;
+            session
+                .find(&format!("[data-session='{first_id}'] .chat-history-trash"))
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#chat-history", |text| !text.contains("Plan the database"))
+                .await?;
+            let trash = root.join(".naide/chatsessions/trash");
+            ensure!(
+                std::fs::read_dir(&trash)?.count() == 1,
+                "the chat went to the trash, not away"
+            );
+
+            // The model picker lists the server's models and stores the choice.
+            session
+                .wait_for_text("#chat-model", |text| text.contains("other-model"))
+                .await?;
+            session
+                .find("#chat-model option[value='other-model']")
+                .await?
+                .click()
+                .await?;
+            let settings_file = config.path().join("settings.json");
+            eventually("the model choice is saved", || {
+                let settings: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&settings_file)?)?;
+                Ok(settings["model"] == "other-model" && settings["dryRun"] == true)
+            })
+            .await?;
+
+            // The settings view shows the file, the override and saves edits.
+            session.find("#nav-settings").await?.click().await?;
+            let overrides = session
+                .wait_for_text("#settings-overrides", |text| !text.is_empty())
+                .await?;
+            ensure!(
+                overrides.contains("--model-url overrides modelUrl"),
+                "{overrides:?}"
+            );
+            session.wait_for_text("#settings-model", |_| true).await?;
+            session
+                .find("#settings-idle")
+                .await?
+                .send_keys("45")
+                .await?;
+            session.find("#settings-dry-run").await?.click().await?;
+            session.find("#settings-save").await?.click().await?;
+            session
+                .wait_for_text("#settings-note", |text| text.starts_with("Saved"))
+                .await?;
+            let settings: Value = serde_json::from_str(&std::fs::read_to_string(&settings_file)?)?;
+            ensure!(
+                settings["idleSecs"] == 45
+                    && settings["dryRun"] == false
+                    && settings["model"] == "other-model",
+                "{settings}"
+            );
+            environment.screenshot("settings.png")?;
+            Ok(())
+        },
+    )
 }

@@ -45,16 +45,21 @@ impl Environment {
         self.with_app_args(workspace, &[], body)
     }
 
-    /// [`Environment::with_app`] with extra app arguments.
+    /// [`Environment::with_app`] with extra app arguments. The app's
+    /// settings live in a fresh folder unless the arguments name one with
+    /// `--config-dir`, so the developer's own settings never leak in.
     pub fn with_app_args(
         &self,
         workspace: &Path,
         arguments: &[&str],
         body: impl AsyncFnOnce(&Session) -> Result<()>,
     ) -> Result<()> {
+        let config = tempfile::tempdir()?;
+        let config_path = config.path().display().to_string();
+        let mut all = vec!["--config-dir", config_path.as_str()];
+        all.extend_from_slice(arguments);
         self.runtime.block_on(async {
-            let session =
-                Session::open_with(&self.driver, &self.binaries, workspace, arguments).await?;
+            let session = Session::open_with(&self.driver, &self.binaries, workspace, &all).await?;
             let outcome = body(&session).await;
             let closed = session.close().await;
             outcome.and(closed)

@@ -1,0 +1,220 @@
+//! The developer's settings: how to reach the model and how the chat
+//! behaves. Kept in the OS config directory (never in the workspace, since
+//! they may hold an API key); environment variables override them.
+
+use serde::{Deserialize, Serialize};
+
+/// Where the model is when nothing is configured: a local Ollama.
+pub const DEFAULT_MODEL_URL: &str = "http://127.0.0.1:11434";
+/// The model asked for when nothing is configured.
+pub const DEFAULT_MODEL: &str = "llama3.2";
+/// Longest wait for a first token, in seconds, by default (Naide's).
+pub const DEFAULT_FIRST_TOKEN_SECS: u64 = 180;
+/// Longest silence inside a stream, in seconds, by default (Naide's).
+pub const DEFAULT_IDLE_SECS: u64 = 120;
+/// Prompt token budget by default.
+pub const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
+
+/// `settings.json` in the config directory. Every field is optional, so a
+/// file from an older or newer version still loads.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// Base URL of the OpenAI-compatible server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_url: Option<String>,
+    /// Model name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Bearer token, if the server wants one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// Seconds to wait for the first token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_token_secs: Option<u64>,
+    /// Seconds of silence after which a stream counts as stalled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_secs: Option<u64>,
+    /// Prompt token budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<usize>,
+    /// Building mode's extra writable globs; none means the allow-list's
+    /// default (`src/**`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build_globs: Option<Vec<String>>,
+    /// Show the model's writes for approval instead of applying them.
+    pub dry_run: bool,
+}
+
+/// An environment variable that overrides a setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnvOverride {
+    /// The variable.
+    pub variable: &'static str,
+    /// The setting it overrides, as in `settings.json`.
+    pub setting: &'static str,
+}
+
+/// Every override, in the order the settings view lists them.
+pub const ENV_OVERRIDES: [EnvOverride; 7] = [
+    EnvOverride {
+        variable: "SWITCHBOARD_MODEL_URL",
+        setting: "modelUrl",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_MODEL",
+        setting: "model",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_API_KEY",
+        setting: "apiKey",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_FIRST_TOKEN_SECS",
+        setting: "firstTokenSecs",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_IDLE_SECS",
+        setting: "idleSecs",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_CONTEXT_TOKENS",
+        setting: "contextTokens",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_BUILD_GLOBS",
+        setting: "buildGlobs",
+    },
+];
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+impl Settings {
+    /// These settings with every variable `env` knows laid over them.
+    /// Values that do not parse are ignored (the file's value stays).
+    pub fn with_env(mut self, env: impl Fn(&str) -> Option<String>) -> Self {
+        let number = |name: &str| env(name).and_then(|v| v.trim().parse::<u64>().ok());
+        if let Some(url) = non_empty(env("SWITCHBOARD_MODEL_URL")) {
+            self.model_url = Some(url);
+        }
+        if let Some(model) = non_empty(env("SWITCHBOARD_MODEL")) {
+            self.model = Some(model);
+        }
+        if let Some(key) = non_empty(env("SWITCHBOARD_API_KEY")) {
+            self.api_key = Some(key);
+        }
+        if let Some(secs) = number("SWITCHBOARD_FIRST_TOKEN_SECS") {
+            self.first_token_secs = Some(secs);
+        }
+        if let Some(secs) = number("SWITCHBOARD_IDLE_SECS") {
+            self.idle_secs = Some(secs);
+        }
+        if let Some(tokens) = number("SWITCHBOARD_CONTEXT_TOKENS") {
+            self.context_tokens = usize::try_from(tokens).ok();
+        }
+        if let Some(globs) = env("SWITCHBOARD_BUILD_GLOBS") {
+            self.build_globs = Some(split_globs(&globs));
+        }
+        self
+    }
+
+    /// The model URL in effect.
+    pub fn model_url(&self) -> &str {
+        self.model_url.as_deref().unwrap_or(DEFAULT_MODEL_URL)
+    }
+
+    /// The model name in effect.
+    pub fn model(&self) -> &str {
+        self.model.as_deref().unwrap_or(DEFAULT_MODEL)
+    }
+
+    /// The first-token wait in effect, in seconds.
+    pub fn first_token_secs(&self) -> u64 {
+        self.first_token_secs.unwrap_or(DEFAULT_FIRST_TOKEN_SECS)
+    }
+
+    /// The stall limit in effect, in seconds.
+    pub fn idle_secs(&self) -> u64 {
+        self.idle_secs.unwrap_or(DEFAULT_IDLE_SECS)
+    }
+
+    /// The prompt budget in effect.
+    pub fn context_tokens(&self) -> usize {
+        self.context_tokens.unwrap_or(DEFAULT_CONTEXT_TOKENS)
+    }
+
+    /// Building mode's extra globs in effect (empty: the default).
+    pub fn build_globs(&self) -> &[String] {
+        self.build_globs.as_deref().unwrap_or_default()
+    }
+}
+
+/// Comma-separated globs, trimmed, empties dropped.
+pub fn split_globs(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|glob| !glob.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The settings view's data: the file's settings and which of them the
+/// environment overrides right now.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SettingsView {
+    /// As stored.
+    pub settings: Settings,
+    /// `(variable, setting)` for each override in force.
+    pub overridden: Vec<(String, String)>,
+    /// Where the file is.
+    pub path: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_fill_what_is_unset_and_env_wins() {
+        let stored = Settings {
+            model_url: Some("http://gpu:8000".into()),
+            model: Some("qwen".into()),
+            build_globs: None,
+            ..Settings::default()
+        };
+        assert_eq!(stored.model_url(), "http://gpu:8000");
+        assert_eq!(stored.first_token_secs(), 180);
+        assert!(stored.build_globs().is_empty());
+        let env = |name: &str| match name {
+            "SWITCHBOARD_MODEL" => Some("llama3.1".to_owned()),
+            "SWITCHBOARD_IDLE_SECS" => Some("5".to_owned()),
+            "SWITCHBOARD_FIRST_TOKEN_SECS" => Some("soon".to_owned()),
+            "SWITCHBOARD_BUILD_GLOBS" => Some("lib/**, ,tests/**".to_owned()),
+            "SWITCHBOARD_API_KEY" => Some("  ".to_owned()),
+            _ => None,
+        };
+        let effective = stored.with_env(env);
+        assert_eq!(effective.model_url(), "http://gpu:8000");
+        assert_eq!(effective.model(), "llama3.1");
+        assert_eq!(effective.idle_secs(), 5);
+        assert_eq!(
+            effective.first_token_secs(),
+            180,
+            "unparsable values are ignored"
+        );
+        assert_eq!(effective.api_key, None, "blank values are ignored");
+        assert_eq!(effective.build_globs(), vec!["lib/**", "tests/**"]);
+    }
+
+    #[test]
+    fn files_from_other_versions_load() {
+        let settings: Settings =
+            serde_json::from_str(r#"{"model":"m","dryRun":true,"theme":"dark"}"#).unwrap();
+        assert!(settings.dry_run);
+        assert_eq!(settings.model(), "m");
+        let written = serde_json::to_string(&Settings::default()).unwrap();
+        assert_eq!(written, r#"{"dryRun":false}"#);
+    }
+}

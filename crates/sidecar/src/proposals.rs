@@ -1,0 +1,114 @@
+//! Writes held for approval (the dry-run setting): the allow-list has
+//! already passed them, nothing is on disk yet, and the developer applies
+//! or drops each one. They live as long as the sidecar process; applying
+//! goes through the allow-list, the capability writer and the audit log
+//! again, so a proposal cannot become a way around them.
+
+use std::{collections::HashMap, path::PathBuf};
+
+use switchboard_model::{
+    Timestamp,
+    chat::ChatMode,
+    sidecar::{ProposalOutcome, ResponseBody},
+};
+
+use crate::{
+    allow::AllowList,
+    apply_write,
+    audit::{AuditEntry, AuditLog, Decision},
+    writer::WorkspaceWriter,
+};
+
+/// Characters of a proposal's content shown before approval.
+pub const PREVIEW_CHARS: usize = 4_000;
+
+/// One write waiting for the developer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposal {
+    /// The workspace folder.
+    pub root: PathBuf,
+    /// The mode of the turn that proposed it.
+    pub mode: ChatMode,
+    /// Building's globs in force then.
+    pub build_globs: Vec<String>,
+    /// The path as the model gave it.
+    pub path: String,
+    /// The whole new content of the file.
+    pub content: Vec<u8>,
+}
+
+/// The proposals of one sidecar process.
+#[derive(Debug, Default)]
+pub struct Proposals {
+    next: u64,
+    held: HashMap<String, Proposal>,
+}
+
+impl Proposals {
+    /// Holds `proposal`; returns its id.
+    pub fn hold(&mut self, proposal: Proposal) -> String {
+        self.next += 1;
+        let id = format!("p{}", self.next);
+        self.held.insert(id.clone(), proposal);
+        id
+    }
+
+    /// Applies or drops proposal `id`; the event for the chat, or why not.
+    pub fn settle(
+        &mut self,
+        id: &str,
+        apply: bool,
+        now: Timestamp,
+    ) -> Result<ResponseBody, String> {
+        let proposal = self.held.remove(id).ok_or_else(|| {
+            format!("no write proposal {id} is waiting (already settled, or the sidecar restarted)")
+        })?;
+        let audit = AuditLog::new(&proposal.root);
+        let outcome = if apply {
+            let applied = AllowList::for_mode(proposal.mode, &proposal.build_globs)
+                .map_err(|error| error.to_string())
+                .and_then(|allow| {
+                    let writer =
+                        WorkspaceWriter::open(&proposal.root).map_err(|error| error.to_string())?;
+                    apply_write(
+                        &allow,
+                        &writer,
+                        &audit,
+                        proposal.mode,
+                        &proposal.path,
+                        &proposal.content,
+                        now,
+                    )
+                });
+            match applied {
+                Ok(written) => ProposalOutcome::Applied {
+                    bytes: written.bytes,
+                },
+                Err(reason) => ProposalOutcome::Refused { reason },
+            }
+        } else {
+            audit.record_or_warn(&AuditEntry::of(
+                now,
+                proposal.mode,
+                &proposal.path,
+                &proposal.content,
+                Decision::Discarded,
+                None,
+            ));
+            ProposalOutcome::Discarded
+        };
+        Ok(ResponseBody::ProposalSettled {
+            proposal: id.to_owned(),
+            path: proposal.path,
+            outcome,
+        })
+    }
+}
+
+/// The start of `text` shown for approval.
+pub fn preview(text: &str) -> String {
+    match text.char_indices().nth(PREVIEW_CHARS) {
+        Some((cut, _)) => format!("{}\n…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}

@@ -1,0 +1,112 @@
+//! The developer's settings file, `settings.json` in the OS config directory
+//! (`$XDG_CONFIG_HOME/switchboard` on Linux), or in `$SWITCHBOARD_CONFIG_DIR`
+//! when that is set. Never in the workspace: it may hold an API key, and the
+//! file is written readable by its owner only.
+
+use std::{
+    io::ErrorKind,
+    path::{Path, PathBuf},
+};
+
+use switchboard_model::settings::{ENV_OVERRIDES, Settings, SettingsView};
+
+use crate::{StoreError, write_atomic};
+
+/// The settings file's name.
+pub const FILE: &str = "settings.json";
+
+/// The folder the settings live in, if the OS has a config directory.
+pub fn config_dir() -> Option<PathBuf> {
+    std::env::var_os("SWITCHBOARD_CONFIG_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::config_dir().map(|dir| dir.join("switchboard")))
+}
+
+/// The stored settings in `dir`; defaults when there is no file yet. A
+/// file that does not parse is an error (and is left as it is).
+pub fn load(dir: &Path) -> Result<Settings, StoreError> {
+    let path = dir.join(FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+            path,
+            reason: error.to_string(),
+        }),
+        Err(error) if error.kind() == ErrorKind::NotFound => Ok(Settings::default()),
+        Err(error) => Err(StoreError::io("could not read", &path)(error)),
+    }
+}
+
+/// The settings in effect: those in [`config_dir`] (defaults if there is
+/// none or it is unreadable, with a warning) under the environment's
+/// overrides.
+pub fn effective() -> Settings {
+    let stored = config_dir()
+        .map(|dir| load(&dir))
+        .transpose()
+        .unwrap_or_else(|error| {
+            tracing::warn!(%error, "settings ignored");
+            None
+        })
+        .unwrap_or_default();
+    stored.with_env(|name| std::env::var(name).ok())
+}
+
+/// Saves `settings` in `dir` atomically, readable by the owner only.
+pub fn save(dir: &Path, settings: &Settings) -> Result<(), StoreError> {
+    let path = dir.join(FILE);
+    let text = serde_json::to_string_pretty(settings).map_err(|source| StoreError::Encode {
+        what: "settings",
+        source,
+    })?;
+    // `write_atomic` goes through a temporary file created 0600, which the
+    // rename keeps.
+    write_atomic(&path, text.as_bytes())
+}
+
+/// The settings view's data for `dir`: stored settings and the
+/// environment's overrides in force.
+pub fn view(dir: &Path) -> Result<SettingsView, StoreError> {
+    Ok(SettingsView {
+        settings: load(dir)?,
+        overridden: ENV_OVERRIDES
+            .iter()
+            .filter(|o| std::env::var_os(o.variable).is_some_and(|v| !v.is_empty()))
+            .map(|o| (o.variable.to_owned(), o.setting.to_owned()))
+            .collect(),
+        path: dir.join(FILE).display().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_privately_and_bad_files_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load(dir.path()).unwrap(), Settings::default());
+        let settings = Settings {
+            model: Some("qwen2.5-coder".into()),
+            api_key: Some("sk-secret".into()),
+            dry_run: true,
+            ..Settings::default()
+        };
+        save(dir.path(), &settings).unwrap();
+        assert_eq!(load(dir.path()).unwrap(), settings);
+        let mode = std::fs::metadata(dir.path().join(FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "only the owner may read the key");
+
+        std::fs::write(dir.path().join(FILE), "{not json").unwrap();
+        assert!(matches!(load(dir.path()), Err(StoreError::Corrupt { .. })));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(FILE)).unwrap(),
+            "{not json"
+        );
+    }
+}

@@ -1,0 +1,41 @@
+//! Commands of the settings view: the file in the OS config directory.
+
+use switchboard_model::{ErrorPayload, ipc::SaveSettingsRequest, settings::SettingsView};
+use switchboard_store::settings;
+use tauri::State;
+
+use crate::state::AppState;
+
+fn config_dir(state: &AppState) -> Result<std::path::PathBuf, ErrorPayload> {
+    state.config.settings_dir().ok_or_else(|| {
+        ErrorPayload::new(
+            switchboard_model::ErrorCode::Io,
+            "this system has no config directory; set SWITCHBOARD_CONFIG_DIR",
+        )
+    })
+}
+
+fn view(state: &AppState) -> Result<SettingsView, ErrorPayload> {
+    let mut view = settings::view(&config_dir(state)?)?;
+    if state.config.model_url.is_some() {
+        view.overridden
+            .push(("--model-url".to_owned(), "modelUrl".to_owned()));
+    }
+    Ok(view)
+}
+
+/// The stored settings and which of them the environment overrides.
+#[tauri::command]
+pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, ErrorPayload> {
+    view(&state)
+}
+
+/// Stores new settings; the sidecar reads them at the next message.
+#[tauri::command]
+pub async fn save_settings(
+    state: State<'_, AppState>,
+    request: SaveSettingsRequest,
+) -> Result<SettingsView, ErrorPayload> {
+    settings::save(&config_dir(&state)?, &request.settings)?;
+    view(&state)
+}

@@ -1,0 +1,43 @@
+//! The context inspector: what went into the last prompt, part by part,
+//! with token counts; dropped parts are struck through.
+
+use leptos::prelude::*;
+use switchboard_model::chat::transcript::Transcript;
+
+/// The inspector panel.
+#[component]
+pub fn Inspector(transcript: RwSignal<Transcript>) -> impl IntoView {
+    let parts = Memo::new(move |_| transcript.with(|t| t.last_prompt.clone()));
+    view! {
+        <section class="inspector" id="chat-inspector">
+            <h2>"Context"</h2>
+            {move || {
+                let parts = parts.get();
+                if parts.is_empty() {
+                    return view! { <p class="muted">"Send a message to see what the model receives."</p> }.into_any();
+                }
+                let total: usize = parts.iter().filter(|p| p.included).map(|p| p.tokens).sum();
+                view! {
+                    <p class="muted">{format!("{total} tokens sent")}</p>
+                    <table>
+                        {parts
+                            .into_iter()
+                            .map(|part| {
+                                let preview: String = part.text.chars().take(400).collect();
+                                let dropped = !part.included;
+                                view! {
+                                    <tr class:dropped=dropped title=preview>
+                                        <td>{format!("{:?}", part.kind).to_lowercase()}</td>
+                                        <td>{part.label}</td>
+                                        <td class="tokens">{part.tokens}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
+                    </table>
+                }
+                .into_any()
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,179 @@
+//! The memory panel: the conversation summary (mid-term memory), what the
+//! last turn changed, and the developer's edits — change or remove an
+//! entry, add one, pin one so the model keeps it.
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::chat::{ConversationSummary, summary::SummaryList};
+
+use super::ChatState;
+use crate::ipc;
+
+/// Stores `edit` applied to the shown summary, then shows what was stored.
+fn save(state: ChatState, edit: impl FnOnce(&mut ConversationSummary)) {
+    let Some(session) = state.session.get_untracked() else {
+        return;
+    };
+    let mut summary = session.summary.clone().unwrap_or_default();
+    edit(&mut summary);
+    let summary = (summary != ConversationSummary::default()).then_some(summary);
+    spawn_local(async move {
+        match ipc::chat_set_summary(&session.id, summary).await {
+            Ok(saved) => state.session.set(Some(saved)),
+            Err(failure) => state.error.set(Some(failure.message)),
+        }
+    });
+}
+
+/// The panel.
+#[component]
+pub fn MemoryPanel(state: ChatState) -> impl IntoView {
+    let summary = Memo::new(move |_| {
+        state
+            .session
+            .with(|s| s.as_ref().and_then(|s| s.summary.clone()))
+            .unwrap_or_default()
+    });
+    let editable = Memo::new(move |_| {
+        state.session.with(Option::is_some) && state.transcript.with(|t| t.streaming.is_none())
+    });
+    let editing = RwSignal::new(None::<(SummaryList, usize)>);
+    let change = Memo::new(move |_| state.transcript.with(|t| t.last_change.clone()));
+
+    view! {
+        <section class="memory" id="chat-memory">
+            <h2>"Memory"</h2>
+            {move || {
+                let change = change.get();
+                (!change.is_empty()).then(|| {
+                    view! {
+                        <div class="memory-change" id="chat-memory-change">
+                            <h3>"Last turn"</h3>
+                            <ul>
+                                {change
+                                    .added
+                                    .into_iter()
+                                    .map(|(list, entry)| view! { <li class="added">{format!("+ {entry}")}<span class="muted">{format!(" ({list})")}</span></li> })
+                                    .collect_view()}
+                                {change
+                                    .closed_questions
+                                    .into_iter()
+                                    .map(|question| view! { <li class="closed">{format!("✓ {question}")}</li> })
+                                    .collect_view()}
+                            </ul>
+                        </div>
+                    }
+                })
+            }}
+            {move || (!editable.get()).then(|| {
+                let why = if state.session.with(Option::is_none) {
+                    "Memory starts with the first message."
+                } else {
+                    "Editing waits for the answer to finish."
+                };
+                view! { <p class="muted">{why}</p> }
+            })}
+            {SummaryList::ALL
+                .into_iter()
+                .map(|which| view! { <MemoryList which summary editable editing state /> })
+                .collect_view()}
+        </section>
+    }
+}
+
+/// One of the five lists, with its entries and an input to add one.
+#[component]
+fn MemoryList(
+    which: SummaryList,
+    summary: Memo<ConversationSummary>,
+    editable: Memo<bool>,
+    editing: RwSignal<Option<(SummaryList, usize)>>,
+    state: ChatState,
+) -> impl IntoView {
+    let entries = Memo::new(move |_| summary.with(|s| s.list(which).clone()));
+    let adding = RwSignal::new(String::new());
+    let key = which.key();
+    view! {
+        <div class="memory-list" id=format!("memory-{key}")>
+            <h3>{which.title()}</h3>
+            <ul>
+                {move || {
+                    entries
+                        .get()
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, entry)| {
+                            let pinned = summary.with(|s| s.is_pinned(&entry));
+                            let is_editing = move || editing.get() == Some((which, index));
+                            let pin_entry = entry.clone();
+                            let shown = entry.clone();
+                            view! {
+                                <li class="memory-entry" class:pinned=pinned>
+                                    {move || {
+                                        if is_editing() {
+                                            let draft = RwSignal::new(shown.clone());
+                                            view! {
+                                                <input
+                                                    class="memory-edit"
+                                                    aria-label="Edit entry (Enter saves, empty removes, Escape cancels)"
+                                                    prop:value=move || draft.get()
+                                                    on:input=move |event| draft.set(event_target_value(&event))
+                                                    on:keydown=move |event| match event.key().as_str() {
+                                                        "Enter" => {
+                                                            editing.set(None);
+                                                            let text = draft.get_untracked();
+                                                            save(state, |s| s.edit(which, index, &text));
+                                                        }
+                                                        "Escape" => editing.set(None),
+                                                        _ => {}
+                                                    }
+                                                />
+                                            }
+                                            .into_any()
+                                        } else {
+                                            view! {
+                                                <span class="entry-text">{shown.clone()}</span>
+                                                <button
+                                                    class="icon edit-entry"
+                                                    title="Edit"
+                                                    aria-label="Edit"
+                                                    disabled=move || !editable.get()
+                                                    on:click=move |_| editing.set(Some((which, index)))
+                                                >"✎"</button>
+                                            }
+                                            .into_any()
+                                        }
+                                    }}
+                                    <button
+                                        class="icon pin-entry"
+                                        title=if pinned { "Unpin" } else { "Pin: the model keeps this" }
+                                        aria-label="Pin"
+                                        aria-pressed=pinned.to_string()
+                                        disabled=move || !editable.get()
+                                        on:click=move |_| {
+                                            let entry = pin_entry.clone();
+                                            save(state, move |s| s.toggle_pin(&entry));
+                                        }
+                                    >{if pinned { "★" } else { "☆" }}</button>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+            <input
+                class="memory-add"
+                placeholder=format!("Add to {}…", which.title().to_lowercase())
+                disabled=move || !editable.get()
+                prop:value=move || adding.get()
+                on:input=move |event| adding.set(event_target_value(&event))
+                on:keydown=move |event| {
+                    if event.key() == "Enter" {
+                        let text = adding.get_untracked();
+                        adding.set(String::new());
+                        save(state, |s| s.add(which, &text));
+                    }
+                }
+            />
+        </div>
+    }
+}

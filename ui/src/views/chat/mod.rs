@@ -1,0 +1,216 @@
+//! The Chat view: mode switcher, model picker, new chat and history, the
+//! transcript with the streaming answer and the writes applied, refused or
+//! proposed, stop, the memory panel (the conversation summary, editable)
+//! and the context inspector (what went into the last prompt).
+
+mod history;
+mod inspector;
+mod memory;
+mod transcript;
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::{
+    chat::{ChatMode, ChatSession, transcript::Transcript},
+    ipc::{ChatSendRequest, SidecarHealth},
+    sidecar::ResponseBody,
+};
+
+use crate::{ipc, views::settings::ModelPicker};
+
+const MODES: [ChatMode; 3] = [ChatMode::Planning, ChatMode::Building, ChatMode::Analyzing];
+
+fn mode_label(mode: ChatMode) -> &'static str {
+    match mode {
+        ChatMode::Planning => "Planning",
+        ChatMode::Building => "Building",
+        ChatMode::Analyzing => "Analyzing",
+    }
+}
+
+/// What the chat's parts share.
+#[derive(Debug, Clone, Copy)]
+pub struct ChatState {
+    /// The transcript and the turn in flight.
+    pub transcript: RwSignal<Transcript>,
+    /// The active chat as stored (its id and summary).
+    pub session: RwSignal<Option<ChatSession>>,
+    /// The last failure to show.
+    pub error: RwSignal<Option<String>>,
+}
+
+/// The chat pane.
+#[component]
+pub fn Chat() -> impl IntoView {
+    let state = ChatState {
+        transcript: RwSignal::new(Transcript::default()),
+        session: RwSignal::new(None),
+        error: RwSignal::new(None),
+    };
+    let mode = RwSignal::new(ChatMode::Planning);
+    let draft = RwSignal::new(String::new());
+    let health = RwSignal::new(None::<SidecarHealth>);
+    let show_history = RwSignal::new(false);
+
+    let reload = move || {
+        spawn_local(async move {
+            match ipc::chat_history().await {
+                Ok(session) => {
+                    if state
+                        .transcript
+                        .with_untracked(|t| t.streaming.is_none() && t.entries.is_empty())
+                    {
+                        state
+                            .transcript
+                            .set(Transcript::from_session(session.as_ref()));
+                        if let Some(session) = &session {
+                            mode.set(session.mode);
+                        }
+                    }
+                    state.session.set(session);
+                }
+                Err(failure) => state.error.set(Some(failure.message)),
+            }
+        })
+    };
+    reload();
+    spawn_local(async move {
+        if let Ok(current) = ipc::sidecar_health().await {
+            health.set(Some(current));
+        }
+        let _ = ipc::on_sidecar_health(move |current| health.set(Some(current))).await;
+    });
+    spawn_local(async move {
+        let subscribed = ipc::on_sidecar(move |response| {
+            let done = matches!(response.body, ResponseBody::ChatDone { .. });
+            state
+                .transcript
+                .update(|t| t.apply(response.id, response.body));
+            if done {
+                reload();
+            }
+        })
+        .await;
+        if let Err(failure) = subscribed {
+            state
+                .error
+                .set(Some(format!("chat events are off: {}", failure.message)));
+        }
+    });
+
+    let busy = move || state.transcript.with(|t| t.streaming.is_some());
+    let send = move || {
+        let message = draft.get_untracked().trim().to_owned();
+        if message.is_empty() || state.transcript.with_untracked(|t| t.streaming.is_some()) {
+            return;
+        }
+        let request = ChatSendRequest {
+            mode: mode.get_untracked(),
+            message: message.clone(),
+            new_session: false,
+        };
+        spawn_local(async move {
+            match ipc::chat_send(&request).await {
+                Ok(chat) => {
+                    state.error.set(None);
+                    draft.set(String::new());
+                    state.transcript.update(|t| t.begin(chat, &message));
+                }
+                Err(failure) => state.error.set(Some(failure.message)),
+            }
+        });
+    };
+    let stop = move || {
+        if let Some((chat, _)) = state.transcript.get_untracked().streaming {
+            spawn_local(async move {
+                if let Err(failure) = ipc::chat_stop(chat).await {
+                    state.error.set(Some(failure.message));
+                }
+            });
+        }
+    };
+    let new_chat = move || {
+        spawn_local(async move {
+            match ipc::chat_new().await {
+                Ok(()) => {
+                    state.session.set(None);
+                    state.transcript.set(Transcript::default());
+                    show_history.set(false);
+                }
+                Err(failure) => state.error.set(Some(failure.message)),
+            }
+        })
+    };
+
+    view! {
+        <section class="chat" id="view-chat">
+            <header class="view-header">
+                <h1>"Chat"</h1>
+                <div class="tabs" role="tablist" aria-label="Mode">
+                    {MODES
+                        .into_iter()
+                        .map(|choice| {
+                            view! {
+                                <button
+                                    role="tab"
+                                    class="tab"
+                                    id=format!("chat-mode-{}", choice.as_str())
+                                    aria-selected=move || (mode.get() == choice).to_string()
+                                    on:click=move |_| mode.set(choice)
+                                >
+                                    {mode_label(choice)}
+                                </button>
+                            }
+                        })
+                        .collect_view()}
+                </div>
+                <ModelPicker />
+                <button id="chat-new" disabled=busy on:click=move |_| new_chat() title="Start a new chat (this one goes to the history)">"New chat"</button>
+                <button
+                    id="chat-history-toggle"
+                    aria-expanded=move || show_history.get().to_string()
+                    on:click=move |_| show_history.update(|open| *open = !*open)
+                >"History"</button>
+                <span class="sidecar-health" id="sidecar-health">
+                    {move || match health.get() {
+                        Some(SidecarHealth { running: true, .. }) => "model link ready".to_owned(),
+                        Some(SidecarHealth { message: Some(message), .. }) => message,
+                        _ => "starting the model link…".to_owned(),
+                    }}
+                </span>
+            </header>
+            {move || show_history.get().then(|| view! { <history::History state open=show_history /> })}
+            <div class="chat-columns">
+                <div class="chat-main">
+                    <transcript::TranscriptView state />
+                    {move || state.error.get().map(|message| view! { <p class="error" role="alert" id="chat-error">{message}</p> })}
+                    <div class="chat-compose">
+                        <textarea
+                            id="chat-input"
+                            rows="3"
+                            placeholder="Ask about the workspace (Ctrl+Enter sends)"
+                            prop:value=move || draft.get()
+                            on:input=move |event| draft.set(event_target_value(&event))
+                            on:keydown=move |event| {
+                                if crate::keys::is_submit(&event) {
+                                    event.prevent_default();
+                                    send();
+                                }
+                            }
+                        ></textarea>
+                        {move || {
+                            if busy() {
+                                view! { <button id="chat-stop" on:click=move |_| stop()>"Stop"</button> }.into_any()
+                            } else {
+                                view! { <button id="chat-send" class="primary" on:click=move |_| send()>"Send"</button> }.into_any()
+                            }
+                        }}
+                    </div>
+                </div>
+                <aside class="chat-side">
+                    <memory::MemoryPanel state />
+                    <inspector::Inspector transcript=state.transcript />
+                </aside>
+            </div>
+        </section>
+    }
+}

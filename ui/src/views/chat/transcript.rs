@@ -1,0 +1,127 @@
+//! The transcript: messages (the model's rendered as sanitized markdown),
+//! writes applied or refused, writes waiting for approval, and the answer
+//! streaming in.
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::{
+    chat::{Role, transcript::Entry},
+    sidecar::ProposalOutcome,
+};
+
+use super::ChatState;
+use crate::ipc;
+
+/// The transcript list.
+#[component]
+pub fn TranscriptView(state: ChatState) -> impl IntoView {
+    // Entries change once per event, not per streamed token, so the list
+    // is not rebuilt while the answer streams.
+    let entries = Memo::new(move |_| state.transcript.with(|t| t.entries.clone()));
+    view! {
+        <ol class="chat-transcript" id="chat-transcript" aria-live="polite">
+            <For
+                each=move || entries.get().into_iter().enumerate()
+                key=|(index, entry)| (*index, format!("{entry:?}"))
+                children=move |(_, entry)| entry_view(state, entry)
+            />
+            {move || {
+                state
+                    .transcript
+                    .with(|t| t.streaming.as_ref().map(|(_, text)| text.clone()))
+                    .map(|text| view! { <li class="chat-message assistant streaming" id="chat-streaming">{text}"▍"</li> })
+            }}
+        </ol>
+    }
+}
+
+fn entry_view(state: ChatState, entry: Entry) -> AnyView {
+    match entry {
+        Entry::Message { role: Role::User, text } => {
+            view! { <li class="chat-message user">{text}</li> }.into_any()
+        }
+        Entry::Message { text, .. } => view! { <Markdown text /> }.into_any(),
+        Entry::Wrote { path, bytes } => view! {
+            <li class="chat-write applied">"✓ wrote " <code>{path}</code> {format!(" ({bytes} bytes)")}</li>
+        }
+        .into_any(),
+        Entry::Refused { path, reason } => view! {
+            <li class="chat-write refused">"✗ refused " <code>{path}</code> ": " {reason}</li>
+        }
+        .into_any(),
+        Entry::Proposed {
+            proposal,
+            path,
+            bytes,
+            preview,
+            outcome,
+        } => proposal_view(state, proposal, path, bytes, preview, outcome),
+        Entry::Stopped => view! {
+            <li class="chat-stopped">"⏹ Stopped. The answer so far is kept."</li>
+        }
+        .into_any(),
+        Entry::Failed { message } => {
+            view! { <li class="chat-failed" role="alert">{message}</li> }.into_any()
+        }
+    }
+}
+
+/// A model message, rendered by the shell's markdown renderer and
+/// sanitizer; the plain text shows until the HTML arrives.
+#[component]
+fn Markdown(text: String) -> impl IntoView {
+    let html = RwSignal::new(None::<String>);
+    let source = text.clone();
+    spawn_local(async move {
+        if let Ok(rendered) = ipc::render_markdown(&source).await {
+            html.set(Some(rendered));
+        }
+    });
+    view! {
+        {move || match html.get() {
+            Some(rendered) => view! { <li class="chat-message assistant markdown" inner_html=rendered></li> }.into_any(),
+            None => view! { <li class="chat-message assistant">{text.clone()}</li> }.into_any(),
+        }}
+    }
+}
+
+fn proposal_view(
+    state: ChatState,
+    proposal: String,
+    path: String,
+    bytes: usize,
+    preview: String,
+    outcome: Option<ProposalOutcome>,
+) -> AnyView {
+    let settle = move |proposal: String, apply: bool| {
+        spawn_local(async move {
+            match ipc::chat_settle_write(&proposal, apply).await {
+                Ok(body) => state.transcript.update(|t| t.apply(0, body)),
+                Err(failure) => state.error.set(Some(failure.message)),
+            }
+        })
+    };
+    let status = match &outcome {
+        None => "waits for your approval".to_owned(),
+        Some(ProposalOutcome::Applied { bytes }) => format!("applied ({bytes} bytes)"),
+        Some(ProposalOutcome::Refused { reason }) => format!("refused: {reason}"),
+        Some(ProposalOutcome::Discarded) => "discarded".to_owned(),
+    };
+    let (apply_id, discard_id) = (proposal.clone(), proposal.clone());
+    view! {
+        <li class="chat-write proposed" data-proposal=proposal.clone()>
+            <details open=outcome.is_none()>
+                <summary>
+                    "✎ proposes " <code>{path}</code> {format!(" ({bytes} bytes) — {status}")}
+                </summary>
+                <pre class="proposal-preview">{preview}</pre>
+            </details>
+            {outcome.is_none().then(|| view! {
+                <div class="proposal-actions">
+                    <button class="primary proposal-apply" on:click=move |_| settle(apply_id.clone(), true)>"Apply"</button>
+                    <button class="proposal-discard" on:click=move |_| settle(discard_id.clone(), false)>"Discard"</button>
+                </div>
+            })}
+        </li>
+    }
+    .into_any()
+}

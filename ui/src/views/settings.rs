@@ -1,0 +1,238 @@
+//! The settings view (how to reach the model, how the chat behaves) and
+//! the model picker the chat header shares. The settings live in the OS
+//! config directory, never in the workspace; environment variables win
+//! over them and are shown as such.
+
+use leptos::{prelude::*, task::spawn_local};
+use switchboard_model::settings::{
+    DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MODEL,
+    DEFAULT_MODEL_URL, Settings, SettingsView, split_globs,
+};
+
+use crate::ipc;
+
+/// Which variable overrides `setting`, if one does.
+fn overridden_by(view: &SettingsView, setting: &str) -> Option<String> {
+    view.overridden
+        .iter()
+        .find(|(_, name)| name == setting)
+        .map(|(variable, _)| variable.clone())
+}
+
+/// The model picker: the server's models, the stored choice selected.
+#[component]
+pub fn ModelPicker() -> impl IntoView {
+    let stored = RwSignal::new(None::<SettingsView>);
+    let models = RwSignal::new(Vec::<String>::new());
+    let problem = RwSignal::new(None::<String>);
+    spawn_local(async move {
+        match ipc::get_settings().await {
+            Ok(view) => stored.set(Some(view)),
+            Err(failure) => problem.set(Some(failure.message)),
+        }
+        match ipc::list_models().await {
+            Ok(list) => models.set(list),
+            Err(failure) => problem.set(Some(failure.message)),
+        }
+    });
+    let current = move || {
+        stored.with(|view| {
+            view.as_ref()
+                .map(|view| view.settings.model().to_owned())
+                .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
+        })
+    };
+    let locked =
+        move || stored.with(|view| view.as_ref().and_then(|view| overridden_by(view, "model")));
+    let choose = move |model: String| {
+        let Some(mut settings) = stored.with_untracked(|v| v.as_ref().map(|v| v.settings.clone()))
+        else {
+            return;
+        };
+        settings.model = Some(model);
+        spawn_local(async move {
+            match ipc::save_settings(settings).await {
+                Ok(view) => stored.set(Some(view)),
+                Err(failure) => problem.set(Some(failure.message)),
+            }
+        });
+    };
+    view! {
+        <select
+            id="chat-model"
+            aria-label="Model"
+            disabled=move || locked().is_some()
+            title=move || match (locked(), problem.get()) {
+                (Some(variable), _) => format!("Set by {variable}"),
+                (None, Some(problem)) => format!("Model list unavailable: {problem}"),
+                (None, None) => "The model for the next message".to_owned(),
+            }
+            on:change=move |event| choose(event_target_value(&event))
+        >
+            {move || {
+                let current = current();
+                let mut names = models.get();
+                if !names.contains(&current) {
+                    names.insert(0, current.clone());
+                }
+                names
+                    .into_iter()
+                    .map(|name| {
+                        let selected = name == current;
+                        let label = name.clone();
+                        view! { <option value=name selected=selected>{label}</option> }
+                    })
+                    .collect_view()
+            }}
+        </select>
+    }
+}
+
+/// A number field for an optional setting; empty means the default.
+fn number_field(
+    id: &'static str,
+    label: &'static str,
+    default: u64,
+    get: impl Fn(&Settings) -> Option<u64> + Copy + Send + Sync + 'static,
+    set: impl Fn(&mut Settings, Option<u64>) + Copy + Send + Sync + 'static,
+    draft: RwSignal<Settings>,
+) -> impl IntoView {
+    view! {
+        <label for=id>{label}</label>
+        <input
+            id=id
+            type="number"
+            min="1"
+            placeholder=default.to_string()
+            prop:value=move || draft.with(|s| get(s).map(|v| v.to_string()).unwrap_or_default())
+            on:input=move |event| {
+                let value = event_target_value(&event).trim().parse().ok();
+                draft.update(|s| set(s, value));
+            }
+        />
+    }
+}
+
+/// The settings view.
+#[component]
+pub fn SettingsPane() -> impl IntoView {
+    let stored = RwSignal::new(None::<SettingsView>);
+    let draft = RwSignal::new(Settings::default());
+    let note = RwSignal::new(None::<Result<String, String>>);
+    spawn_local(async move {
+        match ipc::get_settings().await {
+            Ok(view) => {
+                draft.set(view.settings.clone());
+                stored.set(Some(view));
+            }
+            Err(failure) => note.set(Some(Err(failure.message))),
+        }
+    });
+    let save = move || {
+        let settings = draft.get_untracked();
+        spawn_local(async move {
+            match ipc::save_settings(settings).await {
+                Ok(view) => {
+                    draft.set(view.settings.clone());
+                    stored.set(Some(view));
+                    note.set(Some(Ok(
+                        "Saved. The next message uses these settings.".into()
+                    )));
+                }
+                Err(failure) => note.set(Some(Err(failure.message))),
+            }
+        });
+    };
+    let text =
+        |get: fn(&Settings) -> Option<String>| move || draft.with(|s| get(s).unwrap_or_default());
+    let optional = |value: String| {
+        let value = value.trim().to_owned();
+        (!value.is_empty()).then_some(value)
+    };
+
+    view! {
+        <section class="settings" id="view-settings">
+            <header class="view-header"><h1>"Settings"</h1></header>
+            <form
+                class="settings-form"
+                on:submit=move |event| {
+                    event.prevent_default();
+                    save();
+                }
+                on:keydown=move |event| {
+                    if crate::keys::is_submit(&event) {
+                        event.prevent_default();
+                        save();
+                    }
+                }
+            >
+                <h2>"Model"</h2>
+                <label for="settings-model-url">"Server URL (OpenAI-compatible)"</label>
+                <input
+                    id="settings-model-url"
+                    placeholder=DEFAULT_MODEL_URL
+                    prop:value=text(|s| s.model_url.clone())
+                    on:input=move |event| draft.update(|s| s.model_url = optional(event_target_value(&event)))
+                />
+                <label for="settings-model">"Model"</label>
+                <input
+                    id="settings-model"
+                    placeholder=DEFAULT_MODEL
+                    prop:value=text(|s| s.model.clone())
+                    on:input=move |event| draft.update(|s| s.model = optional(event_target_value(&event)))
+                />
+                <label for="settings-api-key">"API key (kept only in this file, readable by you alone)"</label>
+                <input
+                    id="settings-api-key"
+                    type="password"
+                    autocomplete="off"
+                    prop:value=text(|s| s.api_key.clone())
+                    on:input=move |event| draft.update(|s| s.api_key = optional(event_target_value(&event)))
+                />
+                {number_field("settings-first-token", "Seconds to wait for the first token", DEFAULT_FIRST_TOKEN_SECS,
+                    |s| s.first_token_secs, |s, v| s.first_token_secs = v, draft)}
+                {number_field("settings-idle", "Seconds of silence before a stream counts as stalled", DEFAULT_IDLE_SECS,
+                    |s| s.idle_secs, |s, v| s.idle_secs = v, draft)}
+                <h2>"Chat"</h2>
+                {number_field("settings-context", "Prompt budget (tokens)", DEFAULT_CONTEXT_TOKENS as u64,
+                    |s| s.context_tokens.map(|v| v as u64), |s, v| s.context_tokens = v.map(|v| v as usize), draft)}
+                <label for="settings-build-globs">"Building mode may also write (globs, comma-separated)"</label>
+                <input
+                    id="settings-build-globs"
+                    placeholder="src/**"
+                    prop:value=move || draft.with(|s| s.build_globs().join(", "))
+                    on:change=move |event| {
+                        let globs = split_globs(&event_target_value(&event));
+                        draft.update(|s| s.build_globs = (!globs.is_empty()).then_some(globs));
+                    }
+                />
+                <label class="checkbox">
+                    <input
+                        id="settings-dry-run"
+                        type="checkbox"
+                        prop:checked=move || draft.with(|s| s.dry_run)
+                        on:change=move |event| draft.update(|s| s.dry_run = event_target_checked(&event))
+                    />
+                    "Dry run: show the model's writes for approval instead of applying them"
+                </label>
+                <div class="settings-actions">
+                    <button type="submit" class="primary" id="settings-save">"Save"</button>
+                    {move || note.get().map(|note| match note {
+                        Ok(text) => view! { <span class="muted" id="settings-note">{text}</span> }.into_any(),
+                        Err(text) => view! { <span class="error" role="alert" id="settings-note">{text}</span> }.into_any(),
+                    })}
+                </div>
+            </form>
+            {move || stored.get().map(|view| view! {
+                <p class="muted" id="settings-path">"Stored in " <code>{view.path.clone()}</code></p>
+                {(!view.overridden.is_empty()).then(|| view! {
+                    <ul class="settings-overrides" id="settings-overrides">
+                        {view.overridden.iter().map(|(variable, setting)| view! {
+                            <li>{format!("{variable} overrides {setting} while it is set")}</li>
+                        }).collect_view()}
+                    </ul>
+                })}
+            })}
+        </section>
+    }
+}
