@@ -24,6 +24,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-e2e --bench window
 	$(CARGO) bench -p switchboard-e2e --bench inbox
 	$(CARGO) bench -p switchboard-sidecar --bench prompt
+	$(CARGO) bench -p switchboard-sidecar --bench ttft
 
 setup:
 	scripts/setup.sh run

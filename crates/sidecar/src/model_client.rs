@@ -149,8 +149,12 @@ pub struct Completion {
     pub stopped: bool,
 }
 
+/// One HTTP client for the process: building one sets up TLS, which costs
+/// milliseconds, and sharing it keeps connections to the server alive.
 fn client() -> reqwest::Client {
-    reqwest::Client::builder().build().unwrap_or_default()
+    static CLIENT: std::sync::LazyLock<reqwest::Client> =
+        std::sync::LazyLock::new(|| reqwest::Client::builder().build().unwrap_or_default());
+    CLIENT.clone()
 }
 
 fn request(config: &ModelConfig, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {

@@ -1,0 +1,146 @@
+//! Time to first token through the sidecar beside straight to the server,
+//! printed as a table (run by `make bench`). Both talk to the same scripted
+//! OpenAI-compatible server on loopback; the sidecar path is the real
+//! binary over stdio, doing everything a turn does before the model
+//! answers (open the workspace, archive the chat, gather memory, assemble
+//! the prompt). Runs alternate so drift hits both alike.
+
+#![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+
+#[allow(dead_code)]
+#[path = "../tests/model_client/server.rs"]
+mod server;
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use server::{Reply, ScriptedServer, text_chunk};
+use switchboard_model::sidecar::{ResponseBody, SidecarResponse};
+use switchboard_sidecar::model_client::{ApiMessage, ModelConfig, stream_chat};
+
+const WARM_UP: usize = 10;
+const ROUNDS: usize = 200;
+
+fn main() {
+    let chunks = [
+        text_chunk("First"),
+        text_chunk(" token."),
+        "[DONE]".to_owned(),
+    ];
+    let chunks: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    let script = (0..2 * (WARM_UP + ROUNDS))
+        .map(|_| Reply::sse(&chunks))
+        .collect();
+    let server = ScriptedServer::start(script);
+    let workspace = tempfile::tempdir().unwrap();
+    let config_dir = tempfile::tempdir().unwrap();
+    let config = ModelConfig {
+        base_url: server.url(),
+        model: "test-model".into(),
+        api_key: None,
+        first_token_timeout: Duration::from_secs(10),
+        idle_timeout: Duration::from_secs(10),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+
+    let mut sidecar = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .env("SWITCHBOARD_CONFIG_DIR", config_dir.path())
+        .env("SWITCHBOARD_MODEL_URL", server.url())
+        .env("SWITCHBOARD_MODEL", "test-model")
+        .spawn()
+        .unwrap();
+    let mut stdin = sidecar.stdin.take().unwrap();
+    let mut stdout = BufReader::new(sidecar.stdout.take().unwrap());
+
+    let mut direct = Vec::new();
+    let mut through = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        let message = format!("How do we cut build time, attempt {round}?");
+
+        // Straight to the server, as a client in the app would.
+        let started = Instant::now();
+        let mut first = None;
+        let messages = [ApiMessage {
+            role: "user".into(),
+            content: message.clone(),
+            tool_call_id: None,
+            tool_calls: vec![],
+        }];
+        runtime
+            .block_on(stream_chat(
+                &config,
+                &messages,
+                &[],
+                |_| {
+                    first.get_or_insert_with(|| started.elapsed());
+                },
+                std::future::pending::<()>(),
+            ))
+            .unwrap();
+
+        // Through the sidecar: request line in, first delta line out.
+        let request = serde_json::json!({"id": round + 1, "type": "chat",
+            "workspace": workspace.path(), "mode": "Planning", "message": message,
+            "new_session": true});
+        let started = Instant::now();
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let mut first_through = None;
+        loop {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            let response: SidecarResponse = serde_json::from_str(&line).unwrap();
+            match response.body {
+                ResponseBody::Delta { .. } => {
+                    first_through.get_or_insert_with(|| started.elapsed());
+                }
+                ResponseBody::ChatDone { .. } => break,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        if round >= WARM_UP {
+            direct.push(first.unwrap().as_secs_f64() * 1000.0);
+            through.push(first_through.unwrap().as_secs_f64() * 1000.0);
+        }
+    }
+    let _ = writeln!(stdin, r#"{{"id":0,"type":"shutdown"}}"#);
+    let _ = sidecar.wait();
+
+    println!();
+    println!("| time to first token, scripted server on loopback | n | p50 | p95 | p99 | goal |");
+    println!("|---|---|---|---|---|---|");
+    for (name, samples) in [
+        ("straight to the server", &direct),
+        ("through the sidecar", &through),
+    ] {
+        println!(
+            "| {name} | {ROUNDS} | {:.2} ms | {:.2} ms | {:.2} ms | – |",
+            percentile(samples, 50.0),
+            percentile(samples, 95.0),
+            percentile(samples, 99.0)
+        );
+    }
+    let added = |p| percentile(&through, p) - percentile(&direct, p);
+    println!(
+        "| added by the sidecar | {ROUNDS} | {:.2} ms | {:.2} ms | {:.2} ms | ≤ 5 ms |",
+        added(50.0),
+        added(95.0),
+        added(99.0)
+    );
+}
+
+/// The `p`th percentile (nearest rank) of `samples`.
+fn percentile(samples: &[f64], p: f64) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
