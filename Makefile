@@ -52,9 +52,10 @@ wasm-check:
 unit:
 	$(CARGO) test $(NATIVE)
 
-# Copies the screenshot the e2e run saved into the README's place.
+# Copies the screenshots the e2e run saved into the README's places.
 screenshot:
 	cp target/e2e/inbox.png docs/screenshot.png
+	cp target/e2e/chat-memory.png docs/chat.png
 
 clean:
 	$(CARGO) clean
