@@ -12,6 +12,7 @@ pub mod feedback;
 pub mod id;
 pub mod inbox;
 pub mod ipc;
+pub mod knowledge;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod session;

@@ -38,6 +38,36 @@ impl Timestamp {
     pub fn parse(text: &str) -> Result<Self, chrono::ParseError> {
         DateTime::parse_from_rfc3339(text).map(|parsed| Self(parsed.with_timezone(&Utc)))
     }
+
+    /// Parses what other tools write as a time: RFC 3339, a naive ISO
+    /// date-time such as Python's `isoformat()` (`2025-12-23T12:00:00.000000`,
+    /// read as UTC), or a bare date (`2025-12-23`, midnight UTC).
+    pub fn parse_lenient(text: &str) -> Option<Self> {
+        let text = text.trim();
+        if let Ok(parsed) = Self::parse(text) {
+            return Some(parsed);
+        }
+        if let Ok(naive) = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f") {
+            return Some(Self(naive.and_utc()));
+        }
+        if let Ok(naive) = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f") {
+            return Some(Self(naive.and_utc()));
+        }
+        chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()
+            .and_then(|date| date.and_hms_opt(0, 0, 0))
+            .map(|naive| Self(naive.and_utc()))
+    }
+
+    /// Days from `self` to `later` (negative when `later` is earlier).
+    pub fn days_until(self, later: Self) -> f64 {
+        (later.0 - self.0).num_milliseconds() as f64 / 86_400_000.0
+    }
+
+    /// The date part, `YYYY-MM-DD`.
+    pub fn date(self) -> String {
+        self.0.format("%Y-%m-%d").to_string()
+    }
 }
 
 impl fmt::Display for Timestamp {
@@ -91,6 +121,17 @@ mod tests {
             serde_json::to_string(&stamp).unwrap(),
             "\"2025-02-06T14:00:00.000Z\""
         );
+    }
+
+    #[test]
+    fn reads_what_python_and_markdown_headings_write() {
+        let python = Timestamp::parse_lenient("2025-12-23T12:00:00.000000").unwrap();
+        assert_eq!(python.to_string(), "2025-12-23T12:00:00.000Z");
+        let date = Timestamp::parse_lenient("2025-12-23").unwrap();
+        assert_eq!(date.to_string(), "2025-12-23T00:00:00.000Z");
+        assert_eq!(date.days_until(python), 0.5);
+        assert_eq!(date.date(), "2025-12-23");
+        assert_eq!(Timestamp::parse_lenient("yesterday"), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::{io::Read, path::Path, sync::Mutex};
 
 use cap_std::{ambient_authority, fs::Dir};
 use serde_json::{Value, json};
-use switchboard_model::{Timestamp, chat::ChatMode};
+use switchboard_model::{Timestamp, chat::ChatMode, knowledge::learning};
 
 use crate::{
     allow::AllowList,
@@ -244,41 +244,17 @@ fn append_learning(
     title: &str,
     body: &str,
 ) -> (String, ToolEffect) {
-    let category: String = category
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect::<String>()
-        .trim_matches('-')
-        .to_owned();
-    let category = if category.is_empty() {
-        "general".to_owned()
-    } else {
-        category
-    };
-    let path = format!(".naide/learnings/{category}.md");
+    let path = format!(
+        ".naide/learnings/{}.md",
+        learning::category_file_stem(category)
+    );
     let existing = std::fs::read_to_string(context.root.join(&path)).unwrap_or_default();
-    let date = context
-        .now
-        .to_string()
-        .get(..10)
-        .unwrap_or_default()
-        .to_owned();
-    let separator = if existing.is_empty() || existing.ends_with("\n\n") {
-        ""
-    } else if existing.ends_with('\n') {
-        "\n"
-    } else {
-        "\n\n"
-    };
-    let entry = format!("## {} ({date})\n\n{}\n", title.trim(), body.trim());
-    let content = format!("{existing}{separator}{entry}");
-    write(
-        context,
-        &path,
-        content.as_bytes(),
-        &format!("(appended)\n{entry}"),
-    )
+    let content = learning::append_entry(&existing, title, context.now, body);
+    let shown = format!(
+        "(appended)\n{}",
+        learning::entry_text(title, context.now, body)
+    );
+    write(context, &path, content.as_bytes(), &shown)
 }
 
 fn read(context: &ToolContext<'_>, path: &str) -> String {
