@@ -64,6 +64,12 @@ impl Timestamp {
         (later.0 - self.0).num_milliseconds() as f64 / 86_400_000.0
     }
 
+    /// As Python's `datetime.isoformat()` writes a naive UTC time
+    /// (`2025-12-23T12:00:00.000000`), the form Delia's files use.
+    pub fn python_iso(self) -> String {
+        self.0.format("%Y-%m-%dT%H:%M:%S%.6f").to_string()
+    }
+
     /// The date part, `YYYY-MM-DD`.
     pub fn date(self) -> String {
         self.0.format("%Y-%m-%d").to_string()

@@ -70,6 +70,18 @@ pub enum StoreError {
     /// The annotation is invalid; nothing was written.
     #[error(transparent)]
     Annotation(#[from] AnnotationError),
+    /// A request the data's rules refuse (e.g. a bullet too long); nothing
+    /// was written.
+    #[error("{0}")]
+    Invalid(String),
+    /// The search index failed.
+    #[error("the search index at {path} failed: {reason}")]
+    Search {
+        /// The index folder.
+        path: PathBuf,
+        /// What the index library said.
+        reason: String,
+    },
     /// The file watcher could not be started.
     #[error("could not watch {path}")]
     Watch {
@@ -97,7 +109,10 @@ impl StoreError {
     /// The stable code the UI and scripts act on.
     pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Io { .. } | Self::Workspace { .. } | Self::Watch { .. } => ErrorCode::Io,
+            Self::Io { .. } | Self::Workspace { .. } | Self::Watch { .. } | Self::Search { .. } => {
+                ErrorCode::Io
+            }
+            Self::Invalid(_) => ErrorCode::InvalidRequest,
             Self::Corrupt { .. } => ErrorCode::CorruptFile,
             Self::Encode { .. } | Self::StoredSchema(_) => ErrorCode::Internal,
             Self::NotFound { .. } => ErrorCode::NotFound,

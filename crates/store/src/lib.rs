@@ -13,6 +13,7 @@ pub mod clock;
 pub mod deliveries;
 mod error;
 pub mod feedback;
+pub mod knowledge;
 mod lock;
 mod records;
 pub mod settings;

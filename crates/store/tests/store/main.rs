@@ -3,4 +3,5 @@
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
 mod feedback;
+mod knowledge;
 mod watch;

@@ -1,0 +1,99 @@
+//! Learnings files: listed from `.naide/learnings/` and
+//! `.prompts/learnings/`, parsed into entries, appended to in Naide's format.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use switchboard_model::{
+    Timestamp,
+    knowledge::learning::{self, LEARNING_DIRS, LearningFile},
+};
+
+use super::{files_in, relative};
+use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
+
+/// One learnings file as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LearningsFile {
+    /// Workspace-relative path.
+    pub path: String,
+    /// Its entries and problems.
+    pub file: LearningFile,
+}
+
+/// Every learnings file of both layouts, `.naide` first, by name.
+pub fn list(workspace: &Workspace) -> Result<Vec<LearningsFile>, StoreError> {
+    let mut files = Vec::new();
+    for dir in LEARNING_DIRS {
+        for path in files_in(&workspace.root().join(dir), "md")? {
+            let text =
+                std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
+            let category = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            files.push(LearningsFile {
+                path: relative(workspace, &path),
+                file: learning::parse(&category, &text),
+            });
+        }
+    }
+    Ok(files)
+}
+
+/// Where a new entry of `category` goes: the category's existing file in
+/// either layout, else `.prompts/learnings/` when only that layout exists,
+/// else `.naide/learnings/`.
+fn target(workspace: &Workspace, category: &str) -> PathBuf {
+    let name = format!("{}.md", learning::category_file_stem(category));
+    let [naide, prompts] = LEARNING_DIRS.map(|dir| workspace.root().join(dir));
+    if prompts.join(&name).is_file() || (prompts.is_dir() && !naide.is_dir()) {
+        prompts.join(name)
+    } else {
+        naide.join(name)
+    }
+}
+
+/// Where an appended entry landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Appended {
+    /// Workspace-relative path.
+    pub path: String,
+    /// The entry's 1-based line.
+    pub line: usize,
+}
+
+/// Appends an entry `## {title} ({date})` with `body` to `category`'s file,
+/// creating it if needed.
+pub fn append(
+    workspace: &Workspace,
+    category: &str,
+    title: &str,
+    body: &str,
+    now: Timestamp,
+) -> Result<Appended, StoreError> {
+    if title.trim().is_empty() {
+        return Err(StoreError::Invalid("a learning needs a title".into()));
+    }
+    if body.trim().is_empty() {
+        return Err(StoreError::Invalid("a learning needs a body".into()));
+    }
+    let path = target(workspace, category);
+    let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+    let _lock = DirLock::acquire(&dir)?;
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(StoreError::io("could not read", &path)(error)),
+    };
+    let text = learning::append_entry(&existing, title, now, body);
+    write_atomic(&path, text.as_bytes())?;
+    let line = text[..text.len() - learning::entry_text(title, now, body).len()]
+        .lines()
+        .count()
+        + 1;
+    Ok(Appended {
+        path: relative(workspace, &path),
+        line,
+    })
+}

@@ -1,0 +1,40 @@
+//! Knowledge in the workspace: Naide's learnings (markdown per category),
+//! Delia's playbooks (JSON), profiles and memories (markdown), and our
+//! quarantine list. Reading never changes a file; every change is atomic,
+//! under the folder's lock, and refused for files that do not parse.
+
+pub mod documents;
+pub mod learnings;
+pub mod playbooks;
+pub mod quarantine;
+
+use std::path::{Path, PathBuf};
+
+use crate::{StoreError, Workspace};
+
+/// `path` relative to the workspace root, with `/` separators.
+pub(crate) fn relative(workspace: &Workspace, path: &Path) -> String {
+    path.strip_prefix(workspace.root())
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The files in `dir` ending in `.{extension}`, sorted; none when `dir`
+/// does not exist.
+pub(crate) fn files_in(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, StoreError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(StoreError::io("could not list", dir)(error)),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == extension) && path.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,290 @@
+//! Delia's playbooks: listed, validated (and migrated with `--fix`), and
+//! changed one bullet at a time (vote, edit, add) under the folder's lock.
+//! A file that does not parse, or is of an unknown schema version, is
+//! reported and never rewritten.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use switchboard_model::{
+    Timestamp,
+    knowledge::{
+        playbook::{
+            self, Bullet, Loaded, MAX_CONTENT, MEMORY_DIR, MIN_CONTENT, PLAYBOOK_DIR, PROFILE_DIR,
+            Playbook,
+        },
+        validate::{self, Problem, ProblemKind},
+    },
+};
+
+use super::{files_in, relative};
+use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
+
+/// One playbook file as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlaybookFile {
+    /// Workspace-relative path.
+    pub path: String,
+    /// The task type (file stem).
+    pub task_type: String,
+    /// The playbook, when it parses.
+    pub playbook: Option<Playbook>,
+    /// The schema version it is stored in (1 or 2), when it parses.
+    pub version: Option<u64>,
+    /// Why it does not parse.
+    pub error: Option<String>,
+}
+
+fn dir(workspace: &Workspace) -> PathBuf {
+    workspace.root().join(PLAYBOOK_DIR)
+}
+
+fn task_type_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Every playbook file, by name; unreadable ones with their error.
+pub fn list(workspace: &Workspace) -> Result<Vec<PlaybookFile>, StoreError> {
+    files_in(&dir(workspace), "json")?
+        .into_iter()
+        .map(|path| {
+            let text =
+                std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
+            let task_type = task_type_of(&path);
+            let parsed = playbook::parse(&task_type, &text);
+            Ok(PlaybookFile {
+                path: relative(workspace, &path),
+                task_type,
+                version: parsed.as_ref().ok().map(|loaded| loaded.version),
+                error: parsed.as_ref().err().map(ToString::to_string),
+                playbook: parsed.ok().map(|loaded| loaded.playbook),
+            })
+        })
+        .collect()
+}
+
+/// A valid task type: letters, digits, `-` and `_` (it names a file).
+fn checked_task_type(task_type: &str) -> Result<&str, StoreError> {
+    let ok = !task_type.is_empty()
+        && task_type
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(task_type)
+    } else {
+        Err(StoreError::Invalid(format!(
+            "{task_type:?} is not a task type (letters, digits, - and _)"
+        )))
+    }
+}
+
+/// Reads playbook `task_type` under the lock, lets `change` edit it, and
+/// saves it as v2 with a fresh `updated_at`. `create` allows a missing file.
+fn update<T>(
+    workspace: &Workspace,
+    task_type: &str,
+    now: Timestamp,
+    create: bool,
+    change: impl FnOnce(&mut Playbook) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let task_type = checked_task_type(task_type)?;
+    let dir = dir(workspace);
+    let _lock = DirLock::acquire(&dir)?;
+    let path = dir.join(format!("{task_type}.json"));
+    let mut loaded = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            playbook::parse(task_type, &text)
+                .map_err(|error| StoreError::Corrupt {
+                    path: path.clone(),
+                    reason: error.to_string(),
+                })?
+                .playbook
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound && create => Playbook {
+            schema_version: playbook::SCHEMA_VERSION,
+            task_type: task_type.to_owned(),
+            updated_at: String::new(),
+            bullets: Vec::new(),
+            extra: Default::default(),
+        },
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::NotFound {
+                what: "playbook",
+                id: task_type.to_owned(),
+            });
+        }
+        Err(error) => return Err(StoreError::io("could not read", &path)(error)),
+    };
+    let outcome = change(&mut loaded)?;
+    loaded.updated_at = now.python_iso();
+    write_atomic(&path, playbook::to_json(&loaded).as_bytes())?;
+    Ok(outcome)
+}
+
+fn bullet_mut<'a>(playbook: &'a mut Playbook, id: &str) -> Result<&'a mut Bullet, StoreError> {
+    let task_type = playbook.task_type.clone();
+    playbook
+        .bullets
+        .iter_mut()
+        .find(|bullet| bullet.id.as_deref() == Some(id))
+        .ok_or_else(|| StoreError::NotFound {
+            what: "bullet",
+            id: format!("{task_type}/{id}"),
+        })
+}
+
+fn checked_content(content: &str) -> Result<String, StoreError> {
+    let content = content.trim();
+    let length = content.chars().count();
+    if (MIN_CONTENT..=MAX_CONTENT).contains(&length) {
+        Ok(content.to_owned())
+    } else {
+        Err(StoreError::Invalid(format!(
+            "a bullet is {MIN_CONTENT}–{MAX_CONTENT} characters; this one is {length}"
+        )))
+    }
+}
+
+/// Counts one helpful (or harmful) vote for bullet `id`; returns the bullet.
+pub fn vote(
+    workspace: &Workspace,
+    task_type: &str,
+    id: &str,
+    helpful: bool,
+    now: Timestamp,
+) -> Result<Bullet, StoreError> {
+    update(workspace, task_type, now, false, |playbook| {
+        let bullet = bullet_mut(playbook, id)?;
+        if helpful {
+            bullet.helpful_count = bullet.helpful_count.saturating_add(1);
+        } else {
+            bullet.harmful_count = bullet.harmful_count.saturating_add(1);
+        }
+        Ok(bullet.clone())
+    })
+}
+
+/// Replaces bullet `id`'s content (10–500 characters).
+pub fn edit(
+    workspace: &Workspace,
+    task_type: &str,
+    id: &str,
+    content: &str,
+    now: Timestamp,
+) -> Result<Bullet, StoreError> {
+    let content = checked_content(content)?;
+    update(workspace, task_type, now, false, |playbook| {
+        let bullet = bullet_mut(playbook, id)?;
+        bullet.content = Some(content);
+        Ok(bullet.clone())
+    })
+}
+
+/// Adds a manual bullet to `task_type` (creating the playbook); returns it.
+pub fn add(
+    workspace: &Workspace,
+    task_type: &str,
+    section: Option<&str>,
+    content: &str,
+    now: Timestamp,
+) -> Result<Bullet, StoreError> {
+    let content = checked_content(content)?;
+    update(workspace, task_type, now, true, |playbook| {
+        if playbook
+            .bullets
+            .iter()
+            .any(|b| b.text().trim().eq_ignore_ascii_case(&content))
+        {
+            return Err(StoreError::Invalid(
+                "the playbook already has this bullet".into(),
+            ));
+        }
+        let bullet = Bullet {
+            id: Some(playbook::new_bullet_id(&content, now.unix_millis())),
+            content: Some(content),
+            section: section
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+            helpful_count: 0,
+            harmful_count: 0,
+            created_at: Some(now.python_iso()),
+            last_used: None,
+            source_task: Some(playbook.task_type.clone()),
+            source: Some("manual".into()),
+            extra: Default::default(),
+        };
+        playbook.bullets.push(bullet.clone());
+        Ok(bullet)
+    })
+}
+
+/// What `validate` found and did.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Report {
+    /// Problems left (after fixing, with `--fix`).
+    pub problems: Vec<Problem>,
+    /// Files rewritten by `--fix`.
+    pub fixed: Vec<String>,
+    /// Playbook files checked.
+    pub checked: usize,
+}
+
+/// Delia's checks over the playbooks of `workspace` (or the one file
+/// `only`), plus "profiles and memories exist"; with `fix`, migrates v1
+/// files and gives id-less bullets an id, then reports what is left.
+pub fn validate(
+    workspace: &Workspace,
+    only: Option<&Path>,
+    fix: bool,
+    now: Timestamp,
+) -> Result<Report, StoreError> {
+    let dir = dir(workspace);
+    let files = match only {
+        Some(path) => vec![path.to_owned()],
+        None => files_in(&dir, "json")?,
+    };
+    let _lock = if fix {
+        Some(DirLock::acquire(&dir)?)
+    } else {
+        None
+    };
+    let mut report = Report {
+        checked: files.len(),
+        ..Report::default()
+    };
+    for path in files {
+        let text =
+            std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
+        let name = relative(workspace, &path);
+        let task_type = task_type_of(&path);
+        let (mut problems, loaded) = validate::check_playbook(&name, &task_type, &text);
+        if fix
+            && let Some(fixed) = loaded.as_ref().and_then(|loaded: &Loaded| {
+                validate::fix(loaded, &now.python_iso(), now.unix_millis())
+            })
+        {
+            let text = playbook::to_json(&fixed);
+            write_atomic(&path, text.as_bytes())?;
+            report.fixed.push(name.clone());
+            problems = validate::check_playbook(&name, &task_type, &text).0;
+        }
+        report.problems.extend(problems);
+    }
+    if only.is_none() {
+        for (folder, what) in [(PROFILE_DIR, "profiles"), (MEMORY_DIR, "memories")] {
+            if files_in(&workspace.root().join(folder), "md")?.is_empty() {
+                report.problems.push(Problem {
+                    file: folder.to_owned(),
+                    bullet: None,
+                    kind: ProblemKind::Missing,
+                    message: format!("no {what} (*.md) in {folder}/"),
+                    fixable: false,
+                });
+            }
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,75 @@
+//! Bullets the developer quarantined: kept in their playbook (Delia's file
+//! is not touched) but left out of prompts, listed in
+//! `.switchboard/knowledge/quarantine.json`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use switchboard_model::Timestamp;
+
+use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
+
+/// One quarantined bullet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quarantined {
+    /// Its playbook's task type.
+    pub task_type: String,
+    /// Its id.
+    pub id: String,
+    /// Why, in the developer's words.
+    #[serde(default)]
+    pub reason: String,
+    /// When.
+    pub at: Timestamp,
+}
+
+fn path(workspace: &Workspace) -> PathBuf {
+    workspace
+        .root()
+        .join(".switchboard")
+        .join("knowledge")
+        .join("quarantine.json")
+}
+
+/// Every quarantined bullet.
+pub fn list(workspace: &Workspace) -> Result<Vec<Quarantined>, StoreError> {
+    let path = path(workspace);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+            path,
+            reason: error.to_string(),
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(error) => Err(StoreError::io("could not read", &path)(error)),
+    }
+}
+
+/// Quarantines (`on`) or releases bullet `task_type/id`.
+pub fn set(
+    workspace: &Workspace,
+    task_type: &str,
+    id: &str,
+    on: bool,
+    reason: &str,
+    now: Timestamp,
+) -> Result<Vec<Quarantined>, StoreError> {
+    let path = path(workspace);
+    let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+    let _lock = DirLock::acquire(&dir)?;
+    let mut all = list(workspace)?;
+    all.retain(|q| !(q.task_type == task_type && q.id == id));
+    if on {
+        all.push(Quarantined {
+            task_type: task_type.to_owned(),
+            id: id.to_owned(),
+            reason: reason.trim().to_owned(),
+            at: now,
+        });
+    }
+    let text = serde_json::to_string_pretty(&all).map_err(|source| StoreError::Encode {
+        what: "quarantine list",
+        source,
+    })?;
+    write_atomic(&path, text.as_bytes())?;
+    Ok(all)
+}
