@@ -42,6 +42,40 @@ pub enum Command {
     Chat(ChatArgs),
     /// List the chats (the active one first, then the archives).
     Chats(ChatsArgs),
+    /// Record a learning: the body comes from stdin (or --body), appended to
+    /// the category's file in Naide's format.
+    Learn(LearnArgs),
+    /// Check Delia playbooks (structure, ids, schema version, content
+    /// length, profiles and memories); exits 1 while problems remain.
+    Validate(ValidateArgs),
+}
+
+/// `switchboard learn`.
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// The category (its file is `<category>.md`).
+    #[arg(long)]
+    pub category: String,
+    /// The entry's title.
+    #[arg(long)]
+    pub title: String,
+    /// The body; read from stdin when absent.
+    #[arg(long)]
+    pub body: Option<String>,
+}
+
+/// `switchboard validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// One playbook file to check (default: every playbook, plus profiles
+    /// and memories).
+    pub path: Option<PathBuf>,
+    /// Migrate v1 files to v2 and give id-less bullets an id.
+    #[arg(long)]
+    pub fix: bool,
+    /// One JSON document instead of lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `switchboard chats`.

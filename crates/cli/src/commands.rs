@@ -37,6 +37,8 @@ pub fn run(cli: Cli) -> Result<bool> {
         }
         Command::Chat(args) => crate::chat::run(&workspace, args),
         Command::Chats(args) => crate::chat::list(&workspace, args).map(|()| true),
+        Command::Learn(args) => crate::knowledge::learn(&workspace, args).map(|()| true),
+        Command::Validate(args) => crate::knowledge::validate(&workspace, args),
         Command::Close(args) => {
             let closed = deliveries::close(&workspace, &args.id, clock::now())?;
             println!("{} {}", closed.id, closed.status.as_str());

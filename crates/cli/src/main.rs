@@ -6,6 +6,7 @@
 mod args;
 mod chat;
 mod commands;
+mod knowledge;
 
 use clap::Parser;
 

@@ -5,6 +5,7 @@
 mod blocking;
 mod deliver;
 mod durability;
+mod knowledge;
 
 use std::{
     fs,

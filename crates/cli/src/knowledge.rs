@@ -1,0 +1,69 @@
+//! `switchboard learn`, `validate` and `search`: knowledge from the
+//! terminal.
+
+use std::io::{Read, Write};
+
+use anyhow::{Context, Result};
+use switchboard_store::{Workspace, clock, knowledge};
+
+use crate::args::{LearnArgs, ValidateArgs};
+
+/// Appends a learning; prints where it landed (`path:line`).
+pub fn learn(workspace: &Workspace, args: LearnArgs) -> Result<()> {
+    let body = match args.body {
+        Some(body) => body,
+        None => {
+            let mut body = String::new();
+            std::io::stdin()
+                .read_to_string(&mut body)
+                .context("could not read the body from stdin")?;
+            body
+        }
+    };
+    let appended =
+        knowledge::learnings::append(workspace, &args.category, &args.title, &body, clock::now())?;
+    println!("{}:{}", appended.path, appended.line);
+    Ok(())
+}
+
+/// Runs the checks; `Ok(false)` (exit 1) while any problem remains.
+pub fn validate(workspace: &Workspace, args: ValidateArgs) -> Result<bool> {
+    let only = args.path.map(|path| {
+        if path.is_absolute() {
+            path
+        } else {
+            workspace.root().join(path)
+        }
+    });
+    let report =
+        knowledge::playbooks::validate(workspace, only.as_deref(), args.fix, clock::now())?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        for file in &report.fixed {
+            writeln!(out, "fixed {file}")?;
+        }
+        for problem in &report.problems {
+            let bullet = problem
+                .bullet
+                .as_ref()
+                .map(|id| format!(" [{id}]"))
+                .unwrap_or_default();
+            let hint = if problem.fixable { " (--fix)" } else { "" };
+            writeln!(out, "{}{bullet}: {}{hint}", problem.file, problem.message)?;
+        }
+        writeln!(
+            out,
+            "{} playbook(s) checked, {} problem(s){}",
+            report.checked,
+            report.problems.len(),
+            if report.fixed.is_empty() {
+                String::new()
+            } else {
+                format!(", {} fixed", report.fixed.len())
+            }
+        )?;
+    }
+    Ok(report.problems.is_empty())
+}
