@@ -16,6 +16,7 @@ pub mod feedback;
 pub mod knowledge;
 mod lock;
 mod records;
+pub mod search;
 pub mod settings;
 pub mod theme;
 pub mod watch;

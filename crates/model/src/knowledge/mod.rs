@@ -6,4 +6,5 @@ pub mod curate;
 pub mod learning;
 pub mod playbook;
 pub mod rank;
+pub mod search;
 pub mod validate;

@@ -4,4 +4,5 @@
 
 mod feedback;
 mod knowledge;
+mod search;
 mod watch;

@@ -1,0 +1,105 @@
+//! What a knowledge search asks and answers: one index over learnings,
+//! playbook bullets, profiles, memories and spec files.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Timestamp;
+
+/// What kind of knowledge a hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HitKind {
+    /// An entry of a learnings file.
+    Learning,
+    /// A playbook bullet.
+    Bullet,
+    /// A Delia profile.
+    Profile,
+    /// A Delia memory.
+    Memory,
+    /// A spec or plan file (`.prompts/plan/**`, `.prompts/features/**`).
+    Spec,
+}
+
+impl HitKind {
+    /// Every kind.
+    pub const ALL: [HitKind; 5] = [
+        Self::Learning,
+        Self::Bullet,
+        Self::Profile,
+        Self::Memory,
+        Self::Spec,
+    ];
+
+    /// The name stored in the index and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Learning => "learning",
+            Self::Bullet => "bullet",
+            Self::Profile => "profile",
+            Self::Memory => "memory",
+            Self::Spec => "spec",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+/// A search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchQuery {
+    /// The words (tantivy's query syntax is accepted; mistakes in it are
+    /// read leniently).
+    pub text: String,
+    /// Only these kinds; all when empty.
+    #[serde(default)]
+    pub kinds: Vec<HitKind>,
+    /// At most this many hits.
+    pub limit: usize,
+}
+
+/// One hit, best first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// What it is.
+    pub kind: HitKind,
+    /// The file, workspace-relative.
+    pub path: String,
+    /// The 1-based line it starts on (0 for bullets and whole files).
+    pub line: usize,
+    /// Its title (entry heading, bullet section, file name).
+    pub title: String,
+    /// The playbook's task type, for bullets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_type: Option<String>,
+    /// The bullet's id, for bullets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bullet_id: Option<String>,
+    /// A piece of the text around the match.
+    pub snippet: String,
+    /// Byte ranges of `snippet` that matched, to highlight.
+    pub highlights: Vec<(usize, usize)>,
+    /// Text relevance (BM25).
+    pub relevance: f64,
+    /// The ranking score: relevance × utility^0.5 × recency^0.3.
+    pub score: f64,
+    /// Helpful votes (bullets).
+    pub helpful: u32,
+    /// Harmful votes (bullets).
+    pub harmful: u32,
+    /// When it was written or last used, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<Timestamp>,
+}
+
+/// Hits and what to know about them.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SearchResults {
+    /// Best first.
+    pub hits: Vec<SearchHit>,
+    /// Files that could not be indexed, and similar notes, in words.
+    pub warnings: Vec<String>,
+}

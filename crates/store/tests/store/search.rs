@@ -1,0 +1,190 @@
+//! The knowledge index: incremental updates, ranking, bad files, recovery.
+
+use serde_json::json;
+use switchboard_model::{
+    Timestamp,
+    knowledge::search::{HitKind, SearchQuery},
+};
+use switchboard_store::{
+    Workspace,
+    search::{INDEX_DIR, SearchIndex, search_workspace},
+};
+
+fn now() -> Timestamp {
+    Timestamp::parse("2026-11-22T10:00:00Z").unwrap()
+}
+
+fn query(text: &str) -> SearchQuery {
+    SearchQuery {
+        text: text.into(),
+        kinds: vec![],
+        limit: 10,
+    }
+}
+
+fn write(root: &std::path::Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn titles(index: &SearchIndex, text: &str) -> Vec<String> {
+    index
+        .search(&query(text), now())
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|hit| hit.title)
+        .collect()
+}
+
+#[test]
+fn the_index_follows_creates_modifies_and_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let workspace = Workspace::open(root).unwrap();
+    write(
+        root,
+        ".naide/learnings/build.md",
+        "## Cache the cargo registry (2026-11-01)\n\nCI got four minutes faster.\n\n## Pin trunk (2026-11-02)\n\nA new release broke wasm builds.\n",
+    );
+    write(
+        root,
+        ".delia/profiles/core.md",
+        "# Core\n\nPrefer small modules.\n",
+    );
+    let mut index = SearchIndex::open(&workspace).unwrap();
+    let first = index.sync(&workspace).unwrap();
+    assert_eq!(first.indexed.len(), 2);
+    assert_eq!(first.entries, 3);
+    assert_eq!(
+        titles(&index, "cargo registry"),
+        ["Cache the cargo registry"]
+    );
+    assert!(
+        !index.sync(&workspace).unwrap().changed(),
+        "nothing changed, nothing re-read"
+    );
+
+    // Modify one file: only it is re-read, and its old entries go.
+    write(
+        root,
+        ".naide/learnings/build.md",
+        "## Vendor the registry (2026-11-03)\n\nOffline builds.\n",
+    );
+    let second = index.sync(&workspace).unwrap();
+    assert_eq!(second.indexed, [".naide/learnings/build.md"]);
+    assert!(titles(&index, "cargo").is_empty());
+    assert_eq!(titles(&index, "registry"), ["Vendor the registry"]);
+
+    // Create and delete.
+    write(
+        root,
+        ".prompts/plan/auth.md",
+        "# Auth plan\n\nOAuth with the registry of clients.\n",
+    );
+    index.sync(&workspace).unwrap();
+    let hits = index.search(&query("registry"), now()).unwrap().hits;
+    assert_eq!(hits.len(), 2);
+    assert!(
+        hits.iter()
+            .any(|h| h.kind == HitKind::Spec && h.title == "Auth plan")
+    );
+    std::fs::remove_file(root.join(".naide/learnings/build.md")).unwrap();
+    let third = index.sync(&workspace).unwrap();
+    assert_eq!(third.removed, [".naide/learnings/build.md"]);
+    assert_eq!(titles(&index, "registry"), ["Auth plan"]);
+
+    // A second process opening the index sees the same.
+    let reopened = SearchIndex::open(&workspace).unwrap();
+    assert_eq!(titles(&reopened, "modules"), ["Core"]);
+    let hits = reopened.search(&query("modules"), now()).unwrap().hits;
+    assert_eq!(hits[0].path, ".delia/profiles/core.md");
+    assert!(hits[0].snippet.contains("modules"));
+    let (start, end) = hits[0].highlights[0];
+    assert_eq!(&hits[0].snippet[start..end], "modules");
+}
+
+#[test]
+fn ranking_weighs_utility_and_recency_beside_relevance() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let bullet = |id: &str, helpful: u32, harmful: u32, last_used: &str| {
+        json!({"id": id, "content": "Cache the cargo registry between CI runs", "section": id,
+               "helpful_count": helpful, "harmful_count": harmful, "last_used": last_used})
+    };
+    write(
+        root,
+        ".delia/playbooks/ci.json",
+        &json!({"schema_version": 2, "task_type": "ci", "updated_at": "2026-11-21T00:00:00.000000",
+        "bullets": [
+            bullet("harmful", 1, 6, "2026-11-21T10:00:00.000000"),
+            bullet("old-proven", 8, 0, "2026-07-25T10:00:00.000000"),
+            bullet("unvoted", 0, 0, "2026-11-21T10:00:00.000000"),
+            bullet("proven", 8, 0, "2026-11-21T10:00:00.000000"),
+        ]})
+        .to_string(),
+    );
+    let workspace = Workspace::open(root).unwrap();
+    let results = search_workspace(&workspace, &query("cargo registry"), now()).unwrap();
+    let order: Vec<_> = results.hits.iter().map(|h| h.title.as_str()).collect();
+    assert_eq!(order, ["proven", "unvoted", "old-proven", "harmful"]);
+    let proven = &results.hits[0];
+    assert_eq!((proven.helpful, proven.harmful), (8, 0));
+    assert_eq!(proven.bullet_id.as_deref(), Some("proven"));
+    assert_eq!(proven.task_type.as_deref(), Some("ci"));
+    let expected = proven.relevance * (8.0_f64 / 9.0).sqrt() * 0.5_f64.powf(1.0 / 30.0 * 0.3);
+    assert!(
+        (proven.score - expected).abs() < 1e-9,
+        "{} vs {expected}",
+        proven.score
+    );
+
+    let only_profiles = SearchQuery {
+        kinds: vec![HitKind::Profile],
+        ..query("cargo")
+    };
+    assert!(
+        search_workspace(&workspace, &only_profiles, now())
+            .unwrap()
+            .hits
+            .is_empty()
+    );
+}
+
+#[test]
+fn bad_files_are_reported_at_every_search_and_a_broken_index_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        ".delia/playbooks/broken.json",
+        "{\"schema_version\": 2, \"bullets\": [",
+    );
+    write(
+        root,
+        ".delia/memories/repo.md",
+        "The monorepo uses cargo workspaces.\n",
+    );
+    let workspace = Workspace::open(root).unwrap();
+    for _ in 0..2 {
+        let results = search_workspace(&workspace, &query("cargo"), now()).unwrap();
+        assert_eq!(results.hits.len(), 1);
+        assert_eq!(results.warnings.len(), 1, "{:?}", results.warnings);
+        assert!(results.warnings[0].contains(".delia/playbooks/broken.json: not valid JSON"));
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join(".delia/playbooks/broken.json")).unwrap(),
+        "{\"schema_version\": 2, \"bullets\": [",
+        "never rewritten"
+    );
+
+    std::fs::write(root.join(INDEX_DIR).join("meta.json"), "garbage").unwrap();
+    let results = search_workspace(&workspace, &query("monorepo"), now()).unwrap();
+    assert_eq!(
+        results.hits.len(),
+        1,
+        "the index was rebuilt from the files"
+    );
+    assert!(root.join(INDEX_DIR).join(".gitignore").exists());
+}
