@@ -48,6 +48,41 @@ pub enum Command {
     /// Check Delia playbooks (structure, ids, schema version, content
     /// length, profiles and memories); exits 1 while problems remain.
     Validate(ValidateArgs),
+    /// Search learnings, playbook bullets, profiles, memories and specs,
+    /// best first (relevance × utility^0.5 × recency^0.3).
+    Search(SearchArgs),
+}
+
+/// The kinds of knowledge, for `--kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// Learnings entries.
+    Learning,
+    /// Playbook bullets.
+    Bullet,
+    /// Delia profiles.
+    Profile,
+    /// Delia memories.
+    Memory,
+    /// Spec and plan files.
+    Spec,
+}
+
+/// `switchboard search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What to look for.
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Only these kinds (repeatable).
+    #[arg(long = "kind", value_enum)]
+    pub kinds: Vec<KindArg>,
+    /// At most this many hits.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// One JSON document instead of lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `switchboard learn`.

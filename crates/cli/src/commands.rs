@@ -39,6 +39,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Chats(args) => crate::chat::list(&workspace, args).map(|()| true),
         Command::Learn(args) => crate::knowledge::learn(&workspace, args).map(|()| true),
         Command::Validate(args) => crate::knowledge::validate(&workspace, args),
+        Command::Search(args) => crate::knowledge::search(&workspace, args).map(|()| true),
         Command::Close(args) => {
             let closed = deliveries::close(&workspace, &args.id, clock::now())?;
             println!("{} {}", closed.id, closed.status.as_str());

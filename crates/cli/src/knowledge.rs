@@ -4,9 +4,10 @@
 use std::io::{Read, Write};
 
 use anyhow::{Context, Result};
-use switchboard_store::{Workspace, clock, knowledge};
+use switchboard_model::knowledge::search::{HitKind, SearchQuery};
+use switchboard_store::{Workspace, clock, knowledge, search::search_workspace};
 
-use crate::args::{LearnArgs, ValidateArgs};
+use crate::args::{KindArg, LearnArgs, SearchArgs, ValidateArgs};
 
 /// Appends a learning; prints where it landed (`path:line`).
 pub fn learn(workspace: &Workspace, args: LearnArgs) -> Result<()> {
@@ -66,4 +67,47 @@ pub fn validate(workspace: &Workspace, args: ValidateArgs) -> Result<bool> {
         )?;
     }
     Ok(report.problems.is_empty())
+}
+
+/// Prints the best hits: `path:line  kind  title` and the snippet, or JSON.
+pub fn search(workspace: &Workspace, args: SearchArgs) -> Result<()> {
+    let query = SearchQuery {
+        text: args.query.join(" "),
+        kinds: args
+            .kinds
+            .iter()
+            .map(|kind| match kind {
+                KindArg::Learning => HitKind::Learning,
+                KindArg::Bullet => HitKind::Bullet,
+                KindArg::Profile => HitKind::Profile,
+                KindArg::Memory => HitKind::Memory,
+                KindArg::Spec => HitKind::Spec,
+            })
+            .collect(),
+        limit: args.limit,
+    };
+    let results = search_workspace(workspace, &query, clock::now())?;
+    for warning in &results.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&results)?)?;
+        return Ok(());
+    }
+    for hit in &results.hits {
+        let place = if hit.line > 0 {
+            format!("{}:{}", hit.path, hit.line)
+        } else {
+            hit.path.clone()
+        };
+        let votes = if hit.kind == HitKind::Bullet {
+            format!("  +{} -{}", hit.helpful, hit.harmful)
+        } else {
+            String::new()
+        };
+        writeln!(out, "{place}  {}  {}{votes}", hit.kind.as_str(), hit.title)?;
+        writeln!(out, "    {}", hit.snippet.replace('\n', " "))?;
+    }
+    Ok(())
 }

@@ -116,3 +116,47 @@ fn validate_exits_non_zero_until_fixed_and_names_file_and_bullet() {
     assert_eq!(report["problems"], serde_json::json!([]));
     assert_eq!(report["checked"], 1);
 }
+
+#[test]
+fn search_finds_what_learn_just_wrote_as_json() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    std::fs::create_dir_all(root.join(".delia/playbooks")).unwrap();
+    std::fs::write(
+        root.join(".delia/playbooks/coding.json"),
+        r#"{"schema_version": 2, "task_type": "coding", "updated_at": "2026-11-01T00:00:00.000000",
+            "bullets": [{"id": "strat-0000000a", "content": "Use tempfile for scratch directories in tests", "helpful_count": 3}]}"#,
+    )
+    .unwrap();
+    let none = switchboard(root, &["search", "flaky", "--json"]);
+    let results: serde_json::Value = serde_json::from_str(&ok_stdout(&none)).unwrap();
+    assert_eq!(results["hits"], serde_json::json!([]));
+
+    ok_stdout(&switchboard(
+        root,
+        &[
+            "learn",
+            "--category",
+            "testing",
+            "--title",
+            "Flaky watcher tests",
+            "--body",
+            "Wait for the event, never sleep.",
+        ],
+    ));
+    let found = switchboard(root, &["search", "flaky", "watcher", "--json"]);
+    let results: serde_json::Value = serde_json::from_str(&ok_stdout(&found)).unwrap();
+    let hit = &results["hits"][0];
+    assert_eq!(hit["kind"], "learning");
+    assert_eq!(hit["path"], ".naide/learnings/testing.md");
+    assert_eq!(hit["line"], 1);
+    assert_eq!(hit["title"], "Flaky watcher tests");
+
+    let bullets = switchboard(root, &["search", "tempfile", "--kind", "bullet"]);
+    let text = ok_stdout(&bullets);
+    assert!(
+        text.starts_with(".delia/playbooks/coding.json  bullet  coding  +3 -0"),
+        "{text}"
+    );
+    assert!(text.contains("Use tempfile for scratch"), "{text}");
+}
