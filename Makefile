@@ -25,6 +25,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-e2e --bench inbox
 	$(CARGO) bench -p switchboard-sidecar --bench prompt
 	$(CARGO) bench -p switchboard-sidecar --bench ttft
+	$(CARGO) bench -p switchboard-store --bench knowledge
 
 setup:
 	scripts/setup.sh run
