@@ -72,7 +72,6 @@ pub fn validate(workspace: &Workspace, args: ValidateArgs) -> Result<bool> {
 /// Prints the best hits: `path:line  kind  title` and the snippet, or JSON.
 pub fn search(workspace: &Workspace, args: SearchArgs) -> Result<()> {
     let query = SearchQuery {
-        text: args.query.join(" "),
         kinds: args
             .kinds
             .iter()
@@ -84,7 +83,7 @@ pub fn search(workspace: &Workspace, args: SearchArgs) -> Result<()> {
                 KindArg::Spec => HitKind::Spec,
             })
             .collect(),
-        limit: args.limit,
+        ..SearchQuery::new(args.query.join(" "), args.limit)
     };
     let results = search_workspace(workspace, &query, clock::now())?;
     for warning in &results.warnings {

@@ -1,18 +1,22 @@
 //! One chat turn: memory in, prompt assembled, the model streamed with a
 //! bounded tool loop, the summary merged, the session saved.
 
-use std::{path::Path, sync::Mutex};
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::Mutex,
+};
 
 use switchboard_model::{
     chat::{
         ChatMessage, Role,
-        prompt::{PromptInputs, assemble},
+        prompt::{ContextFile, PromptInputs, assemble},
         summary::{SummaryChange, SummaryFilter, split_reply},
     },
     settings::Settings,
     sidecar::{ChatRequest, ResponseBody},
 };
-use switchboard_store::{Workspace, chats, clock};
+use switchboard_store::{Workspace, chats, clock, search::SearchIndex};
 use tokio::sync::watch;
 
 use crate::{
@@ -30,12 +34,56 @@ use crate::{
 pub const MAX_TOOL_ROUNDS: usize = 8;
 
 /// What lives as long as the sidecar process and every turn shares.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Shared {
     /// Long-term memory files, re-read only when they change.
     pub memory: Mutex<MemoryCache>,
     /// Writes held for approval.
     pub proposals: Mutex<Proposals>,
+    /// The knowledge index of each workspace seen.
+    pub indexes: Mutex<HashMap<PathBuf, SearchIndex>>,
+}
+
+/// The learnings and specs for a prompt: entries and bullets ranked by the
+/// knowledge index, spec files scored by it; Naide's keyword scan over the
+/// files when the index is unavailable.
+fn long_term(
+    shared: &Shared,
+    workspace: &Workspace,
+    message: &str,
+) -> Result<(Vec<ContextFile>, Vec<ContextFile>), String> {
+    let root = workspace.root();
+    let mut cache = shared
+        .memory
+        .lock()
+        .map_err(|_| "the memory cache is poisoned".to_owned())?;
+    let mut specs = cache.gather(root, &memory::SPEC_DIRS, message);
+    let ranked = shared
+        .indexes
+        .lock()
+        .map_err(|_| "the knowledge index is poisoned".to_owned())
+        .and_then(|mut indexes| {
+            let index = match indexes.entry(root.to_owned()) {
+                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(SearchIndex::open(workspace).map_err(|e| e.to_string())?)
+                }
+            };
+            memory::relevant_knowledge(index, workspace, message, clock::now())
+                .map_err(|error| error.to_string())
+        });
+    match ranked {
+        Ok(relevant) => {
+            for spec in &mut specs {
+                spec.relevance = relevant.spec_scores.get(&spec.path).copied().unwrap_or(0.0);
+            }
+            Ok((relevant.knowledge, specs))
+        }
+        Err(error) => {
+            eprintln!("switchboard-sidecar: knowledge index unavailable ({error}); scanning files");
+            Ok((cache.gather(root, &memory::LEARNING_DIRS, message), specs))
+        }
+    }
 }
 
 fn message(id: usize, role: Role, content: &str) -> ChatMessage {
@@ -77,16 +125,7 @@ pub async fn run_turn(
         AllowList::for_mode(request.mode, build_globs).map_err(|error| error.to_string())?;
     let writer = WorkspaceWriter::open(root).map_err(|error| error.to_string())?;
     let audit = AuditLog::new(root);
-    let (learnings, specs) = {
-        let mut cache = shared
-            .memory
-            .lock()
-            .map_err(|_| "the memory cache is poisoned".to_owned())?;
-        (
-            cache.gather(root, &memory::LEARNING_DIRS, &request.message),
-            cache.gather(root, &memory::SPEC_DIRS, &request.message),
-        )
-    };
+    let (learnings, specs) = long_term(shared, &workspace, &request.message)?;
     let base = prompts::base(root);
     let mode_prompt = prompts::for_mode(root, request.mode);
     let assembled = assemble(PromptInputs {

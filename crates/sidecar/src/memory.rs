@@ -1,7 +1,9 @@
 //! Long-term memory: the repository's spec and feature files and its
-//! learnings, scored for relevance to the message. The score follows
-//! Naide's learnings search — a keyword in the file name counts 3, each
-//! occurrence in the text 1 — until the knowledge index ranks them.
+//! learnings, scored for relevance to the message. The knowledge index
+//! ranks them (relevance × utility^0.5 × recency^0.3, see
+//! [`relevant_knowledge`]); when it cannot, Naide's learnings search is the
+//! fallback — a keyword in the file name counts 3, each occurrence in the
+//! text 1.
 
 use std::{
     collections::HashMap,
@@ -9,7 +11,12 @@ use std::{
     time::SystemTime,
 };
 
-use switchboard_model::chat::prompt::ContextFile;
+use switchboard_model::{
+    Timestamp,
+    chat::prompt::ContextFile,
+    knowledge::search::{HitKind, SearchHit, SearchQuery},
+};
+use switchboard_store::{StoreError, Workspace, knowledge::quarantine, search::SearchIndex};
 
 /// Largest file read into memory, in bytes; larger ones are skipped.
 const MAX_FILE_BYTES: u64 = 256 * 1024;
@@ -42,6 +49,93 @@ pub fn relevance(path: &str, text: &str, keywords: &[String]) -> f64 {
             in_name + text.matches(word.as_str()).count()
         })
         .sum::<usize>() as f64
+}
+
+/// Most learnings entries and playbook bullets offered to one prompt.
+pub const MAX_KNOWLEDGE: usize = 12;
+
+/// What the index offers a prompt: the best learnings entries and bullets,
+/// and a score for each spec file it matched.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Relevant {
+    /// Learnings entries and bullets, best first.
+    pub knowledge: Vec<ContextFile>,
+    /// Spec file path → the index's score.
+    pub spec_scores: HashMap<String, f64>,
+}
+
+fn knowledge_file(hit: SearchHit) -> ContextFile {
+    let body = hit.text.unwrap_or(hit.snippet);
+    let (path, text) = match hit.kind {
+        HitKind::Bullet => (
+            format!(
+                "{}#{}",
+                hit.path,
+                hit.bullet_id.as_deref().unwrap_or_default()
+            ),
+            format!(
+                "[{}] {body} (helpful {}, harmful {})",
+                hit.title, hit.helpful, hit.harmful
+            ),
+        ),
+        _ => (
+            format!("{}:{}", hit.path, hit.line),
+            format!("## {}\n\n{body}", hit.title),
+        ),
+    };
+    ContextFile {
+        path,
+        text,
+        relevance: hit.score,
+    }
+}
+
+/// Asks the knowledge index (brought up to date first) for what is
+/// relevant to `message`; quarantined bullets are left out.
+pub fn relevant_knowledge(
+    index: &mut SearchIndex,
+    workspace: &Workspace,
+    message: &str,
+    now: Timestamp,
+) -> Result<Relevant, StoreError> {
+    index.sync(workspace)?;
+    let quarantined = quarantine::list(workspace).unwrap_or_default();
+    let knowledge = index
+        .search(
+            &SearchQuery {
+                kinds: vec![HitKind::Learning, HitKind::Bullet],
+                with_text: true,
+                ..SearchQuery::new(message, MAX_KNOWLEDGE + quarantined.len())
+            },
+            now,
+        )?
+        .hits
+        .into_iter()
+        .filter(|hit| {
+            !quarantined.iter().any(|q| {
+                hit.bullet_id.as_deref() == Some(q.id.as_str())
+                    && hit.task_type.as_deref() == Some(q.task_type.as_str())
+            })
+        })
+        .take(MAX_KNOWLEDGE)
+        .map(knowledge_file)
+        .collect();
+    let spec_scores = index
+        .search(
+            &SearchQuery {
+                kinds: vec![HitKind::Spec],
+                ..SearchQuery::new(message, 200)
+            },
+            now,
+        )?
+        .hits
+        .into_iter()
+        .map(|hit| (hit.path, hit.score))
+        .collect();
+    Ok(Relevant {
+        knowledge,
+        spec_scores,
+    })
 }
 
 /// Markdown files under `dirs` of `workspace`, scored against `message`,

@@ -133,11 +133,7 @@ fn main() {
     let mut indexed = Vec::new();
     let mut scanned = Vec::new();
     for words in &queries {
-        let query = SearchQuery {
-            text: words.join(" "),
-            kinds: vec![],
-            limit: 10,
-        };
+        let query = SearchQuery::new(words.join(" "), 10);
         let started = Instant::now();
         let hits = index.search(&query, now).unwrap().hits;
         indexed.push(started.elapsed().as_secs_f64() * 1000.0);

@@ -519,6 +519,7 @@ impl SearchIndex {
                 helpful,
                 harmful,
                 date,
+                text: if query.with_text { text(f.body) } else { None },
             });
         }
         results.hits.sort_by(|a, b| {

@@ -322,3 +322,53 @@ fn settings_pick_the_model_dry_run_holds_writes_and_chats_resume() {
     let stderr = String::from_utf8_lossy(&unknown.stderr);
     assert!(stderr.contains("no chat with id \"chat-404\""), "{stderr}");
 }
+
+#[test]
+fn the_knowledge_index_feeds_relevant_entries_and_bullets_into_the_prompt() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    std::fs::create_dir_all(root.join(".naide/learnings")).unwrap();
+    std::fs::create_dir_all(root.join(".delia/playbooks")).unwrap();
+    std::fs::create_dir_all(root.join(".switchboard/knowledge")).unwrap();
+    std::fs::write(
+        root.join(".naide/learnings/database.md"),
+        "## Migrations need a lock (2026-11-01)\n\nTwo deploys ran the same migration.\n\n## Fonts load late (2026-11-02)\n\nUnrelated to databases.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".delia/playbooks/deployment.json"),
+        json!({"schema_version": 2, "task_type": "deployment", "updated_at": "2026-11-01T00:00:00.000000",
+            "bullets": [
+                {"id": "strat-00000001", "content": "Run migrations in a single job before the rollout", "helpful_count": 4},
+                {"id": "strat-00000002", "content": "Skip migrations when the rollout is urgent", "helpful_count": 0, "harmful_count": 3}
+            ]})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".switchboard/knowledge/quarantine.json"),
+        json!([{"task_type": "deployment", "id": "strat-00000002", "reason": "dangerous", "at": "2026-11-20T00:00:00.000Z"}]).to_string(),
+    )
+    .unwrap();
+    let server = ScriptedServer::start(vec![Reply::sse(&[&text("Noted."), "[DONE]"])]);
+    ok(&chat(
+        &server.url(),
+        root,
+        &["How do we run migrations safely?"],
+    ));
+    let body: Value = serde_json::from_str(&server.requests()[0].body).unwrap();
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("## Migrations need a lock"), "{system}");
+    assert!(
+        system.contains("Run migrations in a single job before the rollout"),
+        "{system}"
+    );
+    assert!(
+        !system.contains("Skip migrations"),
+        "quarantined bullets stay out: {system}"
+    );
+    assert!(
+        !system.contains("Fonts load late"),
+        "irrelevant entries stay out: {system}"
+    );
+}

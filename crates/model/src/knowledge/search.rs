@@ -59,6 +59,22 @@ pub struct SearchQuery {
     pub kinds: Vec<HitKind>,
     /// At most this many hits.
     pub limit: usize,
+    /// Return each hit's whole stored text (for prompts), not only a
+    /// snippet.
+    #[serde(default)]
+    pub with_text: bool,
+}
+
+impl SearchQuery {
+    /// A search of every kind for `text`, at most `limit` hits, snippets only.
+    pub fn new(text: impl Into<String>, limit: usize) -> Self {
+        Self {
+            text: text.into(),
+            kinds: Vec::new(),
+            limit,
+            with_text: false,
+        }
+    }
 }
 
 /// One hit, best first.
@@ -93,6 +109,9 @@ pub struct SearchHit {
     /// When it was written or last used, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<Timestamp>,
+    /// The whole text, when the query asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// Hits and what to know about them.

@@ -15,11 +15,7 @@ fn now() -> Timestamp {
 }
 
 fn query(text: &str) -> SearchQuery {
-    SearchQuery {
-        text: text.into(),
-        kinds: vec![],
-        limit: 10,
-    }
+    SearchQuery::new(text, 10)
 }
 
 fn write(root: &std::path::Path, path: &str, text: &str) {
