@@ -101,6 +101,8 @@ pub enum StoreChange {
     Sessions,
     /// `.visual-delivery/custom/theme.json`.
     Theme,
+    /// A learnings file, playbook, profile, memory or spec file.
+    Knowledge,
 }
 
 /// Names one delivery.

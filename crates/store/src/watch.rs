@@ -7,6 +7,8 @@
 //! in the chain that appears later (the first `switchboard deliver` in a
 //! fresh workspace creates it) is picked up as soon as its parent reports it,
 //! and then reported as changed in case a file landed before the watch did.
+//! The knowledge folders (learnings, Delia's, specs) are watched the same
+//! way, one level deep.
 
 use std::{
     collections::BTreeSet,
@@ -21,9 +23,15 @@ use notify::{
 };
 use switchboard_model::ipc::StoreChange;
 
+use switchboard_model::knowledge::{
+    learning::LEARNING_DIRS,
+    playbook::{MEMORY_DIR, PLAYBOOK_DIR, PROFILE_DIR},
+};
+
 use crate::{
     StoreError, Workspace,
     annotations::ANNOTATIONS_FILE,
+    search::SPEC_DIRS,
     deliveries::DELIVERIES_FILE,
     feedback::{FEEDBACK_FILE, SESSIONS_FILE},
     theme::THEME_FILE,
@@ -108,23 +116,42 @@ struct DirChain {
     watched: BTreeSet<PathBuf>,
     data_dir: PathBuf,
     custom_dir: PathBuf,
+    knowledge_dirs: Vec<PathBuf>,
 }
 
 impl DirChain {
     fn new(workspace: &Workspace, watcher: RecommendedWatcher) -> Self {
         let data_dir = workspace.inbox_data_dir();
         let custom_dir = workspace.custom_dir();
+        let root = workspace.root();
+        let knowledge_dirs: Vec<PathBuf> = LEARNING_DIRS
+            .into_iter()
+            .chain([PLAYBOOK_DIR, PROFILE_DIR, MEMORY_DIR])
+            .chain(SPEC_DIRS)
+            .map(|dir| root.join(dir))
+            .collect();
+        let mut dirs = vec![
+            root.to_owned(),
+            workspace.visual_delivery_dir(),
+            data_dir.clone(),
+            custom_dir.clone(),
+        ];
+        for dir in &knowledge_dirs {
+            // Each knowledge folder's parents, so its appearance is seen.
+            if let Some(parent) = dir.parent()
+                && !dirs.contains(&parent.to_owned())
+            {
+                dirs.push(parent.to_owned());
+            }
+            dirs.push(dir.clone());
+        }
         Self {
             watcher,
-            dirs: vec![
-                workspace.root().to_owned(),
-                workspace.visual_delivery_dir(),
-                data_dir.clone(),
-                custom_dir.clone(),
-            ],
+            dirs,
             watched: BTreeSet::new(),
             data_dir,
             custom_dir,
+            knowledge_dirs,
         }
     }
 
@@ -143,6 +170,8 @@ impl DirChain {
                         missed.extend(ALL_INBOX_CHANGES);
                     } else if *dir == self.custom_dir {
                         missed.push(StoreChange::Theme);
+                    } else if self.knowledge_dirs.contains(dir) {
+                        missed.push(StoreChange::Knowledge);
                     }
                 }
                 (false, true) => {
@@ -174,6 +203,12 @@ impl DirChain {
             if parent == self.custom_dir && path.file_name().is_some_and(|name| name == THEME_FILE)
             {
                 changes.insert(StoreChange::Theme);
+            }
+            let hidden = path
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with('.'));
+            if !hidden && self.knowledge_dirs.iter().any(|dir| dir == parent) {
+                changes.insert(StoreChange::Knowledge);
             }
             chain_touched |= self.dirs.iter().any(|dir| dir == path);
         }

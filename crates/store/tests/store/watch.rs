@@ -105,3 +105,27 @@ fn reports_theme_changes_in_the_custom_folder() {
         [("--vds-colors-primary".to_owned(), "#ff6600".to_owned())]
     );
 }
+
+#[test]
+fn reports_knowledge_files_in_folders_that_appear_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+
+    switchboard_store::knowledge::learnings::append(
+        &workspace,
+        "testing",
+        "Wait for events",
+        "Never sleep in tests.",
+        clock::now(),
+    )
+    .unwrap();
+    wait_for(&changes, StoreChange::Knowledge);
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    let playbooks = dir.path().join(".delia/playbooks");
+    std::fs::create_dir_all(&playbooks).unwrap();
+    wait_for(&changes, StoreChange::Knowledge);
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    std::fs::write(playbooks.join("coding.json"), "[]").unwrap();
+    wait_for(&changes, StoreChange::Knowledge);
+}
