@@ -2,11 +2,11 @@
 
 use std::{
     path::PathBuf,
-    sync::{Arc, atomic::AtomicBool},
+    sync::{Arc, Mutex, atomic::AtomicBool},
     time::Instant,
 };
 
-use switchboard_store::{Workspace, WorkspaceWatcher};
+use switchboard_store::{Workspace, WorkspaceWatcher, search::SearchIndex};
 
 use crate::sidecar::Sidecar;
 
@@ -22,6 +22,9 @@ pub struct AppState {
     pub sidecar: Arc<Sidecar>,
     /// What the command line set.
     pub config: Config,
+    /// The knowledge index, opened at the first search (so opening a
+    /// workspace creates nothing in it).
+    pub search: Mutex<Option<SearchIndex>>,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
 }
@@ -41,6 +44,7 @@ impl AppState {
             painted: AtomicBool::new(false),
             sidecar,
             config,
+            search: Mutex::new(None),
             _watcher: watcher,
         }
     }

@@ -8,14 +8,23 @@ use switchboard_model::{
     annotation::{Annotation, NewAnnotation},
     chat::{ChatHistory, ChatSession, ConversationSummary},
     ipc::{
-        CMD_ADD_ANNOTATION, CMD_CHAT_HISTORY, CMD_CHAT_NEW, CMD_CHAT_RESUME, CMD_CHAT_SEND,
-        CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY, CMD_CHAT_SETTLE_WRITE, CMD_CHAT_STOP,
-        CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS, CMD_GET_THEME, CMD_LIST_DELIVERIES,
-        CMD_LIST_MODELS, CMD_RENDER_MARKDOWN, CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH,
+        BulletAddRequest, BulletEditRequest, BulletRef, CMD_ADD_ANNOTATION, CMD_BULLET_ADD,
+        CMD_BULLET_EDIT, CMD_BULLET_VOTE, CMD_CHAT_HISTORY, CMD_CHAT_NEW, CMD_CHAT_RESUME,
+        CMD_CHAT_SEND, CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY, CMD_CHAT_SETTLE_WRITE,
+        CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS, CMD_GET_THEME,
+        CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH, CMD_LEARN, CMD_LIST_DELIVERIES, CMD_LIST_MODELS,
+        CMD_QUARANTINE, CMD_RENDER_MARKDOWN, CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH,
         CMD_UI_READY, CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest, ChatStopRequest,
         DeliveryDetail, DeliveryList, DeliveryRequest, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH,
-        EVENT_STORE_CHANGED, RenderRequest, ReplyRequest, SaveSettingsRequest, SettleWriteRequest,
-        SidecarHealth, StoreChange, SummaryEditRequest, WorkspaceInfo,
+        EVENT_STORE_CHANGED, KnowledgeOverview, NewLearning, QuarantineRequest, RenderRequest,
+        ReplyRequest, SaveSettingsRequest, SettleWriteRequest, SidecarHealth, StoreChange,
+        SummaryEditRequest, VoteRequest, WorkspaceInfo,
+    },
+    knowledge::{
+        Quarantined,
+        learning::Appended,
+        playbook::Bullet,
+        search::{SearchQuery, SearchResults},
     },
     session::Reply,
     settings::{Settings, SettingsView},
@@ -210,6 +219,41 @@ pub async fn get_settings() -> Result<SettingsView, ErrorPayload> {
 /// Stores new settings.
 pub async fn save_settings(settings: Settings) -> Result<SettingsView, ErrorPayload> {
     call_with(CMD_SAVE_SETTINGS, &SaveSettingsRequest { settings }).await
+}
+
+/// Everything the Knowledge view shows.
+pub async fn knowledge() -> Result<KnowledgeOverview, ErrorPayload> {
+    call(CMD_KNOWLEDGE).await
+}
+
+/// Searches knowledge.
+pub async fn knowledge_search(query: &SearchQuery) -> Result<SearchResults, ErrorPayload> {
+    call_with(CMD_KNOWLEDGE_SEARCH, query).await
+}
+
+/// Appends a learning.
+pub async fn learn(learning: &NewLearning) -> Result<Appended, ErrorPayload> {
+    call_with(CMD_LEARN, learning).await
+}
+
+/// Votes on a bullet.
+pub async fn bullet_vote(bullet: BulletRef, helpful: bool) -> Result<Bullet, ErrorPayload> {
+    call_with(CMD_BULLET_VOTE, &VoteRequest { bullet, helpful }).await
+}
+
+/// Changes a bullet's content.
+pub async fn bullet_edit(bullet: BulletRef, content: String) -> Result<Bullet, ErrorPayload> {
+    call_with(CMD_BULLET_EDIT, &BulletEditRequest { bullet, content }).await
+}
+
+/// Adds a bullet.
+pub async fn bullet_add(request: &BulletAddRequest) -> Result<Bullet, ErrorPayload> {
+    call_with(CMD_BULLET_ADD, request).await
+}
+
+/// Quarantines or releases a bullet.
+pub async fn quarantine(request: &QuarantineRequest) -> Result<Vec<Quarantined>, ErrorPayload> {
+    call_with(CMD_QUARANTINE, request).await
 }
 
 /// Calls `handler` with the payload of every `event`, for the life of the page.

@@ -9,6 +9,10 @@ use crate::{
     Delivery,
     annotation::Annotation,
     chat::{ChatMode, ConversationSummary},
+    knowledge::{
+        Quarantined, document::Document, learning::LearningsFile, playbook::PlaybookFile,
+        validate::Problem,
+    },
     session::{FeedbackResponse, Reply},
     settings::Settings,
 };
@@ -57,6 +61,23 @@ pub const CMD_SAVE_SETTINGS: &str = "save_settings";
 /// Command: markdown as sanitized HTML (chat messages). Request:
 /// [`RenderRequest`].
 pub const CMD_RENDER_MARKDOWN: &str = "render_markdown";
+/// Command: every learnings file, playbook, profile, memory, the
+/// quarantine and the validation problems. Request: none; answers a
+/// [`KnowledgeOverview`].
+pub const CMD_KNOWLEDGE: &str = "knowledge";
+/// Command: search knowledge. Request: a
+/// [`SearchQuery`](crate::knowledge::search::SearchQuery).
+pub const CMD_KNOWLEDGE_SEARCH: &str = "knowledge_search";
+/// Command: append a learning. Request: [`NewLearning`].
+pub const CMD_LEARN: &str = "learn";
+/// Command: vote on a bullet. Request: [`VoteRequest`].
+pub const CMD_BULLET_VOTE: &str = "bullet_vote";
+/// Command: change a bullet's content. Request: [`BulletEditRequest`].
+pub const CMD_BULLET_EDIT: &str = "bullet_edit";
+/// Command: add a bullet. Request: [`BulletAddRequest`].
+pub const CMD_BULLET_ADD: &str = "bullet_add";
+/// Command: quarantine or release a bullet. Request: [`QuarantineRequest`].
+pub const CMD_QUARANTINE: &str = "quarantine";
 /// Command: the sidecar's health. Request: none.
 pub const CMD_SIDECAR_HEALTH: &str = "sidecar_health";
 /// Event carrying a [`crate::sidecar::SidecarResponse`] (chat events; `id` is the chat).
@@ -207,4 +228,84 @@ pub struct SaveSettingsRequest {
 pub struct RenderRequest {
     /// The markdown.
     pub markdown: String,
+}
+
+/// Everything the Knowledge view shows.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct KnowledgeOverview {
+    /// Learnings files of both layouts.
+    pub learnings: Vec<LearningsFile>,
+    /// Playbooks, readable or not.
+    pub playbooks: Vec<PlaybookFile>,
+    /// Delia profiles.
+    pub profiles: Vec<Document>,
+    /// Delia memories.
+    pub memories: Vec<Document>,
+    /// Quarantined bullets.
+    pub quarantine: Vec<Quarantined>,
+    /// What `switchboard validate` would report.
+    pub problems: Vec<Problem>,
+    /// Anything else that could not be read, in words.
+    pub warnings: Vec<String>,
+}
+
+/// A learning to append.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewLearning {
+    /// The category (file).
+    pub category: String,
+    /// The heading.
+    pub title: String,
+    /// The text.
+    pub body: String,
+}
+
+/// Names one bullet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BulletRef {
+    /// Its playbook's task type.
+    pub task_type: String,
+    /// Its id.
+    pub id: String,
+}
+
+/// A vote on a bullet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoteRequest {
+    /// The bullet.
+    pub bullet: BulletRef,
+    /// Helpful (`true`) or harmful.
+    pub helpful: bool,
+}
+
+/// New content for a bullet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BulletEditRequest {
+    /// The bullet.
+    pub bullet: BulletRef,
+    /// 10–500 characters.
+    pub content: String,
+}
+
+/// A new bullet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BulletAddRequest {
+    /// The playbook (created if missing).
+    pub task_type: String,
+    /// Its section, if any.
+    pub section: Option<String>,
+    /// 10–500 characters.
+    pub content: String,
+}
+
+/// Quarantine or release a bullet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuarantineRequest {
+    /// The bullet.
+    pub bullet: BulletRef,
+    /// Quarantine (`true`) or release.
+    pub on: bool,
+    /// Why.
+    #[serde(default)]
+    pub reason: String,
 }

@@ -31,9 +31,9 @@ use switchboard_model::knowledge::{
 use crate::{
     StoreError, Workspace,
     annotations::ANNOTATIONS_FILE,
-    search::SPEC_DIRS,
     deliveries::DELIVERIES_FILE,
     feedback::{FEEDBACK_FILE, SESSIONS_FILE},
+    search::SPEC_DIRS,
     theme::THEME_FILE,
 };
 

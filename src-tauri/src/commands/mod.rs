@@ -3,6 +3,7 @@
 
 pub mod chat;
 pub mod inbox;
+pub mod knowledge;
 pub mod lifecycle;
 pub mod settings;
 pub mod theme;

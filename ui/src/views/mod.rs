@@ -3,4 +3,6 @@
 pub mod chat;
 pub mod coming;
 pub mod inbox;
+pub mod knowledge;
+pub mod markdown;
 pub mod settings;

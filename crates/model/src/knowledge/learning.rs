@@ -35,6 +35,24 @@ pub struct LearningFile {
     pub problems: Vec<String>,
 }
 
+/// One learnings file as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LearningsFile {
+    /// Workspace-relative path.
+    pub path: String,
+    /// Its entries and problems.
+    pub file: LearningFile,
+}
+
+/// Where an appended entry landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Appended {
+    /// Workspace-relative path.
+    pub path: String,
+    /// The entry's 1-based line.
+    pub line: usize,
+}
+
 /// Whether `line` opens or closes a fenced code block.
 fn is_fence(line: &str) -> bool {
     let trimmed = line.trim_start();

@@ -123,6 +123,21 @@ pub struct Playbook {
     pub extra: Map<String, Value>,
 }
 
+/// One playbook file as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlaybookFile {
+    /// Workspace-relative path.
+    pub path: String,
+    /// The task type (file stem).
+    pub task_type: String,
+    /// The playbook, when it parses.
+    pub playbook: Option<Playbook>,
+    /// The schema version it is stored in (1 or 2), when it parses.
+    pub version: Option<u64>,
+    /// Why it does not parse.
+    pub error: Option<String>,
+}
+
 /// A playbook as read, with the version it was in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Loaded {

@@ -42,6 +42,17 @@ pub struct Problem {
     pub fixable: bool,
 }
 
+/// What `validate` found and did.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Report {
+    /// Problems left (after fixing, with `--fix`).
+    pub problems: Vec<Problem>,
+    /// Files rewritten by `--fix`.
+    pub fixed: Vec<String>,
+    /// Playbook files checked.
+    pub checked: usize,
+}
+
 /// Checks the playbook file at `file` (workspace-relative) with `text`;
 /// returns the problems and, when the file could be read, the playbook.
 pub fn check_playbook(file: &str, task_type: &str, text: &str) -> (Vec<Problem>, Option<Loaded>) {

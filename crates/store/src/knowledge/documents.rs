@@ -1,44 +1,10 @@
 //! Delia's profiles and memories (`.delia/profiles/*.md`,
 //! `.delia/memories/*.md`): free-form markdown, shown and searched whole.
 
-use serde::{Deserialize, Serialize};
-use switchboard_model::knowledge::playbook::{MEMORY_DIR, PROFILE_DIR};
+pub use switchboard_model::knowledge::document::{Document, DocumentKind};
 
 use super::{files_in, relative};
 use crate::{StoreError, Workspace};
-
-/// Which kind of document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DocumentKind {
-    /// Framework or domain guidance.
-    Profile,
-    /// Persistent project knowledge.
-    Memory,
-}
-
-impl DocumentKind {
-    /// The folder, relative to the workspace.
-    pub fn dir(self) -> &'static str {
-        match self {
-            Self::Profile => PROFILE_DIR,
-            Self::Memory => MEMORY_DIR,
-        }
-    }
-}
-
-/// One document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Document {
-    /// Profile or memory.
-    pub kind: DocumentKind,
-    /// Workspace-relative path.
-    pub path: String,
-    /// The file name without `.md`.
-    pub name: String,
-    /// The text.
-    pub text: String,
-}
 
 /// Every document of `kind`, by file name. Unreadable files are errors.
 pub fn list(workspace: &Workspace, kind: DocumentKind) -> Result<Vec<Document>, StoreError> {

@@ -3,23 +3,14 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+pub use switchboard_model::knowledge::learning::{Appended, LearningsFile};
 use switchboard_model::{
     Timestamp,
-    knowledge::learning::{self, LEARNING_DIRS, LearningFile},
+    knowledge::learning::{self, LEARNING_DIRS},
 };
 
 use super::{files_in, relative};
 use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
-
-/// One learnings file as read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LearningsFile {
-    /// Workspace-relative path.
-    pub path: String,
-    /// Its entries and problems.
-    pub file: LearningFile,
-}
 
 /// Every learnings file of both layouts, `.naide` first, by name.
 pub fn list(workspace: &Workspace) -> Result<Vec<LearningsFile>, StoreError> {
@@ -52,15 +43,6 @@ fn target(workspace: &Workspace, category: &str) -> PathBuf {
     } else {
         naide.join(name)
     }
-}
-
-/// Where an appended entry landed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Appended {
-    /// Workspace-relative path.
-    pub path: String,
-    /// The entry's 1-based line.
-    pub line: usize,
 }
 
 /// Appends an entry `## {title} ({date})` with `body` to `category`'s file,

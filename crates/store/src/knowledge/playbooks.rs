@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+pub use switchboard_model::knowledge::{playbook::PlaybookFile, validate::Report};
 use switchboard_model::{
     Timestamp,
     knowledge::{
@@ -19,21 +19,6 @@ use switchboard_model::{
 
 use super::{files_in, relative};
 use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
-
-/// One playbook file as read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlaybookFile {
-    /// Workspace-relative path.
-    pub path: String,
-    /// The task type (file stem).
-    pub task_type: String,
-    /// The playbook, when it parses.
-    pub playbook: Option<Playbook>,
-    /// The schema version it is stored in (1 or 2), when it parses.
-    pub version: Option<u64>,
-    /// Why it does not parse.
-    pub error: Option<String>,
-}
 
 fn dir(workspace: &Workspace) -> PathBuf {
     workspace.root().join(PLAYBOOK_DIR)
@@ -219,17 +204,6 @@ pub fn add(
         playbook.bullets.push(bullet.clone());
         Ok(bullet)
     })
-}
-
-/// What `validate` found and did.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Report {
-    /// Problems left (after fixing, with `--fix`).
-    pub problems: Vec<Problem>,
-    /// Files rewritten by `--fix`.
-    pub fixed: Vec<String>,
-    /// Playbook files checked.
-    pub checked: usize,
 }
 
 /// Delia's checks over the playbooks of `workspace` (or the one file

@@ -4,24 +4,10 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
 use switchboard_model::Timestamp;
+pub use switchboard_model::knowledge::Quarantined;
 
 use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
-
-/// One quarantined bullet.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Quarantined {
-    /// Its playbook's task type.
-    pub task_type: String,
-    /// Its id.
-    pub id: String,
-    /// Why, in the developer's words.
-    #[serde(default)]
-    pub reason: String,
-    /// When.
-    pub at: Timestamp,
-}
 
 fn path(workspace: &Workspace) -> PathBuf {
     workspace

@@ -9,6 +9,7 @@ mod chat;
 mod harness;
 mod hostile;
 mod inbox;
+mod knowledge;
 mod navigation;
 mod questions;
 mod recovery;
@@ -33,6 +34,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(theme::trials(&environment));
     trials.extend(recovery::trials(&environment));
     trials.extend(chat::trials(&environment));
+    trials.extend(knowledge::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

@@ -9,7 +9,7 @@ use switchboard_model::{
 };
 
 use super::ChatState;
-use crate::ipc;
+use crate::{ipc, views::markdown::Markdown};
 
 /// The transcript list.
 #[component]
@@ -39,7 +39,10 @@ fn entry_view(state: ChatState, entry: Entry) -> AnyView {
         Entry::Message { role: Role::User, text } => {
             view! { <li class="chat-message user">{text}</li> }.into_any()
         }
-        Entry::Message { text, .. } => view! { <Markdown text /> }.into_any(),
+        Entry::Message { text, .. } => view! {
+            <li class="chat-message assistant markdown"><Markdown text /></li>
+        }
+        .into_any(),
         Entry::Wrote { path, bytes } => view! {
             <li class="chat-write applied">"✓ wrote " <code>{path}</code> {format!(" ({bytes} bytes)")}</li>
         }
@@ -62,25 +65,6 @@ fn entry_view(state: ChatState, entry: Entry) -> AnyView {
         Entry::Failed { message } => {
             view! { <li class="chat-failed" role="alert">{message}</li> }.into_any()
         }
-    }
-}
-
-/// A model message, rendered by the shell's markdown renderer and
-/// sanitizer; the plain text shows until the HTML arrives.
-#[component]
-fn Markdown(text: String) -> impl IntoView {
-    let html = RwSignal::new(None::<String>);
-    let source = text.clone();
-    spawn_local(async move {
-        if let Ok(rendered) = ipc::render_markdown(&source).await {
-            html.set(Some(rendered));
-        }
-    });
-    view! {
-        {move || match html.get() {
-            Some(rendered) => view! { <li class="chat-message assistant markdown" inner_html=rendered></li> }.into_any(),
-            None => view! { <li class="chat-message assistant">{text.clone()}</li> }.into_any(),
-        }}
     }
 }
 

@@ -1,0 +1,171 @@
+//! Commands of the Knowledge view: each a few lines over the store's
+//! knowledge modules and its search index.
+
+use switchboard_model::{
+    ErrorPayload,
+    ipc::{
+        BulletAddRequest, BulletEditRequest, KnowledgeOverview, NewLearning, QuarantineRequest,
+        VoteRequest,
+    },
+    knowledge::{
+        Quarantined,
+        learning::Appended,
+        playbook::Bullet,
+        search::{SearchQuery, SearchResults},
+    },
+};
+use switchboard_store::{
+    StoreError, clock,
+    knowledge::{
+        documents::{self, DocumentKind},
+        learnings, playbooks, quarantine,
+    },
+    search::SearchIndex,
+};
+use tauri::State;
+
+use crate::state::AppState;
+
+/// Everything the view shows; a part that cannot be read becomes a warning.
+#[tauri::command]
+pub async fn knowledge(state: State<'_, AppState>) -> Result<KnowledgeOverview, ErrorPayload> {
+    let workspace = &state.workspace;
+    let mut overview = KnowledgeOverview::default();
+    let mut note = |error: StoreError| overview.warnings.push(error.to_string());
+    let learnings = learnings::list(workspace).unwrap_or_else(|e| {
+        note(e);
+        Vec::new()
+    });
+    let playbooks = playbooks::list(workspace).unwrap_or_else(|e| {
+        note(e);
+        Vec::new()
+    });
+    let profiles = documents::list(workspace, DocumentKind::Profile).unwrap_or_else(|e| {
+        note(e);
+        Vec::new()
+    });
+    let memories = documents::list(workspace, DocumentKind::Memory).unwrap_or_else(|e| {
+        note(e);
+        Vec::new()
+    });
+    let quarantine = quarantine::list(workspace).unwrap_or_else(|e| {
+        note(e);
+        Vec::new()
+    });
+    let problems = playbooks::validate(workspace, None, false, clock::now())
+        .map(|report| report.problems)
+        .unwrap_or_else(|e| {
+            note(e);
+            Vec::new()
+        });
+    overview.learnings = learnings;
+    overview.playbooks = playbooks;
+    overview.profiles = profiles;
+    overview.memories = memories;
+    overview.quarantine = quarantine;
+    overview.problems = problems;
+    Ok(overview)
+}
+
+/// Searches knowledge, bringing the index up to date first.
+#[tauri::command]
+pub async fn knowledge_search(
+    state: State<'_, AppState>,
+    request: SearchQuery,
+) -> Result<SearchResults, ErrorPayload> {
+    let mut slot = state.search.lock().map_err(|_| {
+        ErrorPayload::new(
+            switchboard_model::ErrorCode::Internal,
+            "the search index is poisoned",
+        )
+    })?;
+    let index = match slot.as_mut() {
+        Some(index) => index,
+        None => slot.insert(SearchIndex::open(&state.workspace)?),
+    };
+    let synced = index.sync(&state.workspace);
+    let mut results = index.search(&request, clock::now())?;
+    match synced {
+        Ok(report) => results.warnings.extend(report.warnings),
+        Err(error) => results.warnings.push(format!(
+            "the index could not be brought up to date: {error}"
+        )),
+    }
+    Ok(results)
+}
+
+/// Appends a learning.
+#[tauri::command]
+pub async fn learn(
+    state: State<'_, AppState>,
+    request: NewLearning,
+) -> Result<Appended, ErrorPayload> {
+    Ok(learnings::append(
+        &state.workspace,
+        &request.category,
+        &request.title,
+        &request.body,
+        clock::now(),
+    )?)
+}
+
+/// Counts a vote.
+#[tauri::command]
+pub async fn bullet_vote(
+    state: State<'_, AppState>,
+    request: VoteRequest,
+) -> Result<Bullet, ErrorPayload> {
+    Ok(playbooks::vote(
+        &state.workspace,
+        &request.bullet.task_type,
+        &request.bullet.id,
+        request.helpful,
+        clock::now(),
+    )?)
+}
+
+/// Changes a bullet's content.
+#[tauri::command]
+pub async fn bullet_edit(
+    state: State<'_, AppState>,
+    request: BulletEditRequest,
+) -> Result<Bullet, ErrorPayload> {
+    Ok(playbooks::edit(
+        &state.workspace,
+        &request.bullet.task_type,
+        &request.bullet.id,
+        &request.content,
+        clock::now(),
+    )?)
+}
+
+/// Adds a bullet.
+#[tauri::command]
+pub async fn bullet_add(
+    state: State<'_, AppState>,
+    request: BulletAddRequest,
+) -> Result<Bullet, ErrorPayload> {
+    Ok(playbooks::add(
+        &state.workspace,
+        &request.task_type,
+        request.section.as_deref(),
+        &request.content,
+        clock::now(),
+    )?)
+}
+
+/// Quarantines or releases a bullet.
+#[tauri::command]
+pub async fn quarantine(
+    state: State<'_, AppState>,
+    request: QuarantineRequest,
+) -> Result<Vec<Quarantined>, ErrorPayload> {
+    Ok(quarantine::set(
+        &state.workspace,
+        &request.bullet.task_type,
+        &request.bullet.id,
+        request.on,
+        &request.reason,
+        clock::now(),
+    )?)
+}

@@ -1,0 +1,206 @@
+//! The Knowledge view in the real window: a learning added by the CLI
+//! while the window is open is found by the search box and opened; a vote
+//! changes the count on disk; the curator lists prune candidates and
+//! duplicates; a learning added in the window lands in the file.
+
+use std::{path::Path, sync::Arc, time::Duration};
+
+use anyhow::{Context, Result, bail, ensure};
+use serde_json::{Value, json};
+use switchboard_e2e::Session;
+
+use crate::harness::{Environment, trial};
+
+pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
+    vec![trial(
+        environment,
+        "knowledge::search_votes_curator_and_adding",
+        search_votes_curator_and_adding,
+    )]
+}
+
+fn playbook(root: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(root.join(".delia/playbooks/coding.json"))?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+async fn eventually(what: &str, check: impl Fn() -> Result<bool>) -> Result<()> {
+    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
+    while !check().unwrap_or(false) {
+        if std::time::Instant::now() > deadline {
+            bail!("{what} never happened");
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Ok(())
+}
+
+fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path();
+    std::fs::create_dir_all(root.join(".naide/learnings"))?;
+    std::fs::create_dir_all(root.join(".delia/playbooks"))?;
+    std::fs::write(
+        root.join(".naide/learnings/ui.md"),
+        "## Focus rings stay (2026-11-01)\n\nKeyboard users need them.\n",
+    )?;
+    std::fs::write(
+        root.join(".delia/playbooks/coding.json"),
+        json!({"schema_version": 2, "task_type": "coding", "updated_at": "2026-11-01T00:00:00.000000",
+            "bullets": [
+                {"id": "strat-0000000a", "content": "Use pathlib.Path over os.path", "section": "style", "helpful_count": 2, "source": "learned", "source_task": "coding"},
+                {"id": "strat-0000000b", "content": "Use pathlib.Path over os.path!", "section": "style"},
+                {"id": "strat-0000000c", "content": "Catch every exception at the top", "section": "errors", "helpful_count": 1, "harmful_count": 6}
+            ]})
+        .to_string(),
+    )?;
+    environment
+        .with_app(root, async |session: &Session| {
+            session.find("#nav-knowledge").await?.click().await?;
+            session
+                .wait_for_text("#view-knowledge", |text| text.contains("Focus rings stay"))
+                .await?;
+
+            // A learning written by an agent while the window is open is found.
+            let cli = environment
+                .binaries
+                .cli(root)
+                .args([
+                    "learn",
+                    "--category",
+                    "testing",
+                    "--title",
+                    "Flaky watcher tests",
+                    "--body",
+                    "Wait for the inotify event instead of sleeping.",
+                ])
+                .output()?;
+            ensure!(
+                cli.status.success(),
+                "{}",
+                String::from_utf8_lossy(&cli.stderr)
+            );
+            session
+                .find("#knowledge-search")
+                .await?
+                .send_keys("inotify")
+                .await?;
+            let hits = session
+                .wait_for_text("#knowledge-results", |text| {
+                    text.contains("Flaky watcher tests")
+                })
+                .await?;
+            ensure!(hits.contains(".naide/learnings/testing.md:1"), "{hits:?}");
+            let marked = session.texts("#knowledge-results mark").await?;
+            ensure!(
+                marked == ["inotify"],
+                "the match is highlighted: {marked:?}"
+            );
+            session
+                .find("#knowledge-results .search-hit-open")
+                .await?
+                .click()
+                .await?;
+            let jumped = session
+                .wait_for_text(".learning-entry.jumped", |text| !text.is_empty())
+                .await?;
+            ensure!(jumped.contains("Wait for the inotify event"), "{jumped:?}");
+
+            // A vote changes the count on disk, and the window shows it.
+            session
+                .find("#knowledge-tab-playbooks")
+                .await?
+                .click()
+                .await?;
+            let row = "[data-bullet='coding/strat-0000000a']";
+            session
+                .wait_for_text(&format!("{row} .helpful-count"), |text| text == "+2")
+                .await?;
+            session
+                .find(&format!("{row} .vote-helpful"))
+                .await?
+                .click()
+                .await?;
+            eventually("the helpful vote is saved", || {
+                Ok(playbook(root)?["bullets"][0]["helpful_count"] == 3)
+            })
+            .await?;
+            session
+                .wait_for_text(&format!("{row} .helpful-count"), |text| text == "+3")
+                .await?;
+            let utility = session
+                .wait_for_text(&format!("{row} .utility"), |t| !t.is_empty())
+                .await?;
+            ensure!(utility == "0.75", "3 / (3 + 0 + 1): {utility:?}");
+
+            // The curator: prune candidate with its origin, the duplicate pair.
+            session
+                .find("#knowledge-tab-curator")
+                .await?
+                .click()
+                .await?;
+            let prune = session
+                .wait_for_text("#curator-prune", |text| {
+                    text.contains("Catch every exception")
+                })
+                .await?;
+            ensure!(prune.contains(".delia/playbooks/coding.json"), "{prune:?}");
+            let duplicates = session
+                .wait_for_text("#curator-duplicates", |text| text.contains("alike"))
+                .await?;
+            ensure!(
+                duplicates.matches("Use pathlib.Path over os.path").count() == 2,
+                "{duplicates:?}"
+            );
+            session
+                .find("#curator-prune .quarantine-bullet")
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#curator-quarantine", |text| {
+                    text.contains("Catch every exception")
+                })
+                .await?;
+            let quarantined: Value = serde_json::from_str(&std::fs::read_to_string(
+                root.join(".switchboard/knowledge/quarantine.json"),
+            )?)?;
+            ensure!(quarantined[0]["id"] == "strat-0000000c", "{quarantined}");
+
+            // A learning added in the window lands in Naide's format.
+            session
+                .find("#knowledge-tab-learnings")
+                .await?
+                .click()
+                .await?;
+            session.find(".add-learning summary").await?.click().await?;
+            session
+                .find("#learning-category")
+                .await?
+                .send_keys("ui")
+                .await?;
+            session
+                .find("#learning-title")
+                .await?
+                .send_keys("Contrast first")
+                .await?;
+            session
+                .find("#learning-body")
+                .await?
+                .send_keys("Check WCAG AA before shipping.")
+                .await?;
+            session.find("#learning-add").await?.click().await?;
+            eventually("the learning is appended", || {
+                let text = std::fs::read_to_string(root.join(".naide/learnings/ui.md"))?;
+                Ok(text.contains("\n\n## Contrast first (")
+                    && text.ends_with("Check WCAG AA before shipping.\n"))
+            })
+            .await?;
+            session
+                .wait_for_text("#view-knowledge", |text| text.contains("Contrast first"))
+                .await?;
+            environment.screenshot("knowledge.png")?;
+            Ok(())
+        })
+        .context("the knowledge view")
+}
