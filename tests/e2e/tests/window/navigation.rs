@@ -28,10 +28,12 @@ fn sidebar_switches_views_by_click_and_keyboard(environment: &Environment) -> Re
         session.find("#nav-chat").await?.click().await?;
         session.find("#view-chat").await?;
         session.find("#nav-knowledge").await?.click().await?;
+        session.find("#view-knowledge").await?;
+        session.find("#nav-team").await?.click().await?;
         let coming = session
-            .wait_for_text("#view-coming h1", |text| text == "Knowledge")
+            .wait_for_text("#view-coming h1", |text| text == "Team")
             .await?;
-        ensure!(coming == "Knowledge");
+        ensure!(coming == "Team");
         // Alt+1 goes back to the inbox from the keyboard.
         let body = session.client.find(Locator::Css("body")).await?;
         body.send_keys(&format!(
