@@ -207,7 +207,8 @@ pub fn add(
 }
 
 /// Delia's checks over the playbooks of `workspace` (or the one file
-/// `only`), plus "profiles and memories exist"; with `fix`, migrates v1
+/// `only`), plus "profiles and memories exist" when the workspace has a
+/// `.delia/` folder; with `fix`, migrates v1
 /// files and gives id-less bullets an id, then reports what is left.
 pub fn validate(
     workspace: &Workspace,
@@ -247,7 +248,8 @@ pub fn validate(
         }
         report.problems.extend(problems);
     }
-    if only.is_none() {
+    // A workspace without `.delia/` does not use Delia: nothing is missing.
+    if only.is_none() && workspace.root().join(".delia").is_dir() {
         for (folder, what) in [(PROFILE_DIR, "profiles"), (MEMORY_DIR, "memories")] {
             if files_in(&workspace.root().join(folder), "md")?.is_empty() {
                 report.problems.push(Problem {

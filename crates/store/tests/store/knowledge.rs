@@ -239,6 +239,25 @@ fn validate_fix_migrates_v1_and_leaves_what_it_cannot_fix() {
 }
 
 #[test]
+fn a_workspace_without_delia_has_nothing_missing() {
+    let (dir, workspace) = workspace();
+    assert!(
+        playbooks::validate(&workspace, None, false, now())
+            .unwrap()
+            .problems
+            .is_empty()
+    );
+    std::fs::create_dir_all(dir.path().join(".delia")).unwrap();
+    let kinds: Vec<_> = playbooks::validate(&workspace, None, false, now())
+        .unwrap()
+        .problems
+        .iter()
+        .map(|p| p.kind)
+        .collect();
+    assert_eq!(kinds, [ProblemKind::Missing, ProblemKind::Missing]);
+}
+
+#[test]
 fn quarantine_is_listed_and_released() {
     let (_dir, workspace) = workspace();
     assert!(quarantine::list(&workspace).unwrap().is_empty());
