@@ -1,13 +1,33 @@
-//! Forwards the store's typed change events to the UI as Tauri events, and
-//! lets new blocking questions ask for attention.
+//! Forwards the store's typed change events to the UI as Tauri events, lets
+//! new blocking questions ask for attention, and keeps an open knowledge
+//! index in step with the files.
 
 use std::sync::Arc;
 
 use switchboard_model::ipc::{EVENT_STORE_CHANGED, StoreChange};
 use switchboard_store::{StoreError, Workspace, WorkspaceWatcher};
-use tauri::{AppHandle, Emitter};
+use tauri::{AppHandle, Emitter, Manager};
 
-use crate::attention::{self, Announced};
+use crate::{
+    attention::{self, Announced},
+    state::AppState,
+};
+
+/// Re-indexes changed knowledge files, if the index is open (it opens at
+/// the first search).
+fn sync_index(app: &AppHandle) {
+    let Some(state) = app.try_state::<AppState>() else {
+        return;
+    };
+    let Ok(mut slot) = state.search.lock() else {
+        return;
+    };
+    if let Some(index) = slot.as_mut()
+        && let Err(error) = index.sync(&state.workspace)
+    {
+        tracing::debug!(%error, "knowledge index not synced; the next search retries");
+    }
+}
 
 /// Watches `workspace` and emits each change to every window.
 pub fn forward_store_changes(
@@ -19,6 +39,10 @@ pub fn forward_store_changes(
     let app = app.clone();
     let watched = workspace.clone();
     WorkspaceWatcher::start(workspace, move |change| {
+        if change == StoreChange::Knowledge {
+            // Before the UI hears of it, so its re-search sees the change.
+            sync_index(&app);
+        }
         if let Err(error) = app.emit(EVENT_STORE_CHANGED, change) {
             tracing::warn!(%error, ?change, "could not forward a store change to the UI");
         }
