@@ -26,45 +26,36 @@ use tauri::State;
 
 use crate::state::AppState;
 
+/// `result`'s value, or the default with the error noted in `warnings`.
+fn or_note<T: Default>(result: Result<T, StoreError>, warnings: &mut Vec<String>) -> T {
+    result.unwrap_or_else(|error| {
+        warnings.push(error.to_string());
+        T::default()
+    })
+}
+
 /// Everything the view shows; a part that cannot be read becomes a warning.
 #[tauri::command]
 pub async fn knowledge(state: State<'_, AppState>) -> Result<KnowledgeOverview, ErrorPayload> {
     let workspace = &state.workspace;
-    let mut overview = KnowledgeOverview::default();
-    let mut note = |error: StoreError| overview.warnings.push(error.to_string());
-    let learnings = learnings::list(workspace).unwrap_or_else(|e| {
-        note(e);
-        Vec::new()
-    });
-    let playbooks = playbooks::list(workspace).unwrap_or_else(|e| {
-        note(e);
-        Vec::new()
-    });
-    let profiles = documents::list(workspace, DocumentKind::Profile).unwrap_or_else(|e| {
-        note(e);
-        Vec::new()
-    });
-    let memories = documents::list(workspace, DocumentKind::Memory).unwrap_or_else(|e| {
-        note(e);
-        Vec::new()
-    });
-    let quarantine = quarantine::list(workspace).unwrap_or_else(|e| {
-        note(e);
-        Vec::new()
-    });
-    let problems = playbooks::validate(workspace, None, false, clock::now())
-        .map(|report| report.problems)
-        .unwrap_or_else(|e| {
-            note(e);
-            Vec::new()
-        });
-    overview.learnings = learnings;
-    overview.playbooks = playbooks;
-    overview.profiles = profiles;
-    overview.memories = memories;
-    overview.quarantine = quarantine;
-    overview.problems = problems;
-    Ok(overview)
+    let mut warnings = Vec::new();
+    let problems =
+        playbooks::validate(workspace, None, false, clock::now()).map(|report| report.problems);
+    Ok(KnowledgeOverview {
+        learnings: or_note(learnings::list(workspace), &mut warnings),
+        playbooks: or_note(playbooks::list(workspace), &mut warnings),
+        profiles: or_note(
+            documents::list(workspace, DocumentKind::Profile),
+            &mut warnings,
+        ),
+        memories: or_note(
+            documents::list(workspace, DocumentKind::Memory),
+            &mut warnings,
+        ),
+        quarantine: or_note(quarantine::list(workspace), &mut warnings),
+        problems: or_note(problems, &mut warnings),
+        warnings,
+    })
 }
 
 /// Searches knowledge, bringing the index up to date first.

@@ -41,6 +41,28 @@ fn chat(server_url: &str, workspace: &Path, args: &[&str]) -> Output {
     command.output().unwrap()
 }
 
+/// The decisions of the workspace's write audit log, in order.
+fn audit_decisions(workspace: &Path) -> Vec<String> {
+    std::fs::read_to_string(workspace.join(".switchboard/audit/writes.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["decision"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The active chat file, parsed.
+fn active_chat(workspace: &Path) -> Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(workspace.join(".naide/chatsessions/chat-active.json")).unwrap(),
+    )
+    .unwrap()
+}
+
 fn ok(output: &Output) -> String {
     assert!(
         output.status.success(),
@@ -112,30 +134,9 @@ fn a_planning_chat_streams_writes_within_the_allow_list_and_remembers() {
         "the model learns of the refusal: {tool_results:?}"
     );
 
-    let audit =
-        std::fs::read_to_string(workspace.path().join(".switchboard/audit/writes.jsonl")).unwrap();
-    let decisions: Vec<Value> = audit
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(decisions.len(), 2);
-    assert_eq!(
-        (
-            decisions[0]["decision"].as_str(),
-            decisions[1]["decision"].as_str()
-        ),
-        (Some("written"), Some("refused"))
-    );
+    assert_eq!(audit_decisions(workspace.path()), ["written", "refused"]);
 
-    let active: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            workspace
-                .path()
-                .join(".naide/chatsessions/chat-active.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let active = active_chat(workspace.path());
     assert_eq!(active["mode"], "Planning");
     assert_eq!(active["messages"].as_array().unwrap().len(), 2);
     assert_eq!(active["messages"][1]["content"], "Planned auth.");
@@ -202,9 +203,7 @@ fn new_archives_the_active_chat_and_no_server_is_a_clear_error() {
         .filter(|name| name.contains("-chat-"))
         .collect();
     assert_eq!(archives.len(), 1, "{archives:?}");
-    let active: Value =
-        serde_json::from_str(&std::fs::read_to_string(sessions.join("chat-active.json")).unwrap())
-            .unwrap();
+    let active = active_chat(workspace.path());
     assert_eq!(active["messages"][0]["content"], "second", "a fresh chat");
 
     let closed = {
@@ -255,18 +254,7 @@ fn settings_pick_the_model_dry_run_holds_writes_and_chats_resume() {
         first["model"], "from-settings",
         "the settings file chose the model"
     );
-    let audit =
-        std::fs::read_to_string(workspace.path().join(".switchboard/audit/writes.jsonl")).unwrap();
-    let decisions: Vec<String> = audit
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["decision"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    assert_eq!(decisions, ["proposed", "refused"]);
+    assert_eq!(audit_decisions(workspace.path()), ["proposed", "refused"]);
 
     ok(&cli(
         config.path(),
@@ -291,15 +279,7 @@ fn settings_pick_the_model_dry_run_holds_writes_and_chats_resume() {
         workspace.path(),
         &["chat", "--session", &first_id, "And now?"],
     ));
-    let resumed: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            workspace
-                .path()
-                .join(".naide/chatsessions/chat-active.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let resumed = active_chat(workspace.path());
     assert_eq!(resumed["id"], first_id.as_str());
     assert_eq!(resumed["messages"].as_array().unwrap().len(), 4);
     let last: Value = serde_json::from_str(&server.requests()[3].body).unwrap();

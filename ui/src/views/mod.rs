@@ -2,6 +2,7 @@
 
 pub mod chat;
 pub mod coming;
+pub mod edit_line;
 pub mod inbox;
 pub mod knowledge;
 pub mod markdown;

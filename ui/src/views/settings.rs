@@ -113,6 +113,31 @@ fn number_field(
     }
 }
 
+/// A text field for an optional setting; empty means the default.
+fn text_field(
+    id: &'static str,
+    label: &'static str,
+    default: &'static str,
+    kind: &'static str,
+    field: fn(&mut Settings) -> &mut Option<String>,
+    draft: RwSignal<Settings>,
+) -> impl IntoView {
+    view! {
+        <label for=id>{label}</label>
+        <input
+            id=id
+            type=kind
+            autocomplete="off"
+            placeholder=default
+            prop:value=move || draft.with(|s| field(&mut s.clone()).clone().unwrap_or_default())
+            on:input=move |event| {
+                let value = event_target_value(&event).trim().to_owned();
+                draft.update(|s| *field(s) = (!value.is_empty()).then_some(value));
+            }
+        />
+    }
+}
+
 /// The settings view.
 #[component]
 pub fn SettingsPane() -> impl IntoView {
@@ -143,12 +168,6 @@ pub fn SettingsPane() -> impl IntoView {
             }
         });
     };
-    let text =
-        |get: fn(&Settings) -> Option<String>| move || draft.with(|s| get(s).unwrap_or_default());
-    let optional = |value: String| {
-        let value = value.trim().to_owned();
-        (!value.is_empty()).then_some(value)
-    };
 
     view! {
         <section class="settings" id="view-settings">
@@ -167,28 +186,11 @@ pub fn SettingsPane() -> impl IntoView {
                 }
             >
                 <h2>"Model"</h2>
-                <label for="settings-model-url">"Server URL (OpenAI-compatible)"</label>
-                <input
-                    id="settings-model-url"
-                    placeholder=DEFAULT_MODEL_URL
-                    prop:value=text(|s| s.model_url.clone())
-                    on:input=move |event| draft.update(|s| s.model_url = optional(event_target_value(&event)))
-                />
-                <label for="settings-model">"Model"</label>
-                <input
-                    id="settings-model"
-                    placeholder=DEFAULT_MODEL
-                    prop:value=text(|s| s.model.clone())
-                    on:input=move |event| draft.update(|s| s.model = optional(event_target_value(&event)))
-                />
-                <label for="settings-api-key">"API key (kept only in this file, readable by you alone)"</label>
-                <input
-                    id="settings-api-key"
-                    type="password"
-                    autocomplete="off"
-                    prop:value=text(|s| s.api_key.clone())
-                    on:input=move |event| draft.update(|s| s.api_key = optional(event_target_value(&event)))
-                />
+                {text_field("settings-model-url", "Server URL (OpenAI-compatible)", DEFAULT_MODEL_URL, "text",
+                    |s| &mut s.model_url, draft)}
+                {text_field("settings-model", "Model", DEFAULT_MODEL, "text", |s| &mut s.model, draft)}
+                {text_field("settings-api-key", "API key (kept only in this file, readable by you alone)", "", "password",
+                    |s| &mut s.api_key, draft)}
                 {number_field("settings-first-token", "Seconds to wait for the first token", DEFAULT_FIRST_TOKEN_SECS,
                     |s| s.first_token_secs, |s, v| s.first_token_secs = v, draft)}
                 {number_field("settings-idle", "Seconds of silence before a stream counts as stalled", DEFAULT_IDLE_SECS,

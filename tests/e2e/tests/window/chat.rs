@@ -6,7 +6,7 @@
 
 use std::{path::Path, sync::Arc, time::Duration};
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
 use fantoccini::key::Key;
 use serde_json::Value;
 use switchboard_e2e::Session;
@@ -18,7 +18,7 @@ mod server;
 
 use server::{Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call};
 
-use crate::harness::{Environment, trial};
+use crate::harness::{Environment, eventually, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -130,20 +130,6 @@ fn active_chat(workspace: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(workspace.join(".naide/chatsessions/chat-active.json"))
         .context("no active chat")?;
     Ok(serde_json::from_str(&text)?)
-}
-
-/// Waits until `check` holds for the files (the UI saves asynchronously).
-async fn eventually(what: &str, check: impl Fn() -> Result<bool>) -> Result<()> {
-    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
-    loop {
-        if check().unwrap_or(false) {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            bail!("{what} never happened");
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
 }
 
 fn approval_memory_stop_history_and_settings(environment: &Environment) -> Result<()> {

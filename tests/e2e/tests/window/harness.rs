@@ -86,3 +86,16 @@ fn artifact(name: &str) -> std::path::PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
     target.join("e2e").join(name)
 }
+
+/// Waits until `check` holds (the UI saves asynchronously); an error from
+/// `check` counts as "not yet".
+pub async fn eventually(what: &str, check: impl Fn() -> Result<bool>) -> Result<()> {
+    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
+    while !check().unwrap_or(false) {
+        if std::time::Instant::now() > deadline {
+            anyhow::bail!("{what} never happened within {:?}", switchboard_e2e::WAIT);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    Ok(())
+}

@@ -3,13 +3,13 @@
 //! changes the count on disk; the curator lists prune candidates and
 //! duplicates; a learning added in the window lands in the file.
 
-use std::{path::Path, sync::Arc, time::Duration};
+use std::{path::Path, sync::Arc};
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, trial};
+use crate::harness::{Environment, eventually, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![trial(
@@ -22,17 +22,6 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
 fn playbook(root: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(root.join(".delia/playbooks/coding.json"))?;
     Ok(serde_json::from_str(&text)?)
-}
-
-async fn eventually(what: &str, check: impl Fn() -> Result<bool>) -> Result<()> {
-    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
-    while !check().unwrap_or(false) {
-        if std::time::Instant::now() > deadline {
-            bail!("{what} never happened");
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    Ok(())
 }
 
 fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {

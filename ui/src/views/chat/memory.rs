@@ -6,7 +6,7 @@ use leptos::{prelude::*, task::spawn_local};
 use switchboard_model::chat::{ConversationSummary, summary::SummaryList};
 
 use super::ChatState;
-use crate::ipc;
+use crate::{ipc, views::edit_line::EditLine};
 
 /// Stores `edit` applied to the shown summary, then shows what was stored.
 fn save(state: ChatState, edit: impl FnOnce(&mut ConversationSummary)) {
@@ -110,22 +110,17 @@ fn MemoryList(
                                 <li class="memory-entry" class:pinned=pinned>
                                     {move || {
                                         if is_editing() {
-                                            let draft = RwSignal::new(shown.clone());
+                                            let on_save = Callback::new(move |text: String| {
+                                                editing.set(None);
+                                                save(state, |s| s.edit(which, index, &text));
+                                            });
                                             view! {
-                                                <input
+                                                <EditLine
+                                                    initial=shown.clone()
                                                     class="memory-edit"
-                                                    aria-label="Edit entry (Enter saves, empty removes, Escape cancels)"
-                                                    prop:value=move || draft.get()
-                                                    on:input=move |event| draft.set(event_target_value(&event))
-                                                    on:keydown=move |event| match event.key().as_str() {
-                                                        "Enter" => {
-                                                            editing.set(None);
-                                                            let text = draft.get_untracked();
-                                                            save(state, |s| s.edit(which, index, &text));
-                                                        }
-                                                        "Escape" => editing.set(None),
-                                                        _ => {}
-                                                    }
+                                                    label="Edit entry (Enter saves, empty removes, Escape cancels)"
+                                                    on_save
+                                                    on_cancel=Callback::new(move |()| editing.set(None))
                                                 />
                                             }
                                             .into_any()

@@ -138,23 +138,15 @@ fn AddLearning(state: KnowledgeState, shown: Memo<Option<LearningsFile>>) -> imp
                     id="learning-category"
                     placeholder=move || shown.get().map(|f| f.file.category).unwrap_or_else(|| "category".into())
                     aria-label="Category"
-                    prop:value=move || category.get()
-                    on:input=move |event| category.set(event_target_value(&event))
+                    bind:value=category
                 />
-                <input
-                    id="learning-title"
-                    placeholder="Title"
-                    aria-label="Title"
-                    prop:value=move || title.get()
-                    on:input=move |event| title.set(event_target_value(&event))
-                />
+                <input id="learning-title" placeholder="Title" aria-label="Title" bind:value=title />
                 <textarea
                     id="learning-body"
                     rows="4"
                     placeholder="What happened, why it mattered, what to do next time (Ctrl+Enter adds)"
                     aria-label="Body"
-                    prop:value=move || body.get()
-                    on:input=move |event| body.set(event_target_value(&event))
+                    bind:value=body
                 ></textarea>
                 <button type="submit" class="primary" id="learning-add">"Add"</button>
             </form>

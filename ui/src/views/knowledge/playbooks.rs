@@ -10,7 +10,7 @@ use switchboard_model::{
 };
 
 use super::{KnowledgeState, anchor};
-use crate::ipc;
+use crate::{ipc, views::edit_line::EditLine};
 
 /// The tab.
 #[component]
@@ -109,7 +109,6 @@ pub fn BulletRow(
         })
     };
     let editing = RwSignal::new(false);
-    let draft = RwSignal::new(bullet.text().to_owned());
     let vote = {
         let reference = reference.clone();
         move |helpful: bool| {
@@ -117,13 +116,13 @@ pub fn BulletRow(
             spawn_local(async move { state.after(ipc::bullet_vote(reference, helpful).await) });
         }
     };
-    let save = {
+    let on_save = {
         let reference = reference.clone();
-        move || {
-            let (reference, content) = (reference.clone(), draft.get_untracked());
+        Callback::new(move |content: String| {
+            let reference = reference.clone();
             editing.set(false);
             spawn_local(async move { state.after(ipc::bullet_edit(reference, content).await) });
-        }
+        })
     };
     let toggle_quarantine = {
         let reference = reference.clone();
@@ -156,18 +155,13 @@ pub fn BulletRow(
         <li class="bullet" id=dom_id data-bullet=format!("{task_type}/{id}") class:jumped=jumped class:quarantined=move || quarantined.get()>
             <div class="bullet-main">
                 {move || if editing.get() {
-                    let save = save.clone();
                     view! {
-                        <input
+                        <EditLine
+                            initial=text.clone()
                             class="bullet-edit"
-                            aria-label="Bullet (Enter saves, Escape cancels)"
-                            prop:value=move || draft.get()
-                            on:input=move |event| draft.set(event_target_value(&event))
-                            on:keydown=move |event| match event.key().as_str() {
-                                "Enter" => save(),
-                                "Escape" => editing.set(false),
-                                _ => {}
-                            }
+                            label="Bullet (Enter saves, Escape cancels)"
+                            on_save
+                            on_cancel=Callback::new(move |()| editing.set(false))
                         />
                     }.into_any()
                 } else {
@@ -237,28 +231,10 @@ fn AddBullet(state: KnowledgeState, task_type: Option<String>) -> impl IntoView 
                 add();
             }>
                 {fixed.is_none().then(|| view! {
-                    <input
-                        class="bullet-task-type"
-                        placeholder="task type (coding, testing, …)"
-                        aria-label="Task type"
-                        prop:value=move || new_type.get()
-                        on:input=move |event| new_type.set(event_target_value(&event))
-                    />
+                    <input class="bullet-task-type" placeholder="task type (coding, testing, …)" aria-label="Task type" bind:value=new_type />
                 })}
-                <input
-                    class="bullet-section"
-                    placeholder="section (optional)"
-                    aria-label="Section"
-                    prop:value=move || section.get()
-                    on:input=move |event| section.set(event_target_value(&event))
-                />
-                <input
-                    class="bullet-content"
-                    placeholder="Actionable guidance, 10–500 characters"
-                    aria-label="Bullet"
-                    prop:value=move || content.get()
-                    on:input=move |event| content.set(event_target_value(&event))
-                />
+                <input class="bullet-section" placeholder="section (optional)" aria-label="Section" bind:value=section />
+                <input class="bullet-content" placeholder="Actionable guidance, 10–500 characters" aria-label="Bullet" bind:value=content />
                 <button type="submit" class="primary">"Add"</button>
             </form>
         </details>
