@@ -241,6 +241,9 @@ pub struct KnowledgeOverview {
     pub profiles: Vec<Document>,
     /// Delia memories.
     pub memories: Vec<Document>,
+    /// Spec and plan files.
+    #[serde(default)]
+    pub specs: Vec<Document>,
     /// Quarantined bullets.
     pub quarantine: Vec<Quarantined>,
     /// What `switchboard validate` would report.

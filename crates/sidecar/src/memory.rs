@@ -21,10 +21,7 @@ use switchboard_store::{StoreError, Workspace, knowledge::quarantine, search::Se
 /// Largest file read into memory, in bytes; larger ones are skipped.
 const MAX_FILE_BYTES: u64 = 256 * 1024;
 
-/// Folders of spec files.
-pub const SPEC_DIRS: [&str; 2] = [".prompts/plan", ".prompts/features"];
-/// Folders of learnings.
-pub const LEARNING_DIRS: [&str; 2] = [".naide/learnings", ".prompts/learnings"];
+pub use switchboard_model::knowledge::{document::SPEC_DIRS, learning::LEARNING_DIRS};
 
 /// Lower-cased words of three letters or more, the search keywords.
 pub fn keywords(message: &str) -> Vec<String> {

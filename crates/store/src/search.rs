@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use switchboard_model::{
     Timestamp,
     knowledge::{
+        document::SPEC_DIRS,
         learning::{self, LEARNING_DIRS},
         playbook::{self, MEMORY_DIR, PLAYBOOK_DIR, PROFILE_DIR},
         rank,
@@ -37,8 +38,6 @@ pub const INDEX_DIR: &str = ".switchboard/search-index";
 /// Bumped whenever the schema or the way files are split changes: an index
 /// of another version is rebuilt.
 const INDEX_VERSION: u32 = 1;
-/// Spec folders indexed whole-file, relative to the workspace.
-pub const SPEC_DIRS: [&str; 2] = [".prompts/plan", ".prompts/features"];
 /// Memory the index writer may use while updating.
 const WRITER_MEMORY: usize = 15_000_000;
 /// Characters of text shown around a match.
@@ -152,24 +151,6 @@ fn stamp(path: &Path) -> Option<Stamp> {
     })
 }
 
-/// Markdown files under `dir`, recursively, skipping symlinks.
-fn markdown_under(dir: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let path = entry.path();
-        if kind.is_dir() {
-            markdown_under(&path, found);
-        } else if kind.is_file() && path.extension().is_some_and(|ext| ext == "md") {
-            found.push(path);
-        }
-    }
-}
-
 fn knowledge_files(workspace: &Workspace) -> Vec<Found> {
     let root = workspace.root();
     let mut found = Vec::new();
@@ -195,10 +176,10 @@ fn knowledge_files(workspace: &Workspace) -> Vec<Found> {
     add(HitKind::Profile, listed(PROFILE_DIR, "md"));
     add(HitKind::Memory, listed(MEMORY_DIR, "md"));
     for dir in SPEC_DIRS {
-        let mut specs = Vec::new();
-        markdown_under(&root.join(dir), &mut specs);
-        specs.sort();
-        add(HitKind::Spec, specs);
+        add(
+            HitKind::Spec,
+            crate::knowledge::markdown_under(&root.join(dir)),
+        );
     }
     found
 }

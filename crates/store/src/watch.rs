@@ -24,6 +24,7 @@ use notify::{
 use switchboard_model::ipc::StoreChange;
 
 use switchboard_model::knowledge::{
+    document::SPEC_DIRS,
     learning::LEARNING_DIRS,
     playbook::{MEMORY_DIR, PLAYBOOK_DIR, PROFILE_DIR},
 };
@@ -33,7 +34,6 @@ use crate::{
     annotations::ANNOTATIONS_FILE,
     deliveries::DELIVERIES_FILE,
     feedback::{FEEDBACK_FILE, SESSIONS_FILE},
-    search::SPEC_DIRS,
     theme::THEME_FILE,
 };
 

@@ -1,14 +1,25 @@
 //! Delia's profiles and memories (`.delia/profiles/*.md`,
-//! `.delia/memories/*.md`): free-form markdown, shown and searched whole.
+//! `.delia/memories/*.md`) and the spec and plan files
+//! (`.prompts/plan/**`, `.prompts/features/**`): free-form markdown, shown
+//! and searched whole.
 
 pub use switchboard_model::knowledge::document::{Document, DocumentKind};
 
-use super::{files_in, relative};
+use super::{files_in, markdown_under, relative};
 use crate::{StoreError, Workspace};
 
 /// Every document of `kind`, by file name. Unreadable files are errors.
 pub fn list(workspace: &Workspace, kind: DocumentKind) -> Result<Vec<Document>, StoreError> {
-    files_in(&workspace.root().join(kind.dir()), "md")?
+    let mut paths = Vec::new();
+    for dir in kind.dirs() {
+        let dir = workspace.root().join(dir);
+        if kind.recursive() {
+            paths.extend(markdown_under(&dir));
+        } else {
+            paths.extend(files_in(&dir, "md")?);
+        }
+    }
+    paths
         .into_iter()
         .map(|path| {
             let text =

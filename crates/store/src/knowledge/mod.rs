@@ -38,3 +38,28 @@ pub(crate) fn files_in(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, Stor
     files.sort();
     Ok(files)
 }
+
+/// Markdown files under `dir` at any depth, sorted; symlinks are not
+/// followed.
+pub(crate) fn markdown_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                pending.push(path);
+            } else if kind.is_file() && path.extension().is_some_and(|ext| ext == "md") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}

@@ -4,7 +4,10 @@ use serde_json::{Value, json};
 use switchboard_model::{Timestamp, knowledge::validate::ProblemKind};
 use switchboard_store::{
     StoreError, Workspace,
-    knowledge::{learnings, playbooks, quarantine},
+    knowledge::{
+        documents::{self, DocumentKind},
+        learnings, playbooks, quarantine,
+    },
 };
 
 fn now() -> Timestamp {
@@ -255,6 +258,25 @@ fn a_workspace_without_delia_has_nothing_missing() {
         .map(|p| p.kind)
         .collect();
     assert_eq!(kinds, [ProblemKind::Missing, ProblemKind::Missing]);
+}
+
+#[test]
+fn specs_are_listed_at_any_depth_profiles_one_level() {
+    let (dir, workspace) = workspace();
+    write(&dir, ".prompts/plan/auth.md", "# Auth\n");
+    write(&dir, ".prompts/features/login/flow.md", "# Flow\n");
+    write(&dir, ".prompts/features/notes.txt", "not markdown");
+    write(&dir, ".delia/profiles/core.md", "# Core\n");
+    write(&dir, ".delia/profiles/old/ignored.md", "# Old\n");
+    let specs = documents::list(&workspace, DocumentKind::Spec).unwrap();
+    let paths: Vec<_> = specs.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [".prompts/plan/auth.md", ".prompts/features/login/flow.md"]
+    );
+    assert_eq!(specs[1].name, "flow");
+    let profiles = documents::list(&workspace, DocumentKind::Profile).unwrap();
+    assert_eq!(profiles.len(), 1);
 }
 
 #[test]

@@ -29,6 +29,11 @@ fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {
     let root = workspace.path();
     std::fs::create_dir_all(root.join(".naide/learnings"))?;
     std::fs::create_dir_all(root.join(".delia/playbooks"))?;
+    std::fs::create_dir_all(root.join(".prompts/plan"))?;
+    std::fs::write(
+        root.join(".prompts/plan/sign-in.md"),
+        "# Sign-in plan\n\nOffer passkeys first, passwords second.\n",
+    )?;
     std::fs::write(
         root.join(".naide/learnings/ui.md"),
         "## Focus rings stay (2026-11-01)\n\nKeyboard users need them.\n",
@@ -94,6 +99,23 @@ fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {
                 .wait_for_text(".learning-entry.jumped", |text| !text.is_empty())
                 .await?;
             ensure!(jumped.contains("Wait for the inotify event"), "{jumped:?}");
+
+            // A spec hit opens the spec among the documents.
+            let search = session.find("#knowledge-search").await?;
+            search.clear().await?;
+            search.send_keys("passkeys").await?;
+            session
+                .wait_for_text("#knowledge-results", |text| text.contains("Sign-in plan"))
+                .await?;
+            session
+                .find("#knowledge-results .search-hit-open")
+                .await?
+                .click()
+                .await?;
+            let spec = session
+                .wait_for_text(".document.jumped", |text| !text.is_empty())
+                .await?;
+            ensure!(spec.contains(".prompts/plan/sign-in.md"), "{spec:?}");
 
             // A vote changes the count on disk, and the window shows it.
             session

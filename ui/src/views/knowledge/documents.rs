@@ -1,4 +1,4 @@
-//! Delia's profiles and memories, rendered.
+//! Delia's profiles and memories and the spec and plan files, rendered.
 
 use leptos::prelude::*;
 use switchboard_model::knowledge::document::Document;
@@ -32,6 +32,7 @@ pub fn DocumentsTab(state: KnowledgeState) -> impl IntoView {
         <div class="documents">
             {move || section("Profiles", state.overview.with(|o| o.profiles.clone()))}
             {move || section("Memories", state.overview.with(|o| o.memories.clone()))}
+            {move || section("Specs and plans", state.overview.with(|o| o.specs.clone()))}
         </div>
     }
 }

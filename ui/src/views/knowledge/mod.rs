@@ -24,7 +24,7 @@ pub enum Tab {
     Playbooks,
     /// Prune candidates, duplicates, quarantine.
     Curator,
-    /// Profiles and memories.
+    /// Profiles, memories, specs and plans.
     Documents,
 }
 
@@ -36,7 +36,7 @@ impl Tab {
             Tab::Learnings => "Learnings",
             Tab::Playbooks => "Playbooks",
             Tab::Curator => "Curator",
-            Tab::Documents => "Profiles & memories",
+            Tab::Documents => "Documents",
         }
     }
 

@@ -139,7 +139,7 @@ fn hit_view(state: KnowledgeState, hit: SearchHit) -> impl IntoView {
     let marked = snippet(&hit);
     view! {
         <li class="search-hit">
-            <button class="search-hit-open" on:click=open disabled=kind == HitKind::Spec title=tooltip>
+            <button class="search-hit-open" on:click=open title=tooltip>
                 <span class=format!("badge kind-{}", kind.as_str())>{kind.as_str()}</span>
                 <span class="hit-title">{hit.title}</span>
                 {votes.map(|v| view! { <span class="muted">{v}</span> })}
