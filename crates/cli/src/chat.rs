@@ -2,8 +2,13 @@
 
 use std::{
     io::{BufRead, BufReader, Write},
+    os::unix::process::CommandExt,
     path::PathBuf,
-    process::{Command, Stdio},
+    process::{ChildStdin, Command, Stdio},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
 };
 
 use anyhow::{Context, Result, bail};
@@ -50,6 +55,26 @@ pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
     Ok(())
 }
 
+/// The first Ctrl-C stops the turn (the sidecar saves what arrived); a
+/// second one quits at once.
+fn stop_on_interrupt(stdin: Arc<Mutex<ChildStdin>>) -> Result<()> {
+    let interrupted = AtomicBool::new(false);
+    let stop = serde_json::to_string(&SidecarRequest {
+        id: 2,
+        body: RequestBody::Stop { chat: 1 },
+    })?;
+    ctrlc::set_handler(move || {
+        if interrupted.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\n(stopping; Ctrl-C again quits at once)");
+        if let Ok(mut pipe) = stdin.lock() {
+            let _ = writeln!(pipe, "{stop}").and_then(|()| pipe.flush());
+        }
+    })
+    .context("could not watch for Ctrl-C")
+}
+
 /// Runs one chat turn; `Ok(false)` when the turn failed (already reported).
 pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
     let sidecar = sidecar_path()?;
@@ -57,6 +82,9 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
+        // Its own process group: Ctrl-C in the terminal reaches only this
+        // process, which asks the sidecar to stop the turn and save it.
+        .process_group(0)
         .spawn()
         .with_context(|| format!("could not start the sidecar {}", sidecar.display()))?;
     let mut stdin = child.stdin.take().context("no sidecar stdin")?;
@@ -78,6 +106,8 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
     };
     writeln!(stdin, "{}", serde_json::to_string(&request)?)?;
     stdin.flush()?;
+    let stdin = Arc::new(Mutex::new(stdin));
+    stop_on_interrupt(Arc::clone(&stdin))?;
 
     let mut out = std::io::stdout().lock();
     let mut succeeded = false;
@@ -112,10 +142,12 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
         }
     }
     let shutdown = SidecarRequest {
-        id: 2,
+        id: 3,
         body: RequestBody::Shutdown,
     };
-    let _ = writeln!(stdin, "{}", serde_json::to_string(&shutdown)?);
+    if let Ok(mut stdin) = stdin.lock() {
+        let _ = writeln!(stdin, "{}", serde_json::to_string(&shutdown)?);
+    }
     drop(stdin);
     let _ = child.wait();
     Ok(succeeded)

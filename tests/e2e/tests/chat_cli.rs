@@ -352,3 +352,55 @@ fn the_knowledge_index_feeds_relevant_entries_and_bullets_into_the_prompt() {
         "irrelevant entries stay out: {system}"
     );
 }
+
+#[test]
+fn ctrl_c_stops_the_turn_and_keeps_what_arrived() {
+    use std::io::Read;
+
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let words: Vec<String> = (0..40).map(|n| text(&format!("w{n} "))).collect();
+    let mut chunks: Vec<&str> = words.iter().map(String::as_str).collect();
+    chunks.push("[DONE]");
+    let server = ScriptedServer::start(vec![Reply::sse_slow(
+        &chunks,
+        std::time::Duration::from_millis(200),
+    )]);
+    let mut child = Binaries::locate()
+        .unwrap()
+        .cli(workspace.path())
+        .args(["chat", "Tell me a long story"])
+        .env("SWITCHBOARD_CONFIG_DIR", config.path())
+        .env("SWITCHBOARD_MODEL_URL", server.url())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0_u8; 3];
+    stdout.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"w0 ", "the answer streams");
+    // What a terminal's Ctrl-C sends to the foreground process.
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "a stopped turn is not a failure: {stderr}"
+    );
+    assert!(stderr.contains("(stopped)"), "{stderr}");
+    assert!(!rest.contains("w39"), "the stream was cut: {rest}");
+    let saved = active_chat(workspace.path());
+    let answer = saved["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        answer.starts_with("w0 "),
+        "what arrived is kept: {answer:?}"
+    );
+    assert!(!answer.contains("w39"));
+}
