@@ -19,7 +19,7 @@ pub fn add(
     let delivery: Delivery = deliveries::get(workspace, &new.delivery_id)?;
     new.validate(&delivery.content.body)?;
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire(&dir)?;
+    let _lock = DirLock::acquire_sweeping(&dir)?;
     let (annotation, _) = records::append_one(
         &dir.join(ANNOTATIONS_FILE),
         now,

@@ -61,7 +61,7 @@ pub fn append(
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
     new.validate()?;
-    let _lock = DirLock::acquire(&workspace.inbox_data_dir())?;
+    let _lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
     append_locked(workspace, new, now)
 }
 
@@ -150,7 +150,7 @@ fn tolerate_corrupt<T>(
 /// or an already completed one is refused.
 pub fn close(workspace: &Workspace, id: &str, now: Timestamp) -> Result<Delivery, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire(&dir)?;
+    let _lock = DirLock::acquire_sweeping(&dir)?;
     let mut file = Editable::load(dir.join(DELIVERIES_FILE), now)?;
     let index = file.position(id).ok_or_else(|| StoreError::NotFound {
         what: "delivery",

@@ -55,7 +55,7 @@ pub fn reply(
     now: Timestamp,
 ) -> Result<Replied, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire(&dir)?;
+    let _lock = DirLock::acquire_sweeping(&dir)?;
     let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
     let index = deliveries.position(id).ok_or_else(|| not_found(id))?;
     let mut delivery: Delivery = deliveries.decode(index)?;
@@ -130,7 +130,7 @@ pub fn ask(
     timeout_at: Timestamp,
 ) -> Result<(Appended, BlockingSession), StoreError> {
     new.validate()?;
-    let _lock = DirLock::acquire(&workspace.inbox_data_dir())?;
+    let _lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
     let appended = deliveries::append_locked(workspace, new, now)?;
     let session = append_session(workspace, &appended.delivery.id, now, timeout_at)?;
     Ok((appended, session))
@@ -146,7 +146,7 @@ pub fn open_session(
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<BlockingSession, StoreError> {
-    let _lock = DirLock::acquire(&workspace.inbox_data_dir())?;
+    let _lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
     deliveries::get(workspace, id)?.check_open_for_reply()?;
     append_session(workspace, id, now, timeout_at)
 }
@@ -190,7 +190,7 @@ pub fn expire_session(
     now: Timestamp,
 ) -> Result<AwaitOutcome, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire(&dir)?;
+    let _lock = DirLock::acquire_sweeping(&dir)?;
     let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
     let index = sessions
         .position(session_id)

@@ -31,4 +31,27 @@ impl DirLock {
             .map_err(StoreError::io("could not lock", &path))?;
         Ok(Self { _file: file })
     }
+
+    /// [`DirLock::acquire`] for a directory whose every write happens under
+    /// this lock (the inbox data directory), then removes the temporary
+    /// files of writes that were killed before their rename: holding the
+    /// lock, no write of ours can be in flight there. Only names
+    /// `write_atomic` gives (`.{name}.{random}.tmp`) are touched.
+    pub(crate) fn acquire_sweeping(dir: &Path) -> Result<Self, StoreError> {
+        let lock = Self::acquire(dir)?;
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let orphan = name.starts_with('.')
+                    && name.ends_with(".tmp")
+                    && name.matches('.').count() >= 3
+                    && entry.file_type().is_ok_and(|kind| kind.is_file());
+                if orphan && let Err(error) = std::fs::remove_file(entry.path()) {
+                    tracing::debug!(%error, file = %name, "could not remove an orphaned temp file");
+                }
+            }
+        }
+        Ok(lock)
+    }
 }

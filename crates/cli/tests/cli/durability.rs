@@ -131,4 +131,27 @@ fn writers_killed_at_random_points_never_corrupt_or_lose_data() {
         leftovers.is_empty(),
         "no file was ever corrupt: {leftovers:?}"
     );
+
+    // The next writer clears what killed writers left behind (one planted
+    // orphan makes sure there is something), and nothing else.
+    let data = workspace.path().join(".visual-delivery/data");
+    std::fs::write(data.join(".deliveries.json.AbC123.tmp"), "[{\"half").unwrap();
+    std::fs::write(data.join("notes.tmp"), "another tool's").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace.path())
+        .args(["deliver", "--title", "after", "--content", "x"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let temps: Vec<_> = std::fs::read_dir(workspace.path().join(".visual-delivery/data"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert_eq!(
+        temps,
+        ["notes.tmp"],
+        "orphaned temp files are swept, others kept"
+    );
 }
