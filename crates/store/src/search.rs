@@ -512,28 +512,39 @@ impl SearchIndex {
         Ok(results)
     }
 
+    /// Brings the index up to date, then searches. When another process is
+    /// updating the index at that moment, the search runs on the index as
+    /// it is, with a warning; files that could not be indexed are warnings
+    /// too.
+    pub fn sync_and_search(
+        &mut self,
+        workspace: &Workspace,
+        query: &SearchQuery,
+        now: Timestamp,
+    ) -> Result<SearchResults, StoreError> {
+        let synced = self.sync(workspace);
+        let mut results = self.search(query, now)?;
+        match synced {
+            Ok(report) => results.warnings.extend(report.warnings),
+            Err(error) => results.warnings.push(format!(
+                "the index could not be brought up to date: {error}"
+            )),
+        }
+        Ok(results)
+    }
+
     /// The workspace this index belongs to.
     pub fn root(&self) -> &Path {
         &self.root
     }
 }
 
-/// Opens the index, brings it up to date, and searches: what the CLI and a
-/// single question need. When another process is updating the index, the
-/// search runs on the index as it is, with a warning.
+/// Opens the index and [`SearchIndex::sync_and_search`]es: what the CLI and
+/// a single question need.
 pub fn search_workspace(
     workspace: &Workspace,
     query: &SearchQuery,
     now: Timestamp,
 ) -> Result<SearchResults, StoreError> {
-    let mut index = SearchIndex::open(workspace)?;
-    let synced = index.sync(workspace);
-    let mut results = index.search(query, now)?;
-    match synced {
-        Ok(report) => results.warnings.extend(report.warnings),
-        Err(error) => results.warnings.push(format!(
-            "the index could not be brought up to date: {error}"
-        )),
-    }
-    Ok(results)
+    SearchIndex::open(workspace)?.sync_and_search(workspace, query, now)
 }

@@ -78,15 +78,7 @@ pub async fn knowledge_search(
         Some(index) => index,
         None => slot.insert(SearchIndex::open(&state.workspace)?),
     };
-    let synced = index.sync(&state.workspace);
-    let mut results = index.search(&request, clock::now())?;
-    match synced {
-        Ok(report) => results.warnings.extend(report.warnings),
-        Err(error) => results.warnings.push(format!(
-            "the index could not be brought up to date: {error}"
-        )),
-    }
-    Ok(results)
+    Ok(index.sync_and_search(&state.workspace, &request, clock::now())?)
 }
 
 /// Appends a learning.

@@ -114,6 +114,36 @@ pub struct SearchHit {
     pub text: Option<String>,
 }
 
+impl SearchHit {
+    /// The snippet cut into runs, each marked when it matched, for showing
+    /// highlights as text (never as HTML). Ranges that overlap, run past
+    /// the end or split a character are skipped.
+    pub fn snippet_runs(&self) -> Vec<(&str, bool)> {
+        let text = self.snippet.as_str();
+        let mut runs = Vec::new();
+        let mut at = 0;
+        for &(start, end) in &self.highlights {
+            let fits = at <= start
+                && start < end
+                && end <= text.len()
+                && text.is_char_boundary(start)
+                && text.is_char_boundary(end);
+            if !fits {
+                continue;
+            }
+            if at < start {
+                runs.push((&text[at..start], false));
+            }
+            runs.push((&text[start..end], true));
+            at = end;
+        }
+        if at < text.len() {
+            runs.push((&text[at..], false));
+        }
+        runs
+    }
+}
+
 /// Hits and what to know about them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SearchResults {
@@ -121,4 +151,46 @@ pub struct SearchResults {
     pub hits: Vec<SearchHit>,
     /// Files that could not be indexed, and similar notes, in words.
     pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(snippet: &str, highlights: Vec<(usize, usize)>) -> SearchHit {
+        SearchHit {
+            kind: HitKind::Learning,
+            path: "p".into(),
+            line: 1,
+            title: "t".into(),
+            task_type: None,
+            bullet_id: None,
+            snippet: snippet.into(),
+            highlights,
+            relevance: 1.0,
+            score: 1.0,
+            helpful: 0,
+            harmful: 0,
+            date: None,
+            text: None,
+        }
+    }
+
+    #[test]
+    fn snippets_split_into_marked_runs_and_bad_ranges_are_skipped() {
+        let found = hit("wait for inotify events", vec![(9, 16)]);
+        assert_eq!(
+            found.snippet_runs(),
+            [("wait for ", false), ("inotify", true), (" events", false)]
+        );
+        let odd = hit("café au lait", vec![(0, 4), (9, 99), (5, 4)]);
+        assert_eq!(
+            odd.snippet_runs(),
+            [("café au lait", false)],
+            "a split é, an overrun, a reversed range"
+        );
+        let overlap = hit("abcdef", vec![(0, 3), (2, 4)]);
+        assert_eq!(overlap.snippet_runs(), [("abc", true), ("def", false)]);
+        assert!(hit("", vec![]).snippet_runs().is_empty());
+    }
 }

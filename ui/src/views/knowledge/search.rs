@@ -89,29 +89,14 @@ fn target(hit: &SearchHit) -> (Tab, String) {
 
 /// The snippet with its matches in `<mark>`, as text nodes (never HTML).
 fn snippet(hit: &SearchHit) -> impl IntoView + use<> {
-    let text = &hit.snippet;
-    let mut parts = Vec::new();
-    let mut at = 0;
-    for &(start, end) in &hit.highlights {
-        if start < at
-            || end > text.len()
-            || !text.is_char_boundary(start)
-            || !text.is_char_boundary(end)
-        {
-            continue;
-        }
-        parts.push((text[at..start].to_owned(), false));
-        parts.push((text[start..end].to_owned(), true));
-        at = end;
-    }
-    parts.push((text[at..].to_owned(), false));
-    parts
+    hit.snippet_runs()
         .into_iter()
-        .map(|(part, marked)| {
+        .map(|(run, marked)| {
+            let run = run.to_owned();
             if marked {
-                view! { <mark>{part}</mark> }.into_any()
+                view! { <mark>{run}</mark> }.into_any()
             } else {
-                part.into_any()
+                run.into_any()
             }
         })
         .collect_view()
