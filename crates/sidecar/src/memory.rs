@@ -162,58 +162,50 @@ impl MemoryCache {
     pub fn gather(&mut self, workspace: &Path, dirs: &[&str], message: &str) -> Vec<ContextFile> {
         let words = keywords(message);
         let mut files = Vec::new();
-        let mut pending: Vec<PathBuf> = dirs.iter().map(|dir| workspace.join(dir)).collect();
-        while let Some(dir) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
+        let paths = dirs
+            .iter()
+            .flat_map(|dir| switchboard_store::knowledge::markdown_under(&workspace.join(dir)));
+        for path in paths {
+            // The listing follows no symlinks; a file swapped for one
+            // since is skipped too.
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
                 continue;
             };
-            for entry in entries.flatten() {
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                let path = entry.path();
-                if kind.is_dir() {
-                    pending.push(path);
-                    continue;
-                }
-                let Ok(meta) = entry.metadata() else { continue };
-                let is_markdown = path.extension().is_some_and(|ext| ext == "md");
-                if !kind.is_file() || !is_markdown || meta.len() > MAX_FILE_BYTES {
-                    continue;
-                }
-                let (modified, len) = (meta.modified().ok(), meta.len());
-                let fresh = self
-                    .files
-                    .get(&path)
-                    .is_some_and(|c| c.modified == modified && c.len == len);
-                if !fresh {
-                    let Ok(text) = std::fs::read_to_string(&path) else {
-                        continue;
-                    };
-                    self.files.insert(
-                        path.clone(),
-                        Cached {
-                            modified,
-                            len,
-                            text,
-                        },
-                    );
-                }
-                let Some(cached) = self.files.get(&path) else {
-                    continue;
-                };
-                let relative = path
-                    .strip_prefix(workspace)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .into_owned();
-                let relevance = relevance(&relative, &cached.text, &words);
-                files.push(ContextFile {
-                    path: relative,
-                    text: cached.text.clone(),
-                    relevance,
-                });
+            if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+                continue;
             }
+            let (modified, len) = (meta.modified().ok(), meta.len());
+            let fresh = self
+                .files
+                .get(&path)
+                .is_some_and(|c| c.modified == modified && c.len == len);
+            if !fresh {
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                self.files.insert(
+                    path.clone(),
+                    Cached {
+                        modified,
+                        len,
+                        text,
+                    },
+                );
+            }
+            let Some(cached) = self.files.get(&path) else {
+                continue;
+            };
+            let relative = path
+                .strip_prefix(workspace)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned();
+            let relevance = relevance(&relative, &cached.text, &words);
+            files.push(ContextFile {
+                path: relative,
+                text: cached.text.clone(),
+                relevance,
+            });
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files

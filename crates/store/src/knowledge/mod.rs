@@ -41,7 +41,7 @@ pub(crate) fn files_in(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, Stor
 
 /// Markdown files under `dir` at any depth, sorted; symlinks are not
 /// followed.
-pub(crate) fn markdown_under(dir: &Path) -> Vec<PathBuf> {
+pub fn markdown_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_owned()];
     while let Some(dir) = pending.pop() {
