@@ -126,8 +126,13 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
             ResponseBody::WriteProposed { path, bytes, .. } => {
                 eprintln!("\nwould write {path} ({bytes} bytes); not applied (dry run)")
             }
-            ResponseBody::ChatDone { stopped, .. } => {
+            ResponseBody::ChatDone {
+                stopped, prompt, ..
+            } => {
                 writeln!(out)?;
+                for part in prompt.iter().filter(|part| part.refused) {
+                    eprintln!("note: not read: {}", part.text);
+                }
                 if stopped {
                     eprintln!("(stopped)");
                 }

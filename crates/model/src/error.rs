@@ -21,6 +21,8 @@ pub enum ErrorCode {
     CorruptFile,
     /// Reading or writing the workspace failed.
     Io,
+    /// A symlink in the workspace leads outside it; the file was not read.
+    OutsideWorkspace,
     /// Anything else; a bug.
     Internal,
 }

@@ -6,20 +6,65 @@ use serde_json::{Map, Value};
 
 use crate::{EntityId, Timestamp};
 
-/// Where a blocking question stands.
+/// Where a blocking question stands. Only the seed's three statuses are
+/// written; a decline or dismissal is a `responded` session whose
+/// `response` says which ([`closing_response`]), so a waiter that knows
+/// only the seed returns at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
     /// The agent waits.
     Waiting,
-    /// The developer answered; `response` holds the answer.
+    /// The developer answered, declined or dismissed; `response` holds the
+    /// answer, or says which.
     Responded,
     /// The wait ran out.
     Timeout,
-    /// The developer said no to the question as a whole.
+    /// Read from files older versions wrote; never written now.
     Declined,
-    /// The developer closed the question without answering.
+    /// Read from files older versions wrote; never written now.
     Dismissed,
+}
+
+/// The key of a `responded` session's `response` that marks a decline or
+/// dismissal (a name no form field is likely to have).
+pub const CLOSED_KEY: &str = "closed_without_answer";
+
+/// How the developer closed a question without answering it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// Said no to the question as a whole.
+    Declined,
+    /// Closed it without a word.
+    Dismissed,
+}
+
+impl Closing {
+    fn as_str(self) -> &'static str {
+        match self {
+            Closing::Declined => "declined",
+            Closing::Dismissed => "dismissed",
+        }
+    }
+}
+
+/// The `response` of a session closed by `closing`:
+/// `{"closed_without_answer": "declined"}` or `… "dismissed"}`.
+pub fn closing_response(closing: Closing) -> Value {
+    let mut map = Map::new();
+    map.insert(CLOSED_KEY.to_owned(), Value::from(closing.as_str()));
+    Value::Object(map)
+}
+
+/// Which closing `response` records, if it is a closing response (exactly
+/// the one key).
+pub fn closing_of(response: &Value) -> Option<Closing> {
+    let map = response.as_object().filter(|map| map.len() == 1)?;
+    match map.get(CLOSED_KEY)?.as_str()? {
+        "declined" => Some(Closing::Declined),
+        "dismissed" => Some(Closing::Dismissed),
+        _ => None,
+    }
 }
 
 impl SessionStatus {
@@ -140,10 +185,17 @@ impl AwaitOutcome {
         let delivery_id = session.delivery_id.clone();
         match session.status {
             SessionStatus::Waiting => None,
-            SessionStatus::Responded => Some(Self::Responded {
-                delivery_id,
-                response: session.response.clone().unwrap_or(Value::Null),
-            }),
+            SessionStatus::Responded => {
+                let response = session.response.clone().unwrap_or(Value::Null);
+                Some(match closing_of(&response) {
+                    Some(Closing::Declined) => Self::Declined { delivery_id },
+                    Some(Closing::Dismissed) => Self::Dismissed { delivery_id },
+                    None => Self::Responded {
+                        delivery_id,
+                        response,
+                    },
+                })
+            }
             SessionStatus::Timeout => Some(Self::Timeout { delivery_id }),
             SessionStatus::Declined => Some(Self::Declined { delivery_id }),
             SessionStatus::Dismissed => Some(Self::Dismissed { delivery_id }),
@@ -171,6 +223,41 @@ mod tests {
         });
         let parsed: FeedbackResponse = serde_json::from_value(response.clone()).unwrap();
         assert_eq!(serde_json::to_value(&parsed).unwrap(), response);
+    }
+
+    #[test]
+    fn closings_are_responded_sessions_and_old_statuses_still_read() {
+        let closed = |closing| {
+            serde_json::json!({
+                "id": "s_1_001", "delivery_id": "d_1_001", "status": "responded",
+                "response": closing_response(closing), "created_at": "2026-02-06T14:10:00.000Z",
+                "timeout_at": "2026-02-06T14:15:00.000Z", "responded_at": "2026-02-06T14:11:00.000Z"
+            })
+        };
+        let outcome = |json: serde_json::Value| {
+            AwaitOutcome::of_session(&serde_json::from_value(json).unwrap()).unwrap()
+        };
+        assert_eq!(
+            outcome(closed(Closing::Declined)),
+            AwaitOutcome::Declined {
+                delivery_id: "d_1_001".into()
+            }
+        );
+        assert_eq!(
+            outcome(closed(Closing::Dismissed)),
+            AwaitOutcome::Dismissed {
+                delivery_id: "d_1_001".into()
+            }
+        );
+        // A form answer that merely has the key among others is an answer.
+        let mut answer = closed(Closing::Declined);
+        answer["response"]["note"] = "x".into();
+        assert!(matches!(outcome(answer), AwaitOutcome::Responded { .. }));
+        // Files written before this version.
+        let mut old = closed(Closing::Declined);
+        old["status"] = "declined".into();
+        old["response"] = serde_json::Value::Null;
+        assert!(matches!(outcome(old), AwaitOutcome::Declined { .. }));
     }
 
     #[test]

@@ -64,8 +64,8 @@ fn main() -> std::io::Result<()> {
     let root = workspace.path();
     let rereading = run(&mut |message| {
         (
-            memory::gather(root, &LEARNING_DIRS, message),
-            memory::gather(root, &SPEC_DIRS, message),
+            memory::gather(root, &LEARNING_DIRS, message).files,
+            memory::gather(root, &SPEC_DIRS, message).files,
         )
     });
     let mut cache = MemoryCache::default();
@@ -73,8 +73,8 @@ fn main() -> std::io::Result<()> {
     cache.gather(root, &SPEC_DIRS, "warm");
     let cached = run(&mut |message| {
         (
-            cache.gather(root, &LEARNING_DIRS, message),
-            cache.gather(root, &SPEC_DIRS, message),
+            cache.gather(root, &LEARNING_DIRS, message).files,
+            cache.gather(root, &SPEC_DIRS, message).files,
         )
     });
 
@@ -88,7 +88,7 @@ fn main() -> std::io::Result<()> {
     let indexed = run(&mut |message| {
         let relevant = memory::relevant_knowledge(&mut index, &store_workspace, message, now)
             .unwrap_or_default();
-        let mut specs = cache.gather(root, &SPEC_DIRS, message);
+        let mut specs = cache.gather(root, &SPEC_DIRS, message).files;
         for spec in &mut specs {
             spec.relevance = relevant.spec_scores.get(&spec.path).copied().unwrap_or(0.0);
         }

@@ -2,6 +2,11 @@
 //! chat mode. Paths are checked lexically here (no file system access); the
 //! [`crate::writer`] then resolves them without following any symlink.
 //!
+//! Two sets are refused whatever the mode's globs, matched without regard
+//! to case (so `.GIT/config` is refused on a case-insensitive file system
+//! too): secrets and generated files ([`ALWAYS_BLOCKED`]), and the state of
+//! Switchboard and the tools it works with ([`TOOL_STATE`]).
+//!
 //! An [`AllowedPath`] can only be made by [`AllowList::check`], so a write
 //! cannot be reached with an unchecked path.
 
@@ -20,7 +25,8 @@ pub const PLANNING_GLOBS: [&str; 4] = [
 ];
 /// Building's extra globs when none are configured.
 pub const DEFAULT_BUILDING_GLOBS: [&str; 1] = ["src/**"];
-/// Globs no mode may ever write.
+/// Globs no mode may ever write or read: secrets, version control and
+/// generated files.
 pub const ALWAYS_BLOCKED: [&str; 9] = [
     "**/.git/**",
     "**/.git",
@@ -31,6 +37,21 @@ pub const ALWAYS_BLOCKED: [&str; 9] = [
     "**/yarn.lock",
     "**/pnpm-lock.yaml",
     "**/*.lock",
+];
+/// Globs no mode may ever write: the state of Switchboard and of the tools
+/// it works with, which a model rewriting could use to answer an agent's
+/// question, forge history, change its own instructions or steer another
+/// tool (reading them is allowed).
+pub const TOOL_STATE: [&str; 9] = [
+    ".switchboard/**",
+    ".visual-delivery/**",
+    ".naide/chatsessions/**",
+    ".naide/project-config.json",
+    ".prompts/system/**",
+    ".delia/**",
+    ".opencode/**",
+    ".claude/**",
+    "tapes/**",
 ];
 /// Longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 1024;
@@ -76,6 +97,12 @@ pub enum Refusal {
     /// Matches a path no mode may write.
     #[error("{0} is never writable (.git, .env, node_modules, lockfiles)")]
     AlwaysBlocked(String),
+    /// Belongs to Switchboard's or another tool's state.
+    #[error(
+        "{0} is app or tool state and never writable by the model (.switchboard, \
+         .visual-delivery, chat sessions, system prompts, .delia, .opencode, .claude, tapes)"
+    )]
+    ToolState(String),
     /// Outside the current mode's allow-list.
     #[error("{path} is outside what {mode} mode may write ({allowed})")]
     NotAllowed {
@@ -125,13 +152,25 @@ pub struct AllowList {
     patterns: Vec<String>,
     allowed: GlobSet,
     blocked: GlobSet,
+    state: GlobSet,
 }
 
-fn glob_set<'a>(globs: impl IntoIterator<Item = &'a str>) -> Result<GlobSet, GlobError> {
+/// Whether a glob set matches regardless of case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Case {
+    Sensitive,
+    Insensitive,
+}
+
+fn glob_set<'a>(
+    globs: impl IntoIterator<Item = &'a str>,
+    case: Case,
+) -> Result<GlobSet, GlobError> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
         let compiled = GlobBuilder::new(glob)
             .literal_separator(true)
+            .case_insensitive(case == Case::Insensitive)
             .build()
             .map_err(|source| GlobError {
                 glob: glob.to_owned(),
@@ -164,8 +203,9 @@ impl AllowList {
         }
         Ok(Self {
             mode,
-            allowed: glob_set(patterns.iter().map(String::as_str))?,
-            blocked: glob_set(ALWAYS_BLOCKED)?,
+            allowed: glob_set(patterns.iter().map(String::as_str), Case::Sensitive)?,
+            blocked: glob_set(ALWAYS_BLOCKED, Case::Insensitive)?,
+            state: glob_set(TOOL_STATE, Case::Insensitive)?,
             patterns,
         })
     }
@@ -177,6 +217,9 @@ impl AllowList {
         if self.blocked.is_match(&path) {
             return Err(Refusal::AlwaysBlocked(path));
         }
+        if self.state.is_match(&path) {
+            return Err(Refusal::ToolState(path));
+        }
         if !self.allowed.is_match(&path) {
             return Err(Refusal::NotAllowed {
                 path,
@@ -187,6 +230,17 @@ impl AllowList {
                     self.patterns.join(", ")
                 },
             });
+        }
+        Ok(AllowedPath { components })
+    }
+
+    /// Checks `raw` for reading: the lexical rules and the secrets of
+    /// [`ALWAYS_BLOCKED`]; tool state and the mode's globs do not apply.
+    pub fn check_read(&self, raw: &str) -> Result<AllowedPath, Refusal> {
+        let components = lexical(raw)?;
+        let path = components.join("/");
+        if self.blocked.is_match(&path) {
+            return Err(Refusal::AlwaysBlocked(path));
         }
         Ok(AllowedPath { components })
     }
@@ -251,7 +305,7 @@ mod tests {
         ));
         assert!(matches!(
             planning.check(".prompts/system/base.md"),
-            Err(Refusal::NotAllowed { .. })
+            Err(Refusal::ToolState(_))
         ));
 
         let building = list(ChatMode::Building);
@@ -298,6 +352,59 @@ mod tests {
             );
         }
         assert!(building.check("README.md").is_ok());
+    }
+
+    #[test]
+    fn blocked_names_are_matched_whatever_their_case() {
+        let building = AllowList::for_mode(ChatMode::Building, &["**".to_owned()]).unwrap();
+        for path in [
+            ".GIT/config",
+            "src/.Git/HEAD",
+            "src/.ENV",
+            ".Env.Local",
+            "Cargo.LOCK",
+            "NODE_MODULES/x.js",
+            "web/Yarn.Lock",
+        ] {
+            assert!(
+                matches!(building.check(path), Err(Refusal::AlwaysBlocked(_))),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn tool_state_is_never_writable_even_under_a_broad_glob() {
+        let building = AllowList::for_mode(ChatMode::Building, &["**".to_owned()]).unwrap();
+        for path in [
+            ".switchboard/audit/writes.jsonl",
+            ".switchboard/knowledge/quarantine.json",
+            ".Switchboard/audit/writes.jsonl",
+            ".visual-delivery/data/deliveries.json",
+            ".visual-delivery/data/sessions.json",
+            ".VISUAL-DELIVERY/data/feedback.json",
+            ".naide/chatsessions/chat-active.json",
+            ".naide/project-config.json",
+            ".prompts/system/base.md",
+            ".delia/playbooks/coding.json",
+            ".opencode/opencode-teams/tasks/t/1.json",
+            ".claude/settings.json",
+            "tapes/bash/session.json5",
+            "Tapes/bash/session.json5",
+        ] {
+            assert!(
+                matches!(building.check(path), Err(Refusal::ToolState(_))),
+                "{path}"
+            );
+        }
+        assert!(building.check(".naide/learnings/build.md").is_ok());
+        assert!(building.check("src/tapes/x.rs").is_ok());
+        // Reading tool state is allowed; reading secrets is not.
+        assert!(building.check_read(".delia/playbooks/coding.json").is_ok());
+        assert!(matches!(
+            building.check_read("src/.ENV"),
+            Err(Refusal::AlwaysBlocked(_))
+        ));
     }
 
     #[test]

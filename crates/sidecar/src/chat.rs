@@ -10,7 +10,7 @@ use std::{
 use switchboard_model::{
     chat::{
         ChatMessage, Role,
-        prompt::{ContextFile, PromptInputs, assemble},
+        prompt::{ContextFile, PartKind, PromptInputs, PromptPart, assemble},
         summary::{SummaryChange, SummaryFilter, split_reply},
     },
     settings::Settings,
@@ -44,20 +44,30 @@ pub struct Shared {
     pub indexes: Mutex<HashMap<PathBuf, SearchIndex>>,
 }
 
+/// What long-term memory offers one prompt.
+struct LongTerm {
+    learnings: Vec<ContextFile>,
+    specs: Vec<ContextFile>,
+    /// Files not read or not indexed, for the inspector.
+    refused: Vec<PromptPart>,
+}
+
 /// The learnings and specs for a prompt: entries and bullets ranked by the
 /// knowledge index, spec files scored by it; Naide's keyword scan over the
 /// files when the index is unavailable.
-fn long_term(
-    shared: &Shared,
-    workspace: &Workspace,
-    message: &str,
-) -> Result<(Vec<ContextFile>, Vec<ContextFile>), String> {
+fn long_term(shared: &Shared, workspace: &Workspace, message: &str) -> Result<LongTerm, String> {
     let root = workspace.root();
     let mut cache = shared
         .memory
         .lock()
         .map_err(|_| "the memory cache is poisoned".to_owned())?;
-    let mut specs = cache.gather(root, &memory::SPEC_DIRS, message);
+    let gathered = cache.gather(root, &memory::SPEC_DIRS, message);
+    let mut refused: Vec<PromptPart> = gathered
+        .refused
+        .into_iter()
+        .map(|reason| PromptPart::refused(PartKind::Spec, reason))
+        .collect();
+    let mut specs = gathered.files;
     let ranked = shared
         .indexes
         .lock()
@@ -72,18 +82,36 @@ fn long_term(
             memory::relevant_knowledge(index, workspace, message, clock::now())
                 .map_err(|error| error.to_string())
         });
-    match ranked {
+    let learnings = match ranked {
         Ok(relevant) => {
             for spec in &mut specs {
                 spec.relevance = relevant.spec_scores.get(&spec.path).copied().unwrap_or(0.0);
             }
-            Ok((relevant.knowledge, specs))
+            refused.extend(
+                relevant
+                    .warnings
+                    .into_iter()
+                    .map(|reason| PromptPart::refused(PartKind::Learning, reason)),
+            );
+            relevant.knowledge
         }
         Err(error) => {
             eprintln!("switchboard-sidecar: knowledge index unavailable ({error}); scanning files");
-            Ok((cache.gather(root, &memory::LEARNING_DIRS, message), specs))
+            let gathered = cache.gather(root, &memory::LEARNING_DIRS, message);
+            refused.extend(
+                gathered
+                    .refused
+                    .into_iter()
+                    .map(|reason| PromptPart::refused(PartKind::Learning, reason)),
+            );
+            gathered.files
         }
-    }
+    };
+    Ok(LongTerm {
+        learnings,
+        specs,
+        refused,
+    })
 }
 
 fn message(id: usize, role: Role, content: &str) -> ChatMessage {
@@ -125,19 +153,29 @@ pub async fn run_turn(
         AllowList::for_mode(request.mode, build_globs).map_err(|error| error.to_string())?;
     let writer = WorkspaceWriter::open(root).map_err(|error| error.to_string())?;
     let audit = AuditLog::new(root);
-    let (learnings, specs) = long_term(shared, &workspace, &request.message)?;
+    let long_term = long_term(shared, &workspace, &request.message)?;
     let base = prompts::base(root);
     let mode_prompt = prompts::for_mode(root, request.mode);
-    let assembled = assemble(PromptInputs {
-        base: &base,
-        mode: &mode_prompt,
-        learnings,
-        specs,
+    let mut assembled = assemble(PromptInputs {
+        base: &base.text,
+        mode: &mode_prompt.text,
+        learnings: long_term.learnings,
+        specs: long_term.specs,
         summary: session.summary.as_ref(),
         history: &session.messages,
         message: &request.message,
         budget: settings.context_tokens(),
     });
+    // Files refused on the way are shown in the inspector, never sent.
+    let refused_prompts = [
+        (PartKind::Base, base.refused),
+        (PartKind::Mode, mode_prompt.refused),
+    ]
+    .into_iter()
+    .filter_map(|(kind, reason)| reason.map(|reason| PromptPart::refused(kind, reason)));
+    assembled
+        .parts
+        .extend(refused_prompts.chain(long_term.refused));
     let mut api_messages: Vec<ApiMessage> = assembled
         .messages()
         .into_iter()

@@ -3,8 +3,9 @@
 //!
 //! `serve` is the request loop (the binary binds it to stdio), `chat` runs a
 //! turn, `model_client` speaks the OpenAI-compatible API, and every write
-//! goes through `allow` (the allow-list), `writer` (capability-based, no
-//! symlinks followed) and `audit`.
+//! goes through `allow` (the allow-list) and `audit`, then either `writer`
+//! (capability-based, no symlinks followed; [`apply_write`]) or the store's
+//! locked learnings append ([`apply_learning`]).
 
 pub mod allow;
 pub mod audit;
@@ -41,6 +42,68 @@ pub fn apply_write(
     };
     audit.record_or_warn(&audit::AuditEntry::of(
         now, mode, raw_path, bytes, decision, reason,
+    ));
+    outcome.map_err(|(_, reason)| reason)
+}
+
+/// A learning the model asked to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewLearning {
+    /// The category (names the file).
+    pub category: String,
+    /// The entry's title.
+    pub title: String,
+    /// The entry's text.
+    pub body: String,
+}
+
+/// Appends `learning` in `mode` through the store's learnings append (the
+/// folder's lock, the layout in use, a file that is not UTF-8 text or lies
+/// outside the workspace refused and left as it is), once `allow` has
+/// passed the file it goes to; the decision is recorded in `audit` with the
+/// entry's bytes, whatever it is.
+pub fn apply_learning(
+    allow: &allow::AllowList,
+    audit: &audit::AuditLog,
+    workspace: &switchboard_store::Workspace,
+    mode: switchboard_model::chat::ChatMode,
+    learning: &NewLearning,
+    now: switchboard_model::Timestamp,
+) -> Result<writer::Written, String> {
+    use switchboard_store::knowledge::learnings;
+    let path = learnings::target_path(workspace, &learning.category);
+    let entry =
+        switchboard_model::knowledge::learning::entry_text(&learning.title, now, &learning.body);
+    let outcome = match allow.check(&path) {
+        Err(refusal) => Err((audit::Decision::Refused, refusal.to_string())),
+        Ok(_) => learnings::append(
+            workspace,
+            &learning.category,
+            &learning.title,
+            &learning.body,
+            now,
+        )
+        .map(|appended| writer::Written {
+            path: appended.path,
+            bytes: entry.len(),
+            sha256: writer::sha256_hex(entry.as_bytes()),
+        })
+        .map_err(|error| {
+            let reason = switchboard_model::ErrorPayload::from(error).message;
+            (audit::Decision::Failed, reason)
+        }),
+    };
+    let (decision, reason) = match &outcome {
+        Ok(_) => (audit::Decision::Written, None),
+        Err((decision, reason)) => (*decision, Some(reason.clone())),
+    };
+    audit.record_or_warn(&audit::AuditEntry::of(
+        now,
+        mode,
+        &path,
+        entry.as_bytes(),
+        decision,
+        reason,
     ));
     outcome.map_err(|(_, reason)| reason)
 }

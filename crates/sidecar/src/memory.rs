@@ -16,7 +16,9 @@ use switchboard_model::{
     chat::prompt::ContextFile,
     knowledge::search::{HitKind, SearchHit, SearchQuery},
 };
-use switchboard_store::{StoreError, Workspace, knowledge::quarantine, search::SearchIndex};
+use switchboard_store::{
+    StoreError, Workspace, contain, knowledge::quarantine, search::SearchIndex,
+};
 
 /// Largest file read into memory, in bytes; larger ones are skipped.
 const MAX_FILE_BYTES: u64 = 256 * 1024;
@@ -59,6 +61,19 @@ pub struct Relevant {
     pub knowledge: Vec<ContextFile>,
     /// Spec file path → the index's score.
     pub spec_scores: HashMap<String, f64>,
+    /// Files the index could not read or parse (a symlink out of the
+    /// workspace among them), in words.
+    pub warnings: Vec<String>,
+}
+
+/// Memory files read for a prompt, and the ones refused.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gathered {
+    /// By path.
+    pub files: Vec<ContextFile>,
+    /// Files not read because a symlink leads them out of the workspace,
+    /// in words.
+    pub refused: Vec<String>,
 }
 
 fn knowledge_file(hit: SearchHit) -> ContextFile {
@@ -95,7 +110,7 @@ pub fn relevant_knowledge(
     message: &str,
     now: Timestamp,
 ) -> Result<Relevant, StoreError> {
-    index.sync(workspace)?;
+    let warnings = index.sync(workspace)?.warnings;
     let quarantined = quarantine::list(workspace).unwrap_or_default();
     let knowledge = index
         .search(
@@ -132,12 +147,13 @@ pub fn relevant_knowledge(
     Ok(Relevant {
         knowledge,
         spec_scores,
+        warnings,
     })
 }
 
 /// Markdown files under `dirs` of `workspace`, scored against `message`,
-/// read afresh. Symlinks are not followed.
-pub fn gather(workspace: &Path, dirs: &[&str], message: &str) -> Vec<ContextFile> {
+/// read afresh. Nothing outside the workspace is read.
+pub fn gather(workspace: &Path, dirs: &[&str], message: &str) -> Gathered {
     MemoryCache::default().gather(workspace, dirs, message)
 }
 
@@ -158,16 +174,25 @@ pub struct MemoryCache {
 
 impl MemoryCache {
     /// Like [`gather`], reading only files that changed since last time.
-    /// Symlinks are not followed; files over 256 KiB are skipped.
-    pub fn gather(&mut self, workspace: &Path, dirs: &[&str], message: &str) -> Vec<ContextFile> {
+    /// Files over 256 KiB are skipped; a file or folder that a symlink
+    /// leads out of the workspace is refused and named.
+    pub fn gather(&mut self, workspace: &Path, dirs: &[&str], message: &str) -> Gathered {
         let words = keywords(message);
-        let mut files = Vec::new();
+        let mut gathered = Gathered::default();
         let paths = dirs
             .iter()
             .flat_map(|dir| switchboard_store::knowledge::markdown_under(&workspace.join(dir)));
         for path in paths {
-            // The listing follows no symlinks; a file swapped for one
-            // since is skipped too.
+            // The listing follows no symlinked file, but a folder on the
+            // way may be one.
+            match contain::inside(workspace, &path) {
+                Ok(_) => {}
+                Err(refused @ StoreError::OutsideWorkspace { .. }) => {
+                    gathered.refused.push(refused.to_string());
+                    continue;
+                }
+                Err(_) => continue,
+            }
             let Ok(meta) = std::fs::symlink_metadata(&path) else {
                 continue;
             };
@@ -201,14 +226,14 @@ impl MemoryCache {
                 .to_string_lossy()
                 .into_owned();
             let relevance = relevance(&relative, &cached.text, &words);
-            files.push(ContextFile {
+            gathered.files.push(ContextFile {
                 path: relative,
                 text: cached.text.clone(),
                 relevance,
             });
         }
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        files
+        gathered.files.sort_by(|a, b| a.path.cmp(&b.path));
+        gathered
     }
 }
 
@@ -223,7 +248,7 @@ mod tests {
         std::fs::create_dir_all(&learnings).unwrap();
         std::fs::write(learnings.join("auth.md"), "tokens expire").unwrap();
         let mut cache = MemoryCache::default();
-        let first = cache.gather(dir.path(), &LEARNING_DIRS, "tokens");
+        let first = cache.gather(dir.path(), &LEARNING_DIRS, "tokens").files;
         assert_eq!(first[0].text, "tokens expire");
         std::fs::write(
             learnings.join("auth.md"),
@@ -231,7 +256,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(learnings.join("build.md"), "cargo").unwrap();
-        let second = cache.gather(dir.path(), &LEARNING_DIRS, "tokens");
+        let second = cache.gather(dir.path(), &LEARNING_DIRS, "tokens").files;
         assert_eq!(second.len(), 2, "new files are found");
         assert_eq!(
             second[0].text, "tokens expire hourly, tokens rotate",
@@ -240,7 +265,7 @@ mod tests {
         assert_eq!(second[0].relevance, 2.0, "scored on the new text");
         std::fs::remove_file(learnings.join("build.md")).unwrap();
         assert_eq!(
-            cache.gather(dir.path(), &LEARNING_DIRS, "x").len(),
+            cache.gather(dir.path(), &LEARNING_DIRS, "x").files.len(),
             1,
             "deleted files drop out"
         );

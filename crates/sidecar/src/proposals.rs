@@ -13,11 +13,36 @@ use switchboard_model::{
 };
 
 use crate::{
+    NewLearning,
     allow::AllowList,
-    apply_write,
+    apply_learning, apply_write,
     audit::{AuditEntry, AuditLog, Decision},
     writer::WorkspaceWriter,
 };
+
+/// What a proposal would change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// The whole new content of the file.
+    Write(Vec<u8>),
+    /// One learnings entry, appended to the file as it is when applied.
+    Learning(NewLearning),
+}
+
+impl Change {
+    /// The bytes the audit log records for it.
+    pub fn audited(&self, now: Timestamp) -> Vec<u8> {
+        match self {
+            Change::Write(content) => content.clone(),
+            Change::Learning(learning) => switchboard_model::knowledge::learning::entry_text(
+                &learning.title,
+                now,
+                &learning.body,
+            )
+            .into_bytes(),
+        }
+    }
+}
 
 /// Characters of a proposal's content shown before approval.
 pub const PREVIEW_CHARS: usize = 4_000;
@@ -31,10 +56,10 @@ pub struct Proposal {
     pub mode: ChatMode,
     /// Building's globs in force then.
     pub build_globs: Vec<String>,
-    /// The path as the model gave it.
+    /// The path as the model gave it (for a learning: the file it goes to).
     pub path: String,
-    /// The whole new content of the file.
-    pub content: Vec<u8>,
+    /// What it would change.
+    pub change: Change,
 }
 
 /// The proposals of one sidecar process.
@@ -67,18 +92,25 @@ impl Proposals {
         let outcome = if apply {
             let applied = AllowList::for_mode(proposal.mode, &proposal.build_globs)
                 .map_err(|error| error.to_string())
-                .and_then(|allow| {
-                    let writer =
-                        WorkspaceWriter::open(&proposal.root).map_err(|error| error.to_string())?;
-                    apply_write(
-                        &allow,
-                        &writer,
-                        &audit,
-                        proposal.mode,
-                        &proposal.path,
-                        &proposal.content,
-                        now,
-                    )
+                .and_then(|allow| match &proposal.change {
+                    Change::Write(content) => {
+                        let writer = WorkspaceWriter::open(&proposal.root)
+                            .map_err(|error| error.to_string())?;
+                        apply_write(
+                            &allow,
+                            &writer,
+                            &audit,
+                            proposal.mode,
+                            &proposal.path,
+                            content,
+                            now,
+                        )
+                    }
+                    Change::Learning(learning) => {
+                        let workspace = switchboard_store::Workspace::open(&proposal.root)
+                            .map_err(|error| error.to_string())?;
+                        apply_learning(&allow, &audit, &workspace, proposal.mode, learning, now)
+                    }
                 });
             match applied {
                 Ok(written) => ProposalOutcome::Applied {
@@ -91,7 +123,7 @@ impl Proposals {
                 now,
                 proposal.mode,
                 &proposal.path,
-                &proposal.content,
+                &proposal.change.audited(now),
                 Decision::Discarded,
                 None,
             ));

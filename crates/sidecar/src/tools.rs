@@ -7,13 +7,15 @@ use std::{io::Read, path::Path, sync::Mutex};
 use cap_std::{ambient_authority, fs::Dir};
 use serde_json::{Value, json};
 use switchboard_model::{Timestamp, chat::ChatMode, knowledge::learning};
+use switchboard_store::{Workspace, knowledge::learnings};
 
 use crate::{
+    NewLearning,
     allow::AllowList,
-    apply_write,
+    apply_learning, apply_write,
     audit::{AuditEntry, AuditLog, Decision},
-    proposals::{self, Proposal, Proposals},
-    writer::WorkspaceWriter,
+    proposals::{self, Change, Proposal, Proposals},
+    writer::{WorkspaceWriter, Written},
 };
 
 /// Largest file `read_file` returns, in bytes.
@@ -139,9 +141,14 @@ pub fn run(context: &ToolContext<'_>, name: &str, arguments: &str) -> (String, T
             let content = text("content");
             write(context, &text("path"), content.as_bytes(), &content)
         }
-        "append_learning" if context.mode != ChatMode::Analyzing => {
-            append_learning(context, &text("category"), &text("title"), &text("body"))
-        }
+        "append_learning" if context.mode != ChatMode::Analyzing => append_learning(
+            context,
+            NewLearning {
+                category: text("category"),
+                title: text("title"),
+                body: text("body"),
+            },
+        ),
         "read_file" => (read(context, &text("path")), ToolEffect::None),
         "search_files" => (search(context.root, &text("query")), ToolEffect::None),
         other => (
@@ -155,9 +162,9 @@ pub fn run(context: &ToolContext<'_>, name: &str, arguments: &str) -> (String, T
 /// allow-list has passed it; `shown` is what the developer sees of it.
 fn write(context: &ToolContext<'_>, path: &str, bytes: &[u8], shown: &str) -> (String, ToolEffect) {
     if let Some(held) = context.proposals {
-        return propose(context, held, path, bytes, shown);
+        return propose(context, held, path, Change::Write(bytes.to_vec()), shown);
     }
-    match apply_write(
+    let outcome = apply_write(
         context.allow,
         context.writer,
         context.audit,
@@ -165,7 +172,13 @@ fn write(context: &ToolContext<'_>, path: &str, bytes: &[u8], shown: &str) -> (S
         path,
         bytes,
         context.now,
-    ) {
+    );
+    applied(path, outcome)
+}
+
+/// The result of a write or append, for the model and the chat.
+fn applied(path: &str, outcome: Result<Written, String>) -> (String, ToolEffect) {
+    match outcome {
         Ok(written) => (
             format!("wrote {} ({} bytes)", written.path, written.bytes),
             ToolEffect::Wrote {
@@ -187,9 +200,10 @@ fn propose(
     context: &ToolContext<'_>,
     held: &Mutex<Proposals>,
     path: &str,
-    bytes: &[u8],
+    change: Change,
     shown: &str,
 ) -> (String, ToolEffect) {
+    let bytes = &change.audited(context.now);
     let (decision, reason) = match context.allow.check(path) {
         Ok(_) => (Decision::Proposed, None),
         Err(refusal) => (Decision::Refused, Some(refusal.to_string())),
@@ -222,7 +236,7 @@ fn propose(
         mode: context.mode,
         build_globs: context.build_globs.to_vec(),
         path: path.to_owned(),
-        content: bytes.to_vec(),
+        change,
     });
     (
         format!(
@@ -238,33 +252,36 @@ fn propose(
     )
 }
 
-fn append_learning(
-    context: &ToolContext<'_>,
-    category: &str,
-    title: &str,
-    body: &str,
-) -> (String, ToolEffect) {
-    let path = format!(
-        ".naide/learnings/{}.md",
-        learning::category_file_stem(category)
+/// Appends a learning through the store (its lock and layout); in a dry
+/// run the proposal holds the entry, appended to the file as it is then.
+fn append_learning(context: &ToolContext<'_>, learning: NewLearning) -> (String, ToolEffect) {
+    let workspace = match Workspace::open(context.root) {
+        Ok(workspace) => workspace,
+        Err(error) => return (format!("error: {error}"), ToolEffect::None),
+    };
+    let path = learnings::target_path(&workspace, &learning.category);
+    if let Some(held) = context.proposals {
+        let shown = format!(
+            "(appended)\n{}",
+            learning::entry_text(&learning.title, context.now, &learning.body)
+        );
+        return propose(context, held, &path, Change::Learning(learning), &shown);
+    }
+    let outcome = apply_learning(
+        context.allow,
+        context.audit,
+        &workspace,
+        context.mode,
+        &learning,
+        context.now,
     );
-    let existing = std::fs::read_to_string(context.root.join(&path)).unwrap_or_default();
-    let content = learning::append_entry(&existing, title, context.now, body);
-    let shown = format!(
-        "(appended)\n{}",
-        learning::entry_text(title, context.now, body)
-    );
-    write(context, &path, content.as_bytes(), &shown)
+    applied(&path, outcome)
 }
 
 fn read(context: &ToolContext<'_>, path: &str) -> String {
     // Reading follows the same lexical rules as writing, and never reads
-    // what no mode may write (.env files, .git).
-    let everything = match AllowList::for_mode(ChatMode::Building, &["**".to_owned()]) {
-        Ok(list) => list,
-        Err(error) => return format!("error: {error}"),
-    };
-    if let Err(refusal) = everything.check(path) {
+    // secrets (.env files, .git).
+    if let Err(refusal) = context.allow.check_read(path) {
         return format!("refused: {refusal}");
     }
     let read = || -> std::io::Result<String> {
@@ -333,5 +350,126 @@ fn search(root: &Path, query: &str) -> String {
         format!("no matches for {query:?}")
     } else {
         matches.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+    use switchboard_model::knowledge::learning::parse;
+
+    use super::*;
+
+    /// Runs `append_learning` as the model would call it, in Planning.
+    fn tool_append(root: &Path, proposals: Option<&Mutex<Proposals>>, title: &str) -> ToolEffect {
+        let allow = AllowList::for_mode(ChatMode::Planning, &[]).unwrap();
+        let writer = WorkspaceWriter::open(root).unwrap();
+        let audit = AuditLog::new(root);
+        let context = ToolContext {
+            root,
+            mode: ChatMode::Planning,
+            allow: &allow,
+            writer: &writer,
+            audit: &audit,
+            now: Timestamp::EPOCH,
+            build_globs: &[],
+            proposals,
+        };
+        let arguments = json!({"category": "build", "title": title, "body": "a lesson"});
+        run(&context, "append_learning", &arguments.to_string()).1
+    }
+
+    #[test]
+    fn the_tool_and_the_window_appending_at_once_lose_no_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".naide/learnings")).unwrap();
+        let root = dir.path().to_owned();
+        let workspace = Workspace::open(&root).unwrap();
+        std::thread::scope(|scope| {
+            for writer in 0..4 {
+                let root = &root;
+                let workspace = &workspace;
+                scope.spawn(move || {
+                    for n in 0..50 {
+                        let effect = tool_append(root, None, &format!("tool {writer}-{n}"));
+                        assert!(matches!(effect, ToolEffect::Wrote { .. }), "{effect:?}");
+                    }
+                });
+                scope.spawn(move || {
+                    for n in 0..50 {
+                        // What the window's Add does: the store's append.
+                        learnings::append(
+                            workspace,
+                            "build",
+                            &format!("window {writer}-{n}"),
+                            "a lesson",
+                            Timestamp::EPOCH,
+                        )
+                        .unwrap();
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(root.join(".naide/learnings/build.md")).unwrap();
+        let parsed = parse("build", &text);
+        assert_eq!(parsed.entries.len(), 400, "every entry is kept");
+        let mut titles: Vec<_> = parsed.entries.iter().map(|e| e.title.clone()).collect();
+        titles.sort();
+        titles.dedup();
+        assert_eq!(titles.len(), 400, "each entry once");
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_refused_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let learnings = dir.path().join(".naide/learnings");
+        std::fs::create_dir_all(&learnings).unwrap();
+        let bytes = b"## Latin-1 (2024-01-01)\n\ncaf\xe9 au lait\n".to_vec();
+        std::fs::write(learnings.join("build.md"), &bytes).unwrap();
+        match tool_append(dir.path(), None, "new") {
+            ToolEffect::Refused { path, reason } => {
+                assert_eq!(path, ".naide/learnings/build.md");
+                assert!(reason.contains("not UTF-8"), "{reason}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        assert_eq!(std::fs::read(learnings.join("build.md")).unwrap(), bytes);
+        let audit =
+            std::fs::read_to_string(dir.path().join(".switchboard/audit/writes.jsonl")).unwrap();
+        assert!(audit.contains("\"decision\":\"failed\""), "{audit}");
+    }
+
+    #[test]
+    fn a_dry_run_holds_the_entry_and_applies_it_to_the_file_as_it_is_then() {
+        let dir = tempfile::tempdir().unwrap();
+        let learnings_dir = dir.path().join(".naide/learnings");
+        std::fs::create_dir_all(&learnings_dir).unwrap();
+        let held = Mutex::new(Proposals::default());
+        let ToolEffect::Proposed {
+            proposal, preview, ..
+        } = tool_append(dir.path(), Some(&held), "held")
+        else {
+            panic!("a dry run proposes");
+        };
+        assert!(preview.contains("held"), "{preview}");
+        assert!(
+            !learnings_dir.join("build.md").exists(),
+            "nothing written yet"
+        );
+        // Another entry lands meanwhile; applying keeps it.
+        let workspace = Workspace::open(dir.path()).unwrap();
+        learnings::append(&workspace, "build", "meanwhile", "x", Timestamp::EPOCH).unwrap();
+        held.lock()
+            .unwrap()
+            .settle(&proposal, true, Timestamp::EPOCH)
+            .unwrap();
+        let text = std::fs::read_to_string(learnings_dir.join("build.md")).unwrap();
+        let titles: Vec<_> = parse("build", &text)
+            .entries
+            .into_iter()
+            .map(|e| e.title)
+            .collect();
+        assert_eq!(titles, ["meanwhile", "held"]);
     }
 }

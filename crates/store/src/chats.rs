@@ -1,6 +1,10 @@
-//! Chat sessions in Naide's layout: `.naide/chatsessions/chat-active.json`
-//! is the current chat; starting a new one archives it as
-//! `YYYY-MM-DD-chat-{ts}-{rand}.json`; deleting moves an archive to `trash/`.
+//! Chat sessions in Naide's layout, found as Naide's code finds them: the
+//! current chat is the file in `.naide/chatsessions/` that
+//! `lastChatSession` in `.naide/project-config.json` names, else
+//! `default-chat.json`, else `chat-active.json`; every change of the
+//! current chat records its file there. Starting a new chat archives the
+//! current one as `YYYY-MM-DD-chat-{ts}-{rand}.json`; deleting moves a
+//! chat to `trash/`.
 
 //!
 //! Every change that reads before it writes holds the folder's lock, since
@@ -19,13 +23,91 @@ use switchboard_model::{
 
 use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
 
-/// The active chat's file name.
+/// The file a chat started here is written to.
 pub const ACTIVE_FILE: &str = "chat-active.json";
+/// The file Naide keeps its current chat in when no other is named.
+pub const DEFAULT_FILE: &str = "default-chat.json";
 /// The folder deleted chats are moved to.
 pub const TRASH_DIR: &str = "trash";
+/// Naide's project settings, which name the current chat's file.
+pub const PROJECT_CONFIG: &str = ".naide/project-config.json";
+/// The key of [`PROJECT_CONFIG`] naming the current chat's file.
+pub const LAST_CHAT_KEY: &str = "lastChatSession";
 
 fn sessions_dir(workspace: &Workspace) -> PathBuf {
     workspace.root().join(".naide").join("chatsessions")
+}
+
+/// Naide's project settings as a JSON object, if the file holds one.
+fn project_config(workspace: &Workspace) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let text = std::fs::read_to_string(workspace.root().join(PROJECT_CONFIG)).ok()?;
+    match serde_json::from_str(&text).ok()? {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// The chat file `lastChatSession` names, when it is a plain `.json` name
+/// in the sessions folder (never a path).
+fn named_chat(workspace: &Workspace) -> Option<String> {
+    let name = project_config(workspace)?
+        .get(LAST_CHAT_KEY)?
+        .as_str()?
+        .to_owned();
+    let plain =
+        name.ends_with(".json") && !name.starts_with('.') && !name.contains(['/', '\\', '\0']);
+    plain.then_some(name)
+}
+
+/// Where the current chat lives, as Naide's code finds it: the file
+/// `lastChatSession` names (even before it exists: Naide then shows an
+/// empty chat), else `default-chat.json` when it exists, else
+/// `chat-active.json` (which may not exist yet).
+fn active_path(workspace: &Workspace) -> PathBuf {
+    let dir = sessions_dir(workspace);
+    if let Some(named) = named_chat(workspace) {
+        return dir.join(named);
+    }
+    let default = dir.join(DEFAULT_FILE);
+    if default.is_file() {
+        return default;
+    }
+    dir.join(ACTIVE_FILE)
+}
+
+/// Records `path`'s file as the current chat in Naide's project settings,
+/// keeping every other key; nothing is written when it is already named,
+/// and a settings file that is not a JSON object is left alone.
+fn record_active(workspace: &Workspace, path: &Path) -> Result<(), StoreError> {
+    let name = file_name(path);
+    if named_chat(workspace).as_deref() == Some(name.as_str()) {
+        return Ok(());
+    }
+    let config_path = workspace.root().join(PROJECT_CONFIG);
+    let mut config = match project_config(workspace) {
+        Some(config) => config,
+        None if config_path.exists() => {
+            tracing::warn!(
+                "{} is not a JSON object; not recording the current chat",
+                config_path.display()
+            );
+            return Ok(());
+        }
+        None => serde_json::Map::new(),
+    };
+    config.insert(LAST_CHAT_KEY.to_owned(), serde_json::Value::from(name));
+    let text = serde_json::to_string_pretty(&config).map_err(|source| StoreError::Encode {
+        what: "project settings",
+        source,
+    })?;
+    write_atomic(&config_path, text.as_bytes())
+}
+
+/// Whether `path` is one of the fixed current-chat files (which are
+/// renamed when archived), rather than an archive Naide made current.
+fn is_slot(path: &Path) -> bool {
+    let name = file_name(path);
+    name == ACTIVE_FILE || name == DEFAULT_FILE
 }
 
 fn read_session(path: &Path) -> Result<Option<ChatSession>, StoreError> {
@@ -51,11 +133,12 @@ fn write_session(path: &Path, session: &ChatSession) -> Result<(), StoreError> {
 
 /// The active chat, if there is one.
 pub fn active(workspace: &Workspace) -> Result<Option<ChatSession>, StoreError> {
-    read_session(&sessions_dir(workspace).join(ACTIVE_FILE))
+    read_session(&active_path(workspace))
 }
 
-/// The archive files (not the active chat, not the trash), by name.
-fn archive_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+/// The archive files (not the active chat `active`, not the trash), by
+/// name.
+fn archive_files(dir: &Path, active: &Path) -> Result<Vec<PathBuf>, StoreError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
@@ -65,9 +148,7 @@ fn archive_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .filter(|path| {
-            path.extension().is_some_and(|ext| ext == "json")
-                && path.file_name().is_some_and(|name| name != ACTIVE_FILE)
-                && path.is_file()
+            path.extension().is_some_and(|ext| ext == "json") && path != active && path.is_file()
         })
         .collect();
     files.sort();
@@ -75,8 +156,8 @@ fn archive_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
 }
 
 /// The archive holding chat `id`, if any.
-fn find_archive(dir: &Path, id: &str) -> Result<Option<PathBuf>, StoreError> {
-    for path in archive_files(dir)? {
+fn find_archive(dir: &Path, active: &Path, id: &str) -> Result<Option<PathBuf>, StoreError> {
+    for path in archive_files(dir, active)? {
         if let Ok(Some(session)) = read_session(&path)
             && session.id == id
         {
@@ -102,16 +183,17 @@ fn file_name(path: &Path) -> String {
 /// the warnings and left alone.
 pub fn history(workspace: &Workspace) -> Result<ChatHistory, StoreError> {
     let dir = sessions_dir(workspace);
+    let current = active_path(workspace);
     let mut history = ChatHistory::default();
-    match active(workspace) {
+    match read_session(&current) {
         Ok(Some(session)) => history
             .sessions
-            .push(session.info(ACTIVE_FILE.to_owned(), true)),
+            .push(session.info(file_name(&current), true)),
         Ok(None) => {}
         Err(error) => history.warnings.push(error.to_string()),
     }
     let mut archived = Vec::new();
-    for path in archive_files(&dir)? {
+    for path in archive_files(&dir, &current)? {
         match read_session(&path) {
             Ok(Some(session)) => archived.push(session.info(file_name(&path), false)),
             Ok(None) => {}
@@ -123,9 +205,10 @@ pub fn history(workspace: &Workspace) -> Result<ChatHistory, StoreError> {
     Ok(history)
 }
 
-/// Makes chat `id` the active one: the active chat is archived and the
-/// archive of `id` becomes `chat-active.json`. Nothing changes when `id` is
-/// already active; an unknown id is [`StoreError::NotFound`].
+/// Makes chat `id` the active one: the active chat is archived, the
+/// archive of `id` becomes `chat-active.json` and Naide's settings name
+/// it. Nothing changes when `id` is already active; an unknown id is
+/// [`StoreError::NotFound`].
 pub fn resume(
     workspace: &Workspace,
     id: &str,
@@ -139,17 +222,19 @@ pub fn resume(
     {
         return Ok(session);
     }
-    let archive = find_archive(&dir, id)?.ok_or_else(|| StoreError::NotFound {
-        what: "chat",
-        id: id.to_owned(),
-    })?;
+    let archive =
+        find_archive(&dir, &active_path(workspace), id)?.ok_or_else(|| StoreError::NotFound {
+            what: "chat",
+            id: id.to_owned(),
+        })?;
     let session = read_session(&archive)?.ok_or_else(|| StoreError::NotFound {
         what: "chat",
         id: id.to_owned(),
     })?;
-    archive_active_locked(&dir, now, salt)?;
+    archive_active_locked(workspace, now, salt)?;
     let active = dir.join(ACTIVE_FILE);
     std::fs::rename(&archive, &active).map_err(StoreError::io("could not resume", &archive))?;
+    record_active(workspace, &active)?;
     Ok(session)
 }
 
@@ -163,14 +248,22 @@ pub fn trash(
 ) -> Result<PathBuf, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
-    let active_path = dir.join(ACTIVE_FILE);
-    let (from, name) = match active(workspace) {
-        Ok(Some(session)) if session.id == id => (active_path, archive_name(now, salt)),
+    let current = active_path(workspace);
+    let (from, name) = match read_session(&current) {
+        Ok(Some(session)) if session.id == id => {
+            let name = if is_slot(&current) {
+                archive_name(now, salt)
+            } else {
+                file_name(&current)
+            };
+            (current.clone(), name)
+        }
         _ => {
-            let archive = find_archive(&dir, id)?.ok_or_else(|| StoreError::NotFound {
-                what: "chat",
-                id: id.to_owned(),
-            })?;
+            let archive =
+                find_archive(&dir, &current, id)?.ok_or_else(|| StoreError::NotFound {
+                    what: "chat",
+                    id: id.to_owned(),
+                })?;
             let name = file_name(&archive);
             (archive, name)
         }
@@ -200,7 +293,7 @@ pub fn set_summary(
         })?;
     session.summary = summary;
     session.updated_at = now;
-    write_session(&dir.join(ACTIVE_FILE), &session)?;
+    write_session(&active_path(workspace), &session)?;
     Ok(session)
 }
 
@@ -217,23 +310,29 @@ pub fn save_turn(
 ) -> Result<ChatSession, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
-    let active_path = dir.join(ACTIVE_FILE);
-    let (mut session, path) = match active(workspace)? {
-        Some(current) if current.id == turn.id => (current, active_path),
-        None => (turn, active_path),
-        Some(_) => match find_archive(&dir, &turn.id)? {
+    let current = active_path(workspace);
+    let (mut session, path) = match read_session(&current)? {
+        Some(active) if active.id == turn.id => (active, current.clone()),
+        None => (turn, current.clone()),
+        Some(_) => match find_archive(&dir, &current, &turn.id)? {
             Some(archive) => (read_session(&archive)?.unwrap_or(turn), archive),
             None => (turn, dir.join(archive_name(now, std::process::id()))),
         },
     };
     apply(&mut session);
     write_session(&path, &session)?;
+    if path == current {
+        record_active(workspace, &path)?;
+    }
     Ok(session)
 }
 
-/// Saves `session` as the active chat, atomically.
+/// Saves `session` as the active chat, atomically, and records its file in
+/// Naide's settings.
 pub fn save_active(workspace: &Workspace, session: &ChatSession) -> Result<(), StoreError> {
-    write_session(&sessions_dir(workspace).join(ACTIVE_FILE), session)
+    let path = active_path(workspace);
+    write_session(&path, session)?;
+    record_active(workspace, &path)
 }
 
 /// A fresh session in `mode` at `now`.
@@ -259,20 +358,29 @@ pub fn archive_active(
 ) -> Result<Option<PathBuf>, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
-    archive_active_locked(&dir, now, salt)
+    archive_active_locked(workspace, now, salt)
 }
 
+/// Archives the current chat: a fixed current-chat file is renamed to an
+/// archive name (an archive Naide made current stays where it is), and
+/// Naide's settings then name `chat-active.json`, where the next chat goes.
 fn archive_active_locked(
-    dir: &Path,
+    workspace: &Workspace,
     now: Timestamp,
     salt: u32,
 ) -> Result<Option<PathBuf>, StoreError> {
-    let active = dir.join(ACTIVE_FILE);
+    let active = active_path(workspace);
     if !active.exists() {
         return Ok(None);
     }
-    let archive = dir.join(archive_name(now, salt));
-    std::fs::rename(&active, &archive).map_err(StoreError::io("could not archive", &active))?;
+    let archive = if is_slot(&active) {
+        let archive = sessions_dir(workspace).join(archive_name(now, salt));
+        std::fs::rename(&active, &archive).map_err(StoreError::io("could not archive", &active))?;
+        archive
+    } else {
+        active
+    };
+    record_active(workspace, &sessions_dir(workspace).join(ACTIVE_FILE))?;
     Ok(Some(archive))
 }
 
@@ -422,5 +530,73 @@ mod tests {
         let archived = history(&workspace).unwrap().sessions;
         assert_eq!(archived[1].id, chat.id);
         assert_eq!(archived[1].messages, 3);
+    }
+
+    #[test]
+    fn the_current_chat_is_found_and_recorded_as_naide_finds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let chats = sessions_dir(&workspace);
+        std::fs::create_dir_all(&chats).unwrap();
+        // Naide's own file: no mode, a command message with its fields.
+        let naide = serde_json::json!({
+            "id": "default-chat", "projectName": "p",
+            "messages": [
+                {"id": "1", "role": "user", "content": "Plan auth", "timestamp": "2026-02-01T10:00:00.000Z"},
+                {"id": "2", "role": "command", "content": "(command executed)",
+                 "timestamp": "2026-02-01T10:00:01.000Z", "command": "npm test", "commandStatus": "success"}
+            ],
+            "createdAt": "2026-02-01T10:00:00.000Z", "updatedAt": "2026-02-01T10:00:01.000Z",
+            "savedAt": "2026-02-01T10:00:01.000Z"
+        });
+        std::fs::write(chats.join(DEFAULT_FILE), naide.to_string()).unwrap();
+        std::fs::write(dir.path().join(PROJECT_CONFIG), r#"{"theme": "dark"}"#).unwrap();
+        let current = active(&workspace).unwrap().unwrap();
+        assert_eq!(current.id, "default-chat", "Naide's current chat opens");
+
+        // A turn on it keeps Naide's fields and names its file.
+        let saved = save_turn(&workspace, current.clone(), at(1_770_000_000_000), |s| {
+            s.updated_at = at(1_770_000_000_000)
+        })
+        .unwrap();
+        let on_disk: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(chats.join(DEFAULT_FILE)).unwrap())
+                .unwrap();
+        assert_eq!(on_disk["messages"][1]["command"], "npm test");
+        assert_eq!(on_disk["messages"][1]["role"], "command");
+        assert_eq!(on_disk["savedAt"], "2026-02-01T10:00:01.000Z");
+        assert_eq!(saved.id, "default-chat");
+        let config = project_config(&workspace).unwrap();
+        assert_eq!(config[LAST_CHAT_KEY], DEFAULT_FILE);
+        assert_eq!(config["theme"], "dark", "other settings are kept");
+
+        // A chat started here is the one the settings name.
+        archive_active(&workspace, at(1_770_000_001_000), 9).unwrap();
+        assert_eq!(active(&workspace).unwrap(), None, "a new chat starts empty");
+        let fresh = chat_with(&workspace, 1_770_000_002_000, "New here");
+        save_turn(&workspace, fresh.clone(), at(1_770_000_002_000), |_| {}).unwrap();
+        assert_eq!(
+            project_config(&workspace).unwrap()[LAST_CHAT_KEY],
+            ACTIVE_FILE
+        );
+        assert_eq!(active(&workspace).unwrap().unwrap().id, fresh.id);
+        let listed = history(&workspace).unwrap();
+        assert_eq!(listed.sessions.len(), 2, "Naide's chat is an archive now");
+
+        // Naide switching to an archive by name is followed here.
+        let archive = listed.sessions[1].file.clone();
+        std::fs::write(
+            dir.path().join(PROJECT_CONFIG),
+            serde_json::json!({ LAST_CHAT_KEY: archive }).to_string(),
+        )
+        .unwrap();
+        assert_eq!(active(&workspace).unwrap().unwrap().id, "default-chat");
+        // A hostile name is never followed out of the folder.
+        std::fs::write(
+            dir.path().join(PROJECT_CONFIG),
+            r#"{"lastChatSession": "../../etc/passwd.json"}"#,
+        )
+        .unwrap();
+        assert_eq!(active_path(&workspace), chats.join(ACTIVE_FILE));
     }
 }

@@ -47,6 +47,15 @@ pub enum StoreError {
         /// Why it was refused.
         source: io::Error,
     },
+    /// A symlink leads a path the workspace names out of the workspace; it
+    /// is not read.
+    #[error("{path} is a symlink to {target}, outside the workspace; not read")]
+    OutsideWorkspace {
+        /// The path inside the workspace.
+        path: PathBuf,
+        /// Where it leads.
+        target: PathBuf,
+    },
     /// No record has that id.
     #[error("no {what} with id {id:?}")]
     NotFound {
@@ -116,6 +125,7 @@ impl StoreError {
             Self::Corrupt { .. } => ErrorCode::CorruptFile,
             Self::Encode { .. } | Self::StoredSchema(_) => ErrorCode::Internal,
             Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::OutsideWorkspace { .. } => ErrorCode::OutsideWorkspace,
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,
             Self::Refused(ReplyRefusal::NoFeedbackExpected)
             | Self::Delivery(_)

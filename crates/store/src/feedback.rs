@@ -6,7 +6,10 @@ use std::{sync::mpsc, time::Duration};
 use switchboard_model::{
     Delivery, IdKind, NewDelivery, Timestamp,
     ipc::StoreChange,
-    session::{AwaitOutcome, BlockingSession, FeedbackResponse, Reply, SessionStatus},
+    session::{
+        AwaitOutcome, BlockingSession, Closing, FeedbackResponse, Reply, SessionStatus,
+        closing_response,
+    },
 };
 
 use crate::{
@@ -44,8 +47,9 @@ pub struct Replied {
 ///
 /// Under the inbox lock, in this order (so a crash at any point leaves the
 /// answer recorded first and the delivery completed last): the feedback
-/// record (answers only), the delivery's open sessions (`responded`,
-/// `declined` or `dismissed`), the delivery (`completed`). An answer is
+/// record (answers only), the delivery's open sessions (`responded`, with
+/// the answer or, for a decline or dismissal, a response that says which —
+/// the seed knows no other status), the delivery (`completed`). An answer is
 /// checked against the schema first, and a second reply is refused
 /// (`ALREADY_RESPONDED`); nothing is written then.
 pub fn reply(
@@ -61,18 +65,16 @@ pub fn reply(
     let mut delivery: Delivery = deliveries.decode(index)?;
     delivery.check_open_for_reply()?;
 
-    let (values, status) = match reply {
+    let (values, response) = match reply {
         Reply::Answer { answer } => {
             let schema = delivery
                 .schema()?
                 .ok_or(switchboard_model::ReplyRefusal::NoFeedbackExpected)?;
-            (
-                Some(schema.check_answer(&answer)?),
-                SessionStatus::Responded,
-            )
+            let values = schema.check_answer(&answer)?;
+            (Some(values.clone()), values)
         }
-        Reply::Decline => (None, SessionStatus::Declined),
-        Reply::Dismiss => (None, SessionStatus::Dismissed),
+        Reply::Decline => (None, closing_response(Closing::Declined)),
+        Reply::Dismiss => (None, closing_response(Closing::Dismissed)),
     };
 
     let feedback = match &values {
@@ -101,8 +103,8 @@ pub fn reply(
         .filter(|(_, session)| session.delivery_id == id && session.status.is_open())
         .collect();
     for (index, mut session) in open.iter().cloned() {
-        session.status = status;
-        session.response = values.clone();
+        session.status = SessionStatus::Responded;
+        session.response = Some(response.clone());
         session.responded_at = Some(now);
         sessions.replace(index, &session, "session")?;
     }

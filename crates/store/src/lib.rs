@@ -10,6 +10,7 @@ pub mod annotations;
 mod atomic;
 pub mod chats;
 pub mod clock;
+pub mod contain;
 pub mod deliveries;
 mod error;
 pub mod feedback;

@@ -339,7 +339,7 @@ impl SearchIndex {
 
     /// The index documents of one file; a sentence when it cannot be read.
     fn documents(&self, file: &Found) -> Result<Vec<TantivyDocument>, String> {
-        let text = std::fs::read_to_string(&file.absolute)
+        let text = crate::contain::read_inside(&self.root, &file.absolute)
             .map_err(|error| format!("{}: {error}", file.relative))?;
         let modified = Timestamp::from_unix_millis(
             i64::try_from(file.stamp.modified_ns / 1_000_000).unwrap_or(0),

@@ -41,21 +41,22 @@ pub async fn knowledge(state: State<'_, AppState>) -> Result<KnowledgeOverview, 
     let mut warnings = Vec::new();
     let problems =
         playbooks::validate(workspace, None, false, clock::now()).map(|report| report.problems);
+    let mut documents = |kind| {
+        let listed = or_note(documents::list(workspace, kind), &mut warnings);
+        warnings.extend(listed.refused);
+        listed.documents
+    };
+    let (profiles, memories, specs) = (
+        documents(DocumentKind::Profile),
+        documents(DocumentKind::Memory),
+        documents(DocumentKind::Spec),
+    );
     Ok(KnowledgeOverview {
         learnings: or_note(learnings::list(workspace), &mut warnings),
         playbooks: or_note(playbooks::list(workspace), &mut warnings),
-        profiles: or_note(
-            documents::list(workspace, DocumentKind::Profile),
-            &mut warnings,
-        ),
-        memories: or_note(
-            documents::list(workspace, DocumentKind::Memory),
-            &mut warnings,
-        ),
-        specs: or_note(
-            documents::list(workspace, DocumentKind::Spec),
-            &mut warnings,
-        ),
+        profiles,
+        memories,
+        specs,
         quarantine: or_note(quarantine::list(workspace), &mut warnings),
         problems: or_note(problems, &mut warnings),
         warnings,

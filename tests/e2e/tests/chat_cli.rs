@@ -404,3 +404,86 @@ fn ctrl_c_stops_the_turn_and_keeps_what_arrived() {
     );
     assert!(!answer.contains("w39"));
 }
+
+/// An SSE chunk carrying a `read_file` tool call.
+fn read_call(index: u64, id: &str, path: &str) -> String {
+    let arguments = json!({ "path": path }).to_string();
+    json!({"choices": [{"delta": {"tool_calls": [
+        {"index": index, "id": id, "function": {"name": "read_file", "arguments": arguments}}
+    ]}}]})
+    .to_string()
+}
+
+#[test]
+fn symlinks_to_secrets_outside_the_workspace_never_reach_the_model_server() {
+    use std::os::unix::fs::symlink;
+    const SECRET: &str = "SECRET-aws-key-AKIA0000 tokens auth";
+    let temp = tempfile::tempdir().unwrap();
+    let workspace = temp.path().join("ws");
+    let outside = temp.path().join("home");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("credentials"), SECRET).unwrap();
+    std::fs::write(
+        outside.join("playbook.json"),
+        json!({"schema_version": 2, "bullets": [{"id": "b1", "section": "s", "content": SECRET}]})
+            .to_string(),
+    )
+    .unwrap();
+    let secret = outside.join("credentials");
+    for (link, target) in [
+        (".prompts/system/base.md", &secret),
+        (".prompts/system/planning.md", &secret),
+        (".naide/learnings/auth.md", &secret),
+        (".prompts/learnings/tokens.md", &secret),
+        (".prompts/plan/auth.md", &secret),
+        (".delia/profiles/me.md", &secret),
+        (
+            ".delia/playbooks/coding.json",
+            &outside.join("playbook.json"),
+        ),
+    ] {
+        let link = workspace.join(link);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        symlink(target, link).unwrap();
+    }
+    // A whole folder of specs that is a link out of the workspace.
+    symlink(&outside, workspace.join(".prompts/features")).unwrap();
+    // The positive control: a real learning inside is sent.
+    std::fs::write(
+        workspace.join(".naide/learnings/real.md"),
+        "## Tokens (2026-01-01)\n\nINSIDE-MARKER tokens auth\n",
+    )
+    .unwrap();
+
+    let server = ScriptedServer::start(vec![
+        Reply::sse(&[
+            &read_call(0, "call_1", ".naide/learnings/auth.md"),
+            &read_call(1, "call_2", ".prompts/features/credentials"),
+            "[DONE]",
+        ]),
+        Reply::sse(&[&text("Done."), "[DONE]"]),
+    ]);
+    let output = chat(
+        &server.url(),
+        &workspace,
+        &["--mode", "planning", "How do auth tokens work?"],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "the tool round happened");
+    let sent: String = requests.iter().map(|r| r.body.as_str()).collect();
+    assert!(
+        sent.contains("INSIDE-MARKER"),
+        "the check can fail: real files are sent"
+    );
+    assert!(
+        !sent.contains("AKIA0000"),
+        "a secret reached the model server"
+    );
+    // Each refusal is named where the developer looks.
+    assert!(
+        stderr.matches("outside the workspace").count() >= 5,
+        "refusals are named: {stderr}"
+    );
+}

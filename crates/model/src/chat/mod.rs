@@ -15,9 +15,11 @@ use crate::Timestamp;
 pub use self::summary::ConversationSummary;
 
 /// The chat's mode: what the model is there to do, and what it may write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ChatMode {
     /// Specs and plans: writes `.prompts/plan`, `.prompts/features`, learnings.
+    /// (Naide's sessions may have no mode; they are read as Planning.)
+    #[default]
     Planning,
     /// Code as well: adds the configured source globs.
     Building,
@@ -74,6 +76,7 @@ pub struct ChatSession {
     #[serde(default)]
     pub project_name: String,
     /// The mode last used.
+    #[serde(default)]
     pub mode: ChatMode,
     /// Every message, oldest first.
     #[serde(default)]
@@ -139,6 +142,7 @@ pub struct ChatSessionInfo {
     /// Its first message, shortened.
     pub title: String,
     /// The mode last used.
+    #[serde(default)]
     pub mode: ChatMode,
     /// How many messages it has.
     pub messages: usize,

@@ -69,6 +69,26 @@ pub struct PromptPart {
     /// For recent messages: the role.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
+    /// A file that was not read (a symlink out of the workspace); `text`
+    /// says why and nothing of it was sent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
+}
+
+impl PromptPart {
+    /// A file of step `kind` that was not read, with the reason, for the
+    /// inspector; never sent.
+    pub fn refused(kind: PartKind, reason: impl Into<String>) -> Self {
+        Self {
+            kind,
+            label: "not read".to_owned(),
+            text: reason.into(),
+            tokens: 0,
+            included: false,
+            role: None,
+            refused: true,
+        }
+    }
 }
 
 /// What goes into one prompt.
@@ -158,6 +178,7 @@ pub fn summary_text(summary: &ConversationSummary) -> String {
 
 fn part(kind: PartKind, label: impl Into<String>, text: String, role: Option<Role>) -> PromptPart {
     PromptPart {
+        refused: false,
         kind,
         label: label.into(),
         tokens: estimate_tokens(&text),

@@ -19,6 +19,22 @@ use switchboard_sidecar::{
 };
 
 const MARKER: &[u8] = b"PWNED by a model write";
+/// The sidecar's own audit log, the one file a refused write may change.
+const AUDIT_LOG: &str = ".switchboard/audit/writes.jsonl";
+/// Files of Switchboard and other tools planted in the arena.
+const STATE_FILES: [&str; 9] = [
+    ".visual-delivery/data/sessions.json",
+    ".naide/chatsessions/chat-active.json",
+    ".naide/project-config.json",
+    ".prompts/system/base.md",
+    ".delia/playbooks/coding.json",
+    ".opencode/opencode-teams/tasks/team/1.json",
+    ".claude/settings.json",
+    "tapes/bash/session.json5",
+    ".switchboard/knowledge/quarantine.json",
+];
+/// Building's globs in the broadest configuration a user could choose.
+const EVERYTHING: &[&str] = &["**"];
 
 /// A workspace beside a folder it must never touch, with symlinks from
 /// allowed places to outside.
@@ -43,6 +59,12 @@ impl Arena {
         ] {
             fs::create_dir_all(workspace.join(dir)).unwrap();
         }
+        // App and tool state a broad glob must still never reach.
+        for file in STATE_FILES {
+            let path = workspace.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "state").unwrap();
+        }
         symlink(&outside, workspace.join(".prompts/plan/evil")).unwrap();
         symlink("../../..", workspace.join(".prompts/plan/rel")).unwrap();
         symlink("loop", workspace.join(".prompts/plan/loop")).unwrap();
@@ -63,9 +85,10 @@ impl Arena {
         }
     }
 
-    /// Tries one write and checks the invariant.
-    fn attempt(&self, mode: ChatMode, path: &str) {
-        let allow = AllowList::for_mode(mode, &[]).unwrap();
+    /// Tries one write and checks the invariant; `globs` are Building's.
+    fn attempt(&self, mode: ChatMode, globs: &[&str], path: &str) {
+        let globs: Vec<String> = globs.iter().map(|g| (*g).to_owned()).collect();
+        let allow = AllowList::for_mode(mode, &globs).unwrap();
         let writer = WorkspaceWriter::open(&self.workspace).unwrap();
         let audit = AuditLog::new(&self.workspace);
         let before = self.snapshots();
@@ -102,7 +125,7 @@ impl Arena {
         for (relative, entry) in snapshot(&self.workspace) {
             // Folders hold no bytes; the sidecar's own audit log is its own.
             let unchanged = inside_before.get(&relative) == Some(&entry);
-            if unchanged || entry == Entry::Dir || relative.starts_with(".switchboard/") {
+            if unchanged || entry == Entry::Dir || relative == AUDIT_LOG {
                 continue;
             }
             assert!(
@@ -188,12 +211,51 @@ fn no_corpus_path_writes_outside_the_allow_list_in_any_mode() {
         "the corpus keeps at least 100 hostile paths, has {}",
         paths.len()
     );
-    for mode in [ChatMode::Planning, ChatMode::Building, ChatMode::Analyzing] {
+    let configurations: [(ChatMode, &[&str]); 4] = [
+        (ChatMode::Planning, &[]),
+        (ChatMode::Building, &[]),
+        (ChatMode::Building, EVERYTHING),
+        (ChatMode::Analyzing, &[]),
+    ];
+    for (mode, globs) in configurations {
         let arena = Arena::new();
         for path in &paths {
-            arena.attempt(mode, path);
+            arena.attempt(mode, globs, path);
         }
     }
+}
+
+#[test]
+fn a_broad_glob_writes_ordinary_files_but_no_state_whatever_the_case() {
+    let arena = Arena::new();
+    let allow = AllowList::for_mode(ChatMode::Building, &["**".to_owned()]).unwrap();
+    let writer = WorkspaceWriter::open(&arena.workspace).unwrap();
+    let audit = AuditLog::new(&arena.workspace);
+    let write = |path: &str| {
+        apply_write(
+            &allow,
+            &writer,
+            &audit,
+            ChatMode::Building,
+            path,
+            MARKER,
+            Timestamp::EPOCH,
+        )
+    };
+    // The positive control: a broad glob does reach ordinary files.
+    write("docs/notes.md").unwrap();
+    for file in STATE_FILES {
+        let shouted = file.to_uppercase();
+        for path in [file, shouted.as_str()] {
+            let refusal = write(path).unwrap_err();
+            assert!(refusal.contains("never writable"), "{path}: {refusal}");
+        }
+        assert_eq!(fs::read(arena.workspace.join(file)).unwrap(), b"state");
+    }
+    assert!(
+        write(AUDIT_LOG).is_err(),
+        "the audit log is not the model's"
+    );
 }
 
 #[test]
@@ -320,6 +382,18 @@ fn component() -> impl Strategy<Value = String> {
         Just(".env".to_owned()),
         Just("x.md".to_owned()),
         Just("x\0y".to_owned()),
+        Just(".GIT".to_owned()),
+        Just(".ENV".to_owned()),
+        Just("Cargo.LOCK".to_owned()),
+        Just(".switchboard".to_owned()),
+        Just(".Visual-Delivery".to_owned()),
+        Just("data".to_owned()),
+        Just("chatsessions".to_owned()),
+        Just("system".to_owned()),
+        Just(".delia".to_owned()),
+        Just(".opencode".to_owned()),
+        Just("tapes".to_owned()),
+        Just("sessions.json".to_owned()),
         "[a-z.]{1,6}",
     ]
 }
@@ -333,10 +407,11 @@ proptest! {
         separator in prop_oneof![Just("/"), Just("\\"), Just("//")],
         leading in prop_oneof![Just(""), Just("/"), Just("./"), Just("../")],
         mode in prop_oneof![Just(ChatMode::Planning), Just(ChatMode::Building), Just(ChatMode::Analyzing)],
+        broad in any::<bool>(),
     ) {
         let arena = Arena::new();
         let path = format!("{leading}{}", parts.join(separator));
-        arena.attempt(mode, &path);
+        arena.attempt(mode, if broad { EVERYTHING } else { &[] }, &path);
     }
 }
 
@@ -359,5 +434,15 @@ fn the_invariant_check_catches_a_write_outside() {
     let allow = AllowList::for_mode(ChatMode::Planning, &[]).unwrap();
     let before = arena.snapshots();
     fs::write(arena.outside.join("target.md"), MARKER).unwrap();
+    arena.verify(&allow, "control", &before);
+}
+
+#[test]
+#[should_panic(expected = "outside the allow-list")]
+fn the_invariant_check_catches_a_state_write_under_a_broad_glob() {
+    let arena = Arena::new();
+    let allow = AllowList::for_mode(ChatMode::Building, &["**".to_owned()]).unwrap();
+    let before = arena.snapshots();
+    fs::write(arena.workspace.join(".delia/playbooks/coding.json"), MARKER).unwrap();
     arena.verify(&allow, "control", &before);
 }

@@ -5,11 +5,23 @@
 
 pub use switchboard_model::knowledge::document::{Document, DocumentKind};
 
-use super::{files_in, markdown_under, relative};
+use super::{Read, files_in, markdown_under, read, relative};
 use crate::{StoreError, Workspace};
 
-/// Every document of `kind`, by file name. Unreadable files are errors.
-pub fn list(workspace: &Workspace, kind: DocumentKind) -> Result<Vec<Document>, StoreError> {
+/// The documents of one kind, and the files not read because a symlink
+/// leads them out of the workspace (in words).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Documents {
+    /// By file name.
+    pub documents: Vec<Document>,
+    /// One sentence per refused file.
+    pub refused: Vec<String>,
+}
+
+/// Every document of `kind`, by file name. Unreadable files are errors;
+/// symlinks out of the workspace are left out and named in
+/// [`Documents::refused`].
+pub fn list(workspace: &Workspace, kind: DocumentKind) -> Result<Documents, StoreError> {
     let mut paths = Vec::new();
     for dir in kind.dirs() {
         let dir = workspace.root().join(dir);
@@ -19,12 +31,10 @@ pub fn list(workspace: &Workspace, kind: DocumentKind) -> Result<Vec<Document>, 
             paths.extend(files_in(&dir, "md")?);
         }
     }
-    paths
-        .into_iter()
-        .map(|path| {
-            let text =
-                std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
-            Ok(Document {
+    let mut listed = Documents::default();
+    for path in paths {
+        match read(workspace, &path)? {
+            Read::Text(text) => listed.documents.push(Document {
                 kind,
                 path: relative(workspace, &path),
                 name: path
@@ -32,7 +42,9 @@ pub fn list(workspace: &Workspace, kind: DocumentKind) -> Result<Vec<Document>, 
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default(),
                 text,
-            })
-        })
-        .collect()
+            }),
+            Read::Refused(reason) => listed.refused.push(reason),
+        }
+    }
+    Ok(listed)
 }

@@ -9,27 +9,41 @@ use switchboard_model::{
     knowledge::learning::{self, LEARNING_DIRS},
 };
 
-use super::{files_in, relative};
-use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
+use super::{Read, files_in, read, relative};
+use crate::{StoreError, Workspace, contain, lock::DirLock, write_atomic};
 
-/// Every learnings file of both layouts, `.naide` first, by name.
+/// Every learnings file of both layouts, `.naide` first, by name. A file
+/// that is a symlink out of the workspace is listed with that problem and
+/// no entries.
 pub fn list(workspace: &Workspace) -> Result<Vec<LearningsFile>, StoreError> {
     let mut files = Vec::new();
     for dir in LEARNING_DIRS {
         for path in files_in(&workspace.root().join(dir), "md")? {
-            let text =
-                std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
             let category = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            let file = match read(workspace, &path)? {
+                Read::Text(text) => learning::parse(&category, &text),
+                Read::Refused(reason) => learning::LearningFile {
+                    category,
+                    entries: Vec::new(),
+                    problems: vec![reason],
+                },
+            };
             files.push(LearningsFile {
                 path: relative(workspace, &path),
-                file: learning::parse(&category, &text),
+                file,
             });
         }
     }
     Ok(files)
+}
+
+/// The workspace-relative file a new entry of `category` goes to (see
+/// [`append`]).
+pub fn target_path(workspace: &Workspace, category: &str) -> String {
+    relative(workspace, &target(workspace, category))
 }
 
 /// Where a new entry of `category` goes: the category's existing file in
@@ -46,7 +60,9 @@ fn target(workspace: &Workspace, category: &str) -> PathBuf {
 }
 
 /// Appends an entry `## {title} ({date})` with `body` to `category`'s file,
-/// creating it if needed.
+/// creating it if needed, under the folder's lock. A file that is not
+/// UTF-8 text, cannot be read, or is reached through a symlink out of the
+/// workspace is refused and left as it is.
 pub fn append(
     workspace: &Workspace,
     category: &str,
@@ -62,11 +78,24 @@ pub fn append(
     }
     let path = target(workspace, category);
     let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+    if dir.exists() {
+        contain::inside(workspace.root(), &dir)?;
+    }
     let _lock = DirLock::acquire(&dir)?;
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
+    let existing = match std::fs::symlink_metadata(&path) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => return Err(StoreError::io("could not read", &path)(error)),
+        _ => match contain::read_inside(workspace.root(), &path) {
+            Ok(text) => text,
+            Err(StoreError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::InvalidData =>
+            {
+                return Err(StoreError::Invalid(format!(
+                    "{} is not UTF-8 text; nothing was appended and the file is left as it is",
+                    relative(workspace, &path)
+                )));
+            }
+            Err(error) => return Err(error),
+        },
     };
     let text = learning::append_entry(&existing, title, now, body);
     write_atomic(&path, text.as_bytes())?;

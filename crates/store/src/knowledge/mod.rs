@@ -10,7 +10,30 @@ pub mod quarantine;
 
 use std::path::{Path, PathBuf};
 
-use crate::{StoreError, Workspace};
+use crate::{StoreError, Workspace, contain};
+
+/// A knowledge file as read: its text, or why it was not read (a symlink
+/// leading out of the workspace), to report beside the others.
+pub(crate) enum Read {
+    /// The file's text.
+    Text(String),
+    /// Not read, in words.
+    Refused(String),
+}
+
+/// Reads the knowledge file `path` through [`contain::read_inside`]; a
+/// symlink out of the workspace is [`Read::Refused`], other failures are
+/// errors.
+pub(crate) fn read(workspace: &Workspace, path: &Path) -> Result<Read, StoreError> {
+    match contain::read_inside(workspace.root(), path) {
+        Ok(text) => Ok(Read::Text(text)),
+        Err(refused @ StoreError::OutsideWorkspace { .. }) => Ok(Read::Refused(format!(
+            "{}: {refused}",
+            relative(workspace, path)
+        ))),
+        Err(error) => Err(error),
+    }
+}
 
 /// `path` relative to the workspace root, with `/` separators.
 pub(crate) fn relative(workspace: &Workspace, path: &Path) -> String {

@@ -17,7 +17,7 @@ use switchboard_model::{
     },
 };
 
-use super::{files_in, relative};
+use super::{Read, files_in, read, relative};
 use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
 
 fn dir(workspace: &Workspace) -> PathBuf {
@@ -30,20 +30,22 @@ fn task_type_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Every playbook file, by name; unreadable ones with their error.
+/// Every playbook file, by name; unreadable ones (also symlinks out of the
+/// workspace) with their error.
 pub fn list(workspace: &Workspace) -> Result<Vec<PlaybookFile>, StoreError> {
     files_in(&dir(workspace), "json")?
         .into_iter()
         .map(|path| {
-            let text =
-                std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
             let task_type = task_type_of(&path);
-            let parsed = playbook::parse(&task_type, &text);
+            let parsed = match read(workspace, &path)? {
+                Read::Text(text) => playbook::parse(&task_type, &text).map_err(|e| e.to_string()),
+                Read::Refused(reason) => Err(reason),
+            };
             Ok(PlaybookFile {
                 path: relative(workspace, &path),
                 task_type,
                 version: parsed.as_ref().ok().map(|loaded| loaded.version),
-                error: parsed.as_ref().err().map(ToString::to_string),
+                error: parsed.as_ref().err().cloned(),
                 playbook: parsed.ok().map(|loaded| loaded.playbook),
             })
         })
@@ -231,9 +233,20 @@ pub fn validate(
         ..Report::default()
     };
     for path in files {
-        let text =
-            std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
         let name = relative(workspace, &path);
+        let text = match read(workspace, &path)? {
+            Read::Text(text) => text,
+            Read::Refused(reason) => {
+                report.problems.push(Problem {
+                    file: name,
+                    bullet: None,
+                    kind: ProblemKind::Structure,
+                    message: reason,
+                    fixable: false,
+                });
+                continue;
+            }
+        };
         let task_type = task_type_of(&path);
         let (mut problems, loaded) = validate::check_playbook(&name, &task_type, &text);
         if fix

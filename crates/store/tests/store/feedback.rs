@@ -97,3 +97,47 @@ fn a_wait_that_runs_out_times_out_both_records() {
         DeliveryStatus::Timeout
     );
 }
+
+/// What a waiter written to the seed reads: the session's `status` in
+/// `sessions.json`, done when it is one of the seed's closed statuses.
+fn seed_waiter_is_done(workspace: &Workspace, session_id: &str) -> bool {
+    let text = std::fs::read_to_string(workspace.inbox_data_dir().join("sessions.json")).unwrap();
+    let sessions: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let status = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|session| session["id"] == session_id)
+        .unwrap()["status"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        ["waiting", "responded", "timeout"].contains(&status.as_str()),
+        "{status:?} is not a status of the seed"
+    );
+    status != "waiting"
+}
+
+#[test]
+fn a_waiter_that_knows_only_the_seed_returns_at_once_on_decline_and_dismiss() {
+    for (reply, expected) in [(Reply::Decline, "declined"), (Reply::Dismiss, "dismissed")] {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let (appended, session) =
+            feedback::ask(&workspace, question(), clock::now(), later(60)).unwrap();
+        assert!(
+            !seed_waiter_is_done(&workspace, &session.id),
+            "the control waits"
+        );
+        feedback::reply(&workspace, &appended.delivery.id, reply, clock::now()).unwrap();
+        assert!(seed_waiter_is_done(&workspace, &session.id), "{expected}");
+        // Switchboard's own line still says which.
+        let outcome = feedback::wait_for_reply(&workspace, &session.id, clock::now).unwrap();
+        assert_eq!(
+            serde_json::to_value(&outcome).unwrap()["status"],
+            expected,
+            "{outcome:?}"
+        );
+    }
+}

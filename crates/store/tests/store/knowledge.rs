@@ -268,14 +268,18 @@ fn specs_are_listed_at_any_depth_profiles_one_level() {
     write(&dir, ".prompts/features/notes.txt", "not markdown");
     write(&dir, ".delia/profiles/core.md", "# Core\n");
     write(&dir, ".delia/profiles/old/ignored.md", "# Old\n");
-    let specs = documents::list(&workspace, DocumentKind::Spec).unwrap();
+    let specs = documents::list(&workspace, DocumentKind::Spec)
+        .unwrap()
+        .documents;
     let paths: Vec<_> = specs.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(
         paths,
         [".prompts/plan/auth.md", ".prompts/features/login/flow.md"]
     );
     assert_eq!(specs[1].name, "flow");
-    let profiles = documents::list(&workspace, DocumentKind::Profile).unwrap();
+    let profiles = documents::list(&workspace, DocumentKind::Profile)
+        .unwrap()
+        .documents;
     assert_eq!(profiles.len(), 1);
 }
 

@@ -184,3 +184,137 @@ fn bad_files_are_reported_at_every_search_and_a_broken_index_is_rebuilt() {
     );
     assert!(root.join(INDEX_DIR).join(".gitignore").exists());
 }
+
+/// Every byte under `dir`, files only, for looking for a secret.
+fn every_byte_under(dir: &std::path::Path) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                pending.push(entry.path());
+            } else if kind.is_file() {
+                bytes.extend(std::fs::read(entry.path()).unwrap());
+            }
+        }
+    }
+    bytes
+}
+
+#[test]
+fn symlinks_out_of_the_workspace_are_reported_and_never_read() {
+    use std::os::unix::fs::symlink;
+    use switchboard_store::knowledge::{
+        documents::{self, DocumentKind},
+        learnings, playbooks,
+    };
+
+    const SECRET: &str = "aws_secret_access_key = SECRETSECRET tokens";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    let outside = dir.path().join("outside");
+    write(&outside, "credentials.md", SECRET);
+    write(
+        &outside,
+        "playbook.json",
+        &json!({"schema_version": 2, "bullets": [{"id": "b1", "content": SECRET, "section": "s"}]})
+            .to_string(),
+    );
+    write(
+        &root,
+        ".naide/learnings/fine.md",
+        "## Fine (2026-01-01)\n\ntokens rotate\n",
+    );
+    for place in [
+        ".naide/learnings",
+        ".delia/playbooks",
+        ".delia/profiles",
+        ".prompts/plan",
+    ] {
+        std::fs::create_dir_all(root.join(place)).unwrap();
+    }
+    symlink(
+        outside.join("credentials.md"),
+        root.join(".naide/learnings/leak.md"),
+    )
+    .unwrap();
+    symlink(
+        outside.join("playbook.json"),
+        root.join(".delia/playbooks/leak.json"),
+    )
+    .unwrap();
+    symlink(
+        outside.join("credentials.md"),
+        root.join(".delia/profiles/leak.md"),
+    )
+    .unwrap();
+    // A whole spec folder that is a link to outside.
+    symlink(&outside, root.join(".prompts/features")).unwrap();
+    let workspace = Workspace::open(&root).unwrap();
+
+    let listed = learnings::list(&workspace).unwrap();
+    let leak = listed.iter().find(|f| f.path.ends_with("leak.md")).unwrap();
+    assert!(leak.file.entries.is_empty());
+    assert!(
+        leak.file.problems[0].contains("outside the workspace"),
+        "{:?}",
+        leak.file.problems
+    );
+    let books = playbooks::list(&workspace).unwrap();
+    assert!(books[0].playbook.is_none());
+    assert!(
+        books[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("outside the workspace")
+    );
+    for kind in [DocumentKind::Profile, DocumentKind::Spec] {
+        let documents = documents::list(&workspace, kind).unwrap();
+        assert!(
+            documents
+                .documents
+                .iter()
+                .all(|d| !d.text.contains("SECRET")),
+            "{kind:?}"
+        );
+        assert!(
+            !documents.refused.is_empty(),
+            "{kind:?} names the refused file"
+        );
+    }
+
+    let mut index = SearchIndex::open(&workspace).unwrap();
+    let report = index.sync(&workspace).unwrap();
+    let refused = report
+        .warnings
+        .iter()
+        .filter(|w| w.contains("outside the workspace"))
+        .count();
+    assert_eq!(refused, 4, "{:?}", report.warnings);
+    let results = index.search(&query("tokens"), now()).unwrap();
+    assert_eq!(results.hits.len(), 1, "only the real learning is found");
+    assert!(
+        titles(&index, "SECRETSECRET").is_empty(),
+        "nothing of the secret is indexed"
+    );
+    let stored = every_byte_under(&root.join(INDEX_DIR));
+    assert!(
+        !stored
+            .windows(12)
+            .any(|w| w.eq_ignore_ascii_case(b"secretsecret"))
+    );
+    // The positive control: a real file with the marker is found.
+    write(
+        &root,
+        ".naide/learnings/real.md",
+        "## Real (2026-01-01)\n\nSECRETSECRET\n",
+    );
+    index.sync(&workspace).unwrap();
+    assert_eq!(
+        titles(&index, "SECRETSECRET"),
+        ["Real"],
+        "the check can fail"
+    );
+}

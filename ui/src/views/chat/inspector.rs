@@ -1,5 +1,6 @@
 //! The context inspector: what went into the last prompt, part by part,
-//! with token counts; dropped parts are struck through.
+//! with token counts; dropped parts are struck through, and files that
+//! were not read (a symlink out of the workspace) say so.
 
 use leptos::prelude::*;
 use switchboard_model::chat::transcript::Transcript;
@@ -24,11 +25,16 @@ pub fn Inspector(transcript: RwSignal<Transcript>) -> impl IntoView {
                             .into_iter()
                             .map(|part| {
                                 let preview: String = part.text.chars().take(400).collect();
-                                let dropped = !part.included;
+                                let dropped = !part.included && !part.refused;
+                                let label = if part.refused {
+                                    format!("not read: {}", part.text)
+                                } else {
+                                    part.label
+                                };
                                 view! {
-                                    <tr class:dropped=dropped title=preview>
+                                    <tr class:dropped=dropped class:refused=part.refused title=preview>
                                         <td>{format!("{:?}", part.kind).to_lowercase()}</td>
-                                        <td>{part.label}</td>
+                                        <td>{label}</td>
                                         <td class="tokens">{part.tokens}</td>
                                     </tr>
                                 }
