@@ -43,6 +43,8 @@ fn main() {
         api_key: None,
         first_token_timeout: Duration::from_secs(10),
         idle_timeout: Duration::from_secs(10),
+        max_output_bytes: switchboard_sidecar::model_client::DEFAULT_MAX_OUTPUT_BYTES,
+        max_tokens: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -201,10 +201,19 @@ pub async fn run_turn(
     let mut reply = String::new();
     let mut stopped = false;
     let mut filter = SummaryFilter::default();
+    // The turn's text bound holds across its rounds.
+    let mut round_config = config.clone();
     for _ in 0..MAX_TOOL_ROUNDS {
         let mut stop_round = stop.clone();
+        let produced = reply.len()
+            + api_messages
+                .iter()
+                .flat_map(|message| &message.tool_calls)
+                .map(|call| call.function.arguments.len())
+                .sum::<usize>();
+        round_config.max_output_bytes = config.max_output_bytes.saturating_sub(produced);
         let completion = stream_chat(
-            &config,
+            &round_config,
             &api_messages,
             &tool_definitions,
             |text| {

@@ -6,6 +6,11 @@
 //! rejected key, an unknown model, a stream that never starts or stalls.
 //! Stopping is dropping the future (or [`stream_chat`]'s `stop` firing):
 //! the connection closes at once.
+//!
+//! A misbehaving or hostile server cannot make the sidecar hold without
+//! bound: tool calls, their index, names, ids and arguments, the text of a
+//! turn, each streamed event and every non-streamed body have limits, and
+//! going past one ends the completion with [`ClientError::OverLimit`].
 
 use std::time::Duration;
 
@@ -15,6 +20,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use switchboard_model::settings::Settings;
 use thiserror::Error;
+
+/// Most tool calls one completion may make (and so the largest index + 1).
+pub const MAX_TOOL_CALLS: usize = 16;
+/// Largest arguments of one tool call, in bytes (a whole file for
+/// `write_file`).
+pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+/// Longest tool name or call id, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+/// Text a turn may produce when not configured, in bytes.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 2 * 1024 * 1024;
+/// Largest single streamed event (bytes between blank lines).
+pub const MAX_EVENT_BYTES: usize = 2 * 1024 * 1024 + 64 * 1024;
+/// Largest error body read, in bytes (the rest is not read).
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// Largest model list read, in bytes.
+pub const MAX_MODELS_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// How to reach the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +50,11 @@ pub struct ModelConfig {
     pub first_token_timeout: Duration,
     /// Longest silence inside a stream.
     pub idle_timeout: Duration,
+    /// Text (content and tool arguments) this completion may still produce,
+    /// in bytes.
+    pub max_output_bytes: usize,
+    /// The most tokens asked of the server (`max_tokens`), if set.
+    pub max_tokens: Option<u32>,
 }
 
 impl ModelConfig {
@@ -41,6 +67,8 @@ impl ModelConfig {
             api_key: settings.api_key.clone().filter(|key| !key.is_empty()),
             first_token_timeout: Duration::from_secs(settings.first_token_secs()),
             idle_timeout: Duration::from_secs(settings.idle_secs()),
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_tokens: None,
         }
     }
 
@@ -95,6 +123,78 @@ pub enum ClientError {
     /// The stream broke or sent something unreadable.
     #[error("the model stream broke: {0}")]
     Stream(String),
+    /// The server sent more than a limit allows; the completion was ended.
+    #[error("the model server sent {what} over the limit of {limit}; the reply was stopped there")]
+    OverLimit {
+        /// What went over, e.g. "tool calls".
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+}
+
+/// Frames the raw stream for the SSE parser: it passes on whole lines only
+/// (the parser re-scans everything it holds on every chunk, so a partial
+/// line growing in many chunks would cost quadratic time), and counts the
+/// bytes of the event under way (since the last blank line), so one
+/// endless line or event is refused before it is buffered whole.
+#[derive(Debug, Default)]
+struct Framer {
+    partial: Vec<u8>,
+    event: usize,
+    after_newline: bool,
+}
+
+impl Framer {
+    /// Takes the next bytes; returns the whole lines they complete, or
+    /// `None` once the event under way is too large.
+    fn feed(&mut self, bytes: &[u8]) -> Option<Vec<u8>> {
+        for &byte in bytes {
+            match byte {
+                b'\n' if self.after_newline => self.event = 0,
+                b'\n' => self.after_newline = true,
+                b'\r' => {}
+                _ => self.after_newline = false,
+            }
+            self.event += 1;
+        }
+        if self.event > MAX_EVENT_BYTES {
+            return None;
+        }
+        self.partial.extend_from_slice(bytes);
+        let whole = self
+            .partial
+            .iter()
+            .rposition(|byte| *byte == b'\n' || *byte == b'\r')
+            .map_or(0, |last| last + 1);
+        let rest = self.partial.split_off(whole);
+        Some(std::mem::replace(&mut self.partial, rest))
+    }
+}
+
+/// What the raw byte stream can fail with.
+#[derive(Debug, Error)]
+enum RawError {
+    #[error("{0}")]
+    Http(#[from] reqwest::Error),
+    #[error("an event over {MAX_EVENT_BYTES} bytes")]
+    EventTooLarge,
+}
+
+/// Reads at most `limit` bytes of `response`'s body; `None` when the body
+/// is larger (the rest is not read).
+async fn read_capped(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }
 
 /// One chat message in the API's shape.
@@ -172,7 +272,11 @@ async fn check_status(
     if response.status().is_success() {
         return Ok(response);
     }
-    let body = response.text().await.unwrap_or_default();
+    let body = match read_capped(response, MAX_ERROR_BODY_BYTES).await {
+        Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+        Ok(None) => "(a body too large to read)".to_owned(),
+        Err(_) => String::new(),
+    };
     let lower = body.to_ascii_lowercase();
     Err(match status {
         401 | 403 => ClientError::Unauthorized { status },
@@ -215,11 +319,15 @@ pub async fn list_models(config: &ModelConfig) -> Result<Vec<String>, ClientErro
         .send()
         .await
         .map_err(|error| send_error(config, error))?;
-    let models: Models = check_status(config, response)
-        .await?
-        .json()
+    let body = read_capped(check_status(config, response).await?, MAX_MODELS_BODY_BYTES)
         .await
-        .map_err(|error| ClientError::Stream(error.to_string()))?;
+        .map_err(|error| ClientError::Stream(error.to_string()))?
+        .ok_or(ClientError::OverLimit {
+            what: "a model list",
+            limit: MAX_MODELS_BODY_BYTES,
+        })?;
+    let models: Models =
+        serde_json::from_slice(&body).map_err(|error| ClientError::Stream(error.to_string()))?;
     Ok(models.data.into_iter().map(|model| model.id).collect())
 }
 
@@ -237,6 +345,9 @@ pub async fn stream_chat(
         serde_json::json!({ "model": config.model, "messages": messages, "stream": true });
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools.to_vec());
+    }
+    if let Some(max_tokens) = config.max_tokens {
+        body["max_tokens"] = Value::from(max_tokens);
     }
     let mut completion = Completion::default();
     let mut partial_calls: Vec<(String, String, String)> = Vec::new();
@@ -258,10 +369,17 @@ pub async fn stream_chat(
             return Ok(completion);
         }
     };
+    let mut framer = Framer::default();
     let mut events = check_status(config, response)
         .await?
         .bytes_stream()
+        .map(move |bytes| match bytes {
+            Ok(bytes) => framer.feed(&bytes).ok_or(RawError::EventTooLarge),
+            Err(error) => Err(RawError::from(error)),
+        })
         .eventsource();
+    let mut output_bytes = 0_usize;
+    let over = |what, limit| Err(ClientError::OverLimit { what, limit });
     let mut first = true;
     loop {
         let wait = if first {
@@ -280,6 +398,9 @@ pub async fn stream_chat(
             Err(_) if first => return Err(ClientError::NoFirstToken(wait)),
             Err(_) => return Err(ClientError::Stalled(wait)),
             Ok(None) => break,
+            Ok(Some(Err(eventsource_stream::EventStreamError::Transport(
+                RawError::EventTooLarge,
+            )))) => return over("a streamed event", MAX_EVENT_BYTES),
             Ok(Some(Err(error))) => return Err(ClientError::Stream(error.to_string())),
             Ok(Some(Ok(event))) => event,
         };
@@ -299,6 +420,10 @@ pub async fn stream_chat(
         if let Some(text) = delta.get("content").and_then(Value::as_str)
             && !text.is_empty()
         {
+            output_bytes += text.len();
+            if output_bytes > config.max_output_bytes {
+                return over("text", config.max_output_bytes);
+            }
             completion.content.push_str(text);
             on_text(text);
         }
@@ -308,18 +433,37 @@ pub async fn stream_chat(
             .into_iter()
             .flatten()
         {
-            let index = call.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let index = call.get("index").and_then(Value::as_u64).unwrap_or(0);
+            let Some(index) = usize::try_from(index)
+                .ok()
+                .filter(|index| *index < MAX_TOOL_CALLS)
+            else {
+                return over("tool calls", MAX_TOOL_CALLS);
+            };
             while partial_calls.len() <= index {
                 partial_calls.push(Default::default());
             }
             let slot = &mut partial_calls[index];
             if let Some(id) = call.get("id").and_then(Value::as_str) {
+                if id.len() > MAX_NAME_BYTES {
+                    return over("a tool call id", MAX_NAME_BYTES);
+                }
                 slot.0 = id.to_owned();
             }
             if let Some(name) = call.pointer("/function/name").and_then(Value::as_str) {
+                if slot.1.len() + name.len() > MAX_NAME_BYTES {
+                    return over("a tool name", MAX_NAME_BYTES);
+                }
                 slot.1.push_str(name);
             }
             if let Some(arguments) = call.pointer("/function/arguments").and_then(Value::as_str) {
+                output_bytes += arguments.len();
+                if slot.2.len() + arguments.len() > MAX_ARGUMENT_BYTES {
+                    return over("tool call arguments", MAX_ARGUMENT_BYTES);
+                }
+                if output_bytes > config.max_output_bytes {
+                    return over("text", config.max_output_bytes);
+                }
                 slot.2.push_str(arguments);
             }
         }

@@ -22,6 +22,8 @@ fn config(server: &ScriptedServer) -> ModelConfig {
         api_key: Some("secret-key".into()),
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
+        max_output_bytes: switchboard_sidecar::model_client::DEFAULT_MAX_OUTPUT_BYTES,
+        max_tokens: None,
     }
 }
 
@@ -246,4 +248,119 @@ fn lists_the_servers_models() {
     let models = runtime().block_on(list_models(&config(&server))).unwrap();
     assert_eq!(models, ["llama3.2", "qwen2.5-coder"]);
     assert_eq!(server.requests()[0].path, "/v1/models");
+}
+
+/// One streamed tool-call fragment.
+fn call_chunk(index: u64, name: &str, arguments: &str) -> String {
+    json!({"choices": [{"delta": {"tool_calls": [
+        {"index": index, "id": "c", "function": {"name": name, "arguments": arguments}}
+    ]}}]})
+    .to_string()
+}
+
+/// The limit a hostile stream ran into.
+fn over_limit(server: &ScriptedServer, config: &ModelConfig) -> &'static str {
+    let _ = server;
+    match failure(&runtime(), config) {
+        ClientError::OverLimit { what, .. } => what,
+        other => panic!("expected a limit, got {other}"),
+    }
+}
+
+#[test]
+fn a_hostile_server_cannot_make_the_client_hold_without_bound() {
+    use switchboard_sidecar::model_client::{
+        MAX_ARGUMENT_BYTES, MAX_ERROR_BODY_BYTES, MAX_TOOL_CALLS,
+    };
+    // A tool call index of four billion: refused before anything grows.
+    let server = ScriptedServer::start(vec![Reply::sse(&[
+        &call_chunk(4_000_000_000, "write_file", "{}"),
+        "[DONE]",
+    ])]);
+    assert_eq!(over_limit(&server, &config(&server)), "tool calls");
+
+    // One call more than allowed.
+    let calls: Vec<String> = (0..=MAX_TOOL_CALLS as u64)
+        .map(|index| call_chunk(index, "read_file", "{}"))
+        .collect();
+    let mut chunks: Vec<&str> = calls.iter().map(String::as_str).collect();
+    chunks.push("[DONE]");
+    let server = ScriptedServer::start(vec![Reply::sse(&chunks)]);
+    assert_eq!(over_limit(&server, &config(&server)), "tool calls");
+
+    // Arguments streamed past their bound in many fragments.
+    let piece = "a".repeat(64 * 1024);
+    let pieces: Vec<String> = (0..=MAX_ARGUMENT_BYTES / piece.len())
+        .map(|_| call_chunk(0, "", &piece))
+        .collect();
+    let mut chunks: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    chunks.push("[DONE]");
+    let server = ScriptedServer::start(vec![Reply::sse(&chunks)]);
+    assert_eq!(over_limit(&server, &config(&server)), "tool call arguments");
+
+    // A turn's text past the configured bound; what fits is still streamed.
+    let words: Vec<String> = (0..100).map(|_| delta("0123456789")).collect();
+    let mut chunks: Vec<&str> = words.iter().map(String::as_str).collect();
+    chunks.push("[DONE]");
+    let server = ScriptedServer::start(vec![Reply::sse(&chunks)]);
+    let small = ModelConfig {
+        max_output_bytes: 500,
+        ..config(&server)
+    };
+    assert_eq!(over_limit(&server, &small), "text");
+
+    // One endless event: refused before it is buffered whole.
+    let server = ScriptedServer::start(vec![Reply::raw(&[b'a'; 64 * 1024], 200)]);
+    let mut flood = config(&server);
+    flood.first_token_timeout = Duration::from_secs(20);
+    assert_eq!(over_limit(&server, &flood), "a streamed event");
+
+    // A huge error body is cut, not read whole.
+    let huge = "x".repeat(MAX_ERROR_BODY_BYTES * 4);
+    let server = ScriptedServer::start(vec![Reply::status(500, &huge)]);
+    match failure(&runtime(), &config(&server)) {
+        ClientError::Http { status, body } => {
+            assert_eq!(status, 500);
+            assert!(body.len() < 1_000, "{}", body.len());
+        }
+        other => panic!("expected HTTP 500, got {other}"),
+    }
+
+    // The positive control: the same stream under the bound completes.
+    let server = ScriptedServer::start(vec![Reply::sse(&[
+        &call_chunk(MAX_TOOL_CALLS as u64 - 1, "read_file", "{\"path\": \"a\"}"),
+        &delta("ok"),
+        "[DONE]",
+    ])]);
+    let completion = runtime()
+        .block_on(stream_chat(
+            &config(&server),
+            &user("x"),
+            &[],
+            |_| {},
+            std::future::pending(),
+        ))
+        .unwrap();
+    assert_eq!(completion.tool_calls.len(), 1);
+    assert_eq!(completion.content, "ok");
+}
+
+#[test]
+fn max_tokens_is_sent_when_set() {
+    let server = ScriptedServer::start(vec![Reply::sse(&[&delta("x"), "[DONE]"])]);
+    let limited = ModelConfig {
+        max_tokens: Some(256),
+        ..config(&server)
+    };
+    runtime()
+        .block_on(stream_chat(
+            &limited,
+            &user("x"),
+            &[],
+            |_| {},
+            std::future::pending(),
+        ))
+        .unwrap();
+    let body: Value = serde_json::from_str(&server.requests()[0].body).unwrap();
+    assert_eq!(body["max_tokens"], 256);
 }

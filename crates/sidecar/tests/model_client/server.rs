@@ -38,6 +38,12 @@ pub enum Reply {
         hang_after: bool,
     },
     Hang,
+    /// A 200 event stream whose body is these bytes, unframed, repeated
+    /// `times` times (for floods).
+    Raw {
+        bytes: Vec<u8>,
+        times: usize,
+    },
 }
 
 impl Reply {
@@ -67,6 +73,12 @@ impl Reply {
     }
     pub fn hang() -> Self {
         Self::Hang
+    }
+    pub fn raw(bytes: &[u8], times: usize) -> Self {
+        Self::Raw {
+            bytes: bytes.to_vec(),
+            times,
+        }
     }
 }
 
@@ -206,6 +218,17 @@ fn serve(stream: TcpStream, script: &Script) {
             );
         }
         Reply::Hang => thread::sleep(HANG),
+        Reply::Raw { bytes, times } => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+            );
+            for _ in 0..times {
+                if stream.write_all(&bytes).is_err() {
+                    return;
+                }
+            }
+        }
         Reply::Sse {
             chunks,
             gap,
