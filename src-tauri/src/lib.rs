@@ -2,6 +2,7 @@
 //! forwards watcher events to the UI. Everything with logic lives in
 //! `switchboard-store` and `switchboard-model`; this crate is wiring.
 
+mod args;
 mod attention;
 mod commands;
 mod events;
@@ -16,12 +17,25 @@ use tauri::Manager;
 use crate::state::AppState;
 
 /// Starts the app on the workspace named by the first argument, or on the
-/// current directory, and runs until the window closes. `--model-url URL`
-/// points the sidecar at a model server (over the settings), and
-/// `--config-dir DIR` keeps the settings in DIR instead of the OS config
-/// directory.
+/// current directory, and runs until the window closes (see
+/// [`args::USAGE`]; `--help` and `--version` print and exit).
 pub fn run() -> ExitCode {
     let started = Instant::now();
+    let options = match args::parse(std::env::args_os().skip(1)) {
+        Ok(args::Launch::Open(options)) => options,
+        Ok(args::Launch::Help) => {
+            print!("{}", args::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Ok(args::Launch::Version) => {
+            println!("switchboard-app {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            eprintln!("switchboard-app: {error}");
+            return ExitCode::from(2);
+        }
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -29,21 +43,11 @@ pub fn run() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let mut path = None;
-    let mut model_url = None;
-    let mut config_dir = None;
-    let mut arguments = std::env::args_os().skip(1);
-    while let Some(argument) = arguments.next() {
-        if argument == "--model-url" {
-            model_url = arguments
-                .next()
-                .map(|url| url.to_string_lossy().into_owned());
-        } else if argument == "--config-dir" {
-            config_dir = arguments.next().map(PathBuf::from);
-        } else if path.is_none() {
-            path = Some(PathBuf::from(argument));
-        }
-    }
+    let args::Options {
+        workspace: path,
+        model_url,
+        config_dir,
+    } = options;
     let path = path
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("."));

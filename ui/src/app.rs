@@ -4,7 +4,7 @@
 use leptos::{prelude::*, task::spawn_local};
 use switchboard_model::ipc::WorkspaceInfo;
 
-use crate::{ipc, theme, views};
+use crate::{events, ipc, theme, views};
 
 /// The views the sidebar offers, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +56,14 @@ impl View {
 pub fn App() -> impl IntoView {
     let (current, set_current) = signal(View::Inbox);
     let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
+    // Live updates: listened to once here, fanned out to the open views.
+    let (events_off, set_events_off) = signal(None::<String>);
+    spawn_local(async move {
+        if let Err(error) = events::listen_to_shell().await {
+            leptos::logging::error!("live updates are off: {error}");
+            set_events_off.set(Some(error));
+        }
+    });
     theme::follow_workspace_theme();
     spawn_local(async move {
         match ipc::workspace_info().await {
@@ -105,6 +113,11 @@ pub fn App() -> impl IntoView {
                 </div>
             </nav>
             <main class="content">
+                {move || events_off.get().map(|error| view! {
+                    <p class="banner error" id="events-off" role="alert">
+                        {format!("Live updates are off ({error}); reopen the window to retry.")}
+                    </p>
+                })}
                 {move || match current.get() {
                     View::Inbox => views::inbox::Inbox().into_any(),
                     View::Chat => views::chat::Chat().into_any(),

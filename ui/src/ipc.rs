@@ -15,10 +15,9 @@ use switchboard_model::{
         CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH, CMD_LEARN, CMD_LIST_DELIVERIES, CMD_LIST_MODELS,
         CMD_QUARANTINE, CMD_RENDER_MARKDOWN, CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH,
         CMD_UI_READY, CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest, ChatStopRequest,
-        DeliveryDetail, DeliveryList, DeliveryRequest, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH,
-        EVENT_STORE_CHANGED, KnowledgeOverview, NewLearning, QuarantineRequest, RenderRequest,
-        ReplyRequest, SaveSettingsRequest, SettleWriteRequest, SidecarHealth, StoreChange,
-        SummaryEditRequest, VoteRequest, WorkspaceInfo,
+        DeliveryDetail, DeliveryList, DeliveryRequest, KnowledgeOverview, NewLearning,
+        QuarantineRequest, RenderRequest, ReplyRequest, SaveSettingsRequest, SettleWriteRequest,
+        SidecarHealth, SummaryEditRequest, VoteRequest, WorkspaceInfo,
     },
     knowledge::{
         Quarantined,
@@ -28,7 +27,7 @@ use switchboard_model::{
     },
     session::Reply,
     settings::{Settings, SettingsView},
-    sidecar::{ResponseBody, SidecarResponse},
+    sidecar::ResponseBody,
     theme::ThemeVariables,
 };
 use wasm_bindgen::{JsValue, prelude::*};
@@ -256,8 +255,9 @@ pub async fn quarantine(request: &QuarantineRequest) -> Result<Vec<Quarantined>,
     call_with(CMD_QUARANTINE, request).await
 }
 
-/// Calls `handler` with the payload of every `event`, for the life of the page.
-async fn listen<T: DeserializeOwned + 'static>(
+/// Calls `handler` with the payload of every `event`, for the life of the
+/// page; only [`crate::events`] listens, once per event.
+pub async fn listen<T: DeserializeOwned + 'static>(
     event: &str,
     handler: impl Fn(T) + 'static,
 ) -> Result<(), ErrorPayload> {
@@ -273,25 +273,7 @@ async fn listen<T: DeserializeOwned + 'static>(
         }
     });
     tauri_listen(event, &closure).await.map_err(decode_error)?;
-    // The listener lives as long as the page does.
+    // One listener per event for the page's life (see `events`).
     closure.forget();
     Ok(())
-}
-
-/// Calls `handler` with every store change the shell reports, for the life
-/// of the page.
-pub async fn on_store_change(handler: impl Fn(StoreChange) + 'static) -> Result<(), ErrorPayload> {
-    listen(EVENT_STORE_CHANGED, handler).await
-}
-
-/// Calls `handler` with every chat event from the sidecar.
-pub async fn on_sidecar(handler: impl Fn(SidecarResponse) + 'static) -> Result<(), ErrorPayload> {
-    listen(EVENT_SIDECAR, handler).await
-}
-
-/// Calls `handler` whenever the sidecar starts or stops.
-pub async fn on_sidecar_health(
-    handler: impl Fn(SidecarHealth) + 'static,
-) -> Result<(), ErrorPayload> {
-    listen(EVENT_SIDECAR_HEALTH, handler).await
 }

@@ -2,6 +2,7 @@
 //! embedded by the desktop shell. It talks to the shell only through `ipc`.
 
 mod app;
+mod events;
 mod ipc;
 mod keys;
 mod theme;

@@ -6,21 +6,15 @@ use std::{cell::RefCell, rc::Rc};
 use leptos::task::spawn_local;
 use switchboard_model::ipc::StoreChange;
 
-use crate::ipc;
+use crate::{events, ipc};
 
 /// Loads the theme and re-applies it on every change of `theme.json`.
 pub fn follow_workspace_theme() {
     let applied: Rc<RefCell<Vec<String>>> = Rc::default();
     apply_current(Rc::clone(&applied));
-    spawn_local(async move {
-        let subscribed = ipc::on_store_change(move |change| {
-            if change == StoreChange::Theme {
-                apply_current(Rc::clone(&applied));
-            }
-        })
-        .await;
-        if let Err(error) = subscribed {
-            leptos::logging::warn!("theme changes will not apply live: {}", error.message);
+    events::on_store_change(move |change| {
+        if change == StoreChange::Theme {
+            apply_current(Rc::clone(&applied));
         }
     });
 }

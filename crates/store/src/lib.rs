@@ -23,7 +23,7 @@ pub mod theme;
 pub mod watch;
 mod workspace;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_private};
 pub use error::StoreError;
 pub use watch::WorkspaceWatcher;
 pub use workspace::Workspace;

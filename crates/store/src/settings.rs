@@ -10,7 +10,7 @@ use std::{
 
 use switchboard_model::settings::{ENV_OVERRIDES, Settings, SettingsView};
 
-use crate::{StoreError, write_atomic};
+use crate::{StoreError, atomic::write_atomic_private};
 
 /// The settings file's name.
 pub const FILE: &str = "settings.json";
@@ -59,9 +59,7 @@ pub fn save(dir: &Path, settings: &Settings) -> Result<(), StoreError> {
         what: "settings",
         source,
     })?;
-    // `write_atomic` goes through a temporary file created 0600, which the
-    // rename keeps.
-    write_atomic(&path, text.as_bytes())
+    write_atomic_private(&path, text.as_bytes())
 }
 
 /// The settings view's data for `dir`: stored settings and the

@@ -7,8 +7,9 @@
 //! in the chain that appears later (the first `switchboard deliver` in a
 //! fresh workspace creates it) is picked up as soon as its parent reports it,
 //! and then reported as changed in case a file landed before the watch did.
-//! The knowledge folders (learnings, Delia's, specs) are watched the same
-//! way, one level deep.
+//! The knowledge folders (learnings, Delia's) are watched the same way, one
+//! level deep; the spec folders (`.prompts/plan`, `.prompts/features`) at
+//! any depth, each nested folder as it appears (symlinks not followed).
 
 use std::{
     collections::BTreeSet,
@@ -46,6 +47,28 @@ fn inbox_change(file_name: &str) -> Option<StoreChange> {
         SESSIONS_FILE => Some(StoreChange::Sessions),
         _ => None,
     }
+}
+
+/// Most nested spec folders watched (a bound for pathological trees).
+const MAX_SPEC_DIRS: usize = 2_000;
+
+/// The folders below `roots` at any depth, symlinks not followed, at most
+/// [`MAX_SPEC_DIRS`].
+fn folders_under(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = roots.to_vec();
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) && found.len() < MAX_SPEC_DIRS {
+                found.push(entry.path());
+                pending.push(entry.path());
+            }
+        }
+    }
+    found
 }
 
 /// Every change kind the inbox data directory can report.
@@ -117,6 +140,8 @@ struct DirChain {
     data_dir: PathBuf,
     custom_dir: PathBuf,
     knowledge_dirs: Vec<PathBuf>,
+    /// The spec folders, watched with every folder below them.
+    spec_roots: Vec<PathBuf>,
 }
 
 impl DirChain {
@@ -152,14 +177,59 @@ impl DirChain {
             data_dir,
             custom_dir,
             knowledge_dirs,
+            spec_roots: SPEC_DIRS.into_iter().map(|dir| root.join(dir)).collect(),
+        }
+    }
+
+    /// Whether `dir` is a spec folder or below one.
+    fn in_spec_tree(&self, dir: &Path) -> bool {
+        self.spec_roots.iter().any(|root| dir.starts_with(root))
+    }
+
+    /// Adds the folders now below the spec folders to the watched set and
+    /// drops nested ones that are gone.
+    fn follow_spec_trees(&mut self) {
+        let nested = folders_under(&self.spec_roots);
+        let spec_roots = &self.spec_roots;
+        let stale = |dir: &PathBuf| {
+            !spec_roots.contains(dir)
+                && spec_roots.iter().any(|root| dir.starts_with(root))
+                && !nested.contains(dir)
+        };
+        self.knowledge_dirs.retain(|dir| !stale(dir));
+        let gone: Vec<PathBuf> = self.dirs.iter().filter(|dir| stale(dir)).cloned().collect();
+        for dir in gone {
+            if self.watched.remove(&dir) {
+                let _ = self.watcher.unwatch(&dir);
+            }
+            self.dirs.retain(|each| *each != dir);
+        }
+        for dir in nested {
+            if !self.dirs.contains(&dir) {
+                self.dirs.push(dir.clone());
+                self.knowledge_dirs.push(dir);
+            }
         }
     }
 
     /// Watches each directory of the chain that exists and is not watched
     /// yet, and forgets those that vanished. Returns the changes a newly
-    /// watched directory may already hold.
+    /// watched directory may already hold. The spec trees are scanned again
+    /// after each new watch, so a folder made between a scan and its
+    /// parent's watch is not missed.
     fn rearm(&mut self) -> notify::Result<Vec<StoreChange>> {
         let mut missed = Vec::new();
+        loop {
+            self.follow_spec_trees();
+            let before = self.watched.len();
+            self.arm_once(&mut missed)?;
+            if self.watched.len() <= before {
+                return Ok(missed);
+            }
+        }
+    }
+
+    fn arm_once(&mut self, missed: &mut Vec<StoreChange>) -> notify::Result<()> {
         for dir in &self.dirs {
             let watched = self.watched.contains(dir);
             match (dir.is_dir(), watched) {
@@ -182,7 +252,7 @@ impl DirChain {
                 _ => {}
             }
         }
-        Ok(missed)
+        Ok(())
     }
 
     /// Sorts one event's paths into changes, noting whether a directory of
@@ -210,7 +280,9 @@ impl DirChain {
             if !hidden && self.knowledge_dirs.iter().any(|dir| dir == parent) {
                 changes.insert(StoreChange::Knowledge);
             }
-            chain_touched |= self.dirs.iter().any(|dir| dir == path);
+            // A folder made (or moved in) inside a spec tree is watched too.
+            let new_folder = self.in_spec_tree(parent) && path.is_dir();
+            chain_touched |= new_folder || self.dirs.iter().any(|dir| dir == path);
         }
         chain_touched
     }

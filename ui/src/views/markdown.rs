@@ -1,7 +1,7 @@
 //! Markdown shown in the window: rendered and sanitized by the shell (the
 //! same renderer as deliveries), with the plain text until it arrives.
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 
 use crate::ipc;
 
@@ -10,7 +10,7 @@ use crate::ipc;
 pub fn Markdown(text: String) -> impl IntoView {
     let html = RwSignal::new(None::<String>);
     let source = text.clone();
-    spawn_local(async move {
+    spawn_local_scoped_with_cancellation(async move {
         if let Ok(rendered) = ipc::render_markdown(&source).await {
             html.set(Some(rendered));
         }

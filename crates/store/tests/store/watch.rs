@@ -129,3 +129,22 @@ fn reports_knowledge_files_in_folders_that_appear_later() {
     std::fs::write(playbooks.join("coding.json"), "[]").unwrap();
     wait_for(&changes, StoreChange::Knowledge);
 }
+
+#[test]
+fn reports_spec_files_in_nested_folders_made_while_watching() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    std::fs::create_dir_all(dir.path().join(".prompts/features")).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+
+    let deep = dir.path().join(".prompts/features/auth/flows/sso");
+    std::fs::create_dir_all(&deep).unwrap();
+    wait_for(&changes, StoreChange::Knowledge);
+    // Drain what the folders' creation reported, then the file alone.
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    std::fs::write(deep.join("spec.md"), "# SSO").unwrap();
+    wait_for(&changes, StoreChange::Knowledge);
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    std::fs::write(deep.join("spec.md"), "# SSO, edited").unwrap();
+    wait_for(&changes, StoreChange::Knowledge);
+}

@@ -10,6 +10,7 @@ mod harness;
 mod hostile;
 mod inbox;
 mod knowledge;
+mod lifetimes;
 mod navigation;
 mod questions;
 mod recovery;
@@ -35,6 +36,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(recovery::trials(&environment));
     trials.extend(chat::trials(&environment));
     trials.extend(knowledge::trials(&environment));
+    trials.extend(lifetimes::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

@@ -2,7 +2,7 @@
 //! to continue it, or move it to the trash (where Naide keeps deleted
 //! chats, so it can still be recovered by hand).
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::chat::{ChatHistory, transcript::Transcript};
 
 use super::ChatState;
@@ -13,7 +13,7 @@ use crate::ipc;
 pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
     let history = RwSignal::new(ChatHistory::default());
     let refresh = move || {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_sessions().await {
                 Ok(list) => history.set(list),
                 Err(failure) => state.error.set(Some(failure.message)),
@@ -22,7 +22,7 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
     };
     refresh();
     let resume = move |id: String| {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_resume(&id).await {
                 Ok(session) => {
                     state
@@ -36,7 +36,7 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
         })
     };
     let trash = move |id: String| {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_trash(&id).await {
                 Ok(()) => {
                     if state

@@ -2,7 +2,7 @@
 //! last turn changed, and the developer's edits — change or remove an
 //! entry, add one, pin one so the model keeps it.
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::chat::{ConversationSummary, summary::SummaryList};
 
 use super::ChatState;
@@ -16,7 +16,7 @@ fn save(state: ChatState, edit: impl FnOnce(&mut ConversationSummary)) {
     let mut summary = session.summary.clone().unwrap_or_default();
     edit(&mut summary);
     let summary = (summary != ConversationSummary::default()).then_some(summary);
-    spawn_local(async move {
+    spawn_local_scoped_with_cancellation(async move {
         match ipc::chat_set_summary(&session.id, summary).await {
             Ok(saved) => state.session.set(Some(saved)),
             Err(failure) => state.error.set(Some(failure.message)),

@@ -8,14 +8,14 @@ mod inspector;
 mod memory;
 mod transcript;
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::{
     chat::{ChatMode, ChatSession, transcript::Transcript},
     ipc::{ChatSendRequest, SidecarHealth},
     sidecar::ResponseBody,
 };
 
-use crate::{ipc, views::settings::ModelPicker};
+use crate::{events, ipc, views::settings::ModelPicker};
 
 const MODES: [ChatMode; 3] = [ChatMode::Planning, ChatMode::Building, ChatMode::Analyzing];
 
@@ -52,7 +52,7 @@ pub fn Chat() -> impl IntoView {
     let show_history = RwSignal::new(false);
 
     let reload = move || {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_history().await {
                 Ok(session) => {
                     if state
@@ -73,27 +73,19 @@ pub fn Chat() -> impl IntoView {
         })
     };
     reload();
-    spawn_local(async move {
+    events::on_sidecar_health(move |current| health.set(Some(current)));
+    spawn_local_scoped_with_cancellation(async move {
         if let Ok(current) = ipc::sidecar_health().await {
             health.set(Some(current));
         }
-        let _ = ipc::on_sidecar_health(move |current| health.set(Some(current))).await;
     });
-    spawn_local(async move {
-        let subscribed = ipc::on_sidecar(move |response| {
-            let done = matches!(response.body, ResponseBody::ChatDone { .. });
-            state
-                .transcript
-                .update(|t| t.apply(response.id, response.body));
-            if done {
-                reload();
-            }
-        })
-        .await;
-        if let Err(failure) = subscribed {
-            state
-                .error
-                .set(Some(format!("chat events are off: {}", failure.message)));
+    events::on_sidecar(move |response| {
+        let done = matches!(response.body, ResponseBody::ChatDone { .. });
+        state
+            .transcript
+            .update(|t| t.apply(response.id, response.body));
+        if done {
+            reload();
         }
     });
 
@@ -108,7 +100,7 @@ pub fn Chat() -> impl IntoView {
             message: message.clone(),
             new_session: false,
         };
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_send(&request).await {
                 Ok(chat) => {
                     state.error.set(None);
@@ -121,7 +113,7 @@ pub fn Chat() -> impl IntoView {
     };
     let stop = move || {
         if let Some((chat, _)) = state.transcript.get_untracked().streaming {
-            spawn_local(async move {
+            spawn_local_scoped_with_cancellation(async move {
                 if let Err(failure) = ipc::chat_stop(chat).await {
                     state.error.set(Some(failure.message));
                 }
@@ -129,7 +121,7 @@ pub fn Chat() -> impl IntoView {
         }
     };
     let new_chat = move || {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_new().await {
                 Ok(()) => {
                     state.session.set(None);

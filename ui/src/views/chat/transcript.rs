@@ -2,7 +2,7 @@
 //! writes applied or refused, writes waiting for approval, and the answer
 //! streaming in.
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::{
     chat::{Role, transcript::Entry},
     sidecar::ProposalOutcome,
@@ -77,7 +77,7 @@ fn proposal_view(
     outcome: Option<ProposalOutcome>,
 ) -> AnyView {
     let settle = move |proposal: String, apply: bool| {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_settle_write(&proposal, apply).await {
                 Ok(body) => state.transcript.update(|t| t.apply(0, body)),
                 Err(failure) => state.error.set(Some(failure.message)),

@@ -2,7 +2,7 @@
 //! a `text_range` in the body's UTF-16 offsets (through the `data-o` spans
 //! the renderer puts around every text run), then a comment or highlight.
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::annotation::{AnnotationKind, NewAnnotation};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
@@ -76,7 +76,7 @@ pub fn current_selection(body: &Element) -> Option<Selected> {
 
 /// Saves an annotation and reports failure in `error`; `done` runs after.
 pub fn save(new: NewAnnotation, error: RwSignal<Option<String>>, done: Callback<()>) {
-    spawn_local(async move {
+    spawn_local_scoped_with_cancellation(async move {
         match ipc::add_annotation(&new).await {
             Ok(_) => {
                 error.set(None);

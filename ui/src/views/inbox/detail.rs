@@ -1,7 +1,7 @@
 //! One delivery: its rendered body, its annotations, and its feedback form
 //! or the answer it got. Escape goes back to the list.
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::{
     ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, ipc::DeliveryDetail,
 };
@@ -30,7 +30,7 @@ pub fn DeliveryView(
     Effect::new(move |_| {
         revision.track();
         let id = load_id.clone();
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             let loaded = ipc::get_delivery(&id).await.map_err(|error| error.message);
             detail.set(Some(loaded));
         });

@@ -3,7 +3,7 @@
 //! before anything is sent; Ctrl/Cmd+Enter submits; blocking questions can
 //! also be declined (the developer says no) or dismissed (no answer).
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::{
     feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField},
     session::Reply,
@@ -33,7 +33,7 @@ pub fn FeedbackForm(
             return;
         }
         busy.set(true);
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::reply(&id.get_value(), reply).await {
                 Ok(()) => {
                     errors.set(Vec::new());

@@ -6,10 +6,10 @@ mod detail;
 mod form;
 mod list;
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::{Delivery, Timestamp, ipc::StoreChange};
 
-use crate::ipc;
+use crate::{events, ipc};
 
 /// What the inbox list holds: not loaded yet, an error, or the list.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +43,7 @@ pub fn Inbox() -> impl IntoView {
     let now = RwSignal::new(browser_now());
 
     let refresh = move || {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             let next = match ipc::list_deliveries().await {
                 Ok(list) => Loaded::Ready {
                     deliveries: list.deliveries,
@@ -56,7 +56,7 @@ pub fn Inbox() -> impl IntoView {
             loaded.set(next);
             if first {
                 request_animation_frame(|| {
-                    spawn_local(async {
+                    spawn_local_scoped_with_cancellation(async {
                         let _ = ipc::ui_ready().await;
                     })
                 });
@@ -64,20 +64,11 @@ pub fn Inbox() -> impl IntoView {
         })
     };
     refresh();
-    spawn_local(async move {
-        let subscribed = ipc::on_store_change(move |change| {
-            if change == StoreChange::Deliveries {
-                refresh();
-            }
-            revision.update(|revision| *revision += 1);
-        })
-        .await;
-        if let Err(error) = subscribed {
-            loaded.set(Loaded::Failed(format!(
-                "live updates are off: {}",
-                error.message
-            )));
+    events::on_store_change(move |change| {
+        if change == StoreChange::Deliveries {
+            refresh();
         }
+        revision.update(|revision| *revision += 1);
     });
     let ticker = set_interval_with_handle(
         move || now.set(browser_now()),

@@ -2,7 +2,7 @@
 //! chosen file's entries rendered on the right, and a form that appends an
 //! entry in Naide's format.
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::{ipc::NewLearning, knowledge::learning::LearningsFile};
 
 use super::{KnowledgeState, anchor};
@@ -107,7 +107,7 @@ fn AddLearning(state: KnowledgeState, shown: Memo<Option<LearningsFile>>) -> imp
             title: title.get_untracked(),
             body: body.get_untracked(),
         };
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::learn(&learning).await {
                 Ok(appended) => {
                     title.set(String::new());

@@ -10,10 +10,10 @@ mod learnings;
 mod playbooks;
 mod search;
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::ipc::{KnowledgeOverview, StoreChange};
 
-use crate::ipc;
+use crate::{events, ipc};
 
 /// The tabs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,7 @@ pub struct KnowledgeState {
 impl KnowledgeState {
     /// Reads everything again.
     pub fn reload(self) {
-        spawn_local(async move {
+        spawn_local_scoped_with_cancellation(async move {
             match ipc::knowledge().await {
                 Ok(overview) => {
                     self.overview.set(overview);
@@ -127,13 +127,10 @@ pub fn Knowledge() -> impl IntoView {
         generation: RwSignal::new(0),
     };
     state.reload();
-    spawn_local(async move {
-        let _ = ipc::on_store_change(move |change| {
-            if change == StoreChange::Knowledge {
-                state.reload();
-            }
-        })
-        .await;
+    events::on_store_change(move |change| {
+        if change == StoreChange::Knowledge {
+            state.reload();
+        }
     });
 
     view! {

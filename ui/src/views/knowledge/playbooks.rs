@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use leptos::{prelude::*, task::spawn_local};
+use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::{
     ipc::{BulletAddRequest, BulletRef, QuarantineRequest},
     knowledge::playbook::{Band, Bullet, PlaybookFile},
@@ -113,7 +113,9 @@ pub fn BulletRow(
         let reference = reference.clone();
         move |helpful: bool| {
             let reference = reference.clone();
-            spawn_local(async move { state.after(ipc::bullet_vote(reference, helpful).await) });
+            spawn_local_scoped_with_cancellation(async move {
+                state.after(ipc::bullet_vote(reference, helpful).await)
+            });
         }
     };
     let on_save = {
@@ -121,7 +123,9 @@ pub fn BulletRow(
         Callback::new(move |content: String| {
             let reference = reference.clone();
             editing.set(false);
-            spawn_local(async move { state.after(ipc::bullet_edit(reference, content).await) });
+            spawn_local_scoped_with_cancellation(async move {
+                state.after(ipc::bullet_edit(reference, content).await)
+            });
         })
     };
     let toggle_quarantine = {
@@ -132,7 +136,9 @@ pub fn BulletRow(
                 on: !quarantined.get_untracked(),
                 reason: String::new(),
             };
-            spawn_local(async move { state.after(ipc::quarantine(&request).await) });
+            spawn_local_scoped_with_cancellation(async move {
+                state.after(ipc::quarantine(&request).await)
+            });
         }
     };
     let jumped = {
@@ -208,7 +214,7 @@ fn AddBullet(state: KnowledgeState, task_type: Option<String>) -> impl IntoView 
                 section: Some(section.get_untracked()).filter(|s| !s.trim().is_empty()),
                 content: content.get_untracked(),
             };
-            spawn_local(async move {
+            spawn_local_scoped_with_cancellation(async move {
                 match ipc::bullet_add(&request).await {
                     Ok(_) => {
                         content.set(String::new());
