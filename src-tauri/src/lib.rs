@@ -112,3 +112,33 @@ pub fn run() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The handlers `generate_handler!` registers, by name (Tauri names a
+    /// command after its function).
+    fn registered() -> Vec<String> {
+        let source = include_str!("lib.rs");
+        let start = source.find("generate_handler![").unwrap_or(0);
+        let block = &source[start..];
+        let block = &block[..block.find(']').unwrap_or(block.len())];
+        block
+            .split(',')
+            .filter_map(|entry| entry.trim().strip_prefix("commands::"))
+            .filter_map(|path| path.rsplit("::").next())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn every_command_the_ui_calls_has_a_registered_handler() {
+        let mut registered = registered();
+        registered.sort();
+        let mut expected: Vec<String> = switchboard_model::ipc::COMMANDS
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect();
+        expected.sort();
+        assert_eq!(registered, expected);
+    }
+}

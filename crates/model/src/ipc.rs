@@ -86,6 +86,40 @@ pub const EVENT_SIDECAR: &str = "sidecar";
 pub const EVENT_SIDECAR_HEALTH: &str = "sidecar-health";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
+
+/// Every command the shell registers, for the test that ties each name
+/// here to a registered handler.
+pub const COMMANDS: [&str; 28] = [
+    CMD_WORKSPACE_INFO,
+    CMD_LIST_DELIVERIES,
+    CMD_GET_DELIVERY,
+    CMD_REPLY,
+    CMD_ADD_ANNOTATION,
+    CMD_GET_THEME,
+    CMD_CHAT_SEND,
+    CMD_CHAT_STOP,
+    CMD_CHAT_HISTORY,
+    CMD_CHAT_SESSIONS,
+    CMD_CHAT_NEW,
+    CMD_CHAT_RESUME,
+    CMD_CHAT_TRASH,
+    CMD_CHAT_SET_SUMMARY,
+    CMD_CHAT_SETTLE_WRITE,
+    CMD_LIST_MODELS,
+    CMD_GET_SETTINGS,
+    CMD_SAVE_SETTINGS,
+    CMD_RENDER_MARKDOWN,
+    CMD_KNOWLEDGE,
+    CMD_KNOWLEDGE_SEARCH,
+    CMD_LEARN,
+    CMD_BULLET_VOTE,
+    CMD_BULLET_EDIT,
+    CMD_BULLET_ADD,
+    CMD_QUARANTINE,
+    CMD_SIDECAR_HEALTH,
+    CMD_UI_READY,
+];
+
 /// Event carrying a [`StoreChange`] whenever workspace data changes on disk.
 pub const EVENT_STORE_CHANGED: &str = "store-changed";
 
@@ -311,4 +345,25 @@ pub struct QuarantineRequest {
     /// Why.
     #[serde(default)]
     pub reason: String,
+}
+
+#[cfg(test)]
+mod command_list {
+    #[test]
+    fn every_command_constant_is_in_the_list() {
+        let source = include_str!("ipc.rs");
+        let declared: Vec<&str> = source
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub const CMD_"))
+            .filter_map(|rest| rest.split('"').nth(1))
+            .collect();
+        let mut listed = super::COMMANDS.to_vec();
+        let mut declared_sorted = declared.clone();
+        listed.sort_unstable();
+        declared_sorted.sort_unstable();
+        assert_eq!(
+            declared_sorted, listed,
+            "COMMANDS lists every CMD_ constant once"
+        );
+    }
 }

@@ -14,6 +14,9 @@ pub const DEFAULT_FIRST_TOKEN_SECS: u64 = 180;
 pub const DEFAULT_IDLE_SECS: u64 = 120;
 /// Prompt token budget by default.
 pub const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
+/// Most tokens asked of the model per reply by default (`max_tokens`), so a
+/// model that rambles stops on its own.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4_096;
 
 /// `settings.json` in the config directory. Every field is optional, so a
 /// file from an older or newer version still loads.
@@ -38,6 +41,9 @@ pub struct Settings {
     /// Prompt token budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<usize>,
+    /// Most tokens the model may answer with, sent as `max_tokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
     /// Building mode's extra writable globs; none means the allow-list's
     /// default (`src/**`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,7 +62,7 @@ pub struct EnvOverride {
 }
 
 /// Every override, in the order the settings view lists them.
-pub const ENV_OVERRIDES: [EnvOverride; 7] = [
+pub const ENV_OVERRIDES: [EnvOverride; 8] = [
     EnvOverride {
         variable: "SWITCHBOARD_MODEL_URL",
         setting: "modelUrl",
@@ -84,6 +90,10 @@ pub const ENV_OVERRIDES: [EnvOverride; 7] = [
     EnvOverride {
         variable: "SWITCHBOARD_BUILD_GLOBS",
         setting: "buildGlobs",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_MAX_OUTPUT_TOKENS",
+        setting: "maxOutputTokens",
     },
 ];
 
@@ -113,6 +123,9 @@ impl Settings {
         }
         if let Some(tokens) = number("SWITCHBOARD_CONTEXT_TOKENS") {
             self.context_tokens = usize::try_from(tokens).ok();
+        }
+        if let Some(tokens) = number("SWITCHBOARD_MAX_OUTPUT_TOKENS") {
+            self.max_output_tokens = u32::try_from(tokens).ok();
         }
         if let Some(globs) = env("SWITCHBOARD_BUILD_GLOBS") {
             self.build_globs = Some(split_globs(&globs));
@@ -145,6 +158,15 @@ impl Settings {
         self.context_tokens.unwrap_or(DEFAULT_CONTEXT_TOKENS)
     }
 
+    /// The reply bound in effect, in tokens (0 in the file means no bound).
+    pub fn max_output_tokens(&self) -> Option<u32> {
+        match self.max_output_tokens {
+            Some(0) => None,
+            Some(tokens) => Some(tokens),
+            None => Some(DEFAULT_MAX_OUTPUT_TOKENS),
+        }
+    }
+
     /// Building mode's extra globs in effect (empty: the default).
     pub fn build_globs(&self) -> &[String] {
         self.build_globs.as_deref().unwrap_or_default()
@@ -160,12 +182,15 @@ pub fn split_globs(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The settings view's data: the file's settings and which of them the
-/// environment overrides right now.
+/// The settings view's data: the file's settings, which of them the
+/// environment overrides right now, and the values in effect.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SettingsView {
     /// As stored.
     pub settings: Settings,
+    /// What the next message uses: the stored settings under the overrides.
+    #[serde(default)]
+    pub effective: Settings,
     /// `(variable, setting)` for each override in force.
     pub overridden: Vec<(String, String)>,
     /// Where the file is.

@@ -68,7 +68,7 @@ impl ModelConfig {
             first_token_timeout: Duration::from_secs(settings.first_token_secs()),
             idle_timeout: Duration::from_secs(settings.idle_secs()),
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
-            max_tokens: None,
+            max_tokens: settings.max_output_tokens(),
         }
     }
 

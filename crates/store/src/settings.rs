@@ -65,8 +65,10 @@ pub fn save(dir: &Path, settings: &Settings) -> Result<(), StoreError> {
 /// The settings view's data for `dir`: stored settings and the
 /// environment's overrides in force.
 pub fn view(dir: &Path) -> Result<SettingsView, StoreError> {
+    let settings = load(dir)?;
     Ok(SettingsView {
-        settings: load(dir)?,
+        effective: settings.clone().with_env(|name| std::env::var(name).ok()),
+        settings,
         overridden: ENV_OVERRIDES
             .iter()
             .filter(|o| std::env::var_os(o.variable).is_some_and(|v| !v.is_empty()))

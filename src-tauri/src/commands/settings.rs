@@ -17,9 +17,10 @@ fn config_dir(state: &AppState) -> Result<std::path::PathBuf, ErrorPayload> {
 
 fn view(state: &AppState) -> Result<SettingsView, ErrorPayload> {
     let mut view = settings::view(&config_dir(state)?)?;
-    if state.config.model_url.is_some() {
+    if let Some(url) = &state.config.model_url {
         view.overridden
             .push(("--model-url".to_owned(), "modelUrl".to_owned()));
+        view.effective.model_url = Some(url.clone());
     }
     Ok(view)
 }

@@ -5,8 +5,8 @@
 
 use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
 use switchboard_model::settings::{
-    DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MODEL,
-    DEFAULT_MODEL_URL, Settings, SettingsView, split_globs,
+    DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MAX_OUTPUT_TOKENS,
+    DEFAULT_MODEL, DEFAULT_MODEL_URL, Settings, SettingsView, split_globs,
 };
 
 use crate::ipc;
@@ -38,7 +38,7 @@ pub fn ModelPicker() -> impl IntoView {
     let current = move || {
         stored.with(|view| {
             view.as_ref()
-                .map(|view| view.settings.model().to_owned())
+                .map(|view| view.effective.model().to_owned())
                 .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
         })
     };
@@ -85,6 +85,27 @@ pub fn ModelPicker() -> impl IntoView {
                     .collect_view()
             }}
         </select>
+    }
+}
+
+/// The value in effect of `setting` (named as in `settings.json`), as
+/// shown beside its override; a key is never shown.
+fn effective_value(effective: &Settings, setting: &str) -> String {
+    if setting == "apiKey" {
+        return "(hidden)".to_owned();
+    }
+    match serde_json::to_value(effective)
+        .ok()
+        .and_then(|json| json.get(setting).cloned())
+    {
+        Some(serde_json::Value::String(text)) => text,
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| item.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some(other) => other.to_string(),
+        None => "(default)".to_owned(),
     }
 }
 
@@ -198,6 +219,8 @@ pub fn SettingsPane() -> impl IntoView {
                 <h2>"Chat"</h2>
                 {number_field("settings-context", "Prompt budget (tokens)", DEFAULT_CONTEXT_TOKENS as u64,
                     |s| s.context_tokens.map(|v| v as u64), |s, v| s.context_tokens = v.map(|v| v as usize), draft)}
+                {number_field("settings-max-output", "Longest answer (tokens)", u64::from(DEFAULT_MAX_OUTPUT_TOKENS),
+                    |s| s.max_output_tokens.map(u64::from), |s, v| s.max_output_tokens = v.and_then(|v| u32::try_from(v).ok()), draft)}
                 <label for="settings-build-globs">"Building mode may also write (globs, comma-separated)"</label>
                 <input
                     id="settings-build-globs"
@@ -229,8 +252,11 @@ pub fn SettingsPane() -> impl IntoView {
                 <p class="muted" id="settings-path">"Stored in " <code>{view.path.clone()}</code></p>
                 {(!view.overridden.is_empty()).then(|| view! {
                     <ul class="settings-overrides" id="settings-overrides">
-                        {view.overridden.iter().map(|(variable, setting)| view! {
-                            <li>{format!("{variable} overrides {setting} while it is set")}</li>
+                        {view.overridden.iter().map(|(variable, setting)| {
+                            let value = effective_value(&view.effective, setting);
+                            view! {
+                                <li>{format!("{variable} overrides {setting} while it is set; in effect: {value}")}</li>
+                            }
                         }).collect_view()}
                     </ul>
                 })}

@@ -32,6 +32,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "chat::approval_memory_stop_history_and_settings",
             approval_memory_stop_history_and_settings,
         ),
+        trial(
+            environment,
+            "chat::a_long_answer_keeps_the_composer_in_view_and_esc_stops_it",
+            a_long_answer_keeps_the_composer_in_view_and_esc_stops_it,
+        ),
     ]
 }
 
@@ -390,6 +395,84 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
                 "{settings}"
             );
             environment.screenshot("settings.png")?;
+            Ok(())
+        },
+    )
+}
+
+/// Where an element's bottom edge is, and the window's height.
+async fn bottom_and_height(session: &Session, css: &str) -> Result<(f64, f64)> {
+    let answer = session
+        .client
+        .execute(
+            "const r = document.querySelector(arguments[0]).getBoundingClientRect(); \
+             return [r.bottom, window.innerHeight];",
+            vec![css.into()],
+        )
+        .await?;
+    let pair: (f64, f64) = serde_json::from_value(answer)?;
+    Ok(pair)
+}
+
+fn a_long_answer_keeps_the_composer_in_view_and_esc_stops_it(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    // A model that rambles: long lines, slowly, far past one screen.
+    let lines: Vec<String> = (0..400)
+        .map(|n| text(&format!("Line {n} of an answer that goes on and on.\n")))
+        .collect();
+    let chunks: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let server = ScriptedServer::with_models(
+        vec![Reply::sse_slow(&chunks, Duration::from_millis(20))],
+        &["test-model"],
+    );
+    let url = server.url();
+    environment.with_app_args(
+        workspace.path(),
+        &["--model-url", &url],
+        async |session: &Session| {
+            session.find("#nav-chat").await?.click().await?;
+            session
+                .wait_for_text("#sidecar-health", |text| text == "model link ready")
+                .await?;
+            session
+                .find("#chat-input")
+                .await?
+                .send_keys("Ramble")
+                .await?;
+            session.find("#chat-send").await?.click().await?;
+            // Well past a screenful has streamed in.
+            session
+                .wait_for_text("#chat-streaming", |text| text.contains("Line 120 "))
+                .await?;
+            let (stop_bottom, height) = bottom_and_height(session, "#chat-stop").await?;
+            ensure!(
+                stop_bottom <= height,
+                "Stop stays in view: its bottom at {stop_bottom} of {height}"
+            );
+            let (side_bottom, _) = bottom_and_height(session, "#chat-memory").await?;
+            ensure!(side_bottom <= height, "the memory panel stays in view");
+            let follows = session
+                .client
+                .execute(
+                    "const t = document.getElementById('chat-transcript'); \
+                     return t.scrollHeight - t.scrollTop - t.clientHeight;",
+                    vec![],
+                )
+                .await?;
+            ensure!(
+                follows.as_f64().unwrap_or(f64::MAX) < 200.0,
+                "the transcript follows the stream: {follows} px from its end"
+            );
+            session
+                .find("#chat-input")
+                .await?
+                .send_keys(&char::from(Key::Escape).to_string())
+                .await?;
+            session
+                .wait_for_text(".chat-stopped", |text| text.contains("Stopped"))
+                .await?;
             Ok(())
         },
     )

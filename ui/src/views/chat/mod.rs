@@ -120,6 +120,14 @@ pub fn Chat() -> impl IntoView {
             });
         }
     };
+    // Esc stops the answer under way, wherever the focus is.
+    let escape = window_event_listener(leptos::ev::keydown, move |event| {
+        if event.key() == "Escape" && busy() {
+            event.prevent_default();
+            stop();
+        }
+    });
+    on_cleanup(move || escape.remove());
     let new_chat = move || {
         spawn_local_scoped_with_cancellation(async move {
             match ipc::chat_new().await {
@@ -191,7 +199,7 @@ pub fn Chat() -> impl IntoView {
                         ></textarea>
                         {move || {
                             if busy() {
-                                view! { <button id="chat-stop" on:click=move |_| stop()>"Stop"</button> }.into_any()
+                                view! { <button id="chat-stop" title="Stop the answer (Esc)" on:click=move |_| stop()>"Stop"</button> }.into_any()
                             } else {
                                 view! { <button id="chat-send" class="primary" on:click=move |_| send()>"Send"</button> }.into_any()
                             }

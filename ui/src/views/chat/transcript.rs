@@ -11,14 +11,36 @@ use switchboard_model::{
 use super::ChatState;
 use crate::{ipc, views::markdown::Markdown};
 
-/// The transcript list.
+/// How close to the end, in pixels, still counts as "at the end".
+const FOLLOW_SLACK: i32 = 32;
+
+/// The transcript list. It scrolls on its own (the composer stays in
+/// view) and follows the answer as it streams, unless the developer has
+/// scrolled up to read; scrolling back to the end follows again.
 #[component]
 pub fn TranscriptView(state: ChatState) -> impl IntoView {
     // Entries change once per event, not per streamed token, so the list
     // is not rebuilt while the answer streams.
     let entries = Memo::new(move |_| state.transcript.with(|t| t.entries.clone()));
+    let list = NodeRef::<leptos::html::Ol>::new();
+    let follow = StoredValue::new(true);
+    Effect::new(move |_| {
+        // Runs after every change of the transcript, streamed text included.
+        state.transcript.track();
+        if follow.get_value()
+            && let Some(list) = list.get()
+        {
+            request_animation_frame(move || list.set_scroll_top(list.scroll_height()));
+        }
+    });
+    let on_scroll = move |_| {
+        if let Some(list) = list.get() {
+            let from_end = list.scroll_height() - list.scroll_top() - list.client_height();
+            follow.set_value(from_end <= FOLLOW_SLACK);
+        }
+    };
     view! {
-        <ol class="chat-transcript" id="chat-transcript" aria-live="polite">
+        <ol class="chat-transcript" id="chat-transcript" aria-live="polite" node_ref=list on:scroll=on_scroll>
             <For
                 each=move || entries.get().into_iter().enumerate()
                 key=|(index, entry)| (*index, format!("{entry:?}"))
