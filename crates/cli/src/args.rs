@@ -53,6 +53,25 @@ pub enum Command {
     Search(SearchArgs),
 }
 
+impl Command {
+    /// Whether the output is for a program (`--json`), errors included.
+    pub fn wants_json(&self) -> bool {
+        match self {
+            Command::Deliver(args) => args.json,
+            Command::List(args) => args.json,
+            Command::Show(args) | Command::Feedback(args) | Command::Annotations(args) => args.json,
+            Command::Chats(args) => args.json,
+            Command::Validate(args) => args.json,
+            Command::Search(args) => args.json,
+            Command::Await(_)
+            | Command::Answer(_)
+            | Command::Close(_)
+            | Command::Chat(_)
+            | Command::Learn(_) => false,
+        }
+    }
+}
+
 /// The kinds of knowledge, for `--kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KindArg {

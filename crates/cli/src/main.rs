@@ -1,11 +1,14 @@
 //! `switchboard`: the command agents and scripts use to reach the workspace.
 //!
 //! Thin glue: parse arguments, call `switchboard-store`, print. Exit code 0
-//! on success, 1 with a one-line `error: …` on stderr otherwise.
+//! on success; 1 when a command ran but reports a negative outcome; on a
+//! failure `error[CODE]: …` on stderr (or `{"error": …}` under `--json`)
+//! and the code's exit status (see `failure::exit_code`).
 
 mod args;
 mod chat;
 mod commands;
+mod failure;
 mod knowledge;
 
 use clap::Parser;
@@ -19,12 +22,10 @@ fn main() -> std::process::ExitCode {
         )
         .init();
     let cli = args::Cli::parse();
+    let json = cli.command.wants_json();
     match commands::run(cli) {
         Ok(true) => std::process::ExitCode::SUCCESS,
         Ok(false) => std::process::ExitCode::FAILURE,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            std::process::ExitCode::FAILURE
-        }
+        Err(error) => std::process::ExitCode::from(failure::report(&error, json)),
     }
 }

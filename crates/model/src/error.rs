@@ -40,6 +40,14 @@ pub struct ErrorPayload {
     pub fields: Vec<FieldError>,
 }
 
+impl std::fmt::Display for ErrorPayload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ErrorPayload {}
+
 impl ErrorPayload {
     /// An error with no field details.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {

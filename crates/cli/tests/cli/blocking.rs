@@ -132,9 +132,9 @@ fn a_second_answer_is_refused_and_changes_nothing() {
     )
     .unwrap();
     let again = switchboard(workspace.path(), &["answer", &id, "--value", "false"]);
-    assert!(!again.status.success());
+    assert_eq!(again.status.code(), Some(4), "ALREADY_RESPONDED exits 4");
     assert!(
-        String::from_utf8_lossy(&again.stderr).contains("already answered"),
+        String::from_utf8_lossy(&again.stderr).starts_with("error[ALREADY_RESPONDED]: "),
         "{}",
         String::from_utf8_lossy(&again.stderr)
     );
@@ -183,9 +183,12 @@ fn decline_and_dismiss_reach_the_agent_as_distinct_statuses() {
         let (line, success) = outcome(child);
         assert!(success);
         assert_eq!(line, json!({"status": status, "delivery_id": id}), "{flag}");
+        // The file keeps to the seed's statuses; the response says which.
+        let session = &data_file(workspace.path(), "sessions.json")[0];
+        assert_eq!(session["status"], "responded");
         assert_eq!(
-            data_file(workspace.path(), "sessions.json")[0]["status"],
-            status
+            session["response"],
+            json!({"closed_without_answer": status})
         );
         assert_eq!(stored(workspace.path())[0]["status"], "completed");
         assert!(
@@ -271,10 +274,11 @@ fn bad_questions_are_refused_before_anything_is_written() {
         let mut args = vec!["deliver", "--title", "Q", "--content", "b"];
         args.extend_from_slice(extra);
         let output = switchboard(workspace.path(), &args);
-        assert!(!output.status.success(), "{extra:?} must be refused");
+        assert_eq!(output.status.code(), Some(2), "{extra:?} must be refused");
         assert!(
-            String::from_utf8_lossy(&output.stderr).starts_with("error: "),
-            "{extra:?}"
+            String::from_utf8_lossy(&output.stderr).starts_with("error[INVALID_REQUEST]: "),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
         );
     }
     assert!(

@@ -167,10 +167,33 @@ fn a_corrupt_file_is_moved_aside_and_delivery_goes_on() {
 #[test]
 fn a_missing_workspace_is_a_clear_error() {
     let output = switchboard(Path::new("/nonexistent/switchboard-test"), &["list"]);
-    assert!(!output.status.success());
+    assert_eq!(output.status.code(), Some(6), "IO exits 6");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.starts_with("error: workspace /nonexistent/switchboard-test"),
+        stderr.starts_with("error[IO]: workspace /nonexistent/switchboard-test"),
         "{stderr}"
     );
+    // Under --json the error is one JSON object on stdout.
+    let output = switchboard(
+        Path::new("/nonexistent/switchboard-test"),
+        &["list", "--json"],
+    );
+    let line: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON error on stdout");
+    assert_eq!(line["error"]["code"], "IO");
+    assert!(
+        line["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/switchboard-test")
+    );
+}
+
+#[test]
+fn an_unknown_id_is_not_found_with_its_exit_code() {
+    let workspace = tempfile::tempdir().unwrap();
+    let output = switchboard(workspace.path(), &["show", "d_1_404", "--json"]);
+    assert_eq!(output.status.code(), Some(3));
+    let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(line["error"]["code"], "NOT_FOUND");
 }

@@ -56,8 +56,8 @@ fn learn_appends_stdin_in_naide_format() {
         workspace.path(),
         &["learn", "--category", "x", "--title", "T", "--body", "  "],
     );
-    assert_eq!(empty.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&empty.stderr).contains("needs a body"));
+    assert_eq!(empty.status.code(), Some(2), "INVALID_REQUEST exits 2");
+    assert!(String::from_utf8_lossy(&empty.stderr).starts_with("error[INVALID_REQUEST]: "));
 }
 
 #[test]
