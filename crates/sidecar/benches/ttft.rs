@@ -7,18 +7,14 @@
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
 
-#[allow(dead_code)]
-#[path = "../tests/model_client/server.rs"]
-mod server;
-
 use std::{
     io::{BufRead, BufReader, Write},
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
-use server::{Reply, ScriptedServer, text_chunk};
 use switchboard_model::sidecar::{ResponseBody, SidecarResponse};
+use switchboard_model_server::{Reply, ScriptedServer, text_chunk};
 use switchboard_sidecar::model_client::{ApiMessage, ModelConfig, stream_chat};
 
 const WARM_UP: usize = 10;

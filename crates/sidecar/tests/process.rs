@@ -44,11 +44,6 @@ fn answers_health_survives_garbage_and_exits_on_shutdown() {
     assert!(child.wait().unwrap().success(), "shutdown exits cleanly");
 }
 
-// The scripted model server shared with the client tests.
-#[allow(dead_code)]
-#[path = "model_client/server.rs"]
-mod server;
-
 /// A sidecar process with its own empty settings, pointed at `url`.
 struct Sidecar {
     child: std::process::Child,
@@ -110,8 +105,8 @@ impl Drop for Sidecar {
 #[test]
 fn dry_run_writes_wait_for_approval_and_models_are_listed() {
     use serde_json::json;
-    use server::{Reply, ScriptedServer, text_chunk, write_file_chunk};
     use switchboard_model::sidecar::ProposalOutcome;
+    use switchboard_model_server::{Reply, ScriptedServer, text_chunk, write_file_chunk};
 
     let workspace = tempfile::tempdir().unwrap();
     let server = ScriptedServer::start(vec![

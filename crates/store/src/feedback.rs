@@ -244,6 +244,17 @@ pub fn wait_for_reply(
     session_id: &str,
     clock: impl Fn() -> Timestamp,
 ) -> Result<AwaitOutcome, StoreError> {
+    wait_for_reply_polling(workspace, session_id, clock, SAFETY_POLL)
+}
+
+/// [`wait_for_reply`] with the safety poll `poll` (a test makes it so long
+/// that only the watcher's notification can wake the waiter in time).
+pub fn wait_for_reply_polling(
+    workspace: &Workspace,
+    session_id: &str,
+    clock: impl Fn() -> Timestamp,
+    poll: Duration,
+) -> Result<AwaitOutcome, StoreError> {
     let (wake, woken) = mpsc::channel();
     // Started before the first read, so no answer can slip in unseen.
     let _watcher = WorkspaceWatcher::start(workspace, move |change| {
@@ -262,7 +273,7 @@ pub fn wait_for_reply(
         }
         let left = Duration::from_millis(u64::try_from(left_ms).unwrap_or(0));
         // Either a change, the safety poll, or the deadline: all re-check.
-        let _ = woken.recv_timeout(left.min(SAFETY_POLL));
+        let _ = woken.recv_timeout(left.min(poll));
         while woken.try_recv().is_ok() {}
     }
 }

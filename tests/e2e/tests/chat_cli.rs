@@ -4,17 +4,14 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
-// Shared with the sidecar's own client tests; not every helper is used here.
-#[allow(dead_code)]
-#[path = "../../../crates/sidecar/tests/model_client/server.rs"]
-mod server;
-
 use std::{path::Path, process::Output};
 
 use serde_json::{Value, json};
-use server::{Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call};
 use switchboard_e2e::Binaries;
 use switchboard_model::settings::ENV_OVERRIDES;
+use switchboard_model_server::{
+    Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call,
+};
 
 /// `switchboard ARGS` with the settings in `config` and no model variables.
 fn cli(config: &Path, workspace: &Path, args: &[&str]) -> Output {

@@ -3,14 +3,10 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
-// Shared with the e2e chat tests; not every helper is used here.
-#[allow(dead_code)]
-mod server;
-
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use server::{Reply, ScriptedServer, text_chunk as delta};
+use switchboard_model_server::{Reply, ScriptedServer, text_chunk as delta};
 use switchboard_sidecar::model_client::{
     ApiMessage, ClientError, ModelConfig, list_models, stream_chat,
 };

@@ -53,7 +53,26 @@ fn a_reply_wakes_the_waiting_agent_and_closes_the_question() {
             .unwrap();
         })
     };
-    let outcome = feedback::wait_for_reply(&workspace, &session.id, clock::now).unwrap();
+    // With an hour between safety polls, only the watcher's notification
+    // can wake the waiter before the bound below.
+    let (done, finished) = std::sync::mpsc::channel();
+    {
+        let workspace = workspace.clone();
+        let session = session.id.clone();
+        std::thread::spawn(move || {
+            let outcome = feedback::wait_for_reply_polling(
+                &workspace,
+                &session,
+                clock::now,
+                Duration::from_secs(3600),
+            );
+            let _ = done.send(outcome);
+        });
+    }
+    let outcome = finished
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the answer woke the waiting agent")
+        .unwrap();
     answerer.join().unwrap();
     assert_eq!(
         outcome,

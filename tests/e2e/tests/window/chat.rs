@@ -11,12 +11,9 @@ use fantoccini::key::Key;
 use serde_json::Value;
 use switchboard_e2e::Session;
 
-// Shared with the sidecar's client tests; not every helper is used here.
-#[allow(dead_code)]
-#[path = "../../../../crates/sidecar/tests/model_client/server.rs"]
-mod server;
-
-use server::{Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call};
+use switchboard_model_server::{
+    Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call,
+};
 
 use crate::harness::{Environment, eventually, trial};
 

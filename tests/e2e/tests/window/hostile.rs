@@ -117,7 +117,7 @@ fn no_payload_runs_script_in_markdown_or_html_bodies(environment: &Environment) 
                 .await?;
             session.find(&format!("#delivery-view[data-id='{id}'] #delivery-title")).await?;
             poke_body(session, kind).await?;
-            tokio::time::sleep(Duration::from_millis(60)).await;
+            settled(session, kind).await?;
             let pwned = session
                 .client
                 .execute(
@@ -191,6 +191,42 @@ async fn poke_body(session: &Session, kind: &str) -> Result<()> {
 }
 
 /// Whether the HTML frame's document got marked.
+/// Waits for the positive sign that the page has done all it was going to
+/// do with the payload: the frame's document is complete (its subresources'
+/// load and error handlers have run), then two animation frames and a task
+/// have passed in the page (click handlers and their follow-ups ran).
+async fn settled(session: &Session, kind: &str) -> Result<()> {
+    if kind == "html" {
+        let frame = session.find("#delivery-frame").await?;
+        frame.enter_frame().await?;
+        let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
+        loop {
+            let state = session
+                .client
+                .execute("return document.readyState", vec![])
+                .await?;
+            if state == "complete" {
+                break;
+            }
+            ensure!(
+                std::time::Instant::now() < deadline,
+                "the frame never finished loading: {state}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        session.client.enter_parent_frame().await?;
+    }
+    session
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0)));",
+            vec![],
+        )
+        .await?;
+    Ok(())
+}
+
 async fn frame_marked(session: &Session) -> Result<bool> {
     let frame = session.find("#delivery-frame").await?;
     frame.enter_frame().await?;

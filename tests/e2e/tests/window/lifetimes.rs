@@ -7,12 +7,7 @@ use std::sync::Arc;
 use anyhow::{Result, ensure};
 use switchboard_e2e::Session;
 
-// Shared with the sidecar's client tests; not every helper is used here.
-#[allow(dead_code)]
-#[path = "../../../../crates/sidecar/tests/model_client/server.rs"]
-mod server;
-
-use server::{Reply, ScriptedServer, text_chunk as text};
+use switchboard_model_server::{Reply, ScriptedServer, text_chunk as text};
 
 use crate::harness::{Environment, trial};
 
