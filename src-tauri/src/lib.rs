@@ -119,7 +119,8 @@ mod tests {
     /// command after its function).
     fn registered() -> Vec<String> {
         let source = include_str!("lib.rs");
-        let start = source.find("generate_handler![").unwrap_or(0);
+        let marker = "generate_handler![";
+        let start = source.find(marker).map_or(0, |at| at + marker.len());
         let block = &source[start..];
         let block = &block[..block.find(']').unwrap_or(block.len())];
         block

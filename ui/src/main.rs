@@ -5,6 +5,7 @@ mod app;
 mod events;
 mod ipc;
 mod keys;
+mod tasks;
 mod theme;
 mod views;
 

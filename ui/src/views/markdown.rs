@@ -1,16 +1,16 @@
 //! Markdown shown in the window: rendered and sanitized by the shell (the
 //! same renderer as deliveries), with the plain text until it arrives.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 
-use crate::ipc;
+use crate::{ipc, tasks};
 
 /// `text` as rendered markdown inside a `div.markdown-body`.
 #[component]
 pub fn Markdown(text: String) -> impl IntoView {
     let html = RwSignal::new(None::<String>);
     let source = text.clone();
-    spawn_local_scoped_with_cancellation(async move {
+    tasks::fetch(async move {
         if let Ok(rendered) = ipc::render_markdown(&source).await {
             html.set(Some(rendered));
         }

@@ -3,13 +3,13 @@
 //! config directory, never in the workspace; environment variables win
 //! over them and are shown as such.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::settings::{
     DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MAX_OUTPUT_TOKENS,
     DEFAULT_MODEL, DEFAULT_MODEL_URL, Settings, SettingsView, split_globs,
 };
 
-use crate::ipc;
+use crate::{ipc, tasks};
 
 /// Which variable overrides `setting`, if one does.
 fn overridden_by(view: &SettingsView, setting: &str) -> Option<String> {
@@ -25,7 +25,7 @@ pub fn ModelPicker() -> impl IntoView {
     let stored = RwSignal::new(None::<SettingsView>);
     let models = RwSignal::new(Vec::<String>::new());
     let problem = RwSignal::new(None::<String>);
-    spawn_local_scoped_with_cancellation(async move {
+    tasks::fetch(async move {
         match ipc::get_settings().await {
             Ok(view) => stored.set(Some(view)),
             Err(failure) => problem.set(Some(failure.message)),
@@ -50,7 +50,7 @@ pub fn ModelPicker() -> impl IntoView {
             return;
         };
         settings.model = Some(model);
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::save_settings(settings).await {
                 Ok(view) => stored.set(Some(view)),
                 Err(failure) => problem.set(Some(failure.message)),
@@ -165,7 +165,7 @@ pub fn SettingsPane() -> impl IntoView {
     let stored = RwSignal::new(None::<SettingsView>);
     let draft = RwSignal::new(Settings::default());
     let note = RwSignal::new(None::<Result<String, String>>);
-    spawn_local_scoped_with_cancellation(async move {
+    tasks::fetch(async move {
         match ipc::get_settings().await {
             Ok(view) => {
                 draft.set(view.settings.clone());
@@ -176,7 +176,7 @@ pub fn SettingsPane() -> impl IntoView {
     });
     let save = move || {
         let settings = draft.get_untracked();
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::save_settings(settings).await {
                 Ok(view) => {
                     draft.set(view.settings.clone());

@@ -2,18 +2,18 @@
 //! to continue it, or move it to the trash (where Naide keeps deleted
 //! chats, so it can still be recovered by hand).
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::chat::{ChatHistory, transcript::Transcript};
 
 use super::ChatState;
-use crate::ipc;
+use crate::{ipc, tasks};
 
 /// The history list; `open` closes it.
 #[component]
 pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
     let history = RwSignal::new(ChatHistory::default());
     let refresh = move || {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::fetch(async move {
             match ipc::chat_sessions().await {
                 Ok(list) => history.set(list),
                 Err(failure) => state.error.set(Some(failure.message)),
@@ -22,7 +22,7 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
     };
     refresh();
     let resume = move |id: String| {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::chat_resume(&id).await {
                 Ok(session) => {
                     state
@@ -36,12 +36,14 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
         })
     };
     let trash = move |id: String| {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::chat_trash(&id).await {
                 Ok(()) => {
+                    // The chat view may have been left meanwhile.
                     if state
                         .session
-                        .with_untracked(|s| s.as_ref().is_some_and(|s| s.id == id))
+                        .try_with_untracked(|s| s.as_ref().is_some_and(|s| s.id == id))
+                        .unwrap_or(false)
                     {
                         state.session.set(None);
                         state.transcript.set(Transcript::default());

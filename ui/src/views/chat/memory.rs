@@ -2,11 +2,11 @@
 //! last turn changed, and the developer's edits — change or remove an
 //! entry, add one, pin one so the model keeps it.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::chat::{ConversationSummary, summary::SummaryList};
 
 use super::ChatState;
-use crate::{ipc, views::edit_line::EditLine};
+use crate::{ipc, tasks, views::edit_line::EditLine};
 
 /// Stores `edit` applied to the shown summary, then shows what was stored.
 fn save(state: ChatState, edit: impl FnOnce(&mut ConversationSummary)) {
@@ -16,7 +16,7 @@ fn save(state: ChatState, edit: impl FnOnce(&mut ConversationSummary)) {
     let mut summary = session.summary.clone().unwrap_or_default();
     edit(&mut summary);
     let summary = (summary != ConversationSummary::default()).then_some(summary);
-    spawn_local_scoped_with_cancellation(async move {
+    tasks::act(async move {
         match ipc::chat_set_summary(&session.id, summary).await {
             Ok(saved) => state.session.set(Some(saved)),
             Err(failure) => state.error.set(Some(failure.message)),

@@ -8,14 +8,14 @@ mod inspector;
 mod memory;
 mod transcript;
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::{
     chat::{ChatMode, ChatSession, transcript::Transcript},
     ipc::{ChatSendRequest, SidecarHealth},
     sidecar::ResponseBody,
 };
 
-use crate::{events, ipc, views::settings::ModelPicker};
+use crate::{events, ipc, tasks, views::settings::ModelPicker};
 
 const MODES: [ChatMode; 3] = [ChatMode::Planning, ChatMode::Building, ChatMode::Analyzing];
 
@@ -52,7 +52,7 @@ pub fn Chat() -> impl IntoView {
     let show_history = RwSignal::new(false);
 
     let reload = move || {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::fetch(async move {
             match ipc::chat_history().await {
                 Ok(session) => {
                     if state
@@ -74,7 +74,7 @@ pub fn Chat() -> impl IntoView {
     };
     reload();
     events::on_sidecar_health(move |current| health.set(Some(current)));
-    spawn_local_scoped_with_cancellation(async move {
+    tasks::fetch(async move {
         if let Ok(current) = ipc::sidecar_health().await {
             health.set(Some(current));
         }
@@ -100,7 +100,7 @@ pub fn Chat() -> impl IntoView {
             message: message.clone(),
             new_session: false,
         };
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::chat_send(&request).await {
                 Ok(chat) => {
                     state.error.set(None);
@@ -113,7 +113,7 @@ pub fn Chat() -> impl IntoView {
     };
     let stop = move || {
         if let Some((chat, _)) = state.transcript.get_untracked().streaming {
-            spawn_local_scoped_with_cancellation(async move {
+            tasks::act(async move {
                 if let Err(failure) = ipc::chat_stop(chat).await {
                     state.error.set(Some(failure.message));
                 }
@@ -129,7 +129,7 @@ pub fn Chat() -> impl IntoView {
     });
     on_cleanup(move || escape.remove());
     let new_chat = move || {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::chat_new().await {
                 Ok(()) => {
                     state.session.set(None);

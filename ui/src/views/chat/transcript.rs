@@ -2,14 +2,14 @@
 //! writes applied or refused, writes waiting for approval, and the answer
 //! streaming in.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::{
     chat::{Role, transcript::Entry},
     sidecar::ProposalOutcome,
 };
 
 use super::ChatState;
-use crate::{ipc, views::markdown::Markdown};
+use crate::{ipc, tasks, views::markdown::Markdown};
 
 /// How close to the end, in pixels, still counts as "at the end".
 const FOLLOW_SLACK: i32 = 32;
@@ -99,7 +99,7 @@ fn proposal_view(
     outcome: Option<ProposalOutcome>,
 ) -> AnyView {
     let settle = move |proposal: String, apply: bool| {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::chat_settle_write(&proposal, apply).await {
                 Ok(body) => state.transcript.update(|t| t.apply(0, body)),
                 Err(failure) => state.error.set(Some(failure.message)),

@@ -2,12 +2,12 @@
 //! a `text_range` in the body's UTF-16 offsets (through the `data-o` spans
 //! the renderer puts around every text run), then a comment or highlight.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::annotation::{AnnotationKind, NewAnnotation};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
 
-use crate::ipc;
+use crate::{ipc, tasks};
 
 /// A selection mapped to the body: offsets and the selected text.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,13 +74,14 @@ pub fn current_selection(body: &Element) -> Option<Selected> {
     (end > start).then_some(Selected { start, end, text })
 }
 
-/// Saves an annotation and reports failure in `error`; `done` runs after.
+/// Saves an annotation and reports failure in `error`; `done` runs after,
+/// if the view that asked is still there.
 pub fn save(new: NewAnnotation, error: RwSignal<Option<String>>, done: Callback<()>) {
-    spawn_local_scoped_with_cancellation(async move {
+    tasks::act(async move {
         match ipc::add_annotation(&new).await {
             Ok(_) => {
                 error.set(None);
-                done.run(());
+                done.try_run(());
             }
             Err(failure) => error.set(Some(failure.message)),
         }
@@ -112,7 +113,7 @@ pub fn SelectionBar(
             writing.set(false);
             text.set(String::new());
             selected.set(None);
-            on_saved.run(());
+            on_saved.try_run(());
         });
         save(new, error, finished);
     };
@@ -172,7 +173,7 @@ pub fn GeneralComment(delivery_id: String, on_saved: Callback<()>) -> impl IntoV
         };
         let finished = Callback::new(move |()| {
             text.set(String::new());
-            on_saved.run(());
+            on_saved.try_run(());
         });
         save(new, error, finished);
     };

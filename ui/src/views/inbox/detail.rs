@@ -1,7 +1,7 @@
 //! One delivery: its rendered body, its annotations, and its feedback form
 //! or the answer it got. Escape goes back to the list.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::{
     ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, ipc::DeliveryDetail,
 };
@@ -10,7 +10,7 @@ use super::{
     annotate::{GeneralComment, Selected, SelectionBar, current_selection},
     form::FeedbackForm,
 };
-use crate::ipc;
+use crate::{ipc, tasks};
 
 /// The policy inside the frame of an HTML body: nothing runs, nothing loads
 /// but inline images and styles. The frame is also `sandbox`ed with no
@@ -30,7 +30,7 @@ pub fn DeliveryView(
     Effect::new(move |_| {
         revision.track();
         let id = load_id.clone();
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::fetch(async move {
             let loaded = ipc::get_delivery(&id).await.map_err(|error| error.message);
             detail.set(Some(loaded));
         });

@@ -3,13 +3,13 @@
 //! before anything is sent; Ctrl/Cmd+Enter submits; blocking questions can
 //! also be declined (the developer says no) or dismissed (no answer).
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::{
     feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField},
     session::Reply,
 };
 
-use crate::ipc;
+use crate::{ipc, tasks};
 
 /// The form for delivery `id`. `on_done` runs once a reply is stored.
 #[component]
@@ -33,11 +33,13 @@ pub fn FeedbackForm(
             return;
         }
         busy.set(true);
-        spawn_local_scoped_with_cancellation(async move {
-            match ipc::reply(&id.get_value(), reply).await {
+        let id = id.get_value();
+        tasks::act(async move {
+            match ipc::reply(&id, reply).await {
                 Ok(()) => {
                     errors.set(Vec::new());
-                    on_done.run(());
+                    // The view may have been left meanwhile.
+                    on_done.try_run(());
                 }
                 Err(error) if !error.fields.is_empty() => errors.set(error.fields),
                 Err(error) => errors.set(vec![FieldError {

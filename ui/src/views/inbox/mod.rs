@@ -6,10 +6,10 @@ mod detail;
 mod form;
 mod list;
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::{Delivery, Timestamp, ipc::StoreChange};
 
-use crate::{events, ipc};
+use crate::{events, ipc, tasks};
 
 /// What the inbox list holds: not loaded yet, an error, or the list.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +43,7 @@ pub fn Inbox() -> impl IntoView {
     let now = RwSignal::new(browser_now());
 
     let refresh = move || {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::fetch(async move {
             let next = match ipc::list_deliveries().await {
                 Ok(list) => Loaded::Ready {
                     deliveries: list.deliveries,
@@ -56,7 +56,7 @@ pub fn Inbox() -> impl IntoView {
             loaded.set(next);
             if first {
                 request_animation_frame(|| {
-                    spawn_local_scoped_with_cancellation(async {
+                    tasks::act(async {
                         let _ = ipc::ui_ready().await;
                     })
                 });

@@ -2,11 +2,11 @@
 //! chosen file's entries rendered on the right, and a form that appends an
 //! entry in Naide's format.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::{ipc::NewLearning, knowledge::learning::LearningsFile};
 
 use super::{KnowledgeState, anchor};
-use crate::{ipc, views::markdown::Markdown};
+use crate::{ipc, tasks, views::markdown::Markdown};
 
 /// The tab.
 #[component]
@@ -107,7 +107,7 @@ fn AddLearning(state: KnowledgeState, shown: Memo<Option<LearningsFile>>) -> imp
             title: title.get_untracked(),
             body: body.get_untracked(),
         };
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::act(async move {
             match ipc::learn(&learning).await {
                 Ok(appended) => {
                     title.set(String::new());

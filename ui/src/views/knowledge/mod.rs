@@ -10,10 +10,10 @@ mod learnings;
 mod playbooks;
 mod search;
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::ipc::{KnowledgeOverview, StoreChange};
 
-use crate::{events, ipc};
+use crate::{events, ipc, tasks};
 
 /// The tabs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,7 @@ pub struct KnowledgeState {
 impl KnowledgeState {
     /// Reads everything again.
     pub fn reload(self) {
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::fetch(async move {
             match ipc::knowledge().await {
                 Ok(overview) => {
                     self.overview.set(overview);

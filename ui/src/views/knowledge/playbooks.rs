@@ -3,14 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::{
     ipc::{BulletAddRequest, BulletRef, QuarantineRequest},
     knowledge::playbook::{Band, Bullet, PlaybookFile},
 };
 
 use super::{KnowledgeState, anchor};
-use crate::{ipc, views::edit_line::EditLine};
+use crate::{ipc, tasks, views::edit_line::EditLine};
 
 /// The tab.
 #[component]
@@ -113,9 +113,7 @@ pub fn BulletRow(
         let reference = reference.clone();
         move |helpful: bool| {
             let reference = reference.clone();
-            spawn_local_scoped_with_cancellation(async move {
-                state.after(ipc::bullet_vote(reference, helpful).await)
-            });
+            tasks::act(async move { state.after(ipc::bullet_vote(reference, helpful).await) });
         }
     };
     let on_save = {
@@ -123,9 +121,7 @@ pub fn BulletRow(
         Callback::new(move |content: String| {
             let reference = reference.clone();
             editing.set(false);
-            spawn_local_scoped_with_cancellation(async move {
-                state.after(ipc::bullet_edit(reference, content).await)
-            });
+            tasks::act(async move { state.after(ipc::bullet_edit(reference, content).await) });
         })
     };
     let toggle_quarantine = {
@@ -136,9 +132,7 @@ pub fn BulletRow(
                 on: !quarantined.get_untracked(),
                 reason: String::new(),
             };
-            spawn_local_scoped_with_cancellation(async move {
-                state.after(ipc::quarantine(&request).await)
-            });
+            tasks::act(async move { state.after(ipc::quarantine(&request).await) });
         }
     };
     let jumped = {
@@ -214,7 +208,7 @@ fn AddBullet(state: KnowledgeState, task_type: Option<String>) -> impl IntoView 
                 section: Some(section.get_untracked()).filter(|s| !s.trim().is_empty()),
                 content: content.get_untracked(),
             };
-            spawn_local_scoped_with_cancellation(async move {
+            tasks::act(async move {
                 match ipc::bullet_add(&request).await {
                     Ok(_) => {
                         content.set(String::new());

@@ -1,11 +1,11 @@
 //! The search box and its hits: highlighted snippets, best first; a hit
 //! opens its entry in the right tab.
 
-use leptos::{prelude::*, task::spawn_local_scoped_with_cancellation};
+use leptos::prelude::*;
 use switchboard_model::knowledge::search::{HitKind, SearchHit, SearchQuery, SearchResults};
 
 use super::{KnowledgeState, Tab, anchor, scroll_to};
-use crate::ipc;
+use crate::{ipc, tasks};
 
 /// Most hits shown.
 const LIMIT: usize = 20;
@@ -21,7 +21,7 @@ pub fn SearchBox(state: KnowledgeState) -> impl IntoView {
             results.set(None);
             return;
         }
-        spawn_local_scoped_with_cancellation(async move {
+        tasks::fetch(async move {
             match ipc::knowledge_search(&SearchQuery::new(query.clone(), LIMIT)).await {
                 // Answers to older queries are dropped.
                 Ok(found) if text.get_untracked() == query => results.set(Some(found)),
