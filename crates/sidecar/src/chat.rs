@@ -4,7 +4,7 @@
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
-    sync::Mutex,
+    sync::{Arc, Mutex},
 };
 
 use switchboard_model::{
@@ -124,19 +124,39 @@ fn message(id: usize, role: Role, content: &str) -> ChatMessage {
     }
 }
 
-/// Runs `request` with `settings` (the model, budget, globs, dry run),
-/// reporting through `emit`; ends early when `stop` turns true. Errors are
-/// sentences for the chat.
-pub async fn run_turn(
+/// How long a turn stopped before its save began waits for the save before
+/// it reports; a save still waiting on another process's lock then goes on
+/// in the background.
+pub const SAVE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Runs `work`, which reads files or waits on locks, on the blocking pool,
+/// so the request loop (and a `stop`) is never held up by it.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| format!("a sidecar task failed: {error}"))?
+}
+
+/// What a turn needs before it talks to the model.
+struct Prepared {
+    workspace: Workspace,
+    session: switchboard_model::chat::ChatSession,
+    allow: AllowList,
+    assembled: switchboard_model::chat::prompt::AssembledPrompt,
+    now: switchboard_model::Timestamp,
+}
+
+/// Opens the chat (new, resumed or active), the allow-list and memory, and
+/// assembles the prompt.
+fn prepare(
     request: &ChatRequest,
     settings: &Settings,
     shared: &Shared,
-    mut emit: impl FnMut(ResponseBody),
-    stop: watch::Receiver<bool>,
-) -> Result<(), String> {
+) -> Result<Prepared, String> {
     let root = Path::new(&request.workspace);
     let workspace = Workspace::open(root).map_err(|error| error.to_string())?;
-    let config = ModelConfig::from_settings(settings);
     let now = clock::now();
     let salt = (now.unix_millis() as u32) ^ std::process::id();
     if request.new_session {
@@ -147,12 +167,8 @@ pub async fn run_turn(
     let session = chats::active(&workspace)
         .map_err(|error| error.to_string())?
         .unwrap_or_else(|| chats::new_session(&workspace, request.mode, now));
-
-    let build_globs = settings.build_globs();
-    let allow =
-        AllowList::for_mode(request.mode, build_globs).map_err(|error| error.to_string())?;
-    let writer = WorkspaceWriter::open(root).map_err(|error| error.to_string())?;
-    let audit = AuditLog::new(root);
+    let allow = AllowList::for_mode(request.mode, settings.build_globs())
+        .map_err(|error| error.to_string())?;
     let long_term = long_term(shared, &workspace, &request.message)?;
     let base = prompts::base(root);
     let mode_prompt = prompts::for_mode(root, request.mode);
@@ -176,6 +192,68 @@ pub async fn run_turn(
     assembled
         .parts
         .extend(refused_prompts.chain(long_term.refused));
+    Ok(Prepared {
+        workspace,
+        session,
+        allow,
+        assembled,
+        now,
+    })
+}
+
+/// Runs one round's tool calls; the text for the model and the effect of
+/// each, in order.
+fn run_tools(
+    request: &ChatRequest,
+    settings: &Settings,
+    shared: &Shared,
+    allow: &AllowList,
+    now: switchboard_model::Timestamp,
+    calls: &[crate::model_client::ToolCall],
+) -> Result<Vec<(String, ToolEffect)>, String> {
+    let root = Path::new(&request.workspace);
+    let writer = WorkspaceWriter::open(root).map_err(|error| error.to_string())?;
+    let audit = AuditLog::new(root);
+    let context = ToolContext {
+        root,
+        mode: request.mode,
+        allow,
+        writer: &writer,
+        audit: &audit,
+        now,
+        build_globs: settings.build_globs(),
+        proposals: (request.dry_run || settings.dry_run).then_some(&shared.proposals),
+    };
+    Ok(calls
+        .iter()
+        .map(|call| tools::run(&context, &call.function.name, &call.function.arguments))
+        .collect())
+}
+
+/// Runs `request` with `settings` (the model, budget, globs, dry run),
+/// reporting through `emit`; ends early when `stop` turns true. File work
+/// and lock waits run on the blocking pool, so `stop` is always read; a
+/// stop while the save waits on a lock ends the turn at once and the save
+/// completes when the lock is free. Errors are sentences for the chat.
+pub async fn run_turn(
+    request: &ChatRequest,
+    settings: &Settings,
+    shared: &Arc<Shared>,
+    mut emit: impl FnMut(ResponseBody),
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), String> {
+    let config = ModelConfig::from_settings(settings);
+    let Prepared {
+        workspace,
+        session,
+        allow,
+        assembled,
+        now,
+    } = blocking({
+        let (request, settings, shared) = (request.clone(), settings.clone(), Arc::clone(shared));
+        move || prepare(&request, &settings, &shared)
+    })
+    .await?;
     let mut api_messages: Vec<ApiMessage> = assembled
         .messages()
         .into_iter()
@@ -187,16 +265,6 @@ pub async fn run_turn(
         })
         .collect();
     let tool_definitions = tools::definitions(request.mode);
-    let context = ToolContext {
-        root,
-        mode: request.mode,
-        allow: &allow,
-        writer: &writer,
-        audit: &audit,
-        now,
-        build_globs,
-        proposals: (request.dry_run || settings.dry_run).then_some(&shared.proposals),
-    };
 
     let mut reply = String::new();
     let mut stopped = false;
@@ -242,9 +310,14 @@ pub async fn run_turn(
             tool_call_id: None,
             tool_calls: completion.tool_calls.clone(),
         });
-        for call in &completion.tool_calls {
-            let (result, effect) =
-                tools::run(&context, &call.function.name, &call.function.arguments);
+        let results = blocking({
+            let (request, settings, shared) =
+                (request.clone(), settings.clone(), Arc::clone(shared));
+            let (allow, calls) = (allow.clone(), completion.tool_calls.clone());
+            move || run_tools(&request, &settings, &shared, &allow, now, &calls)
+        })
+        .await?;
+        for (call, (result, effect)) in completion.tool_calls.iter().zip(results) {
             match effect {
                 ToolEffect::Wrote { path, bytes } => {
                     emit(ResponseBody::WriteApplied { path, bytes })
@@ -279,29 +352,57 @@ pub async fn run_turn(
         emit(ResponseBody::Delta { text: rest });
     }
     let split = split_reply(&reply);
-    let mut summary_change = SummaryChange::default();
     let visible = split.visible.clone();
-    let saved = chats::save_turn(&workspace, session, clock::now(), |session| {
-        // The freshest summary (the developer may have edited it during the
-        // turn) takes the update.
-        let mut summary = session.summary.take().unwrap_or_default();
-        if let Some(update) = split.update {
-            summary_change = summary.merge(update, clock::now());
+    let session_id = session.id.clone();
+    let message_text = request.message.clone();
+    let mode = request.mode;
+    let mut save = tokio::task::spawn_blocking(move || {
+        let mut summary_change = SummaryChange::default();
+        let saved = chats::save_turn(&workspace, session, clock::now(), |session| {
+            // The freshest summary (the developer may have edited it during
+            // the turn) takes the update.
+            let mut summary = session.summary.take().unwrap_or_default();
+            if let Some(update) = split.update {
+                summary_change = summary.merge(update, clock::now());
+            }
+            session.summary = (summary != Default::default()).then_some(summary);
+            let next = session.messages.len();
+            session
+                .messages
+                .push(message(next, Role::User, &message_text));
+            session
+                .messages
+                .push(message(next + 1, Role::Assistant, &visible));
+            session.mode = mode;
+            session.updated_at = clock::now();
+        });
+        saved.map(|saved| (saved, summary_change))
+    });
+    // A stop before the save began gives it a moment; a stop while it waits
+    // (on another process's lock) ends the turn now.
+    let already_stopped = *stop.borrow();
+    let waited = tokio::select! {
+        saved = &mut save => Some(saved),
+        () = tokio::time::sleep(SAVE_GRACE), if already_stopped => None,
+        _ = stop.wait_for(|stopped| *stopped), if !already_stopped => None,
+    };
+    let (session_id, summary_change) = match waited {
+        Some(saved) => {
+            let (saved, change) = saved
+                .map_err(|error| format!("a sidecar task failed: {error}"))?
+                .map_err(|error| error.to_string())?;
+            (saved.id, change)
         }
-        session.summary = (summary != Default::default()).then_some(summary);
-        let next = session.messages.len();
-        session
-            .messages
-            .push(message(next, Role::User, &request.message));
-        session
-            .messages
-            .push(message(next + 1, Role::Assistant, &visible));
-        session.mode = request.mode;
-        session.updated_at = clock::now();
-    })
-    .map_err(|error| error.to_string())?;
+        None => {
+            eprintln!(
+                "switchboard-sidecar: stopped while the chat waits to be saved; it is saved when its folder's lock is free"
+            );
+            stopped = true;
+            (session_id, SummaryChange::default())
+        }
+    };
     emit(ResponseBody::ChatDone {
-        session: saved.id,
+        session: session_id,
         reply: split.visible,
         stopped,
         summary_change,

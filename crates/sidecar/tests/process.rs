@@ -5,6 +5,7 @@
 use std::{
     io::{BufRead, BufReader, Write},
     process::{Command, Stdio},
+    time::{Duration, Instant},
 };
 
 use switchboard_model::sidecar::{PROTOCOL_VERSION, ResponseBody, SidecarResponse};
@@ -189,4 +190,78 @@ fn dry_run_writes_wait_for_approval_and_models_are_listed() {
             models: vec!["m1".into(), "m2".into()]
         }
     );
+}
+
+/// Whether some process waits for a lock on the file with inode `inode`
+/// (a blocked request shows as `->` in /proc/locks).
+fn someone_waits_on(inode: u64) -> bool {
+    std::fs::read_to_string("/proc/locks")
+        .unwrap_or_default()
+        .lines()
+        .any(|line| line.contains("->") && line.contains(&format!(":{inode} ")))
+}
+
+#[test]
+fn stop_ends_a_turn_whose_save_waits_on_a_held_lock_and_the_save_lands_later() {
+    use std::os::unix::fs::MetadataExt;
+
+    use serde_json::json;
+    use switchboard_model_server::{Reply, ScriptedServer, text_chunk};
+
+    let workspace = tempfile::tempdir().unwrap();
+    let chats = workspace.path().join(".naide/chatsessions");
+    std::fs::create_dir_all(&chats).unwrap();
+    // Another holder (here: a thread of this test) keeps the chat folder's
+    // lock until told to let go, or 10 s at most, so a sidecar that cannot
+    // read `stop` meanwhile fails the bound below instead of hanging.
+    let lock = std::fs::File::create(chats.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    let inode = lock.metadata().unwrap().ino();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let holder = std::thread::spawn(move || {
+        let _ = released.recv_timeout(Duration::from_secs(10));
+        drop(lock);
+    });
+
+    let server = ScriptedServer::start(vec![Reply::sse(&[&text_chunk("Answer."), "[DONE]"])]);
+    let mut sidecar = Sidecar::start(&server.url());
+    sidecar.send(
+        json!({"id": 1, "type": "chat", "workspace": workspace.path(),
+        "mode": "Planning", "message": "hello"}),
+    );
+    sidecar.until(|r| matches!(&r.body, ResponseBody::Delta { text } if text == "Answer."));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !someone_waits_on(inode) {
+        assert!(
+            Instant::now() < deadline,
+            "the save never waited on the lock"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    let asked = Instant::now();
+    sidecar.send(json!({"id": 2, "type": "stop", "chat": 1}));
+    let done = sidecar.until(|r| matches!(r.body, ResponseBody::ChatDone { .. }));
+    let took = asked.elapsed();
+    assert!(
+        matches!(
+            done.last().unwrap().body,
+            ResponseBody::ChatDone { stopped: true, .. }
+        ),
+        "{done:?}"
+    );
+    assert!(took < Duration::from_millis(200), "stop took {took:?}");
+
+    // The save was not dropped: it lands once the lock is free.
+    release.send(()).unwrap();
+    holder.join().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let saved = std::fs::read_to_string(chats.join("chat-active.json")).unwrap_or_default();
+        if saved.contains("Answer.") && saved.contains("hello") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the turn was never saved");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
