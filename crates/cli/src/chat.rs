@@ -75,7 +75,7 @@ fn stop_on_interrupt(stdin: Arc<Mutex<ChildStdin>>) -> Result<()> {
     .context("could not watch for Ctrl-C")
 }
 
-/// Runs one chat turn; `Ok(false)` when the turn failed (already reported).
+/// Runs one chat turn; a failure carries the sidecar's code.
 pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
     let sidecar = sidecar_path()?;
     let mut child = Command::new(&sidecar)
@@ -111,6 +111,7 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
 
     let mut out = std::io::stdout().lock();
     let mut succeeded = false;
+    let mut failure = None;
     for line in BufReader::new(stdout).lines() {
         let response: SidecarResponse =
             serde_json::from_str(&line?).context("the sidecar sent an unreadable line")?;
@@ -139,8 +140,8 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
                 succeeded = true;
                 break;
             }
-            ResponseBody::Error { message } => {
-                eprintln!("error: {message}");
+            ResponseBody::Error { code, message } => {
+                failure = Some(switchboard_model::ErrorPayload::new(code, message));
                 break;
             }
             other => bail!("unexpected sidecar response: {other:?}"),
@@ -155,5 +156,13 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
     }
     drop(stdin);
     let _ = child.wait();
-    Ok(succeeded)
+    match failure {
+        // Reported as `error[CODE]: …` with the code's exit status.
+        Some(payload) => Err(anyhow::Error::new(payload)),
+        None if !succeeded => Err(anyhow::Error::new(switchboard_model::ErrorPayload::new(
+            switchboard_model::ErrorCode::Unavailable,
+            "the sidecar stopped before the turn ended",
+        ))),
+        None => Ok(true),
+    }
 }

@@ -16,6 +16,8 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::CorruptFile => 5,
         ErrorCode::Io | ErrorCode::OutsideWorkspace => 6,
         ErrorCode::Internal => 7,
+        ErrorCode::Model => 8,
+        ErrorCode::Unavailable => 9,
     }
 }
 

@@ -23,6 +23,11 @@ pub enum ErrorCode {
     Io,
     /// A symlink in the workspace leads outside it; the file was not read.
     OutsideWorkspace,
+    /// The model server failed or misbehaved (unreachable, refused the key,
+    /// no such model, stalled, over a limit).
+    Model,
+    /// The sidecar is not running or did not answer.
+    Unavailable,
     /// Anything else; a bug.
     Internal,
 }

@@ -6,7 +6,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::chat::{ChatMode, prompt::PromptPart, summary::SummaryChange};
+use crate::{
+    ErrorCode,
+    chat::{ChatMode, prompt::PromptPart, summary::SummaryChange},
+};
+
+/// The code of an error line from a sidecar that sent none (an older one).
+fn unknown_code() -> ErrorCode {
+    ErrorCode::Internal
+}
 
 /// The protocol version both ends must agree on.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -174,6 +182,9 @@ pub enum ResponseBody {
     ShuttingDown,
     /// The request could not be handled.
     Error {
+        /// What kind of failure, for the app and the CLI to act on.
+        #[serde(default = "unknown_code")]
+        code: ErrorCode,
         /// Why, in words.
         message: String,
     },

@@ -20,6 +20,7 @@ use switchboard_store::{Workspace, chats, clock, search::SearchIndex};
 use tokio::sync::watch;
 
 use crate::{
+    SidecarError,
     allow::AllowList,
     audit::AuditLog,
     memory::{self, MemoryCache},
@@ -55,12 +56,16 @@ struct LongTerm {
 /// The learnings and specs for a prompt: entries and bullets ranked by the
 /// knowledge index, spec files scored by it; Naide's keyword scan over the
 /// files when the index is unavailable.
-fn long_term(shared: &Shared, workspace: &Workspace, message: &str) -> Result<LongTerm, String> {
+fn long_term(
+    shared: &Shared,
+    workspace: &Workspace,
+    message: &str,
+) -> Result<LongTerm, SidecarError> {
     let root = workspace.root();
     let mut cache = shared
         .memory
         .lock()
-        .map_err(|_| "the memory cache is poisoned".to_owned())?;
+        .map_err(|_| SidecarError::Internal("the memory cache is poisoned".into()))?;
     let gathered = cache.gather(root, &memory::SPEC_DIRS, message);
     let mut refused: Vec<PromptPart> = gathered
         .refused
@@ -132,11 +137,11 @@ pub const SAVE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 /// Runs `work`, which reads files or waits on locks, on the blocking pool,
 /// so the request loop (and a `stop`) is never held up by it.
 async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
+    work: impl FnOnce() -> Result<T, SidecarError> + Send + 'static,
+) -> Result<T, SidecarError> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|error| format!("a sidecar task failed: {error}"))?
+        .map_err(|error| SidecarError::Internal(format!("a sidecar task failed: {error}")))?
 }
 
 /// What a turn needs before it talks to the model.
@@ -154,21 +159,19 @@ fn prepare(
     request: &ChatRequest,
     settings: &Settings,
     shared: &Shared,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, SidecarError> {
     let root = Path::new(&request.workspace);
-    let workspace = Workspace::open(root).map_err(|error| error.to_string())?;
+    let workspace = Workspace::open(root)?;
     let now = clock::now();
     let salt = (now.unix_millis() as u32) ^ std::process::id();
     if request.new_session {
-        chats::archive_active(&workspace, now, salt).map_err(|error| error.to_string())?;
+        chats::archive_active(&workspace, now, salt)?;
     } else if let Some(id) = &request.session {
-        chats::resume(&workspace, id, now, salt).map_err(|error| error.to_string())?;
+        chats::resume(&workspace, id, now, salt)?;
     }
-    let session = chats::active(&workspace)
-        .map_err(|error| error.to_string())?
+    let session = chats::active(&workspace)?
         .unwrap_or_else(|| chats::new_session(&workspace, request.mode, now));
-    let allow = AllowList::for_mode(request.mode, settings.build_globs())
-        .map_err(|error| error.to_string())?;
+    let allow = AllowList::for_mode(request.mode, settings.build_globs())?;
     let long_term = long_term(shared, &workspace, &request.message)?;
     let base = prompts::base(root);
     let mode_prompt = prompts::for_mode(root, request.mode);
@@ -210,9 +213,9 @@ fn run_tools(
     allow: &AllowList,
     now: switchboard_model::Timestamp,
     calls: &[crate::model_client::ToolCall],
-) -> Result<Vec<(String, ToolEffect)>, String> {
+) -> Result<Vec<(String, ToolEffect)>, SidecarError> {
     let root = Path::new(&request.workspace);
-    let writer = WorkspaceWriter::open(root).map_err(|error| error.to_string())?;
+    let writer = WorkspaceWriter::open(root)?;
     let audit = AuditLog::new(root);
     let context = ToolContext {
         root,
@@ -234,14 +237,14 @@ fn run_tools(
 /// reporting through `emit`; ends early when `stop` turns true. File work
 /// and lock waits run on the blocking pool, so `stop` is always read; a
 /// stop while the save waits on a lock ends the turn at once and the save
-/// completes when the lock is free. Errors are sentences for the chat.
+/// completes when the lock is free. Errors carry the code the app acts on.
 pub async fn run_turn(
     request: &ChatRequest,
     settings: &Settings,
     shared: &Arc<Shared>,
     mut emit: impl FnMut(ResponseBody),
     mut stop: watch::Receiver<bool>,
-) -> Result<(), String> {
+) -> Result<(), SidecarError> {
     let config = ModelConfig::from_settings(settings);
     let Prepared {
         workspace,
@@ -294,8 +297,7 @@ pub async fn run_turn(
                 let _ = stop_round.wait_for(|stopped| *stopped).await;
             },
         )
-        .await
-        .map_err(|error| error.to_string())?;
+        .await?;
         reply.push_str(&completion.content);
         if completion.stopped {
             stopped = true;
@@ -388,9 +390,9 @@ pub async fn run_turn(
     };
     let (session_id, summary_change) = match waited {
         Some(saved) => {
-            let (saved, change) = saved
-                .map_err(|error| format!("a sidecar task failed: {error}"))?
-                .map_err(|error| error.to_string())?;
+            let (saved, change) = saved.map_err(|error| {
+                SidecarError::Internal(format!("a sidecar task failed: {error}"))
+            })??;
             (saved.id, change)
         }
         None => {

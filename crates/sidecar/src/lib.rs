@@ -10,6 +10,7 @@
 pub mod allow;
 pub mod audit;
 pub mod chat;
+mod error;
 pub mod memory;
 pub mod model_client;
 pub mod prompts;
@@ -17,6 +18,8 @@ pub mod proposals;
 pub mod serve;
 pub mod tools;
 pub mod writer;
+
+pub use error::SidecarError;
 
 /// Applies one write the model proposed in `mode`: checks the path against
 /// `allow`, writes through `writer`, and records the decision in `audit`

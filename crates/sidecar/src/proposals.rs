@@ -13,7 +13,7 @@ use switchboard_model::{
 };
 
 use crate::{
-    NewLearning,
+    NewLearning, SidecarError,
     allow::AllowList,
     apply_learning, apply_write,
     audit::{AuditEntry, AuditLog, Decision},
@@ -84,10 +84,11 @@ impl Proposals {
         id: &str,
         apply: bool,
         now: Timestamp,
-    ) -> Result<ResponseBody, String> {
-        let proposal = self.held.remove(id).ok_or_else(|| {
-            format!("no write proposal {id} is waiting (already settled, or the sidecar restarted)")
-        })?;
+    ) -> Result<ResponseBody, SidecarError> {
+        let proposal = self
+            .held
+            .remove(id)
+            .ok_or_else(|| SidecarError::NoProposal(id.to_owned()))?;
         let audit = AuditLog::new(&proposal.root);
         let outcome = if apply {
             let applied = AllowList::for_mode(proposal.mode, &proposal.build_globs)

@@ -21,6 +21,7 @@ use tokio::{
 };
 
 use crate::{
+    SidecarError,
     chat::{self, Shared},
     model_client::{ModelConfig, list_models},
 };
@@ -87,9 +88,7 @@ where
             Err(error) => {
                 responder.send(
                     0,
-                    ResponseBody::Error {
-                        message: format!("not a sidecar request: {error}"),
-                    },
+                    SidecarError::BadRequest(error.to_string()).into_response(),
                 );
                 continue;
             }
@@ -110,12 +109,7 @@ where
                 Some((stop, _)) => {
                     let _ = stop.send(true);
                 }
-                None => responder.send(
-                    request.id,
-                    ResponseBody::Error {
-                        message: format!("no chat {chat} is running"),
-                    },
-                ),
+                None => responder.send(request.id, SidecarError::NoChat(chat).into_response()),
             },
             RequestBody::ListModels => {
                 let responder = responder.clone();
@@ -124,9 +118,7 @@ where
                 tokio::spawn(async move {
                     let body = match list_models(&config).await {
                         Ok(models) => ResponseBody::Models { models },
-                        Err(error) => ResponseBody::Error {
-                            message: error.to_string(),
-                        },
+                        Err(error) => SidecarError::from(error).into_response(),
                     };
                     responder.send(id, body);
                 });
@@ -137,11 +129,11 @@ where
                 let settled = shared
                     .proposals
                     .lock()
-                    .map_err(|_| "the proposal list is unavailable".to_owned())
+                    .map_err(|_| SidecarError::Internal("the proposal list is unavailable".into()))
                     .and_then(|mut held| held.settle(proposal, apply, clock::now()));
                 responder.send(
                     request.id,
-                    settled.unwrap_or_else(|message| ResponseBody::Error { message }),
+                    settled.unwrap_or_else(SidecarError::into_response),
                 );
             }
             RequestBody::Chat(chat_request) => {
@@ -160,8 +152,8 @@ where
                         stopped,
                     )
                     .await;
-                    if let Err(message) = outcome {
-                        responder.send(id, ResponseBody::Error { message });
+                    if let Err(error) = outcome {
+                        responder.send(id, error.into_response());
                     }
                 });
                 running.insert(request.id, (stop, task));

@@ -35,7 +35,13 @@ fn answers_health_survives_garbage_and_exits_on_shutdown() {
     );
     let garbage = exchange("{not json");
     assert!(
-        matches!(garbage.body, ResponseBody::Error { .. }),
+        matches!(
+            garbage.body,
+            ResponseBody::Error {
+                code: switchboard_model::ErrorCode::InvalidRequest,
+                ..
+            }
+        ),
         "{garbage:?}"
     );
     let still_alive = exchange(r#"{"id":8,"type":"health"}"#);
@@ -165,7 +171,11 @@ fn dry_run_writes_wait_for_approval_and_models_are_listed() {
     assert!(!workspace.path().join(".prompts/plan/drop.md").exists());
     sidecar.send(json!({"id": 4, "type": "apply_write", "proposal": proposals[1].0}));
     assert!(
-        matches!(sidecar.next().body, ResponseBody::Error { message } if message.contains("already settled")),
+        matches!(
+            sidecar.next().body,
+            ResponseBody::Error { code: switchboard_model::ErrorCode::NotFound, message }
+                if message.contains("already settled")
+        ),
         "a settled proposal cannot be applied later"
     );
     let audit =

@@ -18,8 +18,9 @@ use tauri::State;
 
 use crate::state::AppState;
 
+/// The sidecar could not be reached (not running, gone, or no answer).
 fn unavailable(message: String) -> ErrorPayload {
-    ErrorPayload::new(ErrorCode::Internal, message)
+    ErrorPayload::new(ErrorCode::Unavailable, message)
 }
 
 /// Starts a chat turn; events arrive as `sidecar` events with the returned id.
@@ -140,7 +141,7 @@ pub async fn chat_settle_write(
         }
     };
     match state.sidecar.ask(body, SETTLE_LIMIT).await {
-        Ok(ResponseBody::Error { message }) => Err(unavailable(message)),
+        Ok(ResponseBody::Error { code, message }) => Err(ErrorPayload::new(code, message)),
         Ok(body) => Ok(body),
         Err(message) => Err(unavailable(message)),
     }
@@ -155,8 +156,12 @@ pub async fn list_models(state: State<'_, AppState>) -> Result<Vec<String>, Erro
         .await
     {
         Ok(ResponseBody::Models { models }) => Ok(models),
-        Ok(ResponseBody::Error { message }) | Err(message) => Err(unavailable(message)),
-        Ok(other) => Err(unavailable(format!("unexpected answer: {other:?}"))),
+        Ok(ResponseBody::Error { code, message }) => Err(ErrorPayload::new(code, message)),
+        Err(message) => Err(unavailable(message)),
+        Ok(other) => Err(ErrorPayload::new(
+            ErrorCode::Internal,
+            format!("unexpected answer: {other:?}"),
+        )),
     }
 }
 

@@ -212,9 +212,12 @@ fn new_archives_the_active_chat_and_no_server_is_a_clear_error() {
         workspace.path(),
         &["hello?"],
     );
-    assert_eq!(failed.status.code(), Some(1));
+    assert_eq!(failed.status.code(), Some(8), "MODEL exits 8");
     let stderr = String::from_utf8_lossy(&failed.stderr);
-    assert!(stderr.contains("no model server answers"), "{stderr}");
+    assert!(
+        stderr.contains("error[MODEL]: no model server answers"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -295,9 +298,12 @@ fn settings_pick_the_model_dry_run_holds_writes_and_chats_resume() {
         workspace.path(),
         &["chat", "--session", "chat-404", "hello"],
     );
-    assert_eq!(unknown.status.code(), Some(1));
+    assert_eq!(unknown.status.code(), Some(3), "NOT_FOUND exits 3");
     let stderr = String::from_utf8_lossy(&unknown.stderr);
-    assert!(stderr.contains("no chat with id \"chat-404\""), "{stderr}");
+    assert!(
+        stderr.contains("error[NOT_FOUND]: no chat with id \"chat-404\""),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -183,7 +183,7 @@ impl Transcript {
                 self.last_prompt = prompt;
                 self.last_change = summary_change;
             }
-            ResponseBody::Error { message } => {
+            ResponseBody::Error { message, .. } => {
                 let partial = self
                     .streaming
                     .take()
@@ -314,6 +314,7 @@ mod tests {
         transcript.apply(
             1,
             ResponseBody::Error {
+                code: crate::ErrorCode::Model,
                 message: "stalled".into(),
             },
         );

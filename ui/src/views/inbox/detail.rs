@@ -17,6 +17,12 @@ use crate::{ipc, tasks};
 /// permissions, so it has no script and an opaque origin.
 const FRAME_POLICY: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'";
 
+/// Set when an answer was refused because the question had been answered
+/// elsewhere (another window, the terminal): the view says so above the
+/// answer it then shows.
+#[derive(Debug, Clone, Copy)]
+pub struct AnsweredElsewhere(pub RwSignal<bool>);
+
 /// The delivery view.
 #[component]
 pub fn DeliveryView(
@@ -26,6 +32,8 @@ pub fn DeliveryView(
     now: RwSignal<Timestamp>,
 ) -> impl IntoView {
     let detail = RwSignal::new(None::<Result<DeliveryDetail, String>>);
+    let elsewhere = RwSignal::new(false);
+    provide_context(AnsweredElsewhere(elsewhere));
     let load_id = id.clone();
     Effect::new(move |_| {
         revision.track();
@@ -47,6 +55,11 @@ pub fn DeliveryView(
             <button class="back" id="delivery-back" title="Back to the inbox (Esc)" on:click=move |_| selected.set(None)>
                 "← Inbox"
             </button>
+            {move || elsewhere.get().then(|| view! {
+                <p class="warning" role="status" id="answered-elsewhere">
+                    "This question was answered elsewhere while you were answering; the answer given is shown below."
+                </p>
+            })}
             {move || match detail.get() {
                 None => view! { <p class="muted">"Loading…"</p> }.into_any(),
                 Some(Err(message)) => view! { <p class="error" role="alert">{message}</p> }.into_any(),

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use switchboard_model::{
+    ErrorCode,
     feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField},
     session::Reply,
 };
@@ -24,6 +25,7 @@ pub fn FeedbackForm(
     let busy = RwSignal::new(false);
     let schema = StoredValue::new(schema);
     let id = StoredValue::new(id);
+    let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
 
     let send = move |reply: Reply| {
         if let Reply::Answer { answer } = &reply
@@ -39,6 +41,14 @@ pub fn FeedbackForm(
                 Ok(()) => {
                     errors.set(Vec::new());
                     // The view may have been left meanwhile.
+                    on_done.try_run(());
+                }
+                // Answered in another window or at the terminal meanwhile:
+                // say so and show the answer that was given.
+                Err(error) if error.code == ErrorCode::AlreadyResponded => {
+                    if let Some(super::detail::AnsweredElsewhere(flag)) = elsewhere {
+                        flag.set(true);
+                    }
                     on_done.try_run(());
                 }
                 Err(error) if !error.fields.is_empty() => errors.set(error.fields),
