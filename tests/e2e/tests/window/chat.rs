@@ -462,6 +462,28 @@ fn a_long_answer_keeps_the_composer_in_view_and_esc_stops_it(
                 follows.as_f64().unwrap_or(f64::MAX) < 200.0,
                 "the transcript follows the stream: {follows} px from its end"
             );
+            // A reader who scrolls up is not pulled back down.
+            session
+                .client
+                .execute(
+                    "document.getElementById('chat-transcript').scrollTop = 0",
+                    vec![],
+                )
+                .await?;
+            session
+                .wait_for_text("#chat-streaming", |text| text.contains("Line 200 "))
+                .await?;
+            let top = session
+                .client
+                .execute(
+                    "return document.getElementById('chat-transcript').scrollTop",
+                    vec![],
+                )
+                .await?;
+            ensure!(
+                top.as_f64().unwrap_or(f64::MAX) < 50.0,
+                "the stream left the reader where they were: scrollTop {top}"
+            );
             session
                 .find("#chat-input")
                 .await?

@@ -24,19 +24,36 @@ pub fn TranscriptView(state: ChatState) -> impl IntoView {
     let entries = Memo::new(move |_| state.transcript.with(|t| t.entries.clone()));
     let list = NodeRef::<leptos::html::Ol>::new();
     let follow = StoredValue::new(true);
+    // Where the last automatic scroll left the list: only a scroll above it
+    // is the developer's (text arriving meanwhile also moves the end away).
+    let pinned = StoredValue::new(0_i32);
     Effect::new(move |_| {
         // Runs after every change of the transcript, streamed text included.
         state.transcript.track();
         if follow.get_value()
             && let Some(list) = list.get()
         {
-            request_animation_frame(move || list.set_scroll_top(list.scroll_height()));
+            request_animation_frame(move || {
+                // Moved up since the last automatic scroll, and the scroll
+                // event not handled yet: the developer is reading.
+                if !follow.get_value() || list.scroll_top() < pinned.get_value() - FOLLOW_SLACK {
+                    follow.set_value(false);
+                    return;
+                }
+                list.set_scroll_top(list.scroll_height());
+                pinned.set_value(list.scroll_top());
+            });
         }
     });
     let on_scroll = move |_| {
         if let Some(list) = list.get() {
-            let from_end = list.scroll_height() - list.scroll_top() - list.client_height();
-            follow.set_value(from_end <= FOLLOW_SLACK);
+            let top = list.scroll_top();
+            let from_end = list.scroll_height() - top - list.client_height();
+            if from_end <= FOLLOW_SLACK {
+                follow.set_value(true);
+            } else if top < pinned.get_value() - FOLLOW_SLACK {
+                follow.set_value(false);
+            }
         }
     };
     view! {
