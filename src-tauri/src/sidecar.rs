@@ -1,23 +1,19 @@
-//! The sidecar's life in the app: started beside the app binary, spoken to
-//! over stdio, every response forwarded to the UI as an event, restarted
-//! (a few times, a second apart) if it dies, its health shown.
+//! The sidecar's life in the app: started through the sidecar crate's one
+//! client (which checks its protocol version), every response forwarded to
+//! the UI as an event, restarted (a few times, a second apart) if it dies,
+//! its health shown.
 
 use std::{
     collections::HashMap,
-    io::{BufRead, BufReader, Write},
-    path::PathBuf,
-    process::{ChildStdin, Command, Stdio},
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::{Arc, Mutex, atomic::AtomicU64},
     time::Duration,
 };
 
 use switchboard_model::{
     ipc::{EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, SidecarHealth},
-    sidecar::{RequestBody, ResponseBody, SidecarRequest, SidecarResponse},
+    sidecar::{RequestBody, ResponseBody},
 };
+use switchboard_sidecar::client::{self, Launch, LinkError, Requests};
 use tauri::{AppHandle, Emitter};
 
 use crate::state::Config;
@@ -28,20 +24,12 @@ const MAX_RESTARTS: u32 = 5;
 
 /// The running sidecar, as the commands see it.
 pub struct Sidecar {
-    stdin: Mutex<Option<ChildStdin>>,
-    next_id: AtomicU64,
+    requests: Mutex<Option<Requests>>,
+    /// Request ids, shared across restarts so they never repeat.
+    ids: Arc<AtomicU64>,
     health: Mutex<SidecarHealth>,
     /// Requests whose single answer a command is waiting for.
     waiting: Mutex<HashMap<u64, oneshot::Sender<ResponseBody>>>,
-}
-
-fn sidecar_path() -> PathBuf {
-    if let Some(path) = std::env::var_os("SWITCHBOARD_SIDECAR") {
-        return PathBuf::from(path);
-    }
-    std::env::current_exe()
-        .map(|exe| exe.with_file_name("switchboard-sidecar"))
-        .unwrap_or_else(|_| PathBuf::from("switchboard-sidecar"))
 }
 
 impl Sidecar {
@@ -49,8 +37,8 @@ impl Sidecar {
     /// line's model URL and settings folder.
     pub fn start(app: AppHandle, config: Config) -> Arc<Self> {
         let sidecar = Arc::new(Self {
-            stdin: Mutex::new(None),
-            next_id: AtomicU64::new(1),
+            requests: Mutex::new(None),
+            ids: Arc::new(AtomicU64::new(1)),
             health: Mutex::new(SidecarHealth {
                 running: false,
                 restarts: 0,
@@ -68,23 +56,33 @@ impl Sidecar {
 
     /// Sends a request; returns its id.
     pub fn send(&self, body: RequestBody) -> Result<u64, String> {
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        self.write(id, body)?;
-        Ok(id)
+        self.requests()?
+            .send(body)
+            .map_err(|error| error.to_string())
+    }
+
+    /// The sending half of the running sidecar.
+    fn requests(&self) -> Result<Requests, String> {
+        self.requests
+            .lock()
+            .map_err(|_| "the sidecar lock is poisoned".to_owned())?
+            .clone()
+            .ok_or_else(|| self.down_message())
     }
 
     /// Sends a request that has one answer and waits up to `limit` for it.
     /// The answer is also forwarded to the UI as an event.
     pub async fn ask(&self, body: RequestBody, limit: Duration) -> Result<ResponseBody, String> {
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let requests = self.requests()?;
+        let id = requests.next_id();
         let (answer, answered) = oneshot::channel();
         self.waiting
             .lock()
             .map_err(|_| "the sidecar lock is poisoned".to_owned())?
             .insert(id, answer);
-        if let Err(error) = self.write(id, body) {
+        if let Err(error) = requests.write(id, body) {
             self.forget(id);
-            return Err(error);
+            return Err(error.to_string());
         }
         match tokio::time::timeout(limit, answered).await {
             Ok(Ok(body)) => Ok(body),
@@ -103,20 +101,6 @@ impl Sidecar {
         if let Ok(mut waiting) = self.waiting.lock() {
             waiting.remove(&id);
         }
-    }
-
-    fn write(&self, id: u64, body: RequestBody) -> Result<(), String> {
-        let mut line =
-            serde_json::to_vec(&SidecarRequest { id, body }).map_err(|error| error.to_string())?;
-        line.push(b'\n');
-        let mut stdin = self
-            .stdin
-            .lock()
-            .map_err(|_| "the sidecar lock is poisoned".to_owned())?;
-        let pipe = stdin.as_mut().ok_or_else(|| self.down_message())?;
-        pipe.write_all(&line)
-            .and_then(|()| pipe.flush())
-            .map_err(|error| format!("the sidecar is gone: {error}"))
     }
 
     /// The current health.
@@ -146,56 +130,66 @@ impl Sidecar {
 }
 
 fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
+    let mut launch = Launch::default();
+    if let Some(url) = &config.model_url {
+        launch
+            .env
+            .push(("SWITCHBOARD_MODEL_URL".into(), url.clone().into()));
+    }
+    if let Some(dir) = &config.config_dir {
+        launch
+            .env
+            .push(("SWITCHBOARD_CONFIG_DIR".into(), dir.clone().into()));
+    }
     loop {
-        let mut command = Command::new(sidecar_path());
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        if let Some(url) = &config.model_url {
-            command.env("SWITCHBOARD_MODEL_URL", url);
-        }
-        if let Some(dir) = &config.config_dir {
-            command.env("SWITCHBOARD_CONFIG_DIR", dir);
-        }
-        let mut child = match command.spawn() {
-            Ok(child) => child,
+        let link = match client::start(&launch, Arc::clone(&sidecar.ids)) {
+            Ok(link) => link,
             Err(error) => {
+                // A missing binary or another protocol version does not
+                // mend itself: say so and stay down.
+                let fatal = matches!(error, LinkError::Spawn { .. } | LinkError::Version { .. });
                 sidecar.set_health(app, |h| {
                     h.running = false;
-                    h.message = Some(format!("could not start the sidecar: {error}"));
+                    h.message = Some(error.to_string());
                 });
-                return;
+                if fatal || sidecar.health().restarts >= MAX_RESTARTS {
+                    return;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+                sidecar.set_health(app, |h| h.restarts += 1);
+                continue;
             }
         };
-        if let Ok(mut stdin) = sidecar.stdin.lock() {
-            *stdin = child.stdin.take();
+        let mut child = link.child;
+        if let Ok(mut requests) = sidecar.requests.lock() {
+            *requests = Some(link.requests);
         }
         sidecar.set_health(app, |h| {
             h.running = true;
             h.message = None;
         });
-        if let Some(stdout) = child.stdout.take() {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                match serde_json::from_str::<SidecarResponse>(&line) {
-                    Ok(response) => {
-                        let waiter = sidecar
-                            .waiting
-                            .lock()
-                            .ok()
-                            .and_then(|mut waiting| waiting.remove(&response.id));
-                        if let Some(waiter) = waiter {
-                            let _ = waiter.send(response.body.clone());
-                        }
-                        let _ = app.emit(EVENT_SIDECAR, response);
+        for response in link.responses {
+            match response {
+                Ok(response) => {
+                    let waiter = sidecar
+                        .waiting
+                        .lock()
+                        .ok()
+                        .and_then(|mut waiting| waiting.remove(&response.id));
+                    if let Some(waiter) = waiter {
+                        let _ = waiter.send(response.body.clone());
                     }
-                    Err(error) => tracing::warn!(%error, "unreadable sidecar line"),
+                    let _ = app.emit(EVENT_SIDECAR, response);
                 }
+                Err(LinkError::Unreadable(error)) => {
+                    tracing::warn!(%error, "unreadable sidecar line")
+                }
+                Err(_) => break,
             }
         }
         let status = child.wait();
-        if let Ok(mut stdin) = sidecar.stdin.lock() {
-            *stdin = None;
+        if let Ok(mut requests) = sidecar.requests.lock() {
+            *requests = None;
         }
         if let Ok(mut waiting) = sidecar.waiting.lock() {
             // Dropping the senders tells each waiting command.

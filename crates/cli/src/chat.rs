@@ -1,33 +1,23 @@
 //! `switchboard chat`: one turn through a real sidecar process, streamed.
 
 use std::{
-    io::{BufRead, BufReader, Write},
-    os::unix::process::CommandExt,
-    path::PathBuf,
-    process::{ChildStdin, Command, Stdio},
+    io::Write,
     sync::{
-        Arc, Mutex,
-        atomic::{AtomicBool, Ordering},
+        Arc,
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
 };
 
 use anyhow::{Context, Result, bail};
 use switchboard_model::{
+    ErrorPayload,
     chat::ChatMode,
-    sidecar::{ChatRequest, RequestBody, ResponseBody, SidecarRequest, SidecarResponse},
+    sidecar::{ChatRequest, RequestBody, ResponseBody},
 };
+use switchboard_sidecar::client::{self, Launch, Link, LinkError, Requests};
 use switchboard_store::Workspace;
 
 use crate::args::{ChatArgs, ChatModeArg, ChatsArgs};
-
-/// The sidecar binary: `$SWITCHBOARD_SIDECAR`, or beside this binary.
-fn sidecar_path() -> Result<PathBuf> {
-    if let Some(path) = std::env::var_os("SWITCHBOARD_SIDECAR") {
-        return Ok(PathBuf::from(path));
-    }
-    let exe = std::env::current_exe().context("could not locate the switchboard binary")?;
-    Ok(exe.with_file_name("switchboard-sidecar"))
-}
 
 /// Prints the chat history: a table, or JSON with `--json`.
 pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
@@ -55,43 +45,40 @@ pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The first Ctrl-C stops the turn (the sidecar saves what arrived); a
+/// The first Ctrl-C stops turn `chat` (the sidecar saves what arrived); a
 /// second one quits at once.
-fn stop_on_interrupt(stdin: Arc<Mutex<ChildStdin>>) -> Result<()> {
+fn stop_on_interrupt(requests: Requests, chat: u64) -> Result<()> {
     let interrupted = AtomicBool::new(false);
-    let stop = serde_json::to_string(&SidecarRequest {
-        id: 2,
-        body: RequestBody::Stop { chat: 1 },
-    })?;
     ctrlc::set_handler(move || {
         if interrupted.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
         eprintln!("\n(stopping; Ctrl-C again quits at once)");
-        if let Ok(mut pipe) = stdin.lock() {
-            let _ = writeln!(pipe, "{stop}").and_then(|()| pipe.flush());
-        }
+        let _ = requests.send(RequestBody::Stop { chat });
     })
     .context("could not watch for Ctrl-C")
 }
 
+/// A link failure as an error reported with its code.
+fn link_failure(error: LinkError) -> anyhow::Error {
+    anyhow::Error::new(ErrorPayload::new(error.code(), error.to_string()))
+}
+
 /// Runs one chat turn; a failure carries the sidecar's code.
 pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
-    let sidecar = sidecar_path()?;
-    let mut child = Command::new(&sidecar)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        // Its own process group: Ctrl-C in the terminal reaches only this
-        // process, which asks the sidecar to stop the turn and save it.
-        .process_group(0)
-        .spawn()
-        .with_context(|| format!("could not start the sidecar {}", sidecar.display()))?;
-    let mut stdin = child.stdin.take().context("no sidecar stdin")?;
-    let stdout = child.stdout.take().context("no sidecar stdout")?;
-    let request = SidecarRequest {
-        id: 1,
-        body: RequestBody::Chat(ChatRequest {
+    // Its own process group: Ctrl-C in the terminal reaches only this
+    // process, which asks the sidecar to stop the turn and save it.
+    let launch = Launch {
+        own_process_group: true,
+        ..Launch::default()
+    };
+    let Link {
+        mut child,
+        requests,
+        responses,
+    } = client::start(&launch, Arc::new(AtomicU64::new(1))).map_err(link_failure)?;
+    let chat = requests
+        .send(RequestBody::Chat(ChatRequest {
             workspace: workspace.root().display().to_string(),
             mode: match args.mode {
                 ChatModeArg::Planning => ChatMode::Planning,
@@ -102,19 +89,18 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
             new_session: args.new,
             session: args.session,
             dry_run: args.dry_run,
-        }),
-    };
-    writeln!(stdin, "{}", serde_json::to_string(&request)?)?;
-    stdin.flush()?;
-    let stdin = Arc::new(Mutex::new(stdin));
-    stop_on_interrupt(Arc::clone(&stdin))?;
+        }))
+        .map_err(link_failure)?;
+    stop_on_interrupt(requests.clone(), chat)?;
 
     let mut out = std::io::stdout().lock();
     let mut succeeded = false;
     let mut failure = None;
-    for line in BufReader::new(stdout).lines() {
-        let response: SidecarResponse =
-            serde_json::from_str(&line?).context("the sidecar sent an unreadable line")?;
+    for response in responses {
+        let response = response.map_err(link_failure)?;
+        if response.id != chat {
+            continue;
+        }
         match response.body {
             ResponseBody::Delta { text } => {
                 out.write_all(text.as_bytes())?;
@@ -147,14 +133,8 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
             other => bail!("unexpected sidecar response: {other:?}"),
         }
     }
-    let shutdown = SidecarRequest {
-        id: 3,
-        body: RequestBody::Shutdown,
-    };
-    if let Ok(mut stdin) = stdin.lock() {
-        let _ = writeln!(stdin, "{}", serde_json::to_string(&shutdown)?);
-    }
-    drop(stdin);
+    let _ = requests.send(RequestBody::Shutdown);
+    drop(requests);
     let _ = child.wait();
     match failure {
         // Reported as `error[CODE]: …` with the code's exit status.

@@ -10,6 +10,7 @@
 pub mod allow;
 pub mod audit;
 pub mod chat;
+pub mod client;
 mod error;
 pub mod memory;
 pub mod model_client;

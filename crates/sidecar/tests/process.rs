@@ -275,3 +275,52 @@ fn stop_ends_a_turn_whose_save_waits_on_a_held_lock_and_the_save_lands_later() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn the_client_checks_the_protocol_version_and_refuses_a_mismatch() {
+    use std::{os::unix::fs::PermissionsExt, sync::atomic::AtomicU64};
+
+    use switchboard_sidecar::client::{self, Launch, LinkError};
+
+    // The real sidecar passes the check and answers.
+    let real = Launch {
+        program: Some(env!("CARGO_BIN_EXE_switchboard-sidecar").into()),
+        ..Launch::default()
+    };
+    let mut link = client::start(&real, std::sync::Arc::new(AtomicU64::new(1))).unwrap();
+    let id = link
+        .requests
+        .send(switchboard_model::sidecar::RequestBody::Health)
+        .unwrap();
+    let answer = link.responses.next().unwrap().unwrap();
+    assert_eq!(answer.id, id);
+    let _ = link.child.kill();
+    let _ = link.child.wait();
+
+    // A sidecar of another version is refused with a sentence that says so.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("switchboard-sidecar");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nread line\necho '{\"id\":1,\"type\":\"health\",\"protocol\":99,\"version\":\"9.0.0\"}'\nsleep 5\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let other = Launch {
+        program: Some(fake.clone()),
+        ..Launch::default()
+    };
+    let refused = client::start(&other, std::sync::Arc::new(AtomicU64::new(1)))
+        .err()
+        .expect("a mismatched sidecar is refused");
+    assert!(
+        matches!(refused, LinkError::Version { theirs: 99, .. }),
+        "{refused}"
+    );
+    let message = refused.to_string();
+    assert!(
+        message.contains("protocol 99") && message.contains(&PROTOCOL_VERSION.to_string()),
+        "{message}"
+    );
+    assert_eq!(refused.code(), switchboard_model::ErrorCode::Unavailable);
+}
