@@ -24,7 +24,7 @@ pub struct AppState {
     pub config: Config,
     /// The knowledge index, opened at the first search (so opening a
     /// workspace creates nothing in it).
-    pub search: Mutex<Option<SearchIndex>>,
+    pub search: Arc<Mutex<Option<SearchIndex>>>,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
 }
@@ -44,7 +44,7 @@ impl AppState {
             painted: AtomicBool::new(false),
             sidecar,
             config,
-            search: Mutex::new(None),
+            search: Arc::new(Mutex::new(None)),
             _watcher: watcher,
         }
     }

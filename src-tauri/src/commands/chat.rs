@@ -16,6 +16,7 @@ use switchboard_model::{
 use switchboard_store::{chats, clock};
 use tauri::State;
 
+use super::on_workspace;
 use crate::state::AppState;
 
 /// The sidecar could not be reached (not running, gone, or no answer).
@@ -83,7 +84,10 @@ pub async fn chat_sessions(state: State<'_, AppState>) -> Result<ChatHistory, Er
 /// Archives the active chat; the next message starts a new one.
 #[tauri::command]
 pub async fn chat_new(state: State<'_, AppState>) -> Result<(), ErrorPayload> {
-    chats::archive_active(&state.workspace, clock::now(), salt())?;
+    on_workspace(&state, |workspace| {
+        chats::archive_active(workspace, clock::now(), salt())
+    })
+    .await?;
     Ok(())
 }
 
@@ -93,12 +97,10 @@ pub async fn chat_resume(
     state: State<'_, AppState>,
     request: ChatSessionRequest,
 ) -> Result<ChatSession, ErrorPayload> {
-    Ok(chats::resume(
-        &state.workspace,
-        &request.id,
-        clock::now(),
-        salt(),
-    )?)
+    on_workspace(&state, move |workspace| {
+        chats::resume(workspace, &request.id, clock::now(), salt())
+    })
+    .await
 }
 
 /// Moves a chat to the trash.
@@ -107,7 +109,10 @@ pub async fn chat_trash(
     state: State<'_, AppState>,
     request: ChatSessionRequest,
 ) -> Result<(), ErrorPayload> {
-    chats::trash(&state.workspace, &request.id, clock::now(), salt())?;
+    on_workspace(&state, move |workspace| {
+        chats::trash(workspace, &request.id, clock::now(), salt())
+    })
+    .await?;
     Ok(())
 }
 
@@ -117,12 +122,10 @@ pub async fn chat_set_summary(
     state: State<'_, AppState>,
     request: SummaryEditRequest,
 ) -> Result<ChatSession, ErrorPayload> {
-    Ok(chats::set_summary(
-        &state.workspace,
-        &request.session,
-        request.summary,
-        clock::now(),
-    )?)
+    on_workspace(&state, move |workspace| {
+        chats::set_summary(workspace, &request.session, request.summary, clock::now())
+    })
+    .await
 }
 
 /// Applies or drops a proposed write; answers what became of it.

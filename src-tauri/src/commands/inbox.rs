@@ -8,6 +8,7 @@ use switchboard_model::{
 use switchboard_store::{annotations, clock, deliveries, feedback};
 use tauri::State;
 
+use super::on_workspace;
 use crate::state::AppState;
 
 /// Deliveries newest first, with warnings about anything unreadable.
@@ -29,7 +30,10 @@ pub async fn get_delivery(
 /// learns of it through the sessions file.
 #[tauri::command]
 pub async fn reply(state: State<'_, AppState>, request: ReplyRequest) -> Result<(), ErrorPayload> {
-    feedback::reply(&state.workspace, &request.id, request.reply, clock::now())?;
+    on_workspace(&state, move |workspace| {
+        feedback::reply(workspace, &request.id, request.reply, clock::now())
+    })
+    .await?;
     Ok(())
 }
 
@@ -39,5 +43,8 @@ pub async fn add_annotation(
     state: State<'_, AppState>,
     request: NewAnnotation,
 ) -> Result<Annotation, ErrorPayload> {
-    Ok(annotations::add(&state.workspace, request, clock::now())?)
+    on_workspace(&state, move |workspace| {
+        annotations::add(workspace, request, clock::now())
+    })
+    .await
 }

@@ -24,6 +24,7 @@ use switchboard_store::{
 };
 use tauri::State;
 
+use super::on_workspace;
 use crate::state::AppState;
 
 /// `result`'s value, or the default with the error noted in `warnings`.
@@ -69,17 +70,18 @@ pub async fn knowledge_search(
     state: State<'_, AppState>,
     request: SearchQuery,
 ) -> Result<SearchResults, ErrorPayload> {
-    let mut slot = state.search.lock().map_err(|_| {
-        ErrorPayload::new(
-            switchboard_model::ErrorCode::Internal,
-            "the search index is poisoned",
-        )
-    })?;
-    let index = match slot.as_mut() {
-        Some(index) => index,
-        None => slot.insert(SearchIndex::open(&state.workspace)?),
-    };
-    Ok(index.sync_and_search(&state.workspace, &request, clock::now())?)
+    let search = std::sync::Arc::clone(&state.search);
+    on_workspace(&state, move |workspace| {
+        let mut slot = search.lock().map_err(|_| {
+            StoreError::Invalid("the search index is poisoned; reopen the window".into())
+        })?;
+        let index = match slot.as_mut() {
+            Some(index) => index,
+            None => slot.insert(SearchIndex::open(workspace)?),
+        };
+        index.sync_and_search(workspace, &request, clock::now())
+    })
+    .await
 }
 
 /// Appends a learning.
@@ -88,13 +90,16 @@ pub async fn learn(
     state: State<'_, AppState>,
     request: NewLearning,
 ) -> Result<Appended, ErrorPayload> {
-    Ok(learnings::append(
-        &state.workspace,
-        &request.category,
-        &request.title,
-        &request.body,
-        clock::now(),
-    )?)
+    on_workspace(&state, move |workspace| {
+        learnings::append(
+            workspace,
+            &request.category,
+            &request.title,
+            &request.body,
+            clock::now(),
+        )
+    })
+    .await
 }
 
 /// Counts a vote.
@@ -103,13 +108,16 @@ pub async fn bullet_vote(
     state: State<'_, AppState>,
     request: VoteRequest,
 ) -> Result<Bullet, ErrorPayload> {
-    Ok(playbooks::vote(
-        &state.workspace,
-        &request.bullet.task_type,
-        &request.bullet.id,
-        request.helpful,
-        clock::now(),
-    )?)
+    on_workspace(&state, move |workspace| {
+        playbooks::vote(
+            workspace,
+            &request.bullet.task_type,
+            &request.bullet.id,
+            request.helpful,
+            clock::now(),
+        )
+    })
+    .await
 }
 
 /// Changes a bullet's content.
@@ -118,13 +126,16 @@ pub async fn bullet_edit(
     state: State<'_, AppState>,
     request: BulletEditRequest,
 ) -> Result<Bullet, ErrorPayload> {
-    Ok(playbooks::edit(
-        &state.workspace,
-        &request.bullet.task_type,
-        &request.bullet.id,
-        &request.content,
-        clock::now(),
-    )?)
+    on_workspace(&state, move |workspace| {
+        playbooks::edit(
+            workspace,
+            &request.bullet.task_type,
+            &request.bullet.id,
+            &request.content,
+            clock::now(),
+        )
+    })
+    .await
 }
 
 /// Adds a bullet.
@@ -133,13 +144,16 @@ pub async fn bullet_add(
     state: State<'_, AppState>,
     request: BulletAddRequest,
 ) -> Result<Bullet, ErrorPayload> {
-    Ok(playbooks::add(
-        &state.workspace,
-        &request.task_type,
-        request.section.as_deref(),
-        &request.content,
-        clock::now(),
-    )?)
+    on_workspace(&state, move |workspace| {
+        playbooks::add(
+            workspace,
+            &request.task_type,
+            request.section.as_deref(),
+            &request.content,
+            clock::now(),
+        )
+    })
+    .await
 }
 
 /// Quarantines or releases a bullet.
@@ -148,12 +162,15 @@ pub async fn quarantine(
     state: State<'_, AppState>,
     request: QuarantineRequest,
 ) -> Result<Vec<Quarantined>, ErrorPayload> {
-    Ok(quarantine::set(
-        &state.workspace,
-        &request.bullet.task_type,
-        &request.bullet.id,
-        request.on,
-        &request.reason,
-        clock::now(),
-    )?)
+    on_workspace(&state, move |workspace| {
+        quarantine::set(
+            workspace,
+            &request.bullet.task_type,
+            &request.bullet.id,
+            request.on,
+            &request.reason,
+            clock::now(),
+        )
+    })
+    .await
 }

@@ -8,3 +8,27 @@ pub mod lifecycle;
 pub mod settings;
 pub mod theme;
 pub mod workspace;
+
+use switchboard_model::{ErrorCode, ErrorPayload};
+use switchboard_store::{StoreError, Workspace};
+
+use crate::state::AppState;
+
+/// Runs `work` (store calls that wait on a folder's lock or use the index)
+/// on the blocking pool with the window's workspace, so a wait never holds
+/// up the app's async runtime (and the other commands with it).
+pub async fn on_workspace<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce(&Workspace) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, ErrorPayload> {
+    let workspace = state.workspace.clone();
+    tauri::async_runtime::spawn_blocking(move || work(&workspace))
+        .await
+        .map_err(|error| {
+            ErrorPayload::new(
+                ErrorCode::Internal,
+                format!("a background task failed: {error}"),
+            )
+        })?
+        .map_err(ErrorPayload::from)
+}
