@@ -156,6 +156,43 @@ impl Annotation {
     }
 }
 
+/// A run of mapped text in rendered markdown (a `span[data-o]`): its
+/// UTF-16 offset in the source and its UTF-16 length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MappedRun {
+    /// Where its text starts in the source.
+    pub offset: u64,
+    /// Its length.
+    pub len: u64,
+}
+
+/// Narrows a selection `start..end` (source offsets as the window's
+/// selection points gave them) to the text it covers: a start that sits at
+/// the end of a run (as a browser reports a selection that begins at a
+/// bold word) moves to the start of the next run, and an end at the start
+/// of a run moves to the end of the run before, so markup between runs
+/// (`**`, `` ` ``, `](url)`, table pipes) never enters the stored range.
+/// `None` when no mapped text is covered.
+pub fn snap_to_text(runs: &[MappedRun], start: u64, end: u64) -> Option<(u64, u64)> {
+    let mut runs: Vec<MappedRun> = runs.iter().copied().filter(|run| run.len > 0).collect();
+    runs.sort_by_key(|run| run.offset);
+    let start = runs.iter().find_map(|run| {
+        if (run.offset..run.offset + run.len).contains(&start) {
+            Some(start)
+        } else {
+            (run.offset > start).then_some(run.offset)
+        }
+    })?;
+    let end = runs.iter().rev().find_map(|run| {
+        if end > run.offset && end <= run.offset + run.len {
+            Some(end)
+        } else {
+            (run.offset + run.len < end).then_some(run.offset + run.len)
+        }
+    })?;
+    (start < end).then_some((start, end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

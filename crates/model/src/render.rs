@@ -169,6 +169,21 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
                 let offset = offsets.at(range.start);
                 Event::InlineHtml(CowStr::from(marked_run(&text, offset as u64, marks)))
             }
+            // Inline code: the text inside the backticks is mapped too, so a
+            // selection in it stores exactly the code.
+            Event::Code(code) => match source
+                .get(range.clone())
+                .and_then(|raw| raw.find(code.as_ref()))
+            {
+                Some(at) if !code.is_empty() => {
+                    let offset = offsets.at(range.start + at);
+                    Event::InlineHtml(CowStr::from(format!(
+                        "<code>{}</code>",
+                        marked_run(&code, offset as u64, marks)
+                    )))
+                }
+                _ => Event::Code(code),
+            },
             other => other,
         });
     let mut unsafe_html = String::with_capacity(source.len() * 2);
@@ -239,7 +254,8 @@ fn escape(text: &str) -> String {
     escaped
 }
 
-/// Converts byte offsets to UTF-16 offsets, fast for increasing positions.
+/// Converts byte offsets to UTF-16 offsets, fast for increasing positions
+/// (and correct, if slower, for any).
 struct Utf16Offsets<'a> {
     source: &'a str,
     byte: usize,
@@ -405,5 +421,153 @@ mod tests {
                 );
             }
         }
+    }
+}
+
+/// Selections in rendered markdown, as a browser reports them, map to
+/// exactly the selected text in the source.
+#[cfg(test)]
+mod selections {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+    use proptest::prelude::*;
+
+    use super::render_markdown;
+    use crate::annotation::{MappedRun, snap_to_text};
+
+    /// The mapped runs of rendered HTML, in document order: offset, text.
+    fn runs(html: &str) -> Vec<(u64, String)> {
+        let mut found = Vec::new();
+        let mut rest = html;
+        while let Some(at) = rest.find("<span data-o=\"") {
+            rest = &rest[at + "<span data-o=\"".len()..];
+            let quote = rest.find('"').unwrap();
+            let offset: u64 = rest[..quote].parse().unwrap();
+            let body = &rest[quote + 2..];
+            let close = body.find("</span>").unwrap();
+            let text = body[..close]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&");
+            found.push((offset, text));
+            rest = &body[close..];
+        }
+        found
+    }
+
+    fn word() -> impl Strategy<Value = String> {
+        "[a-z]{1,6}"
+    }
+
+    /// One inline piece in each form the issue names.
+    fn inline() -> impl Strategy<Value = String> {
+        prop_oneof![
+            word(),
+            word().prop_map(|w| format!("**{w}**")),
+            word().prop_map(|w| format!("*{w}*")),
+            word().prop_map(|w| format!("`{w}`")),
+            (word(), word()).prop_map(|(t, u)| format!("[{t}](https://x.test/{u})")),
+            (word(), word()).prop_map(|(a, b)| format!("**{a} {b}**")),
+        ]
+    }
+
+    fn markdown() -> impl Strategy<Value = String> {
+        let paragraph = proptest::collection::vec(inline(), 1..8).prop_map(|p| p.join(" "));
+        let table = proptest::collection::vec((inline(), inline()), 1..4).prop_map(|rows| {
+            let mut table = String::from("| a | b |\n|---|---|\n");
+            for (left, right) in rows {
+                table.push_str(&format!("| {left} | {right} |\n"));
+            }
+            table
+        });
+        proptest::collection::vec(prop_oneof![paragraph, table], 1..4)
+            .prop_map(|blocks| blocks.join("\n\n"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_selection_stores_exactly_the_selected_text(
+            source in markdown(),
+            picks in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+            browser_style in (any::<bool>(), any::<bool>()),
+        ) {
+            let runs = runs(&render_markdown(&source));
+            let visible: String = runs.iter().map(|(_, text)| text.as_str()).collect();
+            prop_assume!(visible.len() >= 2);
+            let (a, b) = (picks.0.index(visible.len()), picks.1.index(visible.len()));
+            let (i, j) = (a.min(b), a.max(b) + 1);
+            // Where visible index `at` lies: (run, position in it).
+            let starts: Vec<usize> = runs
+                .iter()
+                .scan(0, |total, (_, text)| {
+                    let start = *total;
+                    *total += text.len();
+                    Some(start)
+                })
+                .collect();
+            let run_of = |at: usize| starts.iter().rposition(|start| *start <= at).unwrap();
+            // The start point: inside its run, or (as WebKit reports a
+            // selection that begins a run) at the end of the run before.
+            let k = run_of(i);
+            let start = if i == starts[k] && k > 0 && browser_style.0 {
+                runs[k - 1].0 + runs[k - 1].1.len() as u64
+            } else {
+                runs[k].0 + (i - starts[k]) as u64
+            };
+            // The end point: inside its run, or at the start of the next.
+            let k = run_of(j - 1);
+            let end = if j == starts[k] + runs[k].1.len() && k + 1 < runs.len() && browser_style.1 {
+                runs[k + 1].0
+            } else {
+                runs[k].0 + (j - starts[k]) as u64
+            };
+            let mapped: Vec<MappedRun> = runs
+                .iter()
+                .map(|(offset, text)| MappedRun { offset: *offset, len: text.len() as u64 })
+                .collect();
+            let (from, to) = snap_to_text(&mapped, start.min(end), start.max(end)).unwrap();
+            // The stored range's text, markup left out, is the selection.
+            let covered: String = runs
+                .iter()
+                .filter_map(|(offset, text)| {
+                    let (lo, hi) = (from.max(*offset), to.min(offset + text.len() as u64));
+                    (lo < hi).then(|| text[(lo - offset) as usize..(hi - offset) as usize].to_owned())
+                })
+                .collect();
+            prop_assert_eq!(&covered, &visible[i..j]);
+            // And no markup at either edge: both ends lie in mapped text.
+            let inside = |at: u64| mapped.iter().any(|run| (run.offset..run.offset + run.len).contains(&at));
+            prop_assert!(inside(from), "starts in markup: {:?}", &source[from as usize..]);
+            prop_assert!(inside(to - 1), "ends in markup: {:?}", &source[..to as usize]);
+        }
+    }
+
+    #[test]
+    fn the_bold_words_of_the_report_store_only_themselves() {
+        let source = "All **42 tests** pass.";
+        let runs = runs(&render_markdown(source));
+        let mapped: Vec<MappedRun> = runs
+            .iter()
+            .map(|(offset, text)| MappedRun {
+                offset: *offset,
+                len: text.len() as u64,
+            })
+            .collect();
+        // WebKit: from the end of "All " to the start of " pass.".
+        let (from, to) = snap_to_text(&mapped, 4, 16).unwrap();
+        assert_eq!(&source[from as usize..to as usize], "42 tests");
+        let inline_code = "Run `cargo test` now";
+        let runs = runs_of(inline_code);
+        assert!(
+            runs.iter()
+                .any(|(offset, text)| text == "cargo test" && *offset == 5)
+        );
+    }
+
+    fn runs_of(source: &str) -> Vec<(u64, String)> {
+        runs(&render_markdown(source))
     }
 }

@@ -3,7 +3,7 @@
 //! the renderer puts around every text run), then a comment or highlight.
 
 use leptos::prelude::*;
-use switchboard_model::annotation::{AnnotationKind, NewAnnotation};
+use switchboard_model::annotation::{AnnotationKind, MappedRun, NewAnnotation, snap_to_text};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
 
@@ -70,8 +70,28 @@ pub fn current_selection(body: &Element) -> Option<Selected> {
     }
     let start = point_offset(&range.start_container().ok()?, range.start_offset().ok()?)?;
     let end = point_offset(&range.end_container().ok()?, range.end_offset().ok()?)?;
+    // A browser may put the start at the end of the run before (and the end
+    // at the start of the run after): narrow the range to the text itself,
+    // so no markup (`**`, backticks, link targets) is stored with it.
+    let (start, end) = snap_to_text(&mapped_runs(body), start, end)?;
     let text: String = selection.to_string().into();
-    (end > start).then_some(Selected { start, end, text })
+    Some(Selected { start, end, text })
+}
+
+/// Every mapped text run of `body`, in document order.
+fn mapped_runs(body: &Element) -> Vec<MappedRun> {
+    let Ok(spans) = body.query_selector_all("[data-o]") else {
+        return Vec::new();
+    };
+    (0..spans.length())
+        .filter_map(|index| spans.item(index)?.dyn_into::<Element>().ok())
+        .filter_map(|span| {
+            Some(MappedRun {
+                offset: offset_of(&span)?,
+                len: utf16_len(&span),
+            })
+        })
+        .collect()
 }
 
 /// Saves an annotation and reports failure in `error`; `done` runs after,
