@@ -15,7 +15,7 @@ use switchboard_model_server::{
     Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call,
 };
 
-use crate::harness::{Environment, eventually, trial};
+use crate::harness::{Environment, eventually, send_chat, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -430,15 +430,7 @@ fn a_long_answer_keeps_the_composer_in_view_and_esc_stops_it(
         &["--model-url", &url],
         async |session: &Session| {
             session.find("#nav-chat").await?.click().await?;
-            session
-                .wait_for_text("#sidecar-health", |text| text == "model link ready")
-                .await?;
-            session
-                .find("#chat-input")
-                .await?
-                .send_keys("Ramble")
-                .await?;
-            session.find("#chat-send").await?.click().await?;
+            send_chat(session, "Ramble").await?;
             // Well past a screenful has streamed in.
             session
                 .wait_for_text("#chat-streaming", |text| text.contains("Line 120 "))

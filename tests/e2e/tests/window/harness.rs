@@ -99,3 +99,18 @@ pub async fn eventually(what: &str, check: impl Fn() -> Result<bool>) -> Result<
     }
     Ok(())
 }
+
+/// Waits until the Chat view's model link is up, then sends `message`
+/// as a person would: typed into the composer, sent with the button.
+pub async fn send_chat(session: &switchboard_e2e::Session, message: &str) -> Result<()> {
+    session
+        .wait_for_text("#sidecar-health", |text| text == "model link ready")
+        .await?;
+    session
+        .find("#chat-input")
+        .await?
+        .send_keys(message)
+        .await?;
+    session.find("#chat-send").await?.click().await?;
+    Ok(())
+}

@@ -9,7 +9,7 @@ use switchboard_e2e::Session;
 
 use switchboard_model_server::{Reply, ScriptedServer, text_chunk as text};
 
-use crate::harness::{Environment, trial};
+use crate::harness::{Environment, send_chat, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![trial(
@@ -82,15 +82,7 @@ fn events_reach_only_open_views_after_many_switches(environment: &Environment) -
             go(session, "chat").await?;
             go(session, "settings").await?;
             go(session, "chat").await?;
-            session
-                .wait_for_text("#sidecar-health", |text| text == "model link ready")
-                .await?;
-            session
-                .find("#chat-input")
-                .await?
-                .send_keys("Are you there?")
-                .await?;
-            session.find("#chat-send").await?.click().await?;
+            send_chat(session, "Are you there?").await?;
             session
                 .wait_for_text("#chat-transcript", |text| text.contains("Still here."))
                 .await?;
