@@ -19,8 +19,8 @@ use std::{borrow::Cow, collections::HashSet, ops::Range, sync::OnceLock};
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd, html};
 use syntect::{
-    html::{ClassStyle, ClassedHTMLGenerator},
-    parsing::SyntaxSet,
+    html::{ClassStyle, line_tokens_to_classed_spans},
+    parsing::{ParseState, ScopeStack, SyntaxSet},
     util::LinesWithEndings,
 };
 
@@ -79,44 +79,94 @@ fn syntaxes() -> &'static SyntaxSet {
     SYNTAXES.get_or_init(SyntaxSet::load_defaults_newlines)
 }
 
-/// `code` highlighted as `language`, or `None` for an unknown language.
-fn highlight(code: &str, language: &str) -> Option<String> {
+/// A code block's text as the parser gave it: each piece with the byte
+/// where it starts in the source, when it is the source's own text.
+type CodePieces<'a> = Vec<(CowStr<'a>, Option<usize>)>;
+
+/// The code block `pieces` highlighted as `language` (`None` for an unknown
+/// language), every run of text wrapped by `run(text, source byte)` when
+/// it is mapped, escaped otherwise, so a selection in code maps back to the
+/// source like any other text.
+fn highlight(
+    pieces: &CodePieces<'_>,
+    language: &str,
+    run: &mut dyn FnMut(&str, usize) -> String,
+) -> Option<String> {
     let syntaxes = syntaxes();
     let syntax = syntaxes.find_syntax_by_token(language)?;
-    let mut generator = ClassedHTMLGenerator::new_with_class_style(
-        syntax,
-        syntaxes,
-        ClassStyle::SpacedPrefixed { prefix: "hl-" },
-    );
-    for line in LinesWithEndings::from(code) {
-        generator
-            .parse_html_for_line_which_includes_newline(line)
-            .ok()?;
+    let mut state = ParseState::new(syntax);
+    let mut stack = ScopeStack::new();
+    let style = ClassStyle::SpacedPrefixed { prefix: "hl-" };
+    let mut html = String::new();
+    let mut open = 0_isize;
+    let mut text = |html: &mut String, piece: &str, at: Option<usize>| match at {
+        Some(at) if !piece.is_empty() => html.push_str(&run(piece, at)),
+        _ => html.push_str(&escape(piece)),
+    };
+    for (piece, start) in pieces {
+        let mut line_start = 0;
+        for line in LinesWithEndings::from(piece) {
+            let at = |within: usize| start.map(|start| start + line_start + within);
+            let ops = state.parse_line(line, syntaxes).ok()?;
+            let mut done = 0;
+            for (index, op) in &ops {
+                if *index > done {
+                    text(&mut html, &line[done..*index], at(done));
+                    done = *index;
+                }
+                let (tags, delta) =
+                    line_tokens_to_classed_spans("", &[(0, op.clone())], style, &mut stack).ok()?;
+                html.push_str(&tags);
+                open += delta;
+            }
+            text(&mut html, &line[done..], at(done));
+            line_start += line.len();
+        }
     }
-    Some(generator.finalize())
+    for _ in 0..open.max(0) {
+        html.push_str("</span>");
+    }
+    Some(html)
 }
 
+/// A fenced code block being read: language, text events, start.
+type OpenBlock<'a> = (CowStr<'a>, Vec<(Event<'a>, Range<usize>)>, Range<usize>);
+
 /// Replaces each fenced code block in a known language by its highlighted
-/// HTML; other events pass through with their source ranges.
+/// HTML, its text still mapped through `run`; other events (and code in an
+/// unknown language) pass through with their source ranges.
 fn highlight_code_blocks<'a>(
+    source: &str,
     events: impl Iterator<Item = (Event<'a>, Range<usize>)>,
+    run: &mut dyn FnMut(&str, usize) -> String,
 ) -> Vec<(Event<'a>, Range<usize>)> {
     let mut out = Vec::new();
-    let mut block: Option<(CowStr<'a>, String, Range<usize>)> = None;
+    // The open block: its language, its text events, where it starts.
+    let mut block: Option<OpenBlock<'a>> = None;
     for (event, range) in events {
         match (event, &mut block) {
             (Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))), None)
                 if !language.is_empty() =>
             {
-                block = Some((language, String::new(), range));
+                block = Some((language, Vec::new(), range));
             }
-            (Event::Text(text), Some((_, code, _))) => code.push_str(&text),
+            (Event::Text(text), Some((_, pieces, _))) => pieces.push((Event::Text(text), range)),
             (Event::End(TagEnd::CodeBlock), Some(_)) => {
-                let Some((language, code, start)) = block.take() else {
+                let Some((language, pieces, start)) = block.take() else {
                     continue;
                 };
                 let token = language.split_whitespace().next().unwrap_or_default();
-                match highlight(&code, token) {
+                let code: CodePieces<'a> = pieces
+                    .iter()
+                    .filter_map(|(event, range)| match event {
+                        Event::Text(text) => {
+                            let mapped = source.get(range.clone()) == Some(text.as_ref());
+                            Some((text.clone(), mapped.then_some(range.start)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                match highlight(&code, token, run) {
                     Some(html) => out.push((
                         Event::Html(CowStr::from(format!(
                             "<pre><code class=\"language-{}\">{html}</code></pre>\n",
@@ -125,12 +175,13 @@ fn highlight_code_blocks<'a>(
                         start,
                     )),
                     None => {
-                        // Unknown language: the block as it was, text unmapped.
+                        // Unknown language: the block as it was, its text
+                        // mapped like any other.
                         out.push((
                             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language))),
                             start.clone(),
                         ));
-                        out.push((Event::Text(CowStr::from(code)), 0..0));
+                        out.extend(pieces);
                         out.push((Event::End(TagEnd::CodeBlock), range));
                     }
                 }
@@ -159,33 +210,39 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_FOOTNOTES;
+    let mut code_offsets = Utf16Offsets::new(source);
+    let mut code_run =
+        |text: &str, byte: usize| marked_run(text, code_offsets.at(byte) as u64, marks);
+    let highlighted = highlight_code_blocks(
+        source,
+        Parser::new_ext(source, options).into_offset_iter(),
+        &mut code_run,
+    );
     let mut offsets = Utf16Offsets::new(source);
-    let events = highlight_code_blocks(Parser::new_ext(source, options).into_offset_iter())
-        .into_iter()
-        .map(|(event, range)| match event {
-            Event::Text(text)
-                if !range.is_empty() && source.get(range.clone()) == Some(text.as_ref()) =>
-            {
-                let offset = offsets.at(range.start);
-                Event::InlineHtml(CowStr::from(marked_run(&text, offset as u64, marks)))
+    let events = highlighted.into_iter().map(|(event, range)| match event {
+        Event::Text(text)
+            if !range.is_empty() && source.get(range.clone()) == Some(text.as_ref()) =>
+        {
+            let offset = offsets.at(range.start);
+            Event::InlineHtml(CowStr::from(marked_run(&text, offset as u64, marks)))
+        }
+        // Inline code: the text inside the backticks is mapped too, so a
+        // selection in it stores exactly the code.
+        Event::Code(code) => match source
+            .get(range.clone())
+            .and_then(|raw| raw.find(code.as_ref()))
+        {
+            Some(at) if !code.is_empty() => {
+                let offset = offsets.at(range.start + at);
+                Event::InlineHtml(CowStr::from(format!(
+                    "<code>{}</code>",
+                    marked_run(&code, offset as u64, marks)
+                )))
             }
-            // Inline code: the text inside the backticks is mapped too, so a
-            // selection in it stores exactly the code.
-            Event::Code(code) => match source
-                .get(range.clone())
-                .and_then(|raw| raw.find(code.as_ref()))
-            {
-                Some(at) if !code.is_empty() => {
-                    let offset = offsets.at(range.start + at);
-                    Event::InlineHtml(CowStr::from(format!(
-                        "<code>{}</code>",
-                        marked_run(&code, offset as u64, marks)
-                    )))
-                }
-                _ => Event::Code(code),
-            },
-            other => other,
-        });
+            _ => Event::Code(code),
+        },
+        other => other,
+    });
     let mut unsafe_html = String::with_capacity(source.len() * 2);
     html::push_html(&mut unsafe_html, events);
     sanitize_html(&unsafe_html)
@@ -481,7 +538,15 @@ mod selections {
             }
             table
         });
-        proptest::collection::vec(prop_oneof![paragraph, table], 1..4)
+        let code = (
+            word(),
+            word(),
+            prop_oneof![Just("rust"), Just("python"), Just("zzz")],
+        )
+            .prop_map(|(a, b, language)| {
+                format!("```{language}\nlet {a} = \"{b}\"; // {a}\n{b}({a})\n```")
+            });
+        proptest::collection::vec(prop_oneof![paragraph, table, code], 1..4)
             .prop_map(|blocks| blocks.join("\n\n"))
     }
 
@@ -559,6 +624,21 @@ mod selections {
         // WebKit: from the end of "All " to the start of " pass.".
         let (from, to) = snap_to_text(&mapped, 4, 16).unwrap();
         assert_eq!(&source[from as usize..to as usize], "42 tests");
+        let fenced = "Intro\n\n```rust\nlet answer = 42;\n```\n";
+        let runs = runs_of(fenced);
+        let code: String = runs
+            .iter()
+            .filter(|(offset, _)| *offset >= 14)
+            .map(|(_, text)| text.as_str())
+            .collect();
+        assert_eq!(
+            code, "let answer = 42;\n",
+            "highlighted code is mapped: {runs:?}"
+        );
+        assert!(
+            render_markdown(fenced).contains("hl-"),
+            "and still highlighted"
+        );
         let inline_code = "Run `cargo test` now";
         let runs = runs_of(inline_code);
         assert!(
