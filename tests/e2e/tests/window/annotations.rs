@@ -54,11 +54,33 @@ fn selected_text_is_annotated_and_kept_across_restarts(environment: &Environment
     environment.with_app(workspace.path(), async |session: &Session| {
         session.find("#inbox-list .delivery").await?.click().await?;
         session.find("#delivery-body").await?;
+        let body_top =
+            "return document.getElementById('delivery-body').getBoundingClientRect().top";
+        let before = session.client.execute(body_top, vec![]).await?;
         let selected = session
             .client
             .execute(SELECT, vec!["partial updates".into()])
             .await?;
         ensure!(selected == Value::Bool(true), "the text is in the body");
+        session.find("#annotate-bar").await?;
+        let after = session.client.execute(body_top, vec![]).await?;
+        ensure!(
+            before == after,
+            "the bar floats: the selected text stays put ({before} → {after})"
+        );
+        let apart = session
+            .client
+            .execute(
+                "const bar = document.getElementById('annotate-bar').getBoundingClientRect(); \
+                 const sel = window.getSelection().getRangeAt(0).getBoundingClientRect(); \
+                 return bar.bottom <= sel.top + 1 || bar.top >= sel.bottom - 1;",
+                vec![],
+            )
+            .await?;
+        ensure!(
+            apart == Value::Bool(true),
+            "the bar does not cover the selection"
+        );
         session.find("#annotate-comment").await?.click().await?;
         session
             .find("#annotate-text")

@@ -18,6 +18,38 @@ pub struct Selected {
     pub end: u64,
     /// The selected text, for the toolbar.
     pub text: String,
+    /// Where the selection is on screen, to float the bar beside it.
+    pub place: BarPlace,
+}
+
+/// Where the floating selection bar goes, in viewport pixels: above the
+/// selection, or below it when there is no room above.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarPlace {
+    /// The bar's left edge.
+    pub left: f64,
+    /// The selection's top edge (the bar sits just above it)…
+    pub top: f64,
+    /// …or its bottom edge, when the bar goes below.
+    pub bottom: f64,
+}
+
+/// Room the bar needs above a selection, in pixels.
+const BAR_ROOM: f64 = 64.0;
+
+impl BarPlace {
+    /// The bar's inline style: fixed beside the selection, never over the
+    /// text, never pushing the body down.
+    fn style(self) -> String {
+        if self.top >= BAR_ROOM {
+            format!(
+                "left:{:.0}px;top:{:.0}px;transform:translateY(calc(-100% - 6px))",
+                self.left, self.top
+            )
+        } else {
+            format!("left:{:.0}px;top:{:.0}px", self.left, self.bottom + 6.0)
+        }
+    }
 }
 
 fn offset_of(span: &Element) -> Option<u64> {
@@ -75,7 +107,23 @@ pub fn current_selection(body: &Element) -> Option<Selected> {
     // so no markup (`**`, backticks, link targets) is stored with it.
     let (start, end) = snap_to_text(&mapped_runs(body), start, end)?;
     let text: String = selection.to_string().into();
-    Some(Selected { start, end, text })
+    let rect = range.get_bounding_client_rect();
+    let width = leptos::prelude::window()
+        .inner_width()
+        .ok()
+        .and_then(|width| width.as_f64())
+        .unwrap_or(1024.0);
+    let place = BarPlace {
+        left: rect.left().clamp(8.0, (width - 420.0).max(8.0)),
+        top: rect.top(),
+        bottom: rect.bottom(),
+    };
+    Some(Selected {
+        start,
+        end,
+        text,
+        place,
+    })
 }
 
 /// Every mapped text run of `body`, in document order.
@@ -141,7 +189,7 @@ pub fn SelectionBar(
         selected.get().map(|range| {
             let excerpt: String = range.text.chars().take(80).collect();
             view! {
-                <div class="annotate-bar" id="annotate-bar">
+                <div class="annotate-bar floating" id="annotate-bar" style=range.place.style()>
                     <span class="excerpt">"“" {excerpt} "”"</span>
                     {move || {
                         if writing.get() {
