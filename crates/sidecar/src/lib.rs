@@ -40,12 +40,26 @@ pub fn apply_write(
             .write(&path, bytes)
             .map_err(|error| (audit::Decision::Failed, error.to_string())),
     };
+    audited(audit, now, mode, raw_path, bytes, outcome)
+}
+
+/// Records `outcome` of a model write of `bytes` to `path` in `audit`
+/// (written, or the decision and reason of a refusal or failure) and
+/// returns it with the reason in words.
+fn audited(
+    audit: &audit::AuditLog,
+    now: switchboard_model::Timestamp,
+    mode: switchboard_model::chat::ChatMode,
+    path: &str,
+    bytes: &[u8],
+    outcome: Result<writer::Written, (audit::Decision, String)>,
+) -> Result<writer::Written, String> {
     let (decision, reason) = match &outcome {
         Ok(_) => (audit::Decision::Written, None),
         Err((decision, reason)) => (*decision, Some(reason.clone())),
     };
     audit.record_or_warn(&audit::AuditEntry::of(
-        now, mode, raw_path, bytes, decision, reason,
+        now, mode, path, bytes, decision, reason,
     ));
     outcome.map_err(|(_, reason)| reason)
 }
@@ -97,17 +111,5 @@ pub fn apply_learning(
             (audit::Decision::Failed, reason)
         }),
     };
-    let (decision, reason) = match &outcome {
-        Ok(_) => (audit::Decision::Written, None),
-        Err((decision, reason)) => (*decision, Some(reason.clone())),
-    };
-    audit.record_or_warn(&audit::AuditEntry::of(
-        now,
-        mode,
-        &path,
-        entry.as_bytes(),
-        decision,
-        reason,
-    ));
-    outcome.map_err(|(_, reason)| reason)
+    audited(audit, now, mode, &path, entry.as_bytes(), outcome)
 }
