@@ -174,25 +174,28 @@ pub struct MemoryCache {
 
 impl MemoryCache {
     /// Like [`gather`], reading only files that changed since last time.
-    /// Files over 256 KiB are skipped; a file or folder that a symlink
-    /// leads out of the workspace is refused and named.
+    /// Files over 256 KiB are skipped; symlinks below each folder are not
+    /// followed, and a folder a symlink leads out of the workspace is
+    /// refused and named.
     pub fn gather(&mut self, workspace: &Path, dirs: &[&str], message: &str) -> Gathered {
         let words = keywords(message);
         let mut gathered = Gathered::default();
-        let paths = dirs
-            .iter()
-            .flat_map(|dir| switchboard_store::knowledge::markdown_under(&workspace.join(dir)));
-        for path in paths {
-            // The listing follows no symlinked file, but a folder on the
-            // way may be one.
-            match contain::inside(workspace, &path) {
-                Ok(_) => {}
+        // The listing follows no symlinked file or folder below each
+        // folder, so only the folder itself (or one above it) can lead out
+        // of the workspace: each is checked once, not each file.
+        let mut paths = Vec::new();
+        for dir in dirs {
+            let dir = workspace.join(dir);
+            match contain::inside(workspace, &dir) {
+                Ok(_) => paths.extend(switchboard_store::knowledge::markdown_under(&dir)),
                 Err(refused @ StoreError::OutsideWorkspace { .. }) => {
                     gathered.refused.push(refused.to_string());
-                    continue;
                 }
-                Err(_) => continue,
+                // Missing: nothing to read.
+                Err(_) => {}
             }
+        }
+        for path in paths {
             let Ok(meta) = std::fs::symlink_metadata(&path) else {
                 continue;
             };
