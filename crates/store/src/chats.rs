@@ -217,21 +217,21 @@ pub fn resume(
 ) -> Result<ChatSession, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
-    if let Ok(Some(session)) = active(workspace)
+    let current = active_path(workspace);
+    if let Ok(Some(session)) = read_session(&current)
         && session.id == id
     {
         return Ok(session);
     }
-    let archive =
-        find_archive(&dir, &active_path(workspace), id)?.ok_or_else(|| StoreError::NotFound {
-            what: "chat",
-            id: id.to_owned(),
-        })?;
+    let archive = find_archive(&dir, &current, id)?.ok_or_else(|| StoreError::NotFound {
+        what: "chat",
+        id: id.to_owned(),
+    })?;
     let session = read_session(&archive)?.ok_or_else(|| StoreError::NotFound {
         what: "chat",
         id: id.to_owned(),
     })?;
-    archive_active_locked(workspace, now, salt)?;
+    archive_locked(workspace, &current, now, salt)?;
     let active = dir.join(ACTIVE_FILE);
     std::fs::rename(&archive, &active).map_err(StoreError::io("could not resume", &archive))?;
     record_active(workspace, &active)?;
@@ -285,7 +285,8 @@ pub fn set_summary(
 ) -> Result<ChatSession, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
-    let mut session = active(workspace)?
+    let current = active_path(workspace);
+    let mut session = read_session(&current)?
         .filter(|session| session.id == id)
         .ok_or_else(|| StoreError::NotFound {
             what: "active chat",
@@ -293,7 +294,7 @@ pub fn set_summary(
         })?;
     session.summary = summary;
     session.updated_at = now;
-    write_session(&active_path(workspace), &session)?;
+    write_session(&current, &session)?;
     Ok(session)
 }
 
@@ -358,27 +359,28 @@ pub fn archive_active(
 ) -> Result<Option<PathBuf>, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
-    archive_active_locked(workspace, now, salt)
+    archive_locked(workspace, &active_path(workspace), now, salt)
 }
 
-/// Archives the current chat: a fixed current-chat file is renamed to an
-/// archive name (an archive Naide made current stays where it is), and
-/// Naide's settings then name `chat-active.json`, where the next chat goes.
-fn archive_active_locked(
+/// Archives the current chat at `current`: a fixed current-chat file is
+/// renamed to an archive name (an archive Naide made current stays where
+/// it is), and Naide's settings then name `chat-active.json`, where the
+/// next chat goes. The caller holds the folder's lock.
+fn archive_locked(
     workspace: &Workspace,
+    current: &Path,
     now: Timestamp,
     salt: u32,
 ) -> Result<Option<PathBuf>, StoreError> {
-    let active = active_path(workspace);
-    if !active.exists() {
+    if !current.exists() {
         return Ok(None);
     }
-    let archive = if is_slot(&active) {
+    let archive = if is_slot(current) {
         let archive = sessions_dir(workspace).join(archive_name(now, salt));
-        std::fs::rename(&active, &archive).map_err(StoreError::io("could not archive", &active))?;
+        std::fs::rename(current, &archive).map_err(StoreError::io("could not archive", current))?;
         archive
     } else {
-        active
+        current.to_owned()
     };
     record_active(workspace, &sessions_dir(workspace).join(ACTIVE_FILE))?;
     Ok(Some(archive))
