@@ -167,6 +167,28 @@ impl Settings {
         }
     }
 
+    /// How `setting` (named as in `settings.json`) is shown beside its
+    /// override: its value, globs comma-separated, `(default)` when unset;
+    /// the API key is never shown.
+    pub fn shown_value(&self, setting: &str) -> String {
+        if setting == "apiKey" {
+            return "(hidden)".to_owned();
+        }
+        match serde_json::to_value(self)
+            .ok()
+            .and_then(|json| json.get(setting).cloned())
+        {
+            Some(serde_json::Value::String(text)) => text,
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .filter_map(|item| item.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            Some(other) => other.to_string(),
+            None => "(default)".to_owned(),
+        }
+    }
+
     /// Building mode's extra globs in effect (empty: the default).
     pub fn build_globs(&self) -> &[String] {
         self.build_globs.as_deref().unwrap_or_default()
@@ -231,6 +253,22 @@ mod tests {
         );
         assert_eq!(effective.api_key, None, "blank values are ignored");
         assert_eq!(effective.build_globs(), vec!["lib/**", "tests/**"]);
+    }
+
+    #[test]
+    fn values_are_shown_but_never_the_key() {
+        let settings = Settings {
+            model: Some("qwen".into()),
+            api_key: Some("sk-secret".into()),
+            max_output_tokens: Some(512),
+            build_globs: Some(vec!["lib/**".into(), "tests/**".into()]),
+            ..Settings::default()
+        };
+        assert_eq!(settings.shown_value("model"), "qwen");
+        assert_eq!(settings.shown_value("maxOutputTokens"), "512");
+        assert_eq!(settings.shown_value("buildGlobs"), "lib/**, tests/**");
+        assert_eq!(settings.shown_value("modelUrl"), "(default)");
+        assert_eq!(settings.shown_value("apiKey"), "(hidden)");
     }
 
     #[test]

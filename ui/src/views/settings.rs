@@ -88,27 +88,6 @@ pub fn ModelPicker() -> impl IntoView {
     }
 }
 
-/// The value in effect of `setting` (named as in `settings.json`), as
-/// shown beside its override; a key is never shown.
-fn effective_value(effective: &Settings, setting: &str) -> String {
-    if setting == "apiKey" {
-        return "(hidden)".to_owned();
-    }
-    match serde_json::to_value(effective)
-        .ok()
-        .and_then(|json| json.get(setting).cloned())
-    {
-        Some(serde_json::Value::String(text)) => text,
-        Some(serde_json::Value::Array(items)) => items
-            .iter()
-            .filter_map(|item| item.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        Some(other) => other.to_string(),
-        None => "(default)".to_owned(),
-    }
-}
-
 /// A number field for an optional setting; empty means the default.
 fn number_field(
     id: &'static str,
@@ -253,7 +232,7 @@ pub fn SettingsPane() -> impl IntoView {
                 {(!view.overridden.is_empty()).then(|| view! {
                     <ul class="settings-overrides" id="settings-overrides">
                         {view.overridden.iter().map(|(variable, setting)| {
-                            let value = effective_value(&view.effective, setting);
+                            let value = view.effective.shown_value(setting);
                             view! {
                                 <li>{format!("{variable} overrides {setting} while it is set; in effect: {value}")}</li>
                             }
