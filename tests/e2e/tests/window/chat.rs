@@ -68,16 +68,8 @@ fn planning_chat_streams_applies_and_refuses_writes(environment: &Environment) -
         &["--model-url", &url],
         async |session: &Session| {
             session.find("#nav-chat").await?.click().await?;
-            session
-                .wait_for_text("#sidecar-health", |text| text == "model link ready")
-                .await?;
             session.find("#chat-mode-planning").await?.click().await?;
-            session
-                .find("#chat-input")
-                .await?
-                .send_keys("Plan the login page")
-                .await?;
-            session.find("#chat-send").await?.click().await?;
+            send_chat(session, "Plan the login page").await?;
 
             let transcript = session
                 .wait_for_text("#chat-transcript", |text| {
@@ -172,15 +164,7 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
         &["--model-url", &url, "--config-dir", &config_dir],
         async |session: &Session| {
             session.find("#nav-chat").await?.click().await?;
-            session
-                .wait_for_text("#sidecar-health", |text| text == "model link ready")
-                .await?;
-            session
-                .find("#chat-input")
-                .await?
-                .send_keys("Plan the database")
-                .await?;
-            session.find("#chat-send").await?.click().await?;
+            send_chat(session, "Plan the database").await?;
 
             // Dry run: the write waits for approval, then lands.
             let proposed = session
@@ -258,12 +242,7 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
             environment.screenshot("chat-memory.png")?;
 
             // Stop: the slow answer ends at once and what arrived is kept.
-            session
-                .find("#chat-input")
-                .await?
-                .send_keys("Go on")
-                .await?;
-            session.find("#chat-send").await?.click().await?;
+            send_chat(session, "Go on").await?;
             session
                 .wait_for_text("#chat-streaming", |text| text.contains("word1 "))
                 .await?;
@@ -302,12 +281,7 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
             session
                 .wait_for_text("#chat-transcript", |text| text.trim().is_empty())
                 .await?;
-            session
-                .find("#chat-input")
-                .await?
-                .send_keys("Start over")
-                .await?;
-            session.find("#chat-send").await?.click().await?;
+            send_chat(session, "Start over").await?;
             session
                 .wait_for_text("#chat-transcript", |text| text.contains("A fresh start."))
                 .await?;
@@ -397,6 +371,20 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
     )
 }
 
+/// `expression` of the transcript list `t`, a number.
+async fn transcript_number(session: &Session, expression: &str) -> Result<f64> {
+    let value = session
+        .client
+        .execute(
+            &format!("const t = document.getElementById('chat-transcript'); return {expression};"),
+            vec![],
+        )
+        .await?;
+    value
+        .as_f64()
+        .with_context(|| format!("{expression} is not a number: {value}"))
+}
+
 /// Where an element's bottom edge is, and the window's height.
 async fn bottom_and_height(session: &Session, css: &str) -> Result<(f64, f64)> {
     let answer = session
@@ -442,16 +430,10 @@ fn a_long_answer_keeps_the_composer_in_view_and_esc_stops_it(
             );
             let (side_bottom, _) = bottom_and_height(session, "#chat-memory").await?;
             ensure!(side_bottom <= height, "the memory panel stays in view");
-            let follows = session
-                .client
-                .execute(
-                    "const t = document.getElementById('chat-transcript'); \
-                     return t.scrollHeight - t.scrollTop - t.clientHeight;",
-                    vec![],
-                )
-                .await?;
+            let follows =
+                transcript_number(session, "t.scrollHeight - t.scrollTop - t.clientHeight").await?;
             ensure!(
-                follows.as_f64().unwrap_or(f64::MAX) < 200.0,
+                follows < 200.0,
                 "the transcript follows the stream: {follows} px from its end"
             );
             // A reader who scrolls up is not pulled back down.
@@ -465,15 +447,9 @@ fn a_long_answer_keeps_the_composer_in_view_and_esc_stops_it(
             session
                 .wait_for_text("#chat-streaming", |text| text.contains("Line 200 "))
                 .await?;
-            let top = session
-                .client
-                .execute(
-                    "return document.getElementById('chat-transcript').scrollTop",
-                    vec![],
-                )
-                .await?;
+            let top = transcript_number(session, "t.scrollTop").await?;
             ensure!(
-                top.as_f64().unwrap_or(f64::MAX) < 50.0,
+                top < 50.0,
                 "the stream left the reader where they were: scrollTop {top}"
             );
             session
