@@ -248,13 +248,16 @@ fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
 }
 
 fn show(workspace: &Workspace, args: IdArgs) -> Result<()> {
-    let delivery = deliveries::get(workspace, &args.id)?;
-    let annotations = annotations::for_delivery(workspace, &args.id)?;
-    let responses = feedback::responses_for(workspace, &args.id)?;
+    let detail = deliveries::detail(workspace, &args.id)?;
+    for warning in &detail.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let (delivery, annotations, responses) = (detail.delivery, detail.annotations, detail.feedback);
     if args.json {
         return print_json(&serde_json::json!({
             "delivery": delivery,
             "annotations": annotations,
+            "quotes": detail.quotes,
             "feedback": responses,
         }));
     }
@@ -272,8 +275,13 @@ fn show(workspace: &Workspace, args: IdArgs) -> Result<()> {
             .as_ref()
             .and_then(|target| Some(format!(" [{}..{}]", target.start?, target.end?)))
             .unwrap_or_default();
+        let quote = detail
+            .quotes
+            .get(&annotation.id)
+            .map(|quote| format!(" “{quote}”"))
+            .unwrap_or_default();
         println!(
-            "annotation {}{range}: {}",
+            "annotation {}{range}{quote}: {}",
             annotation.id, annotation.content
         );
     }

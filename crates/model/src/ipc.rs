@@ -3,6 +3,8 @@
 //!
 //! Both sides import these, so a renamed field breaks the build, not the app.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -181,11 +183,16 @@ pub struct ReplyRequest {
 pub struct DeliveryDetail {
     /// The record.
     pub delivery: Delivery,
-    /// The body as sanitized HTML: rendered markdown with source-offset
-    /// spans, or the cleaned HTML body (shown in a sandboxed frame).
+    /// The body as sanitized HTML, text runs in source-offset spans and
+    /// annotated ranges marked: rendered markdown, or the cleaned HTML body
+    /// (shown in a sandboxed frame).
     pub body_html: String,
     /// Its annotations, oldest first.
     pub annotations: Vec<Annotation>,
+    /// For each annotation with a range, the text the range covers as
+    /// shown, markup between the words left out.
+    #[serde(default)]
+    pub quotes: BTreeMap<String, String>,
     /// Its feedback records, oldest first.
     pub feedback: Vec<FeedbackResponse>,
     /// Problems met reading annotations or feedback (e.g. a file another

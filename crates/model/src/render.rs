@@ -15,7 +15,13 @@
 //! markdown source, so a selection in the window maps back to the
 //! `text_range` offsets annotations store.
 
-use std::{borrow::Cow, collections::HashSet, ops::Range, sync::OnceLock};
+use std::{
+    borrow::Cow,
+    cell::RefCell,
+    collections::{BTreeMap, HashSet},
+    ops::Range,
+    sync::OnceLock,
+};
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd, html};
 use syntect::{
@@ -23,6 +29,12 @@ use syntect::{
     parsing::{ParseState, ScopeStack, SyntaxSet},
     util::LinesWithEndings,
 };
+
+mod html_body;
+
+pub use html_body::render_html_marked;
+
+use crate::ContentType;
 
 /// The attribute carrying a text run's source offset.
 pub const OFFSET_ATTRIBUTE: &str = "data-o";
@@ -39,6 +51,25 @@ pub struct Mark {
     pub end: u64,
     /// The annotation id.
     pub id: String,
+}
+
+/// A body rendered for the window.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// The sanitized HTML, text runs in offset spans, marks in `<mark>`.
+    pub html: String,
+    /// For each mark id, the text its range covers as shown: the selected
+    /// words without the markup between them (`**`, `</b>`).
+    pub quotes: BTreeMap<String, String>,
+}
+
+/// Renders a delivery body of `kind` with `marks`: markdown through
+/// [`render_markdown_marked`], HTML through [`render_html_marked`].
+pub fn render_body(kind: ContentType, source: &str, marks: &[Mark]) -> Rendered {
+    match kind {
+        ContentType::Markdown => render_markdown_marked(source, marks),
+        ContentType::Html => render_html_marked(source, marks),
+    }
 }
 
 fn sanitizer() -> ammonia::Builder<'static> {
@@ -199,20 +230,23 @@ pub fn sanitize_html(html: &str) -> String {
 
 /// Renders markdown to sanitized HTML with source-offset spans.
 pub fn render_markdown(source: &str) -> String {
-    render_markdown_marked(source, &[])
+    render_markdown_marked(source, &[]).html
 }
 
 /// Renders markdown like [`render_markdown`], wrapping the text of each
 /// mark's range in `<mark data-a="id …">`. Every text node stays the only
 /// child of its `span[data-o]`, so selections keep mapping to offsets.
-pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
+pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> Rendered {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_FOOTNOTES;
+    let quotes = RefCell::new(BTreeMap::new());
     let mut code_offsets = Utf16Offsets::new(source);
-    let mut code_run =
-        |text: &str, byte: usize| marked_run(text, code_offsets.at(byte) as u64, marks);
+    let mut code_run = |text: &str, byte: usize| {
+        let offset = code_offsets.at(byte) as u64;
+        marked_run(text, offset, marks, &mut quotes.borrow_mut())
+    };
     let highlighted = highlight_code_blocks(
         source,
         Parser::new_ext(source, options).into_offset_iter(),
@@ -224,7 +258,12 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
             if !range.is_empty() && source.get(range.clone()) == Some(text.as_ref()) =>
         {
             let offset = offsets.at(range.start);
-            Event::InlineHtml(CowStr::from(marked_run(&text, offset as u64, marks)))
+            Event::InlineHtml(CowStr::from(marked_run(
+                &text,
+                offset as u64,
+                marks,
+                &mut quotes.borrow_mut(),
+            )))
         }
         // Inline code: the text inside the backticks is mapped too, so a
         // selection in it stores exactly the code.
@@ -236,7 +275,7 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
                 let offset = offsets.at(range.start + at);
                 Event::InlineHtml(CowStr::from(format!(
                     "<code>{}</code>",
-                    marked_run(&code, offset as u64, marks)
+                    marked_run(&code, offset as u64, marks, &mut quotes.borrow_mut())
                 )))
             }
             _ => Event::Code(code),
@@ -245,12 +284,21 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> String {
     });
     let mut unsafe_html = String::with_capacity(source.len() * 2);
     html::push_html(&mut unsafe_html, events);
-    sanitize_html(&unsafe_html)
+    Rendered {
+        html: sanitize_html(&unsafe_html),
+        quotes: quotes.into_inner(),
+    }
 }
 
 /// One text run starting at UTF-16 `offset`, split where marks begin and
-/// end, each piece in its own offset span, marked pieces in `<mark>`.
-fn marked_run(text: &str, offset: u64, marks: &[Mark]) -> String {
+/// end, each piece in its own offset span, marked pieces in `<mark>` (and
+/// added to their marks' `quotes`).
+fn marked_run(
+    text: &str,
+    offset: u64,
+    marks: &[Mark],
+    quotes: &mut BTreeMap<String, String>,
+) -> String {
     let length = text.encode_utf16().count() as u64;
     let mut cuts = vec![0, length];
     for mark in marks {
@@ -285,6 +333,9 @@ fn marked_run(text: &str, offset: u64, marks: &[Mark]) -> String {
             "<span {OFFSET_ATTRIBUTE}=\"{start}\">{}</span>",
             escape(&piece)
         );
+        for id in &ids {
+            quotes.entry((*id).to_owned()).or_default().push_str(&piece);
+        }
         if ids.is_empty() {
             html.push_str(&span);
         } else {
@@ -416,7 +467,12 @@ mod tests {
                 id: "a_1_002".into(),
             },
         ];
-        let html = render_markdown_marked(source, &marks);
+        let rendered = render_markdown_marked(source, &marks);
+        assert_eq!(
+            rendered.quotes.get("a_1_002").map(String::as_str),
+            Some("new world")
+        );
+        let html = rendered.html;
         assert_eq!(
             html,
             concat!(
@@ -437,7 +493,8 @@ mod tests {
                 end: 3,
                 id: "x".into(),
             }],
-        );
+        )
+        .html;
         assert!(
             html.contains(
                 "<mark data-a=\"x\"><span data-o=\"1\">👋</span></mark><span data-o=\"3\">b</span>"
@@ -493,7 +550,7 @@ mod selections {
     use crate::annotation::{MappedRun, snap_to_text};
 
     /// The mapped runs of rendered HTML, in document order: offset, text.
-    fn runs(html: &str) -> Vec<(u64, String)> {
+    pub(crate) fn runs(html: &str) -> Vec<(u64, String)> {
         let mut found = Vec::new();
         let mut rest = html;
         while let Some(at) = rest.find("<span data-o=\"") {

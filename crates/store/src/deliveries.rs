@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use switchboard_model::{
-    ContentType, Delivery, IdKind, NewDelivery, Timestamp,
+    Delivery, IdKind, NewDelivery, Timestamp,
     ipc::{DeliveryDetail, DeliveryList},
     render, sort_newest_first,
 };
@@ -115,15 +115,13 @@ pub fn detail(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreEr
             })
         })
         .collect();
-    let body_html = match delivery.content.kind {
-        ContentType::Markdown => render::render_markdown_marked(&delivery.content.body, &marks),
-        ContentType::Html => render::sanitize_html(&delivery.content.body),
-    };
+    let rendered = render::render_body(delivery.content.kind, &delivery.content.body, &marks);
     Ok(DeliveryDetail {
         annotations,
         feedback,
         delivery,
-        body_html,
+        body_html: rendered.html,
+        quotes: rendered.quotes,
         warnings,
     })
 }

@@ -197,3 +197,56 @@ fn an_unknown_id_is_not_found_with_its_exit_code() {
     let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(line["error"]["code"], "NOT_FOUND");
 }
+
+#[test]
+fn show_quotes_each_annotated_range_as_the_window_shows_it() {
+    let workspace = tempfile::tempdir().unwrap();
+    let body = "<p>The <b>cache layer</b> cuts p95 latency.</p>";
+    let output = switchboard(
+        workspace.path(),
+        &[
+            "deliver",
+            "--title",
+            "Page",
+            "--type",
+            "html",
+            "--content",
+            body,
+        ],
+    );
+    assert!(output.status.success());
+    let id = String::from_utf8(output.stdout).unwrap().trim().to_owned();
+    // An annotation as the original web UI or the window writes it: a
+    // range in the body that runs across `</b>` (the body is ASCII, so
+    // byte and UTF-16 offsets agree).
+    let start = body.find("cache").unwrap();
+    let end = start + "cache layer</b> cuts".len();
+    let annotations = serde_json::json!([{
+        "id": "a_1_001", "delivery_id": id, "type": "comment", "content": "Which cache?",
+        "target": {"type": "text_range", "start": start, "end": end},
+        "created_at": "2026-02-06T14:30:00.000Z"
+    }]);
+    fs::write(
+        workspace
+            .path()
+            .join(".visual-delivery/data/annotations.json"),
+        annotations.to_string(),
+    )
+    .unwrap();
+
+    let output = switchboard(workspace.path(), &["show", &id]);
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "annotation a_1_001 [{start}..{end}] “cache layer cuts”: Which cache?"
+        )),
+        "{text}"
+    );
+    let output = switchboard(workspace.path(), &["show", &id, "--json"]);
+    let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(shown["quotes"]["a_1_001"], "cache layer cuts");
+    assert_eq!(
+        shown["annotations"][0]["target"]["end"], end,
+        "the record itself is as stored"
+    );
+}

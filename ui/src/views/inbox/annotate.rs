@@ -1,11 +1,16 @@
-//! Annotating a delivery: a text selection in the rendered markdown becomes
-//! a `text_range` in the body's UTF-16 offsets (through the `data-o` spans
-//! the renderer puts around every text run), then a comment or highlight.
+//! Annotating a delivery: a text selection in the rendered body (markdown
+//! in the page, or HTML in its frame) becomes a `text_range` in the body's
+//! UTF-16 offsets (through the `data-o` spans the renderer puts around every
+//! text run), then a comment or highlight.
+//!
+//! Nodes of the HTML frame belong to another JavaScript realm, where an
+//! `instanceof` check against this page's classes fails, so nodes are told
+//! apart by `nodeType`, never by `dyn_ref`.
 
 use leptos::prelude::*;
 use switchboard_model::annotation::{AnnotationKind, MappedRun, NewAnnotation, snap_to_text};
 use wasm_bindgen::JsCast;
-use web_sys::{Element, Node};
+use web_sys::{Element, HtmlIFrameElement, Node};
 
 use crate::{ipc, tasks};
 
@@ -52,6 +57,11 @@ impl BarPlace {
     }
 }
 
+/// `node` as an element, if it is one (in this page or in the frame).
+fn element(node: &Node) -> Option<&Element> {
+    (node.node_type() == Node::ELEMENT_NODE).then(|| node.unchecked_ref())
+}
+
 fn offset_of(span: &Element) -> Option<u64> {
     span.get_attribute("data-o")?.parse().ok()
 }
@@ -68,12 +78,12 @@ fn point_offset(node: &Node, offset: u32) -> Option<u64> {
         let span = node.parent_element()?;
         return Some(offset_of(&span)? + u64::from(offset));
     }
-    let element: &Element = node.dyn_ref()?;
+    let element = element(node)?;
     let children = element.child_nodes();
     if offset < children.length() {
         // The point sits before a child: the first mapped text from there.
         let child = children.item(offset)?;
-        if let Some(child) = child.dyn_ref::<Element>() {
+        if let Some(child) = self::element(&child) {
             if let Some(offset) = offset_of(child) {
                 return Some(offset);
             }
@@ -83,16 +93,15 @@ fn point_offset(node: &Node, offset: u32) -> Option<u64> {
     }
     // The point sits after the last child: the end of the last mapped text.
     let spans = element.query_selector_all("[data-o]").ok()?;
-    let last: Element = spans
-        .item(spans.length().checked_sub(1)?)?
-        .dyn_into()
-        .ok()?;
-    Some(offset_of(&last)? + utf16_len(&last))
+    let last = spans.item(spans.length().checked_sub(1)?)?;
+    Some(offset_of(self::element(&last)?)? + utf16_len(&last))
 }
 
-/// The current selection inside `body`, mapped to offsets.
+/// The current selection inside `body` (in this page or in the delivery's
+/// frame), mapped to offsets.
 pub fn current_selection(body: &Element) -> Option<Selected> {
-    let selection = leptos::prelude::window().get_selection().ok()??;
+    let view = body.owner_document()?.default_view()?;
+    let selection = view.get_selection().ok()??;
     if selection.is_collapsed() || selection.range_count() == 0 {
         return None;
     }
@@ -108,15 +117,26 @@ pub fn current_selection(body: &Element) -> Option<Selected> {
     let (start, end) = snap_to_text(&mapped_runs(body), start, end)?;
     let text: String = selection.to_string().into();
     let rect = range.get_bounding_client_rect();
+    // In the frame, the selection's rectangle is relative to the frame.
+    let (dx, dy) = match view.frame_element().ok().flatten() {
+        Some(frame) => {
+            let at = frame.get_bounding_client_rect();
+            (
+                at.left() + f64::from(frame.client_left()),
+                at.top() + f64::from(frame.client_top()),
+            )
+        }
+        None => (0.0, 0.0),
+    };
     let width = leptos::prelude::window()
         .inner_width()
         .ok()
         .and_then(|width| width.as_f64())
         .unwrap_or(1024.0);
     let place = BarPlace {
-        left: rect.left().clamp(8.0, (width - 420.0).max(8.0)),
-        top: rect.top(),
-        bottom: rect.bottom(),
+        left: (rect.left() + dx).clamp(8.0, (width - 420.0).max(8.0)),
+        top: rect.top() + dy,
+        bottom: rect.bottom() + dy,
     };
     Some(Selected {
         start,
@@ -132,14 +152,36 @@ fn mapped_runs(body: &Element) -> Vec<MappedRun> {
         return Vec::new();
     };
     (0..spans.length())
-        .filter_map(|index| spans.item(index)?.dyn_into::<Element>().ok())
+        .filter_map(|index| spans.item(index))
         .filter_map(|span| {
             Some(MappedRun {
-                offset: offset_of(&span)?,
+                offset: offset_of(element(&span)?)?,
                 len: utf16_len(&span),
             })
         })
         .collect()
+}
+
+/// Once the HTML body's frame has loaded, sizes it to its content, so the
+/// page scrolls as one.
+pub fn fit_frame(frame: &HtmlIFrameElement) {
+    let Some(root) = frame
+        .content_document()
+        .and_then(|document| document.document_element())
+    else {
+        return;
+    };
+    let _ = web_sys::HtmlElement::style(frame)
+        .set_property("height", &format!("{}px", root.scroll_height().max(120)));
+}
+
+/// The selection in the HTML body's frame, mapped to offsets. The frame is
+/// sandboxed without scripts, and a document that may not run script gets
+/// no event listeners called either, not even the page's own; so the page
+/// reads the frame's selection when the reviewer asks to annotate it.
+fn frame_selection(frame: NodeRef<leptos::html::Iframe>) -> Option<Selected> {
+    let body = frame.get_untracked()?.content_document()?.body()?;
+    current_selection(&body)
 }
 
 /// Saves an annotation and reports failure in `error`; `done` runs after,
@@ -157,15 +199,19 @@ pub fn save(new: NewAnnotation, error: RwSignal<Option<String>>, done: Callback<
 }
 
 /// The bar shown while text is selected: comment on it or highlight it.
+/// For an HTML body (`frame`), a toolbar above the frame does the same for
+/// the text selected in the frame.
 #[component]
 pub fn SelectionBar(
     delivery_id: String,
     selected: RwSignal<Option<Selected>>,
     on_saved: Callback<()>,
+    #[prop(optional)] frame: Option<NodeRef<leptos::html::Iframe>>,
 ) -> impl IntoView {
     let writing = RwSignal::new(false);
     let text = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
+    let hint = RwSignal::new(false);
     let delivery_id = StoredValue::new(delivery_id);
     let store = move |kind: AnnotationKind| {
         let Some(range) = selected.get_untracked() else {
@@ -185,7 +231,35 @@ pub fn SelectionBar(
         });
         save(new, error, finished);
     };
-    move || {
+    // Takes the frame's selection; false (and a hint) when there is none.
+    let take_frame_selection = move || {
+        let taken = frame.and_then(frame_selection);
+        hint.set(taken.is_none());
+        let found = taken.is_some();
+        selected.set(taken);
+        found
+    };
+    let tools = frame.map(|_| {
+        view! {
+            <div class="frame-tools" id="frame-tools" role="toolbar" aria-label="Annotate the selected text">
+                <span class="muted">"Select text in the page, then"</span>
+                <button id="frame-comment" on:click=move |_| {
+                    if take_frame_selection() {
+                        writing.set(true);
+                    }
+                }>"Comment"</button>
+                <button id="frame-highlight" on:click=move |_| {
+                    if take_frame_selection() {
+                        store(AnnotationKind::Highlight);
+                    }
+                }>"Highlight"</button>
+                {move || hint.get().then(|| view! {
+                    <span class="hint" role="status" id="frame-hint">"No text is selected in the page."</span>
+                })}
+            </div>
+        }
+    });
+    let floating = move || {
         selected.get().map(|range| {
             let excerpt: String = range.text.chars().take(80).collect();
             view! {
@@ -223,7 +297,8 @@ pub fn SelectionBar(
                 </div>
             }
         })
-    }
+    };
+    view! { {tools} {floating} }
 }
 
 /// A box for a comment on the delivery as a whole.

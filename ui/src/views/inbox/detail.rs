@@ -1,21 +1,29 @@
 //! One delivery: its rendered body, its annotations, and its feedback form
 //! or the answer it got. Escape goes back to the list.
 
+use std::collections::BTreeMap;
+
 use leptos::prelude::*;
 use switchboard_model::{
     ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, ipc::DeliveryDetail,
 };
 
 use super::{
-    annotate::{GeneralComment, Selected, SelectionBar, current_selection},
+    annotate::{GeneralComment, Selected, SelectionBar, current_selection, fit_frame},
     form::FeedbackForm,
 };
 use crate::{ipc, tasks};
 
 /// The policy inside the frame of an HTML body: nothing runs, nothing loads
-/// but inline images and styles. The frame is also `sandbox`ed with no
-/// permissions, so it has no script and an opaque origin.
+/// but inline images and styles. The frame is also `sandbox`ed with one
+/// permission, `allow-same-origin`, so the page can read the reviewer's
+/// selection in it; without `allow-scripts` nothing in it runs, and the
+/// body was sanitized like markdown before it got there. Its links open
+/// nothing: they target a new window, which the sandbox does not allow.
 const FRAME_POLICY: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'";
+
+/// The frame's own style: annotated passages marked as in markdown bodies.
+const FRAME_STYLE: &str = "body{margin:12px 16px;font:14px/1.5 system-ui,sans-serif;overflow-wrap:anywhere}mark{background:rgba(245,196,81,.45);color:inherit;border-radius:2px}";
 
 /// Set when an answer was refused because the question had been answered
 /// elsewhere (another window, the terminal): the view says so above the
@@ -116,11 +124,26 @@ fn DetailBody(
         }
         ContentType::Html => {
             let document = format!(
-                "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{FRAME_POLICY}\"></head><body>{}</body></html>",
+                "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{FRAME_POLICY}\"><base target=\"_blank\"><style>{FRAME_STYLE}</style></head><body>{}</body></html>",
                 detail.body_html
             );
+            let frame_ref = NodeRef::<leptos::html::Iframe>::new();
+            let loaded = move |_| {
+                if let Some(frame) = frame_ref.get_untracked() {
+                    fit_frame(&frame);
+                }
+            };
             view! {
-                <iframe class="html-body" id="delivery-frame" sandbox="" srcdoc=document title="Delivery content"></iframe>
+                <SelectionBar delivery_id=delivery.id.clone() selected on_saved=bump frame=frame_ref />
+                <iframe
+                    class="html-body"
+                    id="delivery-frame"
+                    sandbox="allow-same-origin"
+                    srcdoc=document
+                    title="Delivery content"
+                    node_ref=frame_ref
+                    on:load=loaded
+                ></iframe>
             }
             .into_any()
         }
@@ -161,6 +184,7 @@ fn DetailBody(
         (None, _) => ().into_any(),
     };
     let annotations = detail.annotations;
+    let quotes = detail.quotes;
     let body_text = delivery.content.body.clone();
     let warnings = detail.warnings;
     view! {
@@ -180,16 +204,18 @@ fn DetailBody(
                 {body}
                 {feedback}
             </div>
-            <AnnotationList annotations body=body_text delivery_id=delivery.id.clone() on_saved=bump />
+            <AnnotationList annotations quotes body=body_text delivery_id=delivery.id.clone() on_saved=bump />
         </div>
     }
 }
 
-/// The annotations sidebar: each remark with the passage it refers to, and
-/// a box for a general comment.
+/// The annotations sidebar: each remark with the passage it refers to (as
+/// shown, or as written when the range covers no shown text), and a box
+/// for a general comment.
 #[component]
 fn AnnotationList(
     annotations: Vec<Annotation>,
+    quotes: BTreeMap<String, String>,
     body: String,
     delivery_id: String,
     on_saved: Callback<()>,
@@ -203,6 +229,9 @@ fn AnnotationList(
                     .into_iter()
                     .map(|annotation| {
                         let quote = annotation.target.as_ref().and_then(|target| {
+                            if let Some(shown) = quotes.get(&annotation.id) {
+                                return Some(shown.clone());
+                            }
                             let start = usize::try_from(target.start?).ok()?;
                             let end = usize::try_from(target.end?).ok()?;
                             utf16.get(start..end).map(String::from_utf16_lossy)
