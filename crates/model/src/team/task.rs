@@ -1,0 +1,481 @@
+//! `tasks/<team>/<id>.json`: the team's task queue, and the plugin's rules
+//! for moving a task along and for its dependencies.
+
+use std::{
+    collections::{HashSet, VecDeque},
+    fmt,
+};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{TeamError, time};
+use crate::Timestamp;
+
+/// Where a task is. It only moves forward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Not started.
+    Pending,
+    /// Claimed and being worked on.
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+impl TaskStatus {
+    /// Every status, in order.
+    pub const ALL: [Self; 3] = [Self::Pending, Self::InProgress, Self::Completed];
+
+    /// The name the files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::InProgress => "in_progress",
+            Self::Completed => "completed",
+        }
+    }
+
+    /// The status named `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == name)
+    }
+}
+
+impl fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How urgent a task is.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// First.
+    High,
+    /// The default.
+    #[default]
+    Normal,
+    /// Last.
+    Low,
+}
+
+impl Priority {
+    /// Every priority, most urgent first.
+    pub const ALL: [Self; 3] = [Self::High, Self::Normal, Self::Low];
+
+    /// The name the files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::High => "high",
+            Self::Normal => "normal",
+            Self::Low => "low",
+        }
+    }
+
+    /// The priority named `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|priority| priority.as_str() == name)
+    }
+}
+
+fn untitled() -> String {
+    "Untitled Task".to_owned()
+}
+
+/// One task file. Fields are in the plugin's schema order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    /// `{ms}-{8 hex}`; the file is named after it.
+    pub id: String,
+    /// What to do.
+    #[serde(default = "untitled")]
+    pub title: String,
+    /// Details.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// How urgent.
+    #[serde(default)]
+    pub priority: Priority,
+    /// Where it is.
+    pub status: TaskStatus,
+    /// When it was created.
+    #[serde(with = "time::required")]
+    pub created_at: Timestamp,
+    /// When it last changed.
+    #[serde(
+        default,
+        with = "time::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub updated_at: Option<Timestamp>,
+    /// Who claimed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// When it was claimed.
+    #[serde(
+        default,
+        with = "time::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub claimed_at: Option<Timestamp>,
+    /// When it was completed.
+    #[serde(
+        default,
+        with = "time::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub completed_at: Option<Timestamp>,
+    /// Tasks that must be completed first (completed ones leave the list).
+    #[serde(default)]
+    pub dependencies: Vec<String>,
+    /// Tasks waiting for this one.
+    #[serde(default)]
+    pub blocks: Vec<String>,
+    /// A caution, e.g. claimed before its dependencies were met.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// Fields this version does not know, kept.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Task {
+    /// A new pending task.
+    pub fn new(id: String, title: &str, now: Timestamp) -> Self {
+        Self {
+            id,
+            title: if title.is_empty() {
+                untitled()
+            } else {
+                title.to_owned()
+            },
+            description: None,
+            priority: Priority::Normal,
+            status: TaskStatus::Pending,
+            created_at: now,
+            updated_at: None,
+            owner: None,
+            claimed_at: None,
+            completed_at: None,
+            dependencies: Vec::new(),
+            blocks: Vec::new(),
+            warning: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// Checks what the plugin's schema requires beyond the JSON's shape.
+    pub fn validate(&self) -> Result<(), TeamError> {
+        if self.id.is_empty() {
+            Err(TeamError::Empty("Task ID"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Moves the task to `to` (forward only; the same status again is
+    /// accepted), stamping `updatedAt`, and `completedAt` on completion.
+    pub fn advance(&mut self, to: TaskStatus, now: Timestamp) -> Result<(), TeamError> {
+        check_transition(self.status, to)?;
+        self.status = to;
+        self.updated_at = Some(now);
+        if to == TaskStatus::Completed && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+        }
+        Ok(())
+    }
+}
+
+/// The part of a claim warning the cascade looks for.
+pub const CLAIM_WARNING_MARK: &str = "dependencies are not met";
+
+/// The warning a task claimed before its dependencies were met carries.
+pub fn claim_warning(id: &str) -> String {
+    format!("Warning: Task {id} {CLAIM_WARNING_MARK}. Proceed with caution.")
+}
+
+/// Forward-only: pending → in progress → completed.
+pub fn check_transition(from: TaskStatus, to: TaskStatus) -> Result<(), TeamError> {
+    let allowed = from == to
+        || matches!(
+            (from, to),
+            (TaskStatus::Pending, TaskStatus::InProgress)
+                | (TaskStatus::InProgress, TaskStatus::Completed)
+        );
+    if allowed {
+        Ok(())
+    } else {
+        Err(TeamError::Transition { from, to })
+    }
+}
+
+/// Checks that `task` may depend on `dependencies`: each exists, and none
+/// leads back to `task` through the stored dependencies (a breadth-first
+/// walk, as the plugin does; tasks `find` does not know end the walk).
+pub fn check_dependencies<'a>(
+    task: &str,
+    dependencies: &[String],
+    find: impl Fn(&str) -> Option<&'a Task>,
+) -> Result<(), TeamError> {
+    if let Some(missing) = dependencies.iter().find(|id| find(id).is_none()) {
+        return Err(TeamError::DependencyMissing(missing.clone()));
+    }
+    let mut queue: VecDeque<&str> = dependencies.iter().map(String::as_str).collect();
+    let mut seen = HashSet::new();
+    while let Some(current) = queue.pop_front() {
+        if current == task {
+            return Err(TeamError::Circular(current.to_owned()));
+        }
+        if !seen.insert(current) {
+            continue;
+        }
+        if let Some(found) = find(current) {
+            queue.extend(
+                found
+                    .dependencies
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|id| !seen.contains(id)),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Claims a pending task for `owner`: in progress, owned, stamped, with
+/// the plugin's warning when its dependencies are not all completed (the
+/// claim still succeeds).
+pub fn claim(
+    task: &mut Task,
+    owner: &str,
+    dependencies_met: bool,
+    now: Timestamp,
+) -> Result<(), TeamError> {
+    if task.status != TaskStatus::Pending {
+        return Err(TeamError::NotAvailable {
+            id: task.id.clone(),
+            status: task.status,
+        });
+    }
+    task.status = TaskStatus::InProgress;
+    task.owner = Some(owner.to_owned());
+    task.claimed_at = Some(now);
+    task.updated_at = Some(now);
+    if !task.dependencies.is_empty() && !dependencies_met {
+        task.warning = Some(claim_warning(&task.id));
+    }
+    Ok(())
+}
+
+/// The cascade of completing `completed`: every other task loses it from
+/// its `dependencies` and `blocks`, and a claim warning clears once no
+/// dependency is left. Returns the indexes of the tasks that changed.
+pub fn cascade_completion(tasks: &mut [Task], completed: &str) -> Vec<usize> {
+    let mut changed = Vec::new();
+    for (index, task) in tasks.iter_mut().enumerate() {
+        if task.id == completed {
+            continue;
+        }
+        let mut modified = false;
+        if task.dependencies.iter().any(|id| id == completed) {
+            task.dependencies.retain(|id| id != completed);
+            modified = true;
+            let stale = task
+                .warning
+                .as_deref()
+                .is_some_and(|warning| warning.contains(CLAIM_WARNING_MARK));
+            if task.dependencies.is_empty() && stale {
+                task.warning = None;
+            }
+        }
+        if task.blocks.iter().any(|id| id == completed) {
+            task.blocks.retain(|id| id != completed);
+            modified = true;
+        }
+        if modified {
+            changed.push(index);
+        }
+    }
+    changed
+}
+
+/// Whether `task` can be started now: pending, and every dependency is a
+/// completed task.
+pub fn is_ready<'a>(task: &Task, find: impl Fn(&str) -> Option<&'a Task>) -> bool {
+    task.status == TaskStatus::Pending
+        && task
+            .dependencies
+            .iter()
+            .all(|id| find(id).is_some_and(|dependency| dependency.status == TaskStatus::Completed))
+}
+
+/// The ids of the tasks that depend on `id`.
+pub fn dependents_of<'a>(id: &str, tasks: impl IntoIterator<Item = &'a Task>) -> Vec<String> {
+    tasks
+        .into_iter()
+        .filter(|task| task.id != id && task.dependencies.iter().any(|dep| dep == id))
+        .map(|task| task.id.clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+    use std::collections::HashMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn task(id: &str, dependencies: &[&str]) -> Task {
+        let mut task = Task::new(id.to_owned(), id, Timestamp::EPOCH);
+        task.dependencies = dependencies.iter().map(|d| (*d).to_owned()).collect();
+        task
+    }
+
+    fn index(tasks: &[Task]) -> HashMap<&str, &Task> {
+        tasks.iter().map(|task| (task.id.as_str(), task)).collect()
+    }
+
+    #[test]
+    fn seed_defaults_apply_on_read_and_the_schema_order_on_write() {
+        let file =
+            r#"{"id":"1-abcdef01","status":"pending","createdAt":"2026-02-10T10:00:00.000Z"}"#;
+        let task: Task = serde_json::from_str(file).unwrap();
+        assert_eq!(task.title, "Untitled Task");
+        assert_eq!(task.priority, Priority::Normal);
+        assert!(task.blocks.is_empty() && task.dependencies.is_empty());
+        assert_eq!(
+            serde_json::to_string(&task).unwrap(),
+            r#"{"id":"1-abcdef01","title":"Untitled Task","priority":"normal","status":"pending","createdAt":"2026-02-10T10:00:00.000Z","dependencies":[],"blocks":[]}"#
+        );
+        for bad in [
+            file.replace("pending", "done"),
+            file.replace(".000Z", ".000+00:00"),
+        ] {
+            assert!(serde_json::from_str::<Task>(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn status_only_moves_forward() {
+        assert!(check_transition(TaskStatus::Pending, TaskStatus::InProgress).is_ok());
+        assert!(check_transition(TaskStatus::Completed, TaskStatus::Completed).is_ok());
+        assert_eq!(
+            check_transition(TaskStatus::Completed, TaskStatus::Pending)
+                .unwrap_err()
+                .to_string(),
+            "Invalid status transition: completed -> pending"
+        );
+        assert!(check_transition(TaskStatus::Pending, TaskStatus::Completed).is_err());
+    }
+
+    #[test]
+    fn cycles_and_unknown_dependencies_are_refused_with_the_plugins_words() {
+        let tasks = [task("a", &[]), task("b", &["a"]), task("c", &["b"])];
+        let by_id = index(&tasks);
+        let find = |id: &str| by_id.get(id).copied();
+        assert_eq!(
+            check_dependencies("a", &["c".into()], find)
+                .unwrap_err()
+                .to_string(),
+            "Circular dependency detected: a"
+        );
+        assert_eq!(
+            check_dependencies("a", &["zz".into()], find)
+                .unwrap_err()
+                .to_string(),
+            "Dependency task zz does not exist"
+        );
+        assert!(check_dependencies("new", &["c".into(), "a".into()], find).is_ok());
+    }
+
+    #[test]
+    fn claiming_early_warns_and_completing_cascades() {
+        let mut tasks = vec![task("a", &[]), task("b", &["a"])];
+        tasks[0].blocks = vec!["b".into()];
+        claim(&mut tasks[1], "w1", false, Timestamp::EPOCH).unwrap();
+        assert_eq!(
+            tasks[1].warning.as_deref(),
+            Some("Warning: Task b dependencies are not met. Proceed with caution.")
+        );
+        assert_eq!(
+            claim(&mut tasks[1], "w2", true, Timestamp::EPOCH)
+                .unwrap_err()
+                .to_string(),
+            "Task b is not available (status: in_progress)"
+        );
+        tasks[0]
+            .advance(TaskStatus::InProgress, Timestamp::EPOCH)
+            .unwrap();
+        tasks[0]
+            .advance(TaskStatus::Completed, Timestamp::EPOCH)
+            .unwrap();
+        assert_eq!(tasks[0].completed_at, Some(Timestamp::EPOCH));
+        assert_eq!(cascade_completion(&mut tasks, "a"), vec![1]);
+        assert!(tasks[1].dependencies.is_empty());
+        assert_eq!(
+            tasks[1].warning, None,
+            "the warning clears with the last dependency"
+        );
+        assert_eq!(
+            tasks[0].blocks,
+            ["b"],
+            "a completed task keeps its own blocks"
+        );
+    }
+
+    #[test]
+    fn readiness_needs_every_dependency_completed() {
+        let mut tasks = vec![task("a", &[]), task("b", &["a"]), task("c", &["gone"])];
+        let ready = |tasks: &[Task], id: &str| {
+            let by_id = index(tasks);
+            is_ready(by_id[id], |other| by_id.get(other).copied())
+        };
+        assert!(ready(&tasks, "a") && !ready(&tasks, "b") && !ready(&tasks, "c"));
+        tasks[0].status = TaskStatus::Completed;
+        assert!(ready(&tasks, "b"));
+        assert_eq!(dependents_of("a", &tasks), ["b"]);
+    }
+
+    proptest! {
+        /// Whatever edges are added one at a time through the check, the
+        /// graph stays acyclic.
+        #[test]
+        fn checked_edges_never_make_a_cycle(edges in proptest::collection::vec((0..8_usize, 0..8_usize), 0..40)) {
+            let mut tasks: Vec<Task> = (0..8).map(|i| task(&i.to_string(), &[])).collect();
+            for (from, to) in edges {
+                let mut wanted = tasks[from].dependencies.clone();
+                wanted.push(to.to_string());
+                let accepted = {
+                    let by_id = index(&tasks);
+                    check_dependencies(&from.to_string(), &wanted, |id| by_id.get(id).copied()).is_ok()
+                };
+                if accepted {
+                    tasks[from].dependencies = wanted;
+                }
+            }
+            // Kahn: every task can be ordered.
+            let mut done: HashSet<String> = HashSet::new();
+            loop {
+                let next: Vec<String> = tasks
+                    .iter()
+                    .filter(|t| !done.contains(&t.id) && t.dependencies.iter().all(|d| done.contains(d)))
+                    .map(|t| t.id.clone())
+                    .collect();
+                if next.is_empty() { break; }
+                done.extend(next);
+            }
+            prop_assert_eq!(done.len(), tasks.len());
+        }
+    }
+}
