@@ -7,6 +7,7 @@ use switchboard_model::{
     DeliveryError, ErrorCode, ErrorPayload, ReplyRefusal,
     annotation::AnnotationError,
     feedback::{AnswerErrors, FieldError, SchemaError},
+    team::TeamError,
 };
 use thiserror::Error;
 
@@ -79,6 +80,10 @@ pub enum StoreError {
     /// The annotation is invalid; nothing was written.
     #[error(transparent)]
     Annotation(#[from] AnnotationError),
+    /// A request a team's rules refuse (in the plugin's words); nothing was
+    /// written.
+    #[error(transparent)]
+    Team(#[from] TeamError),
     /// A request the data's rules refuse (e.g. a bullet too long); nothing
     /// was written.
     #[error("{0}")]
@@ -124,7 +129,11 @@ impl StoreError {
             Self::Invalid(_) => ErrorCode::InvalidRequest,
             Self::Corrupt { .. } => ErrorCode::CorruptFile,
             Self::Encode { .. } | Self::StoredSchema(_) => ErrorCode::Internal,
-            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::NotFound { .. }
+            | Self::Team(TeamError::TaskMissing { .. } | TeamError::TeamMissing(_)) => {
+                ErrorCode::NotFound
+            }
+            Self::Team(_) => ErrorCode::InvalidRequest,
             Self::OutsideWorkspace { .. } => ErrorCode::OutsideWorkspace,
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,
             Self::Refused(ReplyRefusal::NoFeedbackExpected)

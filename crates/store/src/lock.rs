@@ -55,3 +55,71 @@ impl DirLock {
         Ok(lock)
     }
 }
+
+/// A POSIX record lock over a whole lock file, released on drop: the kind
+/// opencode-teams takes (`fcntl` `F_SETLKW`), so each excludes the other.
+/// `flock`, which std's `File::lock` uses on Linux, does not exclude those.
+///
+/// On Linux it is an open-file-description lock (`F_OFD_SETLKW`): it
+/// excludes classic `fcntl` locks both ways, and unlike them it also
+/// excludes other threads of this process and is not dropped when some
+/// other handle of the file is closed.
+#[derive(Debug)]
+pub(crate) struct RecordLock {
+    _file: File,
+}
+
+impl RecordLock {
+    /// Blocks until this handle holds the lock on `path` (exclusive, or
+    /// shared for reads), creating the file (0644) and its folder as needed.
+    pub(crate) fn acquire(path: &Path, exclusive: bool) -> Result<Self, StoreError> {
+        use std::os::unix::fs::OpenOptionsExt;
+
+        use nix::{
+            errno::Errno,
+            fcntl::{FcntlArg, fcntl},
+            libc,
+        };
+
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+        }
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o644)
+            .open(path)
+            .map_err(StoreError::io("could not open lock file", path))?;
+        let kind = if exclusive {
+            libc::F_WRLCK
+        } else {
+            libc::F_RDLCK
+        };
+        let whole = libc::flock {
+            l_type: kind as libc::c_short,
+            l_whence: libc::SEEK_SET as libc::c_short,
+            l_start: 0,
+            l_len: 0,
+            l_pid: 0,
+        };
+        loop {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            let taken = fcntl(&file, FcntlArg::F_OFD_SETLKW(&whole));
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            let taken = fcntl(&file, FcntlArg::F_SETLKW(&whole));
+            match taken {
+                Ok(_) => return Ok(Self { _file: file }),
+                Err(Errno::EINTR) => continue,
+                Err(errno) => {
+                    return Err(StoreError::Io {
+                        action: "could not lock",
+                        path: path.to_owned(),
+                        source: errno.into(),
+                    });
+                }
+            }
+        }
+    }
+}

@@ -7,11 +7,13 @@
 //! Switchboard adds none of its own; fields other tools wrote are kept
 //! (`extra`) when Switchboard rewrites a file.
 
+mod board;
 mod config;
 mod message;
 mod task;
 mod time;
 
+pub use board::{FileProblem, Inbox, TeamBoard};
 pub use config::{Member, TeamConfig, check_team_name};
 pub use message::{Message, MessageType, broadcast};
 pub use task::{

@@ -5,4 +5,5 @@
 mod feedback;
 mod knowledge;
 mod search;
+mod team;
 mod watch;

@@ -1,0 +1,196 @@
+//! Agent teams in opencode-teams' folder (`.opencode/opencode-teams/`, or
+//! wherever `OPENCODE_TEAMS_DIR` points): the board read as it is, tasks
+//! and messages changed as the plugin changes them.
+//!
+//! Every change holds the plugin's own lock (a POSIX record lock on
+//! `teams/<team>/.lock` for configs and inboxes, `tasks/<team>/.lock` for
+//! tasks), so the plugin's agents and Switchboard never interleave. Files
+//! are written as the plugin writes them: 2-space JSON without a trailing
+//! newline, by temp file and rename. A file that does not parse or breaks
+//! the schema is reported with its reason and never rewritten.
+
+mod inbox;
+mod tasks;
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use switchboard_model::team::{FileProblem, TeamBoard, TeamConfig, TeamError, check_team_name};
+
+pub use inbox::{read_messages, send_broadcast, send_message};
+pub use tasks::{
+    NewTask, advance_task, claim_task, create_task, delete_task, edit_dependencies, find_task_team,
+};
+
+use crate::{StoreError, Workspace, lock::RecordLock};
+
+/// The folder opencode-teams keeps its state in, inside a workspace.
+pub const TEAMS_DIR: &str = ".opencode/opencode-teams";
+
+/// The opencode-teams storage folder of one project.
+#[derive(Debug, Clone)]
+pub struct Teams {
+    root: PathBuf,
+}
+
+impl Teams {
+    /// The folder in `workspace` (`.opencode/opencode-teams`).
+    pub fn in_workspace(workspace: &Workspace) -> Self {
+        Self::at(workspace.root().join(TEAMS_DIR))
+    }
+
+    /// A folder given explicitly (the plugin's `OPENCODE_TEAMS_DIR`).
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    /// The storage folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn team_dir(&self, team: &str) -> PathBuf {
+        self.root.join("teams").join(team)
+    }
+
+    fn tasks_dir(&self, team: &str) -> PathBuf {
+        self.root.join("tasks").join(team)
+    }
+
+    fn config_path(&self, team: &str) -> PathBuf {
+        self.team_dir(team).join("config.json")
+    }
+
+    fn inbox_path(&self, team: &str, agent: &str) -> PathBuf {
+        self.team_dir(team)
+            .join("inboxes")
+            .join(format!("{agent}.json"))
+    }
+
+    fn team_lock(&self, team: &str, exclusive: bool) -> Result<RecordLock, StoreError> {
+        RecordLock::acquire(&self.team_dir(team).join(".lock"), exclusive)
+    }
+
+    fn tasks_lock(&self, team: &str, exclusive: bool) -> Result<RecordLock, StoreError> {
+        RecordLock::acquire(&self.tasks_dir(team).join(".lock"), exclusive)
+    }
+
+    /// Holds `team`'s task lock (the plugin's `tasks/<team>/.lock`) until
+    /// the guard is dropped: the plugin's agents and every change here wait
+    /// meanwhile.
+    pub fn hold_task_lock(&self, team: &str) -> Result<TeamLock, StoreError> {
+        check_team_name(team)?;
+        Ok(TeamLock {
+            _lock: self.tasks_lock(team, true)?,
+        })
+    }
+
+    /// The names of the teams with a folder, sorted.
+    pub fn team_names(&self) -> Result<Vec<String>, StoreError> {
+        let dir = self.root.join("teams");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) => {
+                return Err(StoreError::Io {
+                    action: "could not list",
+                    path: dir,
+                    source: error,
+                });
+            }
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| check_team_name(name).is_ok())
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// A team's config, checked against the plugin's schema.
+    pub fn config(&self, team: &str) -> Result<TeamConfig, StoreError> {
+        check_team_name(team)?;
+        let path = self.config_path(team);
+        if !path.exists() {
+            return Err(TeamError::TeamMissing(team.to_owned()).into());
+        }
+        let config: TeamConfig = read_json(&path)?;
+        config.validate().map_err(|error| StoreError::Corrupt {
+            path: path.clone(),
+            reason: error.to_string(),
+        })?;
+        Ok(config)
+    }
+
+    /// Everything on a team's board: its config, every task and inbox that
+    /// reads (under shared locks, so no half-done change of the plugin's is
+    /// seen), and the files that do not.
+    pub fn board(&self, team: &str) -> Result<TeamBoard, StoreError> {
+        let config = self.config(team)?;
+        let mut problems = Vec::new();
+        let tasks = {
+            let _lock = self.tasks_lock(team, false)?;
+            tasks::read_all(&self.tasks_dir(team), &mut problems)?
+        };
+        let inboxes = {
+            let _lock = self.team_lock(team, false)?;
+            inbox::read_all(self, team, &config, &mut problems)
+        };
+        Ok(TeamBoard {
+            config,
+            tasks,
+            inboxes,
+            problems,
+        })
+    }
+}
+
+/// A held team lock; dropping it releases the lock.
+#[derive(Debug)]
+pub struct TeamLock {
+    _lock: RecordLock,
+}
+
+/// Refuses an agent or task id that is not a plain file name.
+pub(crate) fn check_file_id(what: &'static str, id: &str) -> Result<(), StoreError> {
+    let plain = !id.is_empty()
+        && !id.starts_with('.')
+        && !id.contains(['/', '\\', '\0'])
+        && id.len() <= 200;
+    if plain {
+        Ok(())
+    } else {
+        Err(StoreError::Invalid(format!(
+            "{what} {id:?} cannot name a file"
+        )))
+    }
+}
+
+/// Reads and parses a JSON file.
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
+    let bytes = std::fs::read(path).map_err(StoreError::io("could not read", path))?;
+    serde_json::from_slice(&bytes).map_err(|error| StoreError::Corrupt {
+        path: path.to_owned(),
+        reason: error.to_string(),
+    })
+}
+
+/// Writes `value` as the plugin does: 2-space JSON, no trailing newline,
+/// temp file and rename.
+pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
+    let bytes = serde_json::to_vec_pretty(value).map_err(|source| StoreError::Encode {
+        what: "team file",
+        source,
+    })?;
+    crate::write_atomic(path, &bytes)
+}
+
+/// A problem entry for `path`.
+pub(crate) fn problem(path: &Path, reason: impl ToString) -> FileProblem {
+    FileProblem {
+        path: path.display().to_string(),
+        reason: reason.to_string(),
+    }
+}
