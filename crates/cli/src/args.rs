@@ -51,6 +51,15 @@ pub enum Command {
     /// Search learnings, playbook bullets, profiles, memories and specs,
     /// best first (relevance × utility^0.5 × recency^0.3).
     Search(SearchArgs),
+    /// opencode-teams' teams.
+    #[command(subcommand)]
+    Team(crate::team::TeamCommand),
+    /// opencode-teams' task queue (a task id alone finds its team).
+    #[command(subcommand)]
+    Task(crate::team::TaskCommand),
+    /// opencode-teams' inboxes.
+    #[command(subcommand)]
+    Msg(crate::team::MsgCommand),
 }
 
 impl Command {
@@ -63,6 +72,9 @@ impl Command {
             Command::Chats(args) => args.json,
             Command::Validate(args) => args.json,
             Command::Search(args) => args.json,
+            Command::Team(command) => command.wants_json(),
+            Command::Task(command) => command.wants_json(),
+            Command::Msg(command) => command.wants_json(),
             Command::Await(_)
             | Command::Answer(_)
             | Command::Close(_)

@@ -40,6 +40,9 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Learn(args) => crate::knowledge::learn(&workspace, args).map(|()| true),
         Command::Validate(args) => crate::knowledge::validate(&workspace, args),
         Command::Search(args) => crate::knowledge::search(&workspace, args).map(|()| true),
+        Command::Team(command) => crate::team::team(&workspace, command).map(|()| true),
+        Command::Task(command) => crate::team::task(&workspace, command).map(|()| true),
+        Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| true),
         Command::Close(args) => {
             let closed = deliveries::close(&workspace, &args.id, clock::now())?;
             println!("{} {}", closed.id, closed.status.as_str());

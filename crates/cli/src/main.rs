@@ -10,6 +10,7 @@ mod chat;
 mod commands;
 mod failure;
 mod knowledge;
+mod team;
 
 use clap::Parser;
 

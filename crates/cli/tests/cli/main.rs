@@ -6,6 +6,7 @@ mod blocking;
 mod deliver;
 mod durability;
 mod knowledge;
+mod team;
 
 use std::{
     fs,
