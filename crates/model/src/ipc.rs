@@ -160,6 +160,8 @@ pub enum StoreChange {
     Theme,
     /// A learnings file, playbook, profile, memory or spec file.
     Knowledge,
+    /// A team's config, inbox or task file (`.opencode/opencode-teams/`).
+    Team,
 }
 
 /// Names one delivery.

@@ -8,8 +8,9 @@
 //! fresh workspace creates it) is picked up as soon as its parent reports it,
 //! and then reported as changed in case a file landed before the watch did.
 //! The knowledge folders (learnings, Delia's) are watched the same way, one
-//! level deep; the spec folders (`.prompts/plan`, `.prompts/features`) at
-//! any depth, each nested folder as it appears (symlinks not followed).
+//! level deep; the spec folders (`.prompts/plan`, `.prompts/features`) and
+//! opencode-teams' folder (`.opencode/opencode-teams`) at any depth, each
+//! nested folder as it appears (symlinks not followed).
 
 use std::{
     collections::BTreeSet,
@@ -35,6 +36,7 @@ use crate::{
     annotations::ANNOTATIONS_FILE,
     deliveries::DELIVERIES_FILE,
     feedback::{FEEDBACK_FILE, SESSIONS_FILE},
+    team::TEAMS_DIR,
     theme::THEME_FILE,
 };
 
@@ -142,6 +144,10 @@ struct DirChain {
     knowledge_dirs: Vec<PathBuf>,
     /// The spec folders, watched with every folder below them.
     spec_roots: Vec<PathBuf>,
+    /// opencode-teams' folder, watched with every folder below it.
+    team_root: PathBuf,
+    /// The team folders watched (the root and those below it).
+    team_dirs: Vec<PathBuf>,
 }
 
 impl DirChain {
@@ -161,8 +167,9 @@ impl DirChain {
             data_dir.clone(),
             custom_dir.clone(),
         ];
-        for dir in &knowledge_dirs {
-            // Each knowledge folder's parents, so its appearance is seen.
+        let team_root = root.join(TEAMS_DIR);
+        for dir in knowledge_dirs.iter().chain([&team_root]) {
+            // Each watched folder's parents, so its appearance is seen.
             if let Some(parent) = dir.parent()
                 && !dirs.contains(&parent.to_owned())
             {
@@ -178,6 +185,30 @@ impl DirChain {
             custom_dir,
             knowledge_dirs,
             spec_roots: SPEC_DIRS.into_iter().map(|dir| root.join(dir)).collect(),
+            team_dirs: vec![team_root.clone()],
+            team_root,
+        }
+    }
+
+    /// Adds the folders now below the team folder to the watched set and
+    /// drops those that are gone.
+    fn follow_team_tree(&mut self) {
+        let nested = folders_under(std::slice::from_ref(&self.team_root));
+        let root = &self.team_root;
+        let stale = |dir: &PathBuf| dir != root && dir.starts_with(root) && !nested.contains(dir);
+        self.team_dirs.retain(|dir| !stale(dir));
+        let gone: Vec<PathBuf> = self.dirs.iter().filter(|dir| stale(dir)).cloned().collect();
+        for dir in gone {
+            if self.watched.remove(&dir) {
+                let _ = self.watcher.unwatch(&dir);
+            }
+            self.dirs.retain(|each| *each != dir);
+        }
+        for dir in nested {
+            if !self.dirs.contains(&dir) {
+                self.dirs.push(dir.clone());
+                self.team_dirs.push(dir);
+            }
         }
     }
 
@@ -221,6 +252,7 @@ impl DirChain {
         let mut missed = Vec::new();
         loop {
             self.follow_spec_trees();
+            self.follow_team_tree();
             let before = self.watched.len();
             self.arm_once(&mut missed)?;
             if self.watched.len() <= before {
@@ -242,6 +274,8 @@ impl DirChain {
                         missed.push(StoreChange::Theme);
                     } else if self.knowledge_dirs.contains(dir) {
                         missed.push(StoreChange::Knowledge);
+                    } else if self.team_dirs.contains(dir) {
+                        missed.push(StoreChange::Team);
                     }
                 }
                 (false, true) => {
@@ -280,8 +314,15 @@ impl DirChain {
             if !hidden && self.knowledge_dirs.iter().any(|dir| dir == parent) {
                 changes.insert(StoreChange::Knowledge);
             }
-            // A folder made (or moved in) inside a spec tree is watched too.
-            let new_folder = self.in_spec_tree(parent) && path.is_dir();
+            // Lock files and the plugin's temp files are hidden; its renames
+            // onto the real names are not.
+            if !hidden && self.team_dirs.iter().any(|dir| dir == parent) {
+                changes.insert(StoreChange::Team);
+            }
+            // A folder made (or moved in) inside a spec or team tree is
+            // watched too.
+            let new_folder =
+                (self.in_spec_tree(parent) || parent.starts_with(&self.team_root)) && path.is_dir();
             chain_touched |= new_folder || self.dirs.iter().any(|dir| dir == path);
         }
         chain_touched

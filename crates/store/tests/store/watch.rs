@@ -148,3 +148,28 @@ fn reports_spec_files_in_nested_folders_made_while_watching() {
     std::fs::write(deep.join("spec.md"), "# SSO, edited").unwrap();
     wait_for(&changes, StoreChange::Knowledge);
 }
+
+#[test]
+fn reports_team_files_the_plugin_writes_in_folders_made_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+
+    // The plugin makes its folders after the window opened.
+    let tasks = dir.path().join(".opencode/opencode-teams/tasks/alpha");
+    std::fs::create_dir_all(&tasks).unwrap();
+    wait_for(&changes, StoreChange::Team);
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    // Its write: a hidden temp file renamed onto the task's name.
+    let temp = tasks.join(".1-abcdef01.json.42.1.tmp");
+    std::fs::write(&temp, "{}").unwrap();
+    std::fs::rename(&temp, tasks.join("1-abcdef01.json")).unwrap();
+    wait_for(&changes, StoreChange::Team);
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    // Taking a lock changes nothing worth a refresh.
+    std::fs::write(tasks.join(".lock"), "").unwrap();
+    assert!(
+        changes.recv_timeout(Duration::from_millis(300)).is_err(),
+        "a lock file is not a change"
+    );
+}
