@@ -28,9 +28,16 @@ use switchboard_model::{
     session::Reply,
     settings::{Settings, SettingsView},
     sidecar::ResponseBody,
+    team::{Task, TeamBoard},
     theme::ThemeVariables,
 };
 use wasm_bindgen::{JsValue, prelude::*};
+
+use switchboard_model::ipc::{
+    CMD_TASK_ADVANCE, CMD_TASK_CLAIM, CMD_TASK_CREATE, CMD_TASK_DEPS, CMD_TEAM_BOARD,
+    CMD_TEAM_SEND, CMD_TEAMS, TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest,
+    TaskDepsRequest, TeamRequest, TeamSendRequest,
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -276,4 +283,45 @@ pub async fn listen<T: DeserializeOwned + 'static>(
     // One listener per event for the page's life (see `events`).
     closure.forget();
     Ok(())
+}
+
+/// The workspace's teams, by name.
+pub async fn teams() -> Result<Vec<String>, ErrorPayload> {
+    call(CMD_TEAMS).await
+}
+
+/// One team's board.
+pub async fn team_board(team: &str) -> Result<TeamBoard, ErrorPayload> {
+    call_with(
+        CMD_TEAM_BOARD,
+        &TeamRequest {
+            team: team.to_owned(),
+        },
+    )
+    .await
+}
+
+/// Creates a task.
+pub async fn task_create(request: &TaskCreateRequest) -> Result<Task, ErrorPayload> {
+    call_with(CMD_TASK_CREATE, request).await
+}
+
+/// Claims a task for a member.
+pub async fn task_claim(request: &TaskClaimRequest) -> Result<Task, ErrorPayload> {
+    call_with(CMD_TASK_CLAIM, request).await
+}
+
+/// Moves a task forward.
+pub async fn task_advance(request: &TaskAdvanceRequest) -> Result<Task, ErrorPayload> {
+    call_with(CMD_TASK_ADVANCE, request).await
+}
+
+/// Edits a task's dependencies.
+pub async fn task_deps(request: &TaskDepsRequest) -> Result<Task, ErrorPayload> {
+    call_with(CMD_TASK_DEPS, request).await
+}
+
+/// Sends or broadcasts a message.
+pub async fn team_send(request: &TeamSendRequest) -> Result<(), ErrorPayload> {
+    call_with(CMD_TEAM_SEND, request).await
 }

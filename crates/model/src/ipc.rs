@@ -89,9 +89,33 @@ pub const EVENT_SIDECAR_HEALTH: &str = "sidecar-health";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
 
+/// Command: the workspace's opencode-teams teams, by name. Request: none.
+pub const CMD_TEAMS: &str = "teams";
+/// Command: one team's board. Request: [`TeamRequest`]; answers a
+/// [`TeamBoard`](crate::team::TeamBoard).
+pub const CMD_TEAM_BOARD: &str = "team_board";
+/// Command: create a task. Request: [`TaskCreateRequest`]; answers the task.
+pub const CMD_TASK_CREATE: &str = "task_create";
+/// Command: claim a task for a member. Request: [`TaskClaimRequest`].
+pub const CMD_TASK_CLAIM: &str = "task_claim";
+/// Command: move a task forward (completion cascades). Request:
+/// [`TaskAdvanceRequest`].
+pub const CMD_TASK_ADVANCE: &str = "task_advance";
+/// Command: edit a task's dependencies. Request: [`TaskDepsRequest`].
+pub const CMD_TASK_DEPS: &str = "task_deps";
+/// Command: send or broadcast a message. Request: [`TeamSendRequest`].
+pub const CMD_TEAM_SEND: &str = "team_send";
+
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 28] = [
+pub const COMMANDS: [&str; 35] = [
+    CMD_TEAMS,
+    CMD_TEAM_BOARD,
+    CMD_TASK_CREATE,
+    CMD_TASK_CLAIM,
+    CMD_TASK_ADVANCE,
+    CMD_TASK_DEPS,
+    CMD_TEAM_SEND,
     CMD_WORKSPACE_INFO,
     CMD_LIST_DELIVERIES,
     CMD_GET_DELIVERY,
@@ -162,6 +186,78 @@ pub enum StoreChange {
     Knowledge,
     /// A team's config, inbox or task file (`.opencode/opencode-teams/`).
     Team,
+}
+
+/// Names one team.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamRequest {
+    /// The team.
+    pub team: String,
+}
+
+/// A task to create.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskCreateRequest {
+    /// The team.
+    pub team: String,
+    /// What to do.
+    pub title: String,
+    /// Details.
+    pub description: Option<String>,
+    /// How urgent.
+    pub priority: crate::team::Priority,
+    /// Tasks that must be completed first.
+    pub dependencies: Vec<String>,
+}
+
+/// A claim of a task for a member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskClaimRequest {
+    /// The team.
+    pub team: String,
+    /// The task.
+    pub id: String,
+    /// The member taking it.
+    pub agent: String,
+}
+
+/// A task moved forward.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskAdvanceRequest {
+    /// The team.
+    pub team: String,
+    /// The task.
+    pub id: String,
+    /// Its new status.
+    pub status: crate::team::TaskStatus,
+}
+
+/// Dependencies added to and removed from a task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskDepsRequest {
+    /// The team.
+    pub team: String,
+    /// The task.
+    pub id: String,
+    /// Dependencies to add.
+    pub add: Vec<String>,
+    /// Dependencies to remove.
+    pub remove: Vec<String>,
+}
+
+/// A message from the window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamSendRequest {
+    /// The team.
+    pub team: String,
+    /// The sender's name.
+    pub from: String,
+    /// The recipient; `None` broadcasts to every member but the sender.
+    pub to: Option<String>,
+    /// What it is about (a broadcast is always plain).
+    pub kind: crate::team::MessageType,
+    /// The text.
+    pub text: String,
 }
 
 /// Names one delivery.

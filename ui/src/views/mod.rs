@@ -7,3 +7,4 @@ pub mod inbox;
 pub mod knowledge;
 pub mod markdown;
 pub mod settings;
+pub mod team;

@@ -14,6 +14,7 @@ mod lifetimes;
 mod navigation;
 mod questions;
 mod recovery;
+mod team;
 mod theme;
 
 fn main() -> std::process::ExitCode {
@@ -37,6 +38,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(chat::trials(&environment));
     trials.extend(knowledge::trials(&environment));
     trials.extend(lifetimes::trials(&environment));
+    trials.extend(team::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

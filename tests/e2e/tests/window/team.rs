@@ -1,0 +1,183 @@
+//! The Team view in the real window over opencode-teams' files: a task
+//! completed from the CLI moves on the board and frees its dependent in
+//! the ready queue while the view is open and after leaving it; a cycle is
+//! refused in the form with the plugin's words; a message sent from the
+//! window lands in the member's inbox file in the plugin's form.
+
+use std::{fs, path::Path, sync::Arc};
+
+use anyhow::{Context, Result, ensure};
+use fantoccini::Locator;
+use serde_json::{Value, json};
+use switchboard_e2e::Session;
+
+use crate::harness::{Environment, trial};
+
+pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
+    vec![trial(
+        environment,
+        "team::the_board_follows_the_cli_refuses_cycles_and_sends_messages",
+        the_board_follows_the_cli_refuses_cycles_and_sends_messages,
+    )]
+}
+
+/// Team `alpha` (lead, b) in the plugin's folder.
+fn team(workspace: &Path) -> Result<()> {
+    let config = workspace.join(".opencode/opencode-teams/teams/alpha/config.json");
+    fs::create_dir_all(config.parent().context("parent")?)?;
+    let member = |id: &str, kind: &str| {
+        json!({"agentId": id, "agentName": id, "agentType": kind,
+               "joinedAt": "2026-02-10T09:00:00.000Z"})
+    };
+    let body = json!({
+        "name": "alpha", "created": "2026-02-10T09:00:00.000Z", "leader": "lead",
+        "members": [member("lead", "leader"), member("b", "worker")],
+        "dispatchRules": [], "dispatchLog": []
+    });
+    fs::write(&config, serde_json::to_string_pretty(&body)?)?;
+    Ok(())
+}
+
+fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    team(workspace.path())?;
+    let cli = |args: &[&str]| -> Result<String> {
+        let output = environment
+            .binaries
+            .cli(workspace.path())
+            .args(args)
+            .output()?;
+        ensure!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        Ok(String::from_utf8(output.stdout)?.trim().to_owned())
+    };
+    let design = cli(&["task", "create", "--team", "alpha", "--title", "Design"])?;
+    let build = cli(&[
+        "task", "create", "--team", "alpha", "--title", "Build", "--dep", &design,
+    ])?;
+    let ship = cli(&[
+        "task", "create", "--team", "alpha", "--title", "Ship", "--dep", &build,
+    ])?;
+
+    environment.with_app(workspace.path(), async |session: &Session| {
+        session.find("#nav-team").await?.click().await?;
+        session
+            .find(&format!("#ready-queue [data-id='{design}']"))
+            .await?;
+        ensure!(
+            session
+                .texts(&format!("#ready-queue [data-id='{build}']"))
+                .await?
+                .is_empty(),
+            "Build waits for Design"
+        );
+
+        // An agent works Design from the terminal while the board is open.
+        cli(&["task", "claim", &design, "--as", "b"])?;
+        session
+            .find(&format!("#column-in_progress .task[data-id='{design}']"))
+            .await?;
+        cli(&["task", "done", &design])?;
+        session
+            .find(&format!("#column-completed .task[data-id='{design}']"))
+            .await?;
+        session
+            .find(&format!("#ready-queue [data-id='{build}']"))
+            .await?;
+
+        // Away from the view, Build is claimed and done; back, it shows.
+        session.find("#nav-inbox").await?.click().await?;
+        session.find("#inbox-list, #inbox-empty, .inbox").await?;
+        cli(&["task", "claim", &build, "--as", "b"])?;
+        cli(&["task", "done", &build])?;
+        session.find("#nav-team").await?.click().await?;
+        session
+            .find(&format!("#column-completed .task[data-id='{build}']"))
+            .await?;
+        session
+            .find(&format!("#ready-queue [data-id='{ship}']"))
+            .await?;
+
+        // A cycle, refused in the form with the plugin's words: Ship may
+        // not become a dependency of a task it waits for. Make one first.
+        let last = cli(&[
+            "task", "create", "--team", "alpha", "--title", "Announce", "--dep", &ship,
+        ])?;
+        let card = session
+            .find(&format!("#column-pending .task[data-id='{ship}']"))
+            .await?;
+        card.find(Locator::Css(".dependency-id"))
+            .await?
+            .send_keys(&last)
+            .await?;
+        card.find(Locator::Css(".add-dependency button"))
+            .await?
+            .click()
+            .await?;
+        let refused = session
+            .wait_for_text("#team-error", |text| !text.is_empty())
+            .await?;
+        ensure!(
+            refused == format!("Circular dependency detected: {ship}"),
+            "the refusal: {refused:?}"
+        );
+
+        // A message from the window, to b.
+        let from = session.find("#msg-from").await?;
+        from.clear().await?;
+        from.send_keys("reviewer").await?;
+        session
+            .find("#msg-to option[value='b']")
+            .await?
+            .click()
+            .await?;
+        session
+            .find("#msg-text")
+            .await?
+            .send_keys("Please add the changelog entry")
+            .await?;
+        session.find("#msg-send").await?.click().await?;
+        session.find("#msg-sent").await?;
+        Ok(())
+    })?;
+
+    let inbox: Value = serde_json::from_str(&fs::read_to_string(
+        workspace
+            .path()
+            .join(".opencode/opencode-teams/teams/alpha/inboxes/b.json"),
+    )?)?;
+    let message = &inbox[0];
+    ensure!(
+        message["from"] == "reviewer" && message["to"] == "b",
+        "{message}"
+    );
+    ensure!(
+        message["type"] == "plain" && message["read"] == false,
+        "{message}"
+    );
+    let time = message["timestamp"].as_str().context("timestamp")?;
+    ensure!(
+        time.ends_with('Z') && time.len() == "2026-02-10T09:00:00.000Z".len(),
+        "toISOString form: {time}"
+    );
+    let keys: Vec<&String> = message.as_object().context("object")?.keys().collect();
+    ensure!(keys.len() == 6, "no fields of ours: {keys:?}");
+    let tasks = cli(&["task", "list", "--team", "alpha", "--json"])?;
+    let tasks: Value = serde_json::from_str(&tasks)?;
+    let ship_task = tasks
+        .as_array()
+        .context("array")?
+        .iter()
+        .find(|row| row["task"]["id"] == ship.as_str())
+        .context("ship")?;
+    ensure!(
+        ship_task["task"]["dependencies"] == json!([]),
+        "the refused edit changed nothing: {ship_task}"
+    );
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! The task board: the ready queue, one column per status, each task with
+//! its priority, owner, warning and whether it waits; and the forms that
+//! create a task or change one.
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+use switchboard_model::{
+    ipc::{TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest},
+    team::{Priority, Task, TaskStatus, TeamBoard, is_ready},
+};
+
+use super::TeamState;
+use crate::{ipc, tasks};
+
+/// The board.
+#[component]
+pub fn Board(board: TeamBoard, state: TeamState) -> impl IntoView {
+    let error = state.refused;
+    let by_id: HashMap<String, Task> = board
+        .tasks
+        .iter()
+        .map(|task| (task.id.clone(), task.clone()))
+        .collect();
+    let ready: Vec<Task> = board
+        .tasks
+        .iter()
+        .filter(|task| is_ready(task, |id| by_id.get(id)))
+        .cloned()
+        .collect();
+    let members: Vec<String> = board
+        .config
+        .members
+        .iter()
+        .map(|member| member.agent_id.clone())
+        .collect();
+    let columns = TaskStatus::ALL.map(|status| {
+        let tasks: Vec<Task> = board
+            .tasks
+            .iter()
+            .filter(|task| task.status == status)
+            .cloned()
+            .collect();
+        let members = members.clone();
+        let by_id = by_id.clone();
+        view! {
+            <section class="task-column" id=format!("column-{}", status.as_str()) aria-label=status.as_str()>
+                <h2>{status.as_str().replace('_', " ")} " (" {tasks.len()} ")"</h2>
+                <ul>
+                    {tasks
+                        .into_iter()
+                        .map(|task| {
+                            let waiting = !is_ready(&task, |id| by_id.get(id)) && task.status == TaskStatus::Pending;
+                            view! { <TaskCard task waiting members=members.clone() state error /> }
+                        })
+                        .collect_view()}
+                </ul>
+            </section>
+        }
+    });
+    view! {
+            <section class="ready-queue" aria-label="Ready to start">
+                <h2>"Ready to start"</h2>
+                <ol id="ready-queue">
+                    {ready
+                        .into_iter()
+                        .map(|task| view! {
+                            <li class="ready" data-id=task.id.clone()>
+                                <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
+                                " " {task.title}
+                            </li>
+                        })
+                        .collect_view()}
+                </ol>
+            </section>
+            <div class="task-columns">{columns}</div>
+    }
+}
+
+/// Runs a change and reloads the board after it, or shows the refusal.
+fn change<T: 'static>(
+    state: TeamState,
+    error: RwSignal<Option<String>>,
+    work: impl std::future::Future<Output = Result<T, switchboard_model::ErrorPayload>> + 'static,
+) {
+    tasks::act(async move {
+        match work.await {
+            Ok(_) => {
+                error.set(None);
+                state.reload();
+            }
+            Err(failure) => error.set(Some(failure.message)),
+        }
+    });
+}
+
+/// One task on the board, with what can be done to it next.
+#[component]
+fn TaskCard(
+    task: Task,
+    waiting: bool,
+    members: Vec<String>,
+    state: TeamState,
+    error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let id = StoredValue::new(task.id.clone());
+    let claimant = RwSignal::new(members.first().cloned().unwrap_or_default());
+    let dependency = RwSignal::new(String::new());
+    let claim = move |_| {
+        let request = TaskClaimRequest {
+            team: state.team_name(),
+            id: id.get_value(),
+            agent: claimant.get_untracked(),
+        };
+        change(state, error, async move { ipc::task_claim(&request).await });
+    };
+    let complete = move |_| {
+        let request = TaskAdvanceRequest {
+            team: state.team_name(),
+            id: id.get_value(),
+            status: TaskStatus::Completed,
+        };
+        change(
+            state,
+            error,
+            async move { ipc::task_advance(&request).await },
+        );
+    };
+    let add_dependency = move |event: leptos::ev::SubmitEvent| {
+        event.prevent_default();
+        let wanted = dependency.get_untracked().trim().to_owned();
+        if wanted.is_empty() {
+            return;
+        }
+        let request = TaskDepsRequest {
+            team: state.team_name(),
+            id: id.get_value(),
+            add: vec![wanted],
+            remove: Vec::new(),
+        };
+        change(state, error, async move { ipc::task_deps(&request).await });
+    };
+    let actions = match task.status {
+        TaskStatus::Pending => view! {
+            <div class="task-actions">
+                <select class="claim-as" aria-label="Claim for" on:change=move |event| claimant.set(event_target_value(&event))>
+                    {members.into_iter().map(|member| view! { <option value=member.clone()>{member.clone()}</option> }).collect_view()}
+                </select>
+                <button class="claim" on:click=claim>"Claim"</button>
+            </div>
+        }
+        .into_any(),
+        TaskStatus::InProgress => view! {
+            <div class="task-actions"><button class="complete" on:click=complete>"Complete"</button></div>
+        }
+        .into_any(),
+        TaskStatus::Completed => ().into_any(),
+    };
+    let editable = task.status != TaskStatus::Completed;
+    view! {
+        <li class=if waiting { "task waiting" } else { "task" } data-id=task.id.clone()>
+            <div class="task-head">
+                <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
+                <strong class="task-title">{task.title.clone()}</strong>
+            </div>
+            <code class="task-id">{task.id.clone()}</code>
+            {task.owner.clone().map(|owner| view! { <span class="owner">"@" {owner}</span> })}
+            {waiting.then(|| view! { <span class="blocked">" waits for " {task.dependencies.join(", ")}</span> })}
+            {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
+            {task.description.clone().map(|text| view! { <p class="description">{text}</p> })}
+            {actions}
+            {editable.then(|| view! {
+                <form class="add-dependency" on:submit=add_dependency>
+                    <input
+                        class="dependency-id"
+                        placeholder="Depends on (task id)"
+                        aria-label="Add a dependency"
+                        prop:value=move || dependency.get()
+                        on:input=move |event| dependency.set(event_target_value(&event))
+                    />
+                    <button type="submit">"Add"</button>
+                </form>
+            })}
+        </li>
+    }
+}
+
+/// The form that creates a task, with its dependencies (the team's open
+/// tasks, as they change).
+#[component]
+pub fn NewTaskForm(state: TeamState) -> impl IntoView {
+    let title = RwSignal::new(String::new());
+    let priority = RwSignal::new(Priority::Normal);
+    let chosen = RwSignal::new(Vec::<String>::new());
+    let error = RwSignal::new(None::<String>);
+    let open = move || -> Vec<Task> {
+        state
+            .board
+            .get()
+            .map(|board| board.tasks)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|task| task.status != TaskStatus::Completed)
+            .collect()
+    };
+    let create = move |event: leptos::ev::SubmitEvent| {
+        event.prevent_default();
+        let request = TaskCreateRequest {
+            team: state.team_name(),
+            title: title.get_untracked(),
+            description: None,
+            priority: priority.get_untracked(),
+            dependencies: chosen.get_untracked(),
+        };
+        tasks::act(async move {
+            match ipc::task_create(&request).await {
+                Ok(_) => {
+                    error.set(None);
+                    title.set(String::new());
+                    chosen.set(Vec::new());
+                    state.reload();
+                }
+                Err(failure) => error.set(Some(failure.message)),
+            }
+        });
+    };
+    view! {
+        <form class="new-task" id="new-task" on:submit=create>
+            <h2>"New task"</h2>
+            <input
+                id="new-task-title"
+                placeholder="Title"
+                prop:value=move || title.get()
+                on:input=move |event| title.set(event_target_value(&event))
+            />
+            <select id="new-task-priority" aria-label="Priority" on:change=move |event| {
+                priority.set(Priority::parse(&event_target_value(&event)).unwrap_or_default());
+            }>
+                {Priority::ALL
+                    .map(|level| view! { <option value=level.as_str() selected=level == Priority::Normal>{level.as_str()}</option> })
+                    .collect_view()}
+            </select>
+            <fieldset class="new-task-deps">
+                <legend>"Depends on"</legend>
+                {move || open()
+                    .into_iter()
+                    .map(|task| {
+                        let checked = chosen.with_untracked(|chosen| chosen.contains(&task.id));
+                        let id = task.id.clone();
+                        let toggle = move |event: leptos::ev::Event| {
+                            let on = event_target_checked(&event);
+                            let id = id.clone();
+                            chosen.update(|chosen| {
+                                chosen.retain(|other| *other != id);
+                                if on {
+                                    chosen.push(id);
+                                }
+                            });
+                        };
+                        view! {
+                            <label class="dep-choice">
+                                <input type="checkbox" value=task.id.clone() prop:checked=checked on:change=toggle />
+                                {task.title}
+                            </label>
+                        }
+                    })
+                    .collect_view()}
+            </fieldset>
+            <button type="submit" class="primary" id="new-task-create">"Create"</button>
+            {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
+        </form>
+    }
+}
