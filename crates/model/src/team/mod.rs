@@ -9,6 +9,7 @@
 
 mod board;
 mod config;
+pub mod graph;
 mod message;
 mod task;
 mod time;

@@ -127,6 +127,19 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             "the refusal: {refused:?}"
         );
 
+        // The graph picks out what is left of the longest chain.
+        let critical = session
+            .client
+            .execute(
+                "return Array.from(document.querySelectorAll('#task-graph .node.critical')).map(n => n.dataset.id)",
+                vec![],
+            )
+            .await?;
+        ensure!(
+            critical == json!([ship, last]),
+            "the critical path is Ship → Announce: {critical}"
+        );
+
         // A message from the window, to b.
         let from = session.find("#msg-from").await?;
         from.clear().await?;
@@ -143,6 +156,15 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             .await?;
         session.find("#msg-send").await?.click().await?;
         session.find("#msg-sent").await?;
+        session
+            .find("#team-members .member[data-agent='b'] button")
+            .await?
+            .click()
+            .await?;
+        session
+            .wait_for_text("#member-inbox", |text| text.contains("changelog"))
+            .await?;
+        environment.screenshot("team.png")?;
         Ok(())
     })?;
 

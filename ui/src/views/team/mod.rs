@@ -5,6 +5,7 @@
 //! without a reload.
 
 mod board;
+mod graph;
 mod messages;
 
 use leptos::prelude::*;
@@ -136,7 +137,10 @@ pub fn Team() -> impl IntoView {
             // a draft survives the agents' changes.
             <div class="team-columns" class:hidden=move || state.board.with(Option::is_none)>
                 <div class="team-board">
-                    {move || state.board.get().map(|board| view! { <board::Board board state /> })}
+                    {move || state.board.get().map(|board| view! {
+                        <board::Board board=board.clone() state />
+                        <graph::DependencyGraph tasks=board.tasks />
+                    })}
                     {move || state.refused.get().map(|message| view! { <p class="error" role="alert" id="team-error">{message}</p> })}
                     <board::NewTaskForm state />
                 </div>
