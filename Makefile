@@ -26,6 +26,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-sidecar --bench prompt
 	$(CARGO) bench -p switchboard-sidecar --bench ttft
 	$(CARGO) bench -p switchboard-store --bench knowledge
+	$(CARGO) bench -p switchboard-store --bench team
 
 setup:
 	scripts/setup.sh run
