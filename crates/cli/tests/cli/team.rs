@@ -256,3 +256,100 @@ fn eight_processes_times_fifty_changes_lose_nothing_and_close_no_cycle() {
     }
     assert_eq!(done.len(), tasks.len(), "a dependency cycle landed");
 }
+
+/// A small deterministic generator, so a failure replays exactly.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, bound: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % bound
+    }
+}
+
+#[test]
+fn a_cascade_killed_at_random_points_leaves_every_file_whole() {
+    use std::process::{Command, Stdio};
+
+    let dir = workspace();
+    let ws = dir.path();
+    let root = run(
+        ws,
+        &["task", "create", "--team", "alpha", "--title", "Root"],
+    );
+    run(ws, &["task", "claim", &root, "--as", "b"]);
+    let tasks = ws.join(".opencode/opencode-teams/tasks/alpha");
+    // 120 dependents, written as the plugin would, so the cascade rewrites
+    // 120 files (each with an fsync).
+    let root_file = fs::read_to_string(tasks.join(format!("{root}.json"))).unwrap();
+    let mut template: Vec<(String, String)> = vec![(format!("{root}.json"), root_file)];
+    for n in 0..120 {
+        let id = format!("1770000000{n:03}-{n:08x}");
+        let task = json!({"id": id, "title": format!("after {n}"), "priority": "normal",
+                          "status": "pending", "createdAt": "2026-02-10T10:00:00.000Z",
+                          "dependencies": [root], "blocks": []});
+        template.push((
+            format!("{id}.json"),
+            serde_json::to_string_pretty(&task).unwrap(),
+        ));
+    }
+    let mut random = Lcg(0x7ea3);
+    let (mut finished, mut cut) = (0, 0);
+    for round in 0..100 {
+        for entry in fs::read_dir(&tasks).unwrap().flatten() {
+            if entry.file_name() != ".lock" {
+                fs::remove_file(entry.path()).unwrap();
+            }
+        }
+        for (name, text) in &template {
+            fs::write(tasks.join(name), text).unwrap();
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("-C")
+            .arg(ws)
+            .args(["task", "done", &root])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        if round % 4 != 0 {
+            std::thread::sleep(std::time::Duration::from_micros(random.below(20_000)));
+            let _ = child.kill(); // SIGKILL
+        }
+        let status = child.wait().unwrap();
+        let mut freed = 0;
+        for entry in fs::read_dir(&tasks).unwrap().flatten() {
+            let name = entry.file_name().into_string().unwrap();
+            if name.starts_with('.') {
+                continue;
+            }
+            let text = fs::read_to_string(entry.path()).unwrap();
+            let task: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|error| panic!("round {round}: {name} does not parse: {error}"));
+            assert_eq!(format!("{}.json", task["id"].as_str().unwrap()), name);
+            if task["dependencies"] == json!([]) && task["id"] != root.as_str() {
+                freed += 1;
+            }
+        }
+        if status.success() {
+            finished += 1;
+            assert_eq!(
+                freed, 120,
+                "round {round}: a finished cascade frees every dependent"
+            );
+        } else if freed < 120 {
+            cut += 1;
+        }
+    }
+    assert!(
+        finished > 0,
+        "some cascades finished, or the test proves nothing"
+    );
+    assert!(
+        cut > 0,
+        "some cascades were cut short, or the test proves nothing"
+    );
+}
