@@ -6,6 +6,11 @@
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
 
+#[path = "support/table.rs"]
+mod table;
+
+use table::percentile;
+
 use std::{path::Path, time::Instant};
 
 use serde_json::json;
@@ -167,12 +172,4 @@ fn main() {
             percentile(samples, 95.0)
         );
     }
-}
-
-/// The `p`th percentile (nearest rank) of `samples`.
-fn percentile(samples: &[f64], p: f64) -> f64 {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }

@@ -7,6 +7,11 @@
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
 
+#[path = "support/table.rs"]
+mod table;
+
+use table::percentile;
+
 use std::{collections::HashMap, path::Path, time::Instant};
 
 use serde_json::json;
@@ -188,12 +193,4 @@ fn main() {
             percentile(samples, 95.0)
         );
     }
-}
-
-/// The `p`th percentile (nearest rank) of `samples`.
-fn percentile(samples: &[f64], p: f64) -> f64 {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.saturating_sub(1).min(sorted.len() - 1)]
 }

@@ -190,44 +190,34 @@ impl DirChain {
         }
     }
 
-    /// Adds the folders now below the team folder to the watched set and
-    /// drops those that are gone.
-    fn follow_team_tree(&mut self) {
-        let nested = folders_under(std::slice::from_ref(&self.team_root));
-        let root = &self.team_root;
-        let stale = |dir: &PathBuf| dir != root && dir.starts_with(root) && !nested.contains(dir);
-        self.team_dirs.retain(|dir| !stale(dir));
-        let gone: Vec<PathBuf> = self.dirs.iter().filter(|dir| stale(dir)).cloned().collect();
-        for dir in gone {
-            if self.watched.remove(&dir) {
-                let _ = self.watcher.unwatch(&dir);
-            }
-            self.dirs.retain(|each| *each != dir);
-        }
-        for dir in nested {
-            if !self.dirs.contains(&dir) {
-                self.dirs.push(dir.clone());
-                self.team_dirs.push(dir);
-            }
-        }
-    }
-
     /// Whether `dir` is a spec folder or below one.
     fn in_spec_tree(&self, dir: &Path) -> bool {
         self.spec_roots.iter().any(|root| dir.starts_with(root))
     }
 
-    /// Adds the folders now below the spec folders to the watched set and
-    /// drops nested ones that are gone.
-    fn follow_spec_trees(&mut self) {
-        let nested = folders_under(&self.spec_roots);
-        let spec_roots = &self.spec_roots;
+    /// Adds the folders now below the spec folders and the team folder to
+    /// the watched set, and drops nested ones that are gone.
+    fn follow_trees(&mut self) {
+        let spec_roots = self.spec_roots.clone();
+        let team_root = [self.team_root.clone()];
+        let mut knowledge = std::mem::take(&mut self.knowledge_dirs);
+        self.follow(&spec_roots, &mut knowledge);
+        self.knowledge_dirs = knowledge;
+        let mut teams = std::mem::take(&mut self.team_dirs);
+        self.follow(&team_root, &mut teams);
+        self.team_dirs = teams;
+    }
+
+    /// Follows the folders below `roots` at any depth: new ones join the
+    /// chain and `tracked`, vanished ones leave both (the roots stay).
+    fn follow(&mut self, roots: &[PathBuf], tracked: &mut Vec<PathBuf>) {
+        let nested = folders_under(roots);
         let stale = |dir: &PathBuf| {
-            !spec_roots.contains(dir)
-                && spec_roots.iter().any(|root| dir.starts_with(root))
+            !roots.contains(dir)
+                && roots.iter().any(|root| dir.starts_with(root))
                 && !nested.contains(dir)
         };
-        self.knowledge_dirs.retain(|dir| !stale(dir));
+        tracked.retain(|dir| !stale(dir));
         let gone: Vec<PathBuf> = self.dirs.iter().filter(|dir| stale(dir)).cloned().collect();
         for dir in gone {
             if self.watched.remove(&dir) {
@@ -238,7 +228,7 @@ impl DirChain {
         for dir in nested {
             if !self.dirs.contains(&dir) {
                 self.dirs.push(dir.clone());
-                self.knowledge_dirs.push(dir);
+                tracked.push(dir);
             }
         }
     }
@@ -251,8 +241,7 @@ impl DirChain {
     fn rearm(&mut self) -> notify::Result<Vec<StoreChange>> {
         let mut missed = Vec::new();
         loop {
-            self.follow_spec_trees();
-            self.follow_team_tree();
+            self.follow_trees();
             let before = self.watched.len();
             self.arm_once(&mut missed)?;
             if self.watched.len() <= before {

@@ -9,7 +9,7 @@ use std::{
 
 use serde_json::Value;
 
-use crate::{stored, switchboard};
+use crate::{Lcg, stored, switchboard};
 
 #[test]
 fn eight_processes_times_250_deliveries_give_2000_unique_ids() {
@@ -51,19 +51,6 @@ fn eight_processes_times_250_deliveries_give_2000_unique_ids() {
         printed.into_iter().collect(),
         "the stored ids are the printed ones"
     );
-}
-
-/// A small deterministic generator, so a failure replays exactly.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % bound
-    }
 }
 
 #[test]

@@ -49,3 +49,17 @@ pub fn ok_stdout(output: &Output) -> String {
         .trim()
         .to_owned()
 }
+
+/// A small deterministic generator, so a failure replays exactly.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number below `bound`.
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % bound
+    }
+}

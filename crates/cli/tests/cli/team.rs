@@ -5,7 +5,7 @@ use std::{fs, path::Path};
 
 use serde_json::{Value, json};
 
-use crate::switchboard;
+use crate::{Lcg, switchboard};
 
 /// A workspace with team `alpha` (lead, b, c) in the plugin's folder.
 fn workspace() -> tempfile::TempDir {
@@ -255,19 +255,6 @@ fn eight_processes_times_fifty_changes_lose_nothing_and_close_no_cycle() {
         done.extend(next);
     }
     assert_eq!(done.len(), tasks.len(), "a dependency cycle landed");
-}
-
-/// A small deterministic generator, so a failure replays exactly.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % bound
-    }
 }
 
 #[test]

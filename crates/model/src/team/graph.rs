@@ -218,13 +218,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::Timestamp;
-
-    fn task(id: &str, dependencies: &[&str]) -> Task {
-        let mut task = Task::new(id.to_owned(), id, Timestamp::EPOCH);
-        task.dependencies = dependencies.iter().map(|d| (*d).to_owned()).collect();
-        task
-    }
+    use crate::team::task::tests::task;
 
     #[test]
     fn layers_follow_the_longest_chain_and_the_critical_path_skips_done_work() {

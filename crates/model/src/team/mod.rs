@@ -11,7 +11,7 @@ mod board;
 mod config;
 pub mod graph;
 mod message;
-mod task;
+pub(crate) mod task;
 mod time;
 
 pub use board::{FileProblem, Inbox, TeamBoard};

@@ -448,22 +448,6 @@ fn eight_writers_keep_every_task_and_no_cycle() {
             assert!(task.owner.is_some());
         }
     }
-    // Acyclic: every task can be ordered.
-    let mut done = std::collections::HashSet::new();
-    loop {
-        let next: Vec<&str> = board
-            .tasks
-            .iter()
-            .filter(|t| {
-                !done.contains(t.id.as_str())
-                    && t.dependencies.iter().all(|d| done.contains(d.as_str()))
-            })
-            .map(|t| t.id.as_str())
-            .collect();
-        if next.is_empty() {
-            break;
-        }
-        done.extend(next);
-    }
-    assert_eq!(done.len(), board.tasks.len(), "a dependency cycle landed");
+    let cyclic = switchboard_model::team::graph::layout(&board.tasks).cyclic;
+    assert!(cyclic.is_empty(), "a dependency cycle landed: {cyclic:?}");
 }

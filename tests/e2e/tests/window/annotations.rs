@@ -141,18 +141,9 @@ fn selected_text_is_annotated_and_kept_across_restarts(environment: &Environment
         Ok(())
     })?;
 
-    let stored: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(
-        workspace
-            .path()
-            .join(".visual-delivery/data/annotations.json"),
-    )?)?;
+    let stored = stored_annotations(workspace.path())?;
     ensure!(stored.len() == 2, "two annotations stored: {stored:?}");
-    let target = &stored[0]["target"];
-    ensure!(target["type"] == "text_range", "{target}");
-    let start = target["start"].as_u64().context("start")? as usize;
-    let end = target["end"].as_u64().context("end")? as usize;
-    let units: Vec<u16> = body.encode_utf16().collect();
-    let annotated = String::from_utf16(&units[start..end])?;
+    let annotated = covered(body, &stored[0])?;
     ensure!(
         annotated == "partial updates",
         "the offsets are UTF-16 offsets into the body: {annotated:?}"
@@ -179,6 +170,12 @@ fn selected_text_is_annotated_and_kept_across_restarts(environment: &Environment
         environment.screenshot("delivery.png")?;
         Ok(())
     })
+}
+
+/// The workspace's `annotations.json`, parsed.
+fn stored_annotations(workspace: &std::path::Path) -> Result<Vec<Value>> {
+    let path = workspace.join(".visual-delivery/data/annotations.json");
+    Ok(serde_json::from_str(&std::fs::read_to_string(path)?)?)
 }
 
 /// The part of `body` an annotation's `text_range` covers.
@@ -323,11 +320,7 @@ fn code_and_html_bodies_are_annotated_at_their_ranges(environment: &Environment)
         Ok(())
     })?;
 
-    let stored: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(
-        workspace
-            .path()
-            .join(".visual-delivery/data/annotations.json"),
-    )?)?;
+    let stored = stored_annotations(workspace.path())?;
     ensure!(stored.len() == 2, "two annotations stored: {stored:?}");
     let in_code = covered(code, &stored[0])?;
     ensure!(
