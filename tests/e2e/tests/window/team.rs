@@ -140,6 +140,30 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             "the critical path is Ship → Announce: {critical}"
         );
 
+        // The drawer: what a task waits for, as links to those tasks.
+        session
+            .find(&format!(".task[data-id='{last}'] .task-title"))
+            .await?
+            .click()
+            .await?;
+        session
+            .find(&format!("#task-drawer[data-id='{last}'] .drawer-dependencies [data-id='{ship}']"))
+            .await?
+            .click()
+            .await?;
+        session
+            .find(&format!("#task-drawer[data-id='{ship}'] .drawer-dependents [data-id='{last}']"))
+            .await?;
+        let history = session
+            .wait_for_text("#task-drawer .history", |text| text.contains("created"))
+            .await?;
+        ensure!(history.contains("Z created"), "times as the files hold them: {history}");
+        session.find("#task-drawer-close").await?.click().await?;
+        ensure!(
+            session.texts("#task-drawer").await?.is_empty(),
+            "the drawer closed"
+        );
+
         // A message from the window, to b.
         let from = session.find("#msg-from").await?;
         from.clear().await?;

@@ -67,7 +67,11 @@ pub fn Board(board: TeamBoard, state: TeamState) -> impl IntoView {
                         .map(|task| view! {
                             <li class="ready" data-id=task.id.clone()>
                                 <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
-                                " " {task.title}
+                                " "
+                                <button class="link" on:click={
+                                    let id = task.id.clone();
+                                    move |_| state.open.set(Some(id.clone()))
+                                }>{task.title}</button>
                             </li>
                         })
                         .collect_view()}
@@ -161,7 +165,9 @@ fn TaskCard(
         <li class=if waiting { "task waiting" } else { "task" } data-id=task.id.clone()>
             <div class="task-head">
                 <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
-                <strong class="task-title">{task.title.clone()}</strong>
+                <button class="link task-title" title="Open the task" on:click=move |_| state.open.set(Some(id.get_value()))>
+                    {task.title.clone()}
+                </button>
             </div>
             <code class="task-id">{task.id.clone()}</code>
             {task.owner.clone().map(|owner| view! { <span class="owner">"@" {owner}</span> })}

@@ -5,6 +5,7 @@
 //! without a reload.
 
 mod board;
+mod drawer;
 mod graph;
 mod messages;
 
@@ -27,6 +28,8 @@ pub struct TeamState {
     /// The last change the rules refused (in the plugin's words); kept
     /// across refreshes until the next change.
     pub refused: RwSignal<Option<String>>,
+    /// The task whose drawer is open.
+    pub open: RwSignal<Option<String>>,
 }
 
 impl TeamState {
@@ -76,6 +79,7 @@ pub fn Team() -> impl IntoView {
         board: RwSignal::new(None),
         error: RwSignal::new(None),
         refused: RwSignal::new(None),
+        open: RwSignal::new(None),
     };
     state.reload();
     events::on_store_change(move |change| {
@@ -144,6 +148,7 @@ pub fn Team() -> impl IntoView {
                     {move || state.refused.get().map(|message| view! { <p class="error" role="alert" id="team-error">{message}</p> })}
                     <board::NewTaskForm state />
                 </div>
+                <drawer::TaskDrawer state />
                 <aside class="team-side">
                     {move || state.board.get().map(|board| view! { <messages::Members board /> })}
                     <messages::SendForm state />
