@@ -58,7 +58,7 @@ fn corpus(root: &Path) {
             let created = Timestamp::from_unix_millis(1_770_000_000_000 + n as i64).unwrap();
             let mut task = Task::new(id(team, n), &format!("Task {n}"), created);
             for back in [1, 7] {
-                if n >= back && n % 3 != 0 {
+                if n >= back && !n.is_multiple_of(3) {
                     task.dependencies.push(id(team, n - back));
                     blocks.entry(n - back).or_default().push(task.id.clone());
                 }

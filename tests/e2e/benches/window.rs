@@ -169,7 +169,7 @@ fn task_id(team: usize, task: usize) -> String {
 fn task_json(team: usize, task: usize, status: &str) -> serde_json::Value {
     let dependencies: Vec<String> = [1, 7]
         .into_iter()
-        .filter(|back| task >= *back && task % 3 != 0)
+        .filter(|back| task >= *back && !task.is_multiple_of(3))
         .map(|back| task_id(team, task - back))
         .collect();
     serde_json::json!({
