@@ -127,7 +127,13 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             "the refusal: {refused:?}"
         );
 
-        // The graph picks out what is left of the longest chain.
+        // The graph, opened, picks out what is left of the longest chain.
+        session
+            .find("#task-graph-details summary")
+            .await?
+            .click()
+            .await?;
+        session.find("#task-graph .node.critical").await?;
         let critical = session
             .client
             .execute(

@@ -7,74 +7,131 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 use switchboard_model::{
     ipc::{TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest},
-    team::{Priority, Task, TaskStatus, TeamBoard, is_ready},
+    team::{Priority, Task, TaskStatus, is_ready},
 };
 
 use super::TeamState;
 use crate::{ipc, tasks};
 
-/// The board.
+/// A task as a card shows it, and the key that changes whenever anything
+/// the card shows does, so a refresh redraws only the cards that changed.
+#[derive(Debug, Clone)]
+struct Shown {
+    task: Task,
+    waiting: bool,
+    key: String,
+}
+
+/// Two cards are the same when they show the same.
+impl PartialEq for Shown {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Shown {
+    fn new(task: Task, waiting: bool) -> Self {
+        let key = format!(
+            "{}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}",
+            task.id,
+            task.status,
+            task.priority.as_str(),
+            task.title,
+            task.owner,
+            task.warning,
+            task.updated_at,
+            task.dependencies.join(","),
+            waiting
+        );
+        Self { task, waiting, key }
+    }
+}
+
+/// The board. It is drawn once; each column follows the board's tasks by
+/// key, so a change redraws the cards it touched, not the whole board.
 #[component]
-pub fn Board(board: TeamBoard, state: TeamState) -> impl IntoView {
+pub fn Board(state: TeamState) -> impl IntoView {
     let error = state.refused;
-    let by_id: HashMap<String, Task> = board
-        .tasks
-        .iter()
-        .map(|task| (task.id.clone(), task.clone()))
-        .collect();
-    let ready: Vec<Task> = board
-        .tasks
-        .iter()
-        .filter(|task| is_ready(task, |id| by_id.get(id)))
-        .cloned()
-        .collect();
-    let members: Vec<String> = board
-        .config
-        .members
-        .iter()
-        .map(|member| member.agent_id.clone())
-        .collect();
+    let tasks = Memo::new(move |_| {
+        state.board.with(|board| {
+            let Some(board) = board else {
+                return Vec::new();
+            };
+            let by_id: HashMap<&str, &Task> = board
+                .tasks
+                .iter()
+                .map(|task| (task.id.as_str(), task))
+                .collect();
+            board
+                .tasks
+                .iter()
+                .map(|task| {
+                    let ready = is_ready(task, |id| by_id.get(id).copied());
+                    Shown::new(task.clone(), task.status == TaskStatus::Pending && !ready)
+                })
+                .collect::<Vec<Shown>>()
+        })
+    });
+    let members = Memo::new(move |_| {
+        state.board.with(|board| {
+            board
+                .as_ref()
+                .map(|board| {
+                    board
+                        .config
+                        .members
+                        .iter()
+                        .map(|m| m.agent_id.clone())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    });
     let columns = TaskStatus::ALL.map(|status| {
-        let tasks: Vec<Task> = board
-            .tasks
-            .iter()
-            .filter(|task| task.status == status)
-            .cloned()
-            .collect();
-        let members = members.clone();
-        let by_id = by_id.clone();
+        let in_column = move || {
+            tasks.with(|tasks| {
+                tasks
+                    .iter()
+                    .filter(|shown| shown.task.status == status)
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+        };
+        let count = move || tasks.with(|tasks| tasks.iter().filter(|s| s.task.status == status).count());
         view! {
             <section class="task-column" id=format!("column-{}", status.as_str()) aria-label=status.as_str()>
-                <h2>{status.as_str().replace('_', " ")} " (" {tasks.len()} ")"</h2>
+                <h2>{status.as_str().replace('_', " ")} " (" {count} ")"</h2>
                 <ul>
-                    {tasks
-                        .into_iter()
-                        .map(|task| {
-                            let waiting = !is_ready(&task, |id| by_id.get(id)) && task.status == TaskStatus::Pending;
-                            view! { <TaskCard task waiting members=members.clone() state error /> }
-                        })
-                        .collect_view()}
+                    <For each=in_column key=|shown| shown.key.clone() let(shown)>
+                        <TaskCard task=shown.task waiting=shown.waiting members=members.get_untracked() state error />
+                    </For>
                 </ul>
             </section>
         }
     });
+    let ready = move || {
+        tasks.with(|tasks| {
+            tasks
+                .iter()
+                .filter(|shown| shown.task.status == TaskStatus::Pending && !shown.waiting)
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
     view! {
             <section class="ready-queue" aria-label="Ready to start">
                 <h2>"Ready to start"</h2>
                 <ol id="ready-queue">
-                    {ready
-                        .into_iter()
-                        .map(|task| view! {
-                            <li class="ready" data-id=task.id.clone()>
-                                <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
-                                " "
-                                <button class="link" on:click={
-                                    let id = task.id.clone();
-                                    move |_| state.open.set(Some(id.clone()))
-                                }>{task.title}</button>
-                            </li>
-                        })
-                        .collect_view()}
+                    <For each=ready key=|shown| shown.key.clone() let(shown)>
+                        <li class="ready" data-id=shown.task.id.clone()>
+                            <span class=format!("badge priority-{}", shown.task.priority.as_str())>{shown.task.priority.as_str()}</span>
+                            " "
+                            <button class="link" on:click={
+                                let id = shown.task.id.clone();
+                                move |_| state.open.set(Some(id.clone()))
+                            }>{shown.task.title.clone()}</button>
+                        </li>
+                    </For>
                 </ol>
             </section>
             <div class="task-columns">{columns}</div>

@@ -1,5 +1,7 @@
 //! The dependency graph as SVG: the model's layered layout, arrows from a
 //! dependency to the task waiting for it, the critical path picked out.
+//! Laid out and drawn only while it is open (a thousand SVG elements at
+//! 500 tasks are not redrawn on every change nobody is looking at).
 
 use std::collections::HashMap;
 
@@ -9,9 +11,33 @@ use switchboard_model::team::{
     graph::{NODE_HEIGHT, NODE_WIDTH, layout},
 };
 
+use super::TeamState;
+
+/// The graph of the shown team, drawn while open.
+#[component]
+pub fn DependencyGraph(state: TeamState) -> impl IntoView {
+    let open = state.graph_open;
+    view! {
+        <details class="task-graph" id="task-graph-details" prop:open=move || open.get() on:toggle=move |event| {
+            let now: bool = event_target::<web_sys::HtmlDetailsElement>(&event).open();
+            if now != open.get_untracked() {
+                open.set(now);
+            }
+        }>
+            <summary>"Dependencies"</summary>
+            {move || {
+                if !open.get() {
+                    return None;
+                }
+                state.board.get().map(|board| view! { <Drawing tasks=board.tasks /> })
+            }}
+        </details>
+    }
+}
+
 /// The graph of `tasks`.
 #[component]
-pub fn DependencyGraph(tasks: Vec<Task>) -> impl IntoView {
+fn Drawing(tasks: Vec<Task>) -> impl IntoView {
     let graph = layout(&tasks);
     let by_id: HashMap<&str, &Task> = tasks.iter().map(|task| (task.id.as_str(), task)).collect();
     let (width, height) = (graph.width.max(NODE_WIDTH), graph.height.max(NODE_HEIGHT));
@@ -57,11 +83,9 @@ pub fn DependencyGraph(tasks: Vec<Task>) -> impl IntoView {
     let critical = graph.critical_path.len();
     let cyclic = graph.cyclic.clone();
     view! {
-        <details class="task-graph" open>
-            <summary>
-                "Dependencies"
-                {(critical > 0).then(|| format!(" — critical path: {critical} tasks"))}
-            </summary>
+            <p class="muted critical-summary">
+                {if critical > 0 { format!("Critical path: {critical} tasks, outlined.") } else { "Nothing left to do.".to_owned() }}
+            </p>
             {(!cyclic.is_empty()).then(|| view! {
                 <p class="warning" role="status">{format!("In a dependency cycle (edited by hand): {}", cyclic.join(", "))}</p>
             })}
@@ -83,6 +107,5 @@ pub fn DependencyGraph(tasks: Vec<Task>) -> impl IntoView {
                     {nodes}
                 </svg>
             </div>
-        </details>
     }
 }

@@ -30,6 +30,8 @@ pub struct TeamState {
     pub refused: RwSignal<Option<String>>,
     /// The task whose drawer is open.
     pub open: RwSignal<Option<String>>,
+    /// Whether the dependency graph is open.
+    pub graph_open: RwSignal<bool>,
 }
 
 impl TeamState {
@@ -80,6 +82,7 @@ pub fn Team() -> impl IntoView {
         error: RwSignal::new(None),
         refused: RwSignal::new(None),
         open: RwSignal::new(None),
+        graph_open: RwSignal::new(false),
     };
     state.reload();
     events::on_store_change(move |change| {
@@ -87,6 +90,8 @@ pub fn Team() -> impl IntoView {
             state.reload();
         }
     });
+    // Drawn once a board is there; its parts follow the board themselves.
+    let has_board = Memo::new(move |_| state.board.with(Option::is_some));
     view! {
         <section class="team" id="view-team">
             <header class="view-header">
@@ -141,10 +146,8 @@ pub fn Team() -> impl IntoView {
             // a draft survives the agents' changes.
             <div class="team-columns" class:hidden=move || state.board.with(Option::is_none)>
                 <div class="team-board">
-                    {move || state.board.get().map(|board| view! {
-                        <board::Board board=board.clone() state />
-                        <graph::DependencyGraph tasks=board.tasks />
-                    })}
+                    {move || has_board.get().then(|| view! { <board::Board state /> })}
+                    <graph::DependencyGraph state />
                     {move || state.refused.get().map(|message| view! { <p class="error" role="alert" id="team-error">{message}</p> })}
                     <board::NewTaskForm state />
                 </div>
