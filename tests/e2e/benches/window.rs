@@ -123,23 +123,7 @@ async fn deliver_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f64>
         let title = format!("bench delivery {round}");
         binaries.deliver(workspace.path(), &title, "x")?;
         let returned = wall_clock_ms();
-        let deadline = Instant::now() + WAIT;
-        let seen = loop {
-            let seen = session
-                .client
-                .execute(
-                    "return window.__seen[arguments[0]] || null",
-                    vec![title.clone().into()],
-                )
-                .await?;
-            if let Some(at) = seen.as_f64() {
-                break at;
-            }
-            if Instant::now() > deadline {
-                bail!("{title} never appeared");
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        };
+        let seen = recorded_at(&session, "__seen", &title).await?;
         samples.push((seen - returned).max(0.0));
     }
     session.close().await?;
@@ -220,27 +204,33 @@ async fn task_file_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f6
         )?;
         std::fs::rename(&temp, dir.join(format!("{id}.json")))?;
         let changed = wall_clock_ms();
-        let deadline = Instant::now() + WAIT;
-        let seen = loop {
-            let seen = session
-                .client
-                .execute(
-                    "return window.__done[arguments[0]] || null",
-                    vec![id.clone().into()],
-                )
-                .await?;
-            if let Some(at) = seen.as_f64() {
-                break at;
-            }
-            if Instant::now() > deadline {
-                bail!("{id} never reached the completed column");
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        };
+        let seen = recorded_at(&session, "__done", &id).await?;
         samples.push((seen - changed).max(0.0));
     }
     session.close().await?;
     Ok(samples)
+}
+
+/// When the page's observer recorded `key` in `window[map]` (its wall
+/// clock, in ms), waiting for it to be recorded.
+async fn recorded_at(session: &Session, map: &str, key: &str) -> Result<f64> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = session
+            .client
+            .execute(
+                &format!("return window.{map}[arguments[0]] || null"),
+                vec![key.into()],
+            )
+            .await?;
+        if let Some(at) = seen.as_f64() {
+            return Ok(at);
+        }
+        if Instant::now() > deadline {
+            bail!("{key} was never recorded in {map}");
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 /// The `p`th percentile (nearest rank) of `samples`.

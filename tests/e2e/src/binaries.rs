@@ -55,10 +55,30 @@ impl Binaries {
     /// Runs `switchboard -C workspace deliver --title T --content B` and
     /// returns the id it printed.
     pub fn deliver(&self, workspace: &Path, title: &str, body: &str) -> Result<String> {
+        self.deliver_typed(workspace, title, "markdown", body)
+    }
+
+    /// Runs `switchboard deliver` with a body of `kind` (`markdown` or
+    /// `html`) and returns the printed id.
+    pub fn deliver_typed(
+        &self,
+        workspace: &Path,
+        title: &str,
+        kind: &str,
+        body: &str,
+    ) -> Result<String> {
         let output = std::process::Command::new(&self.cli)
             .arg("-C")
             .arg(workspace)
-            .args(["deliver", "--title", title, "--content", body])
+            .args([
+                "deliver",
+                "--title",
+                title,
+                "--type",
+                kind,
+                "--content",
+                body,
+            ])
             .output()
             .context("could not run the switchboard CLI")?;
         ensure!(

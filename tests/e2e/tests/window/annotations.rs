@@ -8,7 +8,7 @@ use anyhow::{Context, Result, ensure};
 use serde_json::Value;
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, open_delivery, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -229,37 +229,19 @@ fn code_and_html_bodies_are_annotated_at_their_ranges(environment: &Environment)
     let workspace = tempfile::tempdir()?;
     let code = "Retry loop:\n\n```rust\nfn main() {\n    let retries = 3;\n}\n```\n";
     let html = "<h1>Report</h1>\n<p>The <b>cache layer</b> cuts p95 latency &amp; cost.</p>";
-    let mut ids = Vec::new();
-    for (title, kind, body) in [("Code", "markdown", code), ("Page", "html", html)] {
-        let output = environment
+    let ids = [
+        environment
             .binaries
-            .cli(workspace.path())
-            .args([
-                "deliver",
-                "--title",
-                title,
-                "--type",
-                kind,
-                "--content",
-                body,
-            ])
-            .output()?;
-        ensure!(output.status.success(), "deliver of {title} failed");
-        ids.push(String::from_utf8(output.stdout)?.trim().to_owned());
-    }
-    let open = async |session: &Session, id: &str| -> Result<()> {
-        session
-            .find(&format!("#inbox-list .delivery[data-id='{id}']"))
-            .await?
-            .click()
-            .await?;
-        session
-            .find(&format!("#delivery-view[data-id='{id}'] #delivery-title"))
-            .await?;
-        Ok(())
-    };
+            .deliver_typed(workspace.path(), "Code", "markdown", code)?,
+        environment
+            .binaries
+            .deliver_typed(workspace.path(), "Page", "html", html)?,
+    ];
+    let open = open_delivery;
 
     environment.with_app(workspace.path(), async |session: &Session| {
+        session.find("#inbox-list").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         // A word inside the highlighted code block.
         open(session, &ids[0]).await?;
         let selected = session
@@ -317,6 +299,8 @@ fn code_and_html_bodies_are_annotated_at_their_ranges(environment: &Environment)
             session.texts("#frame-hint").await?.is_empty(),
             "the hint is gone once text was selected"
         );
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })?;
 

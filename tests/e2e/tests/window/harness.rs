@@ -114,3 +114,34 @@ pub async fn send_chat(session: &switchboard_e2e::Session, message: &str) -> Res
     session.find("#chat-send").await?.click().await?;
     Ok(())
 }
+
+/// Run in the page: collects its errors and panics (`console.error`,
+/// uncaught errors) into `window.__errors`.
+pub const CAPTURE_ERRORS: &str = r#"
+window.__errors = [];
+const original = console.error;
+console.error = (...parts) => { window.__errors.push(parts.map(String).join(' ')); original(...parts); };
+window.addEventListener('error', (event) => window.__errors.push(String(event.message)));
+"#;
+
+/// The errors [`CAPTURE_ERRORS`] collected so far.
+pub async fn page_errors(session: &Session) -> Result<Vec<String>> {
+    let errors = session
+        .client
+        .execute("return window.__errors", vec![])
+        .await?;
+    Ok(serde_json::from_value(errors).unwrap_or_default())
+}
+
+/// Opens delivery `id` from the inbox list and waits for its view.
+pub async fn open_delivery(session: &Session, id: &str) -> Result<()> {
+    session
+        .find(&format!("#inbox-list .delivery[data-id='{id}']"))
+        .await?
+        .click()
+        .await?;
+    session
+        .find(&format!("#delivery-view[data-id='{id}'] #delivery-title"))
+        .await?;
+    Ok(())
+}

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, ensure};
 use fantoccini::Locator;
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, trial};
+use crate::harness::{Environment, open_delivery, trial};
 
 /// What a payload's script would do if it ran.
 const MARK: &str = "document.documentElement.setAttribute('data-pwned','1');top.__pwned=1";
@@ -79,25 +79,16 @@ fn no_payload_runs_script_in_markdown_or_html_bodies(environment: &Environment) 
     for (index, template) in PAYLOADS.iter().enumerate() {
         let body = template.replace('$', MARK);
         for kind in ["markdown", "html"] {
-            let output = environment
+            let id = environment
                 .binaries
-                .cli(workspace.path())
-                .args([
-                    "deliver",
-                    "--title",
+                .deliver_typed(
+                    workspace.path(),
                     &format!("payload {index} {kind}"),
-                    "--type",
                     kind,
-                    "--content",
                     &body,
-                ])
-                .output()?;
-            ensure!(output.status.success(), "deliver of payload {index} failed");
-            ids.push((
-                String::from_utf8(output.stdout)?.trim().to_owned(),
-                index,
-                kind,
-            ));
+                )
+                .with_context(|| format!("deliver of payload {index} ({kind})"))?;
+            ids.push((id, index, kind));
         }
     }
     ensure!(
@@ -109,13 +100,9 @@ fn no_payload_runs_script_in_markdown_or_html_bodies(environment: &Environment) 
         let home = session.client.current_url().await?;
         for (id, index, kind) in &ids {
             let label = format!("payload {index} ({kind}): {}", PAYLOADS[*index]);
-            session
-                .find(&format!("#inbox-list .delivery[data-id='{id}']"))
+            open_delivery(session, id)
                 .await
-                .with_context(|| label.clone())?
-                .click()
-                .await?;
-            session.find(&format!("#delivery-view[data-id='{id}'] #delivery-title")).await?;
+                .with_context(|| label.clone())?;
             poke_body(session, kind).await?;
             settled(session, kind).await?;
             let pwned = session

@@ -9,7 +9,7 @@ use switchboard_e2e::Session;
 
 use switchboard_model_server::{Reply, ScriptedServer, text_chunk as text};
 
-use crate::harness::{Environment, send_chat, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, send_chat, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![trial(
@@ -17,22 +17,6 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
         "lifetimes::events_reach_only_open_views_after_many_switches",
         events_reach_only_open_views_after_many_switches,
     )]
-}
-
-/// Collects the page's errors and panics (console.error, uncaught errors).
-const CAPTURE_ERRORS: &str = r#"
-window.__errors = [];
-const original = console.error;
-console.error = (...parts) => { window.__errors.push(parts.map(String).join(' ')); original(...parts); };
-window.addEventListener('error', (event) => window.__errors.push(String(event.message)));
-"#;
-
-async fn page_errors(session: &Session) -> Result<Vec<String>> {
-    let errors = session
-        .client
-        .execute("return window.__errors", vec![])
-        .await?;
-    Ok(serde_json::from_value(errors).unwrap_or_default())
 }
 
 /// A `data-*` count on the root element.

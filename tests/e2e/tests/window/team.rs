@@ -11,7 +11,7 @@ use fantoccini::Locator;
 use serde_json::{Value, json};
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![trial(
@@ -65,6 +65,8 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
     ])?;
 
     environment.with_app(workspace.path(), async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         session.find("#nav-team").await?.click().await?;
         session
             .find(&format!("#ready-queue [data-id='{design}']"))
@@ -195,6 +197,8 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             .wait_for_text("#member-inbox", |text| text.contains("changelog"))
             .await?;
         environment.screenshot("team.png")?;
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })?;
 
