@@ -5,7 +5,7 @@
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
-use switchboard_model::team::{MessageType, Priority, Task, TaskStatus, is_ready};
+use switchboard_model::team::{MessageType, Priority, Task, TaskFilter, TaskStatus};
 use switchboard_store::{
     Workspace, clock,
     team::{self, NewTask, Teams},
@@ -409,26 +409,19 @@ pub fn task(workspace: &Workspace, command: TaskCommand) -> Result<()> {
                 Some(team) => vec![team],
                 None => teams.team_names()?,
             };
+            let filter = TaskFilter {
+                status: wanted.map(status),
+                owner,
+                ready,
+            };
             let mut found = Vec::new();
             for name in names {
                 let board = teams.board(&name)?;
                 for problem in &board.problems {
                     eprintln!("warning: {} not read: {}", problem.path, problem.reason);
                 }
-                let by_id: std::collections::HashMap<&str, &Task> = board
-                    .tasks
-                    .iter()
-                    .map(|task| (task.id.as_str(), task))
-                    .collect();
-                for task in &board.tasks {
-                    let keep = wanted.is_none_or(|wanted| task.status == status(wanted))
-                        && owner
-                            .as_deref()
-                            .is_none_or(|owner| task.owner.as_deref() == Some(owner))
-                        && (!ready || is_ready(task, |id| by_id.get(id).copied()));
-                    if keep {
-                        found.push((name.clone(), task.clone()));
-                    }
+                for task in filter.select(&board.tasks) {
+                    found.push((name.clone(), task.clone()));
                 }
             }
             if json {

@@ -17,7 +17,7 @@ use std::{collections::HashMap, path::Path, time::Instant};
 use serde_json::json;
 use switchboard_model::{
     Timestamp,
-    team::{Task, TaskStatus, graph, is_ready},
+    team::{Task, TaskStatus, graph, readiness},
 };
 use switchboard_store::team::{Teams, advance_task};
 
@@ -125,11 +125,9 @@ fn main() {
         let team = format!("team-{}", round % TEAMS);
         let started = Instant::now();
         let board = teams.board(&team).unwrap();
-        let by_id: HashMap<&str, &Task> = board.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
-        let ready = board
-            .tasks
-            .iter()
-            .filter(|t| is_ready(t, |id| by_id.get(id).copied()))
+        let ready = readiness(&board.tasks)
+            .into_iter()
+            .filter(|ready| *ready)
             .count();
         let layout = graph::layout(&board.tasks);
         opens.push(started.elapsed().as_secs_f64() * 1000.0);

@@ -18,8 +18,8 @@ pub use board::{FileProblem, Inbox, TeamBoard};
 pub use config::{Member, TeamConfig, check_team_name};
 pub use message::{Message, MessageType, broadcast};
 pub use task::{
-    CLAIM_WARNING_MARK, Priority, Task, TaskStatus, cascade_completion, check_dependencies,
-    check_transition, claim, claim_warning, dependents_of, is_ready,
+    CLAIM_WARNING_MARK, Priority, Task, TaskFilter, TaskStatus, cascade_completion,
+    check_dependencies, check_transition, claim, claim_warning, dependents_of, is_ready, readiness,
 };
 
 use thiserror::Error;

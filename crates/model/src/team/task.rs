@@ -2,7 +2,7 @@
 //! for moving a task along and for its dependencies.
 
 use std::{
-    collections::{HashSet, VecDeque},
+    collections::{HashMap, HashSet, VecDeque},
     fmt,
 };
 
@@ -317,6 +317,51 @@ pub fn is_ready<'a>(task: &Task, find: impl Fn(&str) -> Option<&'a Task>) -> boo
             .all(|id| find(id).is_some_and(|dependency| dependency.status == TaskStatus::Completed))
 }
 
+/// Whether each of `tasks` can start now ([`is_ready`] against the others),
+/// in their order.
+pub fn readiness(tasks: &[Task]) -> Vec<bool> {
+    let by_id: HashMap<&str, &Task> = tasks.iter().map(|task| (task.id.as_str(), task)).collect();
+    tasks
+        .iter()
+        .map(|task| is_ready(task, |id| by_id.get(id).copied()))
+        .collect()
+}
+
+/// A selection of a team's tasks, as `switchboard task list` takes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskFilter {
+    /// Only tasks in this status.
+    pub status: Option<TaskStatus>,
+    /// Only tasks this agent owns.
+    pub owner: Option<String>,
+    /// Only tasks that can start now.
+    pub ready: bool,
+}
+
+impl TaskFilter {
+    /// The tasks of `tasks` this filter keeps, in their order.
+    pub fn select<'a>(&self, tasks: &'a [Task]) -> Vec<&'a Task> {
+        let ready = if self.ready {
+            readiness(tasks)
+        } else {
+            vec![true; tasks.len()]
+        };
+        tasks
+            .iter()
+            .zip(ready)
+            .filter(|(task, ready)| {
+                *ready
+                    && self.status.is_none_or(|status| task.status == status)
+                    && self
+                        .owner
+                        .as_deref()
+                        .is_none_or(|owner| task.owner.as_deref() == Some(owner))
+            })
+            .map(|(task, _)| task)
+            .collect()
+    }
+}
+
 /// The ids of the tasks that depend on `id`.
 pub fn dependents_of<'a>(id: &str, tasks: impl IntoIterator<Item = &'a Task>) -> Vec<String> {
     tasks
@@ -329,8 +374,6 @@ pub fn dependents_of<'a>(id: &str, tasks: impl IntoIterator<Item = &'a Task>) ->
 #[cfg(test)]
 pub(crate) mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
-    use std::collections::HashMap;
 
     use proptest::prelude::*;
 
@@ -445,7 +488,20 @@ pub(crate) mod tests {
         assert!(ready(&tasks, "a") && !ready(&tasks, "b") && !ready(&tasks, "c"));
         tasks[0].status = TaskStatus::Completed;
         assert!(ready(&tasks, "b"));
+        assert_eq!(readiness(&tasks), [false, true, false]);
         assert_eq!(dependents_of("a", &tasks), ["b"]);
+        tasks[1].owner = Some("w".into());
+        let filter = TaskFilter {
+            owner: Some("w".into()),
+            ready: true,
+            ..TaskFilter::default()
+        };
+        let kept: Vec<&str> = filter
+            .select(&tasks)
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect();
+        assert_eq!(kept, ["b"]);
     }
 
     proptest! {

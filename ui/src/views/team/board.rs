@@ -2,12 +2,10 @@
 //! its priority, owner, warning and whether it waits; and the forms that
 //! create a task or change one.
 
-use std::collections::HashMap;
-
 use leptos::prelude::*;
 use switchboard_model::{
     ipc::{TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest},
-    team::{Priority, Task, TaskStatus, is_ready},
+    team::{Priority, Task, TaskStatus, readiness},
 };
 
 use super::TeamState;
@@ -57,16 +55,11 @@ pub fn Board(state: TeamState) -> impl IntoView {
             let Some(board) = board else {
                 return Vec::new();
             };
-            let by_id: HashMap<&str, &Task> = board
-                .tasks
-                .iter()
-                .map(|task| (task.id.as_str(), task))
-                .collect();
             board
                 .tasks
                 .iter()
-                .map(|task| {
-                    let ready = is_ready(task, |id| by_id.get(id).copied());
+                .zip(readiness(&board.tasks))
+                .map(|(task, ready)| {
                     Shown::new(task.clone(), task.status == TaskStatus::Pending && !ready)
                 })
                 .collect::<Vec<Shown>>()
