@@ -22,6 +22,8 @@ pub struct Options {
     pub model_url: Option<String>,
     /// Where the settings live instead of the OS config directory.
     pub config_dir: Option<PathBuf>,
+    /// Claude Code's config folder, for its agent teams.
+    pub claude_dir: Option<PathBuf>,
 }
 
 /// The usage text `--help` prints.
@@ -36,11 +38,14 @@ Arguments:
 Options:
       --model-url URL  Use the model server at URL (over the settings)
       --config-dir DIR Keep the settings in DIR instead of the OS config directory
+      --claude-dir DIR Read Claude Code's agent teams from DIR (default:
+                       CLAUDE_CONFIG_DIR, else ~/.claude)
   -h, --help           Print this help
   -V, --version        Print the version
 
 Environment: SWITCHBOARD_LOG (log filter, e.g. debug), SWITCHBOARD_MODEL_URL,
-SWITCHBOARD_MODEL, SWITCHBOARD_API_KEY (override the settings).
+SWITCHBOARD_MODEL, SWITCHBOARD_API_KEY (override the settings);
+OPENCODE_TEAMS_DIR (opencode-teams' folder, as the plugin reads it).
 ";
 
 /// Reads the arguments after the program name; the error is a sentence.
@@ -61,6 +66,7 @@ pub fn parse(arguments: impl IntoIterator<Item = OsString>) -> Result<Launch, St
                 options.model_url = Some(value("--model-url")?.to_string_lossy().into_owned())
             }
             "--config-dir" => options.config_dir = Some(PathBuf::from(value("--config-dir")?)),
+            "--claude-dir" => options.claude_dir = Some(PathBuf::from(value("--claude-dir")?)),
             flag if flag.starts_with('-') && flag != "-" => {
                 return Err(format!("unknown option {flag}; see --help"));
             }
@@ -96,11 +102,18 @@ mod tests {
         assert_eq!(parsed(&["--version"]), Ok(Launch::Version));
         assert_eq!(parsed(&["-V"]), Ok(Launch::Version));
         assert_eq!(
-            parsed(&["--model-url", "http://127.0.0.1:1", "ws"]),
+            parsed(&[
+                "--model-url",
+                "http://127.0.0.1:1",
+                "ws",
+                "--claude-dir",
+                "c"
+            ]),
             Ok(Launch::Open(Options {
                 workspace: Some("ws".into()),
                 model_url: Some("http://127.0.0.1:1".into()),
                 config_dir: None,
+                claude_dir: Some("c".into()),
             }))
         );
         assert_eq!(parsed(&[]), Ok(Launch::Open(Options::default())));

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use switchboard_model::ipc::{EVENT_STORE_CHANGED, StoreChange};
-use switchboard_store::{StoreError, Workspace, WorkspaceWatcher};
+use switchboard_store::{StoreError, Workspace, WorkspaceWatcher, team::Teams};
 use tauri::{AppHandle, Emitter, Manager};
 
 use crate::{
     attention::{self, Announced},
-    state::AppState,
+    state::{AppState, Config},
 };
 
 /// Re-indexes changed knowledge files, if the index is open (it opens at
@@ -29,16 +29,22 @@ fn sync_index(app: &AppHandle) {
     }
 }
 
-/// Watches `workspace` and emits each change to every window.
+/// Watches `workspace` and the team folders `config` names (the plugin's,
+/// Claude Code's) and emits each change to every window.
 pub fn forward_store_changes(
     app: &AppHandle,
     workspace: &Workspace,
+    config: &Config,
 ) -> Result<WorkspaceWatcher, StoreError> {
+    let mut team_roots = vec![Teams::locate(workspace).root().to_owned()];
+    if let Some(claude) = config.claude_teams() {
+        team_roots.extend(claude.watched_roots());
+    }
     let announced = Arc::new(Announced::default());
     attention::refresh(app, workspace, &announced, false);
     let app = app.clone();
     let watched = workspace.clone();
-    WorkspaceWatcher::start(workspace, move |change| {
+    WorkspaceWatcher::start_with_teams(workspace, team_roots, move |change| {
         if change == StoreChange::Knowledge {
             // Before the UI hears of it, so its re-search sees the change.
             sync_index(&app);

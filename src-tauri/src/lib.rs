@@ -47,6 +47,7 @@ pub fn run() -> ExitCode {
         workspace: path,
         model_url,
         config_dir,
+        claude_dir,
     } = options;
     let path = path
         .or_else(|| std::env::current_dir().ok())
@@ -64,11 +65,12 @@ pub fn run() -> ExitCode {
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             attention::add_tray(app.handle());
-            let watcher = events::forward_store_changes(app.handle(), &workspace)?;
             let config = state::Config {
                 model_url: model_url.clone(),
                 config_dir: config_dir.clone(),
+                claude_dir: claude_dir.clone(),
             };
+            let watcher = events::forward_store_changes(app.handle(), &workspace, &config)?;
             let sidecar = sidecar::Sidecar::start(app.handle().clone(), config.clone());
             app.manage(AppState::new(workspace, watcher, sidecar, config, started));
             Ok(())

@@ -6,7 +6,7 @@ use std::{
     time::Instant,
 };
 
-use switchboard_store::{Workspace, WorkspaceWatcher, search::SearchIndex};
+use switchboard_store::{Workspace, WorkspaceWatcher, search::SearchIndex, team::ClaudeTeams};
 
 use crate::sidecar::Sidecar;
 
@@ -58,9 +58,20 @@ pub struct Config {
     /// `--config-dir`: where the settings live instead of the OS config
     /// directory.
     pub config_dir: Option<PathBuf>,
+    /// `--claude-dir`: Claude Code's config folder, for its agent teams.
+    pub claude_dir: Option<PathBuf>,
 }
 
 impl Config {
+    /// Claude Code's config folder in effect: `--claude-dir`, else where
+    /// Claude Code itself looks.
+    pub fn claude_teams(&self) -> Option<ClaudeTeams> {
+        match &self.claude_dir {
+            Some(dir) => Some(ClaudeTeams::at(dir)),
+            None => ClaudeTeams::locate(),
+        }
+    }
+
     /// The settings folder in effect.
     pub fn settings_dir(&self) -> Option<PathBuf> {
         self.config_dir

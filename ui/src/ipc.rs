@@ -28,7 +28,7 @@ use switchboard_model::{
     session::Reply,
     settings::{Settings, SettingsView},
     sidecar::ResponseBody,
-    team::{Task, TeamBoard},
+    team::{Task, TeamBoard, TeamEntry},
     theme::ThemeVariables,
 };
 use wasm_bindgen::{JsValue, prelude::*};
@@ -285,17 +285,18 @@ pub async fn listen<T: DeserializeOwned + 'static>(
     Ok(())
 }
 
-/// The workspace's teams, by name.
-pub async fn teams() -> Result<Vec<String>, ErrorPayload> {
+/// The workspace's teams, opencode-teams' then Claude Code's.
+pub async fn teams() -> Result<Vec<TeamEntry>, ErrorPayload> {
     call(CMD_TEAMS).await
 }
 
 /// One team's board.
-pub async fn team_board(team: &str) -> Result<TeamBoard, ErrorPayload> {
+pub async fn team_board(team: &TeamEntry) -> Result<TeamBoard, ErrorPayload> {
     call_with(
         CMD_TEAM_BOARD,
         &TeamRequest {
-            team: team.to_owned(),
+            team: team.name.clone(),
+            source: team.source,
         },
     )
     .await

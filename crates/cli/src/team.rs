@@ -250,10 +250,7 @@ impl MsgCommand {
 /// The teams folder: the plugin's `OPENCODE_TEAMS_DIR`, else the
 /// workspace's `.opencode/opencode-teams`.
 fn teams(workspace: &Workspace) -> Teams {
-    match std::env::var_os("OPENCODE_TEAMS_DIR") {
-        Some(dir) if !dir.is_empty() => Teams::at(dir),
-        _ => Teams::in_workspace(workspace),
-    }
+    Teams::locate(workspace)
 }
 
 fn print_json(value: &serde_json::Value) -> Result<()> {

@@ -89,7 +89,8 @@ pub const EVENT_SIDECAR_HEALTH: &str = "sidecar-health";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
 
-/// Command: the workspace's opencode-teams teams, by name. Request: none.
+/// Command: the teams of the workspace, opencode-teams' and Claude Code's,
+/// as [`TeamEntry`](crate::team::TeamEntry)s. Request: none.
 pub const CMD_TEAMS: &str = "teams";
 /// Command: one team's board. Request: [`TeamRequest`]; answers a
 /// [`TeamBoard`](crate::team::TeamBoard).
@@ -184,7 +185,8 @@ pub enum StoreChange {
     Theme,
     /// A learnings file, playbook, profile, memory or spec file.
     Knowledge,
-    /// A team's config, inbox or task file (`.opencode/opencode-teams/`).
+    /// A team's config, inbox or task file (`.opencode/opencode-teams/`,
+    /// or Claude Code's `teams/` and `tasks/`).
     Team,
 }
 
@@ -193,6 +195,9 @@ pub enum StoreChange {
 pub struct TeamRequest {
     /// The team.
     pub team: String,
+    /// Whose team it is.
+    #[serde(default)]
+    pub source: crate::team::TeamSource,
 }
 
 /// A task to create.

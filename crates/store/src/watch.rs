@@ -9,8 +9,9 @@
 //! and then reported as changed in case a file landed before the watch did.
 //! The knowledge folders (learnings, Delia's) are watched the same way, one
 //! level deep; the spec folders (`.prompts/plan`, `.prompts/features`) and
-//! opencode-teams' folder (`.opencode/opencode-teams`) at any depth, each
-//! nested folder as it appears (symlinks not followed).
+//! the team folders (opencode-teams' `.opencode/opencode-teams`, and
+//! Claude Code's `teams/` and `tasks/` when the shell asks) at any depth,
+//! each nested folder as it appears (symlinks not followed).
 
 use std::{
     collections::BTreeSet,
@@ -103,9 +104,20 @@ impl Drop for WorkspaceWatcher {
 impl WorkspaceWatcher {
     /// Starts watching `workspace`, calling `sink` from a background thread
     /// with each change. Bursts of file events (a rename after a temp-file
-    /// write) are coalesced: `sink` sees each kind once per burst.
+    /// write) are coalesced: `sink` sees each kind once per burst. Teams
+    /// are followed in the workspace's `.opencode/opencode-teams`.
     pub fn start(
         workspace: &Workspace,
+        sink: impl Fn(StoreChange) + Send + 'static,
+    ) -> Result<Self, StoreError> {
+        Self::start_with_teams(workspace, vec![workspace.root().join(TEAMS_DIR)], sink)
+    }
+
+    /// [`WorkspaceWatcher::start`], following teams in `team_roots` (at any
+    /// depth, each root's appearance seen from its parent) instead.
+    pub fn start_with_teams(
+        workspace: &Workspace,
+        team_roots: Vec<PathBuf>,
         sink: impl Fn(StoreChange) + Send + 'static,
     ) -> Result<Self, StoreError> {
         let (sender, receiver) = mpsc::channel();
@@ -118,7 +130,7 @@ impl WorkspaceWatcher {
             path: workspace.root().to_owned(),
             source,
         })?;
-        let mut chain = DirChain::new(workspace, watcher);
+        let mut chain = DirChain::new(workspace, team_roots, watcher);
         chain.rearm().map_err(|source| StoreError::Watch {
             path: workspace.root().to_owned(),
             source,
@@ -144,14 +156,15 @@ struct DirChain {
     knowledge_dirs: Vec<PathBuf>,
     /// The spec folders, watched with every folder below them.
     spec_roots: Vec<PathBuf>,
-    /// opencode-teams' folder, watched with every folder below it.
-    team_root: PathBuf,
+    /// The team folders (opencode-teams', Claude Code's), each watched
+    /// with every folder below it.
+    team_roots: Vec<PathBuf>,
     /// The team folders watched (the root and those below it).
     team_dirs: Vec<PathBuf>,
 }
 
 impl DirChain {
-    fn new(workspace: &Workspace, watcher: RecommendedWatcher) -> Self {
+    fn new(workspace: &Workspace, team_roots: Vec<PathBuf>, watcher: RecommendedWatcher) -> Self {
         let data_dir = workspace.inbox_data_dir();
         let custom_dir = workspace.custom_dir();
         let root = workspace.root();
@@ -167,8 +180,7 @@ impl DirChain {
             data_dir.clone(),
             custom_dir.clone(),
         ];
-        let team_root = root.join(TEAMS_DIR);
-        for dir in knowledge_dirs.iter().chain([&team_root]) {
+        for dir in knowledge_dirs.iter().chain(&team_roots) {
             // Each watched folder's parents, so its appearance is seen.
             if let Some(parent) = dir.parent()
                 && !dirs.contains(&parent.to_owned())
@@ -185,8 +197,8 @@ impl DirChain {
             custom_dir,
             knowledge_dirs,
             spec_roots: SPEC_DIRS.into_iter().map(|dir| root.join(dir)).collect(),
-            team_dirs: vec![team_root.clone()],
-            team_root,
+            team_dirs: team_roots.clone(),
+            team_roots,
         }
     }
 
@@ -199,12 +211,12 @@ impl DirChain {
     /// the watched set, and drops nested ones that are gone.
     fn follow_trees(&mut self) {
         let spec_roots = self.spec_roots.clone();
-        let team_root = [self.team_root.clone()];
+        let team_roots = self.team_roots.clone();
         let mut knowledge = std::mem::take(&mut self.knowledge_dirs);
         self.follow(&spec_roots, &mut knowledge);
         self.knowledge_dirs = knowledge;
         let mut teams = std::mem::take(&mut self.team_dirs);
-        self.follow(&team_root, &mut teams);
+        self.follow(&team_roots, &mut teams);
         self.team_dirs = teams;
     }
 
@@ -310,8 +322,9 @@ impl DirChain {
             }
             // A folder made (or moved in) inside a spec or team tree is
             // watched too.
-            let new_folder =
-                (self.in_spec_tree(parent) || parent.starts_with(&self.team_root)) && path.is_dir();
+            let new_folder = (self.in_spec_tree(parent)
+                || self.team_roots.iter().any(|root| parent.starts_with(root)))
+                && path.is_dir();
             chain_touched |= new_folder || self.dirs.iter().any(|dir| dir == path);
         }
         chain_touched

@@ -1,5 +1,6 @@
 //! Commands of the Team view: each a few lines over the store's `team`
-//! module, on the workspace's `.opencode/opencode-teams/`.
+//! module, on the workspace's opencode-teams folder (`Teams::locate`);
+//! Claude Code's teams are only read.
 
 use switchboard_model::{
     ErrorPayload,
@@ -7,7 +8,7 @@ use switchboard_model::{
         TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest, TeamRequest,
         TeamSendRequest,
     },
-    team::{Task, TeamBoard},
+    team::{Task, TeamBoard, TeamEntry, TeamSource},
 };
 use switchboard_store::{
     clock,
@@ -18,11 +19,27 @@ use tauri::State;
 use super::on_workspace;
 use crate::state::AppState;
 
-/// The teams with a folder, by name.
+/// The teams with a folder: opencode-teams' by name, then Claude Code's
+/// working in the workspace.
 #[tauri::command]
-pub async fn teams(state: State<'_, AppState>) -> Result<Vec<String>, ErrorPayload> {
-    on_workspace(&state, |workspace| {
-        Teams::in_workspace(workspace).team_names()
+pub async fn teams(state: State<'_, AppState>) -> Result<Vec<TeamEntry>, ErrorPayload> {
+    let claude = state.config.claude_teams();
+    on_workspace(&state, move |workspace| {
+        let entry = |source| move |name| TeamEntry { name, source };
+        let mut teams: Vec<TeamEntry> = Teams::locate(workspace)
+            .team_names()?
+            .into_iter()
+            .map(entry(TeamSource::OpencodeTeams))
+            .collect();
+        if let Some(claude) = claude {
+            // Claude's folder is the user's, not the workspace's: a folder
+            // that cannot be listed hides its teams, never the plugin's.
+            match claude.team_names(workspace.root()) {
+                Ok(names) => teams.extend(names.into_iter().map(entry(TeamSource::ClaudeCode))),
+                Err(error) => tracing::warn!(%error, "Claude Code's teams not listed"),
+            }
+        }
+        Ok(teams)
     })
     .await
 }
@@ -33,8 +50,13 @@ pub async fn team_board(
     state: State<'_, AppState>,
     request: TeamRequest,
 ) -> Result<TeamBoard, ErrorPayload> {
-    on_workspace(&state, move |workspace| {
-        Teams::in_workspace(workspace).board(&request.team)
+    let claude = state.config.claude_teams();
+    on_workspace(&state, move |workspace| match (request.source, claude) {
+        (TeamSource::OpencodeTeams, _) => Teams::locate(workspace).board(&request.team),
+        (TeamSource::ClaudeCode, Some(claude)) => claude.board(&request.team),
+        (TeamSource::ClaudeCode, None) => {
+            Err(switchboard_model::team::TeamError::TeamMissing(request.team.clone()).into())
+        }
     })
     .await
 }
@@ -52,12 +74,7 @@ pub async fn task_create(
             priority: request.priority,
             dependencies: request.dependencies,
         };
-        team::create_task(
-            &Teams::in_workspace(workspace),
-            &request.team,
-            new,
-            clock::now(),
-        )
+        team::create_task(&Teams::locate(workspace), &request.team, new, clock::now())
     })
     .await
 }
@@ -69,7 +86,7 @@ pub async fn task_claim(
     request: TaskClaimRequest,
 ) -> Result<Task, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::in_workspace(workspace);
+        let teams = Teams::locate(workspace);
         team::claim_task(
             &teams,
             &request.team,
@@ -88,7 +105,7 @@ pub async fn task_advance(
     request: TaskAdvanceRequest,
 ) -> Result<Task, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::in_workspace(workspace);
+        let teams = Teams::locate(workspace);
         team::advance_task(
             &teams,
             &request.team,
@@ -108,7 +125,7 @@ pub async fn task_deps(
     request: TaskDepsRequest,
 ) -> Result<Task, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::in_workspace(workspace);
+        let teams = Teams::locate(workspace);
         team::edit_dependencies(
             &teams,
             &request.team,
@@ -128,7 +145,7 @@ pub async fn team_send(
     request: TeamSendRequest,
 ) -> Result<(), ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::in_workspace(workspace);
+        let teams = Teams::locate(workspace);
         let now = clock::now();
         match &request.to {
             Some(to) => team::send_message(

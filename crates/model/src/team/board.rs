@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Message, Task, TeamConfig};
+use super::{Message, Task, TeamConfig, TeamSource};
 
 /// A file that does not parse or breaks the plugin's schema. It is listed,
 /// never rewritten, and the rest of the board still shows.
@@ -34,6 +34,9 @@ impl Inbox {
 /// A team with everything on its board.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TeamBoard {
+    /// Whose files these are; only opencode-teams' are changed from here.
+    #[serde(default)]
+    pub source: TeamSource,
     /// The team's config.
     pub config: TeamConfig,
     /// Its tasks, by file name (the plugin's order).

@@ -8,6 +8,7 @@
 //! (`extra`) when Switchboard rewrites a file.
 
 mod board;
+pub mod claude;
 mod config;
 pub mod graph;
 mod message;
@@ -15,6 +16,7 @@ pub(crate) mod task;
 mod time;
 
 pub use board::{FileProblem, Inbox, TeamBoard};
+pub use claude::{TeamEntry, TeamSource};
 pub use config::{Member, TeamConfig, check_team_name};
 pub use message::{Message, MessageType, broadcast};
 pub use task::{

@@ -1,6 +1,7 @@
 //! Agent teams in opencode-teams' folder (`.opencode/opencode-teams/`, or
 //! wherever `OPENCODE_TEAMS_DIR` points): the board read as it is, tasks
-//! and messages changed as the plugin changes them.
+//! and messages changed as the plugin changes them. Claude Code's agent
+//! teams are read beside them, never written ([`ClaudeTeams`]).
 //!
 //! Every change holds the plugin's own lock (a POSIX record lock on
 //! `teams/<team>/.lock` for configs and inboxes, `tasks/<team>/.lock` for
@@ -9,14 +10,18 @@
 //! newline, by temp file and rename. A file that does not parse or breaks
 //! the schema is reported with its reason and never rewritten.
 
+mod claude;
 mod inbox;
 mod tasks;
 
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use switchboard_model::team::{FileProblem, TeamBoard, TeamConfig, TeamError, check_team_name};
+use switchboard_model::team::{
+    FileProblem, TeamBoard, TeamConfig, TeamError, TeamSource, check_team_name,
+};
 
+pub use claude::{CLAUDE_CONFIG_ENV, ClaudeTeams};
 pub use inbox::{read_messages, send_broadcast, send_message};
 pub use tasks::{
     NewTask, advance_task, claim_task, create_task, delete_task, edit_dependencies, find_task_team,
@@ -26,6 +31,9 @@ use crate::{StoreError, Workspace, lock::RecordLock};
 
 /// The folder opencode-teams keeps its state in, inside a workspace.
 pub const TEAMS_DIR: &str = ".opencode/opencode-teams";
+
+/// The variable the plugin reads its storage folder from.
+pub const TEAMS_DIR_ENV: &str = "OPENCODE_TEAMS_DIR";
 
 /// The opencode-teams storage folder of one project.
 #[derive(Debug, Clone)]
@@ -37,6 +45,15 @@ impl Teams {
     /// The folder in `workspace` (`.opencode/opencode-teams`).
     pub fn in_workspace(workspace: &Workspace) -> Self {
         Self::at(workspace.root().join(TEAMS_DIR))
+    }
+
+    /// The folder the plugin uses for `workspace`: `OPENCODE_TEAMS_DIR`
+    /// when set (relative to the workspace), else [`Teams::in_workspace`].
+    pub fn locate(workspace: &Workspace) -> Self {
+        match std::env::var_os(TEAMS_DIR_ENV) {
+            Some(dir) if !dir.is_empty() => Self::at(workspace.root().join(dir)),
+            _ => Self::in_workspace(workspace),
+        }
     }
 
     /// A folder given explicitly (the plugin's `OPENCODE_TEAMS_DIR`).
@@ -139,6 +156,7 @@ impl Teams {
             inbox::read_all(self, team, &config, &mut problems)
         };
         Ok(TeamBoard {
+            source: TeamSource::OpencodeTeams,
             config,
             tasks,
             inboxes,

@@ -46,8 +46,9 @@ impl Environment {
     }
 
     /// [`Environment::with_app`] with extra app arguments. The app's
-    /// settings live in a fresh folder unless the arguments name one with
-    /// `--config-dir`, so the developer's own settings never leak in.
+    /// settings, and Claude Code's folder, are fresh empty folders unless
+    /// the arguments name others (`--config-dir`, `--claude-dir`), so the
+    /// developer's own never leak in.
     pub fn with_app_args(
         &self,
         workspace: &Path,
@@ -56,7 +57,11 @@ impl Environment {
     ) -> Result<()> {
         let config = tempfile::tempdir()?;
         let config_path = config.path().display().to_string();
+        let claude_path = config.path().join("claude").display().to_string();
         let mut all = vec!["--config-dir", config_path.as_str()];
+        if !arguments.contains(&"--claude-dir") {
+            all.extend(["--claude-dir", claude_path.as_str()]);
+        }
         all.extend_from_slice(arguments);
         self.runtime.block_on(async {
             let session = Session::open_with(&self.driver, &self.binaries, workspace, &all).await?;

@@ -14,11 +14,18 @@ use switchboard_e2e::Session;
 use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
-    vec![trial(
-        environment,
-        "team::the_board_follows_the_cli_refuses_cycles_and_sends_messages",
-        the_board_follows_the_cli_refuses_cycles_and_sends_messages,
-    )]
+    vec![
+        trial(
+            environment,
+            "team::the_board_follows_the_cli_refuses_cycles_and_sends_messages",
+            the_board_follows_the_cli_refuses_cycles_and_sends_messages,
+        ),
+        trial(
+            environment,
+            "team::claude_code_teams_show_read_only_and_follow_their_agents",
+            claude_code_teams_show_read_only_and_follow_their_agents,
+        ),
+    ]
 }
 
 /// Team `alpha` (lead, b) in the plugin's folder.
@@ -122,7 +129,10 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             .click()
             .await?;
         let refused = session
-            .wait_for_text("#team-error", |text| !text.is_empty())
+            .wait_for_text(
+                &format!(".task[data-id='{ship}'] #team-error"),
+                |text| !text.is_empty(),
+            )
             .await?;
         ensure!(
             refused == format!("Circular dependency detected: {ship}"),
@@ -171,6 +181,19 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             session.texts("#task-drawer").await?.is_empty(),
             "the drawer closed"
         );
+
+        // Announce no longer waits for Ship: removed on its card, it is
+        // ready at once.
+        session
+            .find(&format!(
+                ".task[data-id='{last}'] .task-dep[data-id='{ship}'] .remove-dependency"
+            ))
+            .await?
+            .click()
+            .await?;
+        session
+            .find(&format!("#ready-queue [data-id='{last}']"))
+            .await?;
 
         // A message from the window, to b.
         let from = session.find("#msg-from").await?;
@@ -234,6 +257,114 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
     ensure!(
         ship_task["task"]["dependencies"] == json!([]),
         "the refused edit changed nothing: {ship_task}"
+    );
+    Ok(())
+}
+
+/// A Claude Code team working in `workspace`, in Claude's folder `root`:
+/// a lead and a tester, task 1 done, task 2 waiting on it, task 3 on 2.
+fn claude_team(root: &Path, workspace: &Path) -> Result<()> {
+    let write = |path: &Path, value: &Value| -> Result<()> {
+        fs::create_dir_all(path.parent().context("parent")?)?;
+        fs::write(path, serde_json::to_string_pretty(value)?)?;
+        Ok(())
+    };
+    let member = |name: &str, kind: &str| {
+        json!({"agentId": format!("{name}@refactor"), "name": name, "agentType": kind,
+               "joinedAt": 1_771_000_000_000_i64, "cwd": workspace})
+    };
+    write(
+        &root.join("teams/refactor/config.json"),
+        &json!({"name": "refactor", "createdAt": 1_771_000_000_000_i64,
+                "leadAgentId": "team-lead@refactor",
+                "members": [member("team-lead", "team-lead"), member("tester", "general-purpose")]}),
+    )?;
+    let tasks = root.join("tasks/refactor");
+    for (id, status, blocked_by) in [
+        ("1", "completed", vec![]),
+        ("2", "in_progress", vec!["1"]),
+        ("3", "pending", vec!["2"]),
+    ] {
+        write(
+            &tasks.join(format!("{id}.json")),
+            &json!({"id": id, "subject": format!("Step {id}"), "description": "",
+                    "activeForm": format!("Doing step {id}"), "status": status,
+                    "owner": "tester", "blocks": [], "blockedBy": blocked_by}),
+        )?;
+    }
+    write(
+        &root.join("teams/refactor/inboxes/team-lead.json"),
+        &json!([{"from": "tester",
+                 "text": "{\"type\":\"idle_notification\",\"from\":\"tester\",\"idleReason\":\"available\"}",
+                 "timestamp": "2026-02-10T10:05:00.000Z", "read": false}]),
+    )?;
+    Ok(())
+}
+
+fn claude_code_teams_show_read_only_and_follow_their_agents(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let claude = tempfile::tempdir()?;
+    claude_team(claude.path(), workspace.path())?;
+    let claude_dir = claude.path().display().to_string();
+    environment.with_app_args(
+        workspace.path(),
+        &["--claude-dir", &claude_dir],
+        async |session: &Session| {
+            session.find("#view-inbox").await?;
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            session.find("#nav-team").await?.click().await?;
+            session.find("#team-read-only").await?;
+            session.find("#column-in_progress .task[data-id='2']").await?;
+            let picker = session.texts("#team-picker option").await?;
+            ensure!(
+                picker == ["refactor (Claude Code, read only)"],
+                "the picker: {picker:?}"
+            );
+            for (selector, what) in [
+                (".task .claim, .task .complete, .task .add-dependency, .remove-dependency", "card actions"),
+                ("#new-task", "the new-task form"),
+                ("#msg-send", "the send form"),
+            ] {
+                let shown = session
+                    .client
+                    .execute(
+                        "return Array.from(document.querySelectorAll(arguments[0])).some(e => e.offsetParent !== null)",
+                        vec![json!(selector)],
+                    )
+                    .await?;
+                ensure!(shown == json!(false), "{what} hidden on a read-only board");
+            }
+            session
+                .find("#team-members .member[data-agent='team-lead'] button")
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#member-inbox", |text| text.contains("available"))
+                .await?;
+
+            // The tester finishes step 2 the way Claude Code writes: the
+            // whole file replaced. Step 3 becomes ready while watched.
+            let done = json!({"id": "2", "subject": "Step 2", "description": "",
+                              "activeForm": "Doing step 2", "status": "completed",
+                              "owner": "tester", "blocks": [], "blockedBy": ["1"]});
+            let path = claude.path().join("tasks/refactor/2.json");
+            let temp = path.with_extension("json.tmp");
+            fs::write(&temp, serde_json::to_string_pretty(&done)?)?;
+            fs::rename(&temp, &path)?;
+            session.find("#column-completed .task[data-id='2']").await?;
+            session.find("#ready-queue [data-id='3']").await?;
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
+            Ok(())
+        },
+    )?;
+    ensure!(
+        !claude.path().join("tasks/refactor/.lock").exists()
+            && !claude.path().join("teams/refactor/.lock").exists(),
+        "no lock files made in Claude's folder"
     );
     Ok(())
 }

@@ -49,7 +49,7 @@ impl Shown {
 /// key, so a change redraws the cards it touched, not the whole board.
 #[component]
 pub fn Board(state: TeamState) -> impl IntoView {
-    let error = state.refused;
+    let writable = state.writable();
     let tasks = Memo::new(move |_| {
         state.board.with(|board| {
             let Some(board) = board else {
@@ -96,7 +96,7 @@ pub fn Board(state: TeamState) -> impl IntoView {
                 <h2>{status.as_str().replace('_', " ")} " (" {count} ")"</h2>
                 <ul>
                     <For each=in_column key=|shown| shown.key.clone() let(shown)>
-                        <TaskCard task=shown.task waiting=shown.waiting members=members.get_untracked() state error />
+                        <TaskCard task=shown.task waiting=shown.waiting members=members.get_untracked() state writable=writable.get_untracked() />
                     </For>
                 </ul>
             </section>
@@ -131,42 +131,52 @@ pub fn Board(state: TeamState) -> impl IntoView {
     }
 }
 
-/// Runs a change and reloads the board after it, or shows the refusal.
+/// Runs a change to task `id` and reloads the board after it, or shows
+/// the refusal on that task's card.
 fn change<T: 'static>(
     state: TeamState,
-    error: RwSignal<Option<String>>,
+    id: String,
     work: impl std::future::Future<Output = Result<T, switchboard_model::ErrorPayload>> + 'static,
 ) {
     tasks::act(async move {
         match work.await {
             Ok(_) => {
-                error.set(None);
+                state.refused.set(None);
                 state.reload();
             }
-            Err(failure) => error.set(Some(failure.message)),
+            Err(failure) => state.refused.set(Some((id, failure.message))),
         }
     });
 }
 
-/// One task on the board, with what can be done to it next.
+/// One task on the board, with what can be done to it next (nothing on a
+/// read-only team's board).
 #[component]
 fn TaskCard(
     task: Task,
     waiting: bool,
     members: Vec<String>,
     state: TeamState,
-    error: RwSignal<Option<String>>,
+    writable: bool,
 ) -> impl IntoView {
     let id = StoredValue::new(task.id.clone());
     let claimant = RwSignal::new(members.first().cloned().unwrap_or_default());
-    let dependency = RwSignal::new(String::new());
+    // The draft outlives this card: a refresh that redraws it keeps it.
+    let dependency = RwSignal::new(
+        state
+            .drafts
+            .with_value(|drafts| drafts.get(&task.id).cloned())
+            .unwrap_or_default(),
+    );
     let claim = move |_| {
         let request = TaskClaimRequest {
             team: state.team_name(),
             id: id.get_value(),
             agent: claimant.get_untracked(),
         };
-        change(state, error, async move { ipc::task_claim(&request).await });
+        change(state, id.get_value(), async move {
+            ipc::task_claim(&request).await
+        });
     };
     let complete = move |_| {
         let request = TaskAdvanceRequest {
@@ -174,27 +184,86 @@ fn TaskCard(
             id: id.get_value(),
             status: TaskStatus::Completed,
         };
-        change(
-            state,
-            error,
-            async move { ipc::task_advance(&request).await },
-        );
+        change(state, id.get_value(), async move {
+            ipc::task_advance(&request).await
+        });
+    };
+    let edit_dependencies = move |add: Vec<String>, remove: Vec<String>| {
+        let request = TaskDepsRequest {
+            team: state.team_name(),
+            id: id.get_value(),
+            add,
+            remove,
+        };
+        change(state, id.get_value(), async move {
+            ipc::task_deps(&request).await
+        });
     };
     let add_dependency = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         let wanted = dependency.get_untracked().trim().to_owned();
-        if wanted.is_empty() {
-            return;
+        // Sent: a card redrawn by the change starts empty; a refused one
+        // is not redrawn and keeps what was typed.
+        state.drafts.update_value(|drafts| {
+            drafts.remove(&id.get_value());
+        });
+        if !wanted.is_empty() {
+            edit_dependencies(vec![wanted], Vec::new());
         }
-        let request = TaskDepsRequest {
-            team: state.team_name(),
-            id: id.get_value(),
-            add: vec![wanted],
-            remove: Vec::new(),
-        };
-        change(state, error, async move { ipc::task_deps(&request).await });
     };
+    let refusal = move || {
+        state.refused.with(|refused| {
+            refused
+                .as_ref()
+                .filter(|(task, _)| *task == id.get_value())
+                .map(|(_, message)| view! { <p class="error" role="alert" id="team-error">{message.clone()}</p> })
+        })
+    };
+    let titles = state.board.with_untracked(|board| {
+        board.as_ref().map(|board| {
+            task.dependencies
+                .iter()
+                .map(|dependency| {
+                    let title = board
+                        .tasks
+                        .iter()
+                        .find(|other| other.id == *dependency)
+                        .map_or_else(|| dependency.clone(), |other| other.title.clone());
+                    (dependency.clone(), title)
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    let editable = writable && task.status != TaskStatus::Completed;
+    let dependencies = (!task.dependencies.is_empty()).then(|| {
+        view! {
+            <ul class="task-deps" aria-label="Depends on">
+                {titles
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(dependency, title)| {
+                        let label = format!("Remove the dependency on {title}");
+                        let removed = dependency.clone();
+                        view! {
+                            <li class="task-dep" data-id=dependency>
+                                "needs " {title}
+                                {editable.then(|| view! {
+                                    <button
+                                        class="remove-dependency"
+                                        title=label.clone()
+                                        aria-label=label
+                                        on:click=move |_| edit_dependencies(Vec::new(), vec![removed.clone()])
+                                    >"×"</button>
+                                })}
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        }
+    });
     let actions = match task.status {
+        _ if !writable => ().into_any(),
         TaskStatus::Pending => view! {
             <div class="task-actions">
                 <select class="claim-as" aria-label="Claim for" on:change=move |event| claimant.set(event_target_value(&event))>
@@ -210,7 +279,6 @@ fn TaskCard(
         .into_any(),
         TaskStatus::Completed => ().into_any(),
     };
-    let editable = task.status != TaskStatus::Completed;
     view! {
         <li class=if waiting { "task waiting" } else { "task" } data-id=task.id.clone()>
             <div class="task-head">
@@ -224,6 +292,7 @@ fn TaskCard(
             {waiting.then(|| view! { <span class="blocked">" waits for " {task.dependencies.join(", ")}</span> })}
             {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
             {task.description.clone().map(|text| view! { <p class="description">{text}</p> })}
+            {dependencies}
             {actions}
             {editable.then(|| view! {
                 <form class="add-dependency" on:submit=add_dependency>
@@ -232,11 +301,18 @@ fn TaskCard(
                         placeholder="Depends on (task id)"
                         aria-label="Add a dependency"
                         prop:value=move || dependency.get()
-                        on:input=move |event| dependency.set(event_target_value(&event))
+                        on:input=move |event| {
+                            let draft = event_target_value(&event);
+                            state.drafts.update_value(|drafts| {
+                                drafts.insert(id.get_value(), draft.clone());
+                            });
+                            dependency.set(draft);
+                        }
                     />
                     <button type="submit">"Add"</button>
                 </form>
             })}
+            {refusal}
         </li>
     }
 }

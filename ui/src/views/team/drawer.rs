@@ -49,8 +49,14 @@ fn drawer(task: Task, board: &TeamBoard, state: TeamState) -> impl IntoView + us
         .into_iter()
         .map(|id| link(id, board, state))
         .collect();
+    // Claude Code's tasks carry no times; the file's own stands in.
+    let created = if board.source.writable() {
+        "created"
+    } else {
+        "file last written"
+    };
     let mut history: Vec<(String, &str)> = [
-        (Some(task.created_at), "created"),
+        (Some(task.created_at), created),
         (task.claimed_at, "claimed"),
         (task.completed_at, "completed"),
         (task.updated_at, "last changed"),
@@ -71,6 +77,7 @@ fn drawer(task: Task, board: &TeamBoard, state: TeamState) -> impl IntoView + us
             </p>
             <code class="task-id">{task.id.clone()}</code>
             {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
+            {task.extra.get("activeForm").and_then(|form| form.as_str()).map(|form| view! { <p class="active-form">{form.to_owned()}</p> })}
             <p class="description">{task.description.clone().unwrap_or_else(|| "No description.".into())}</p>
             <h3>"Depends on"</h3>
             {if dependencies.is_empty() {

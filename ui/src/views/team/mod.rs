@@ -1,16 +1,21 @@
 //! The Team view: opencode-teams' teams in the workspace — members and
 //! their inboxes, the ready queue, the board by status, and the actions
 //! the plugin's agents take (create, claim, advance, edit dependencies,
-//! message). Follows the files live: a task an agent completes moves here
-//! without a reload.
+//! message) — and Claude Code's teams working in it, read only. Follows
+//! the files live: a task an agent completes moves here without a reload.
 
 mod board;
 mod drawer;
 mod graph;
 mod messages;
 
+use std::collections::HashMap;
+
 use leptos::prelude::*;
-use switchboard_model::{ipc::StoreChange, team::TeamBoard};
+use switchboard_model::{
+    ipc::StoreChange,
+    team::{TeamBoard, TeamEntry, TeamSource},
+};
 
 use crate::{events, ipc, tasks};
 
@@ -18,16 +23,19 @@ use crate::{events, ipc, tasks};
 #[derive(Debug, Clone, Copy)]
 pub struct TeamState {
     /// The teams in the workspace.
-    pub teams: RwSignal<Vec<String>>,
+    pub teams: RwSignal<Vec<TeamEntry>>,
     /// The team shown.
-    pub team: RwSignal<Option<String>>,
+    pub team: RwSignal<Option<TeamEntry>>,
     /// Its board, as last read.
     pub board: RwSignal<Option<TeamBoard>>,
     /// The last failure to read.
     pub error: RwSignal<Option<String>>,
-    /// The last change the rules refused (in the plugin's words); kept
-    /// across refreshes until the next change.
-    pub refused: RwSignal<Option<String>>,
+    /// The last change the rules refused: the task, and why in the
+    /// plugin's words; kept across refreshes until the next change.
+    pub refused: RwSignal<Option<(String, String)>>,
+    /// What was typed into each card's dependency field, by task, so a
+    /// card redrawn by a refresh keeps it.
+    pub drafts: StoredValue<HashMap<String, String>>,
     /// The task whose drawer is open.
     pub open: RwSignal<Option<String>>,
     /// Whether the dependency graph is open.
@@ -68,7 +76,35 @@ impl TeamState {
 
     /// The shown team's name.
     pub fn team_name(self) -> String {
-        self.team.get_untracked().unwrap_or_default()
+        self.team
+            .get_untracked()
+            .map(|team| team.name)
+            .unwrap_or_default()
+    }
+
+    /// Whether the shown board may be changed from here (Claude Code's
+    /// teams are read only).
+    pub fn writable(self) -> Memo<bool> {
+        Memo::new(move |_| {
+            self.board
+                .with(|board| board.as_ref().is_some_and(|board| board.source.writable()))
+        })
+    }
+}
+
+/// The picker's value for a team.
+fn key(team: &TeamEntry) -> String {
+    match team.source {
+        TeamSource::OpencodeTeams => format!("opencode:{}", team.name),
+        TeamSource::ClaudeCode => format!("claude:{}", team.name),
+    }
+}
+
+/// The picker's label for a team.
+fn label(team: &TeamEntry) -> String {
+    match team.source {
+        TeamSource::OpencodeTeams => team.name.clone(),
+        TeamSource::ClaudeCode => format!("{} (Claude Code, read only)", team.name),
     }
 }
 
@@ -81,6 +117,7 @@ pub fn Team() -> impl IntoView {
         board: RwSignal::new(None),
         error: RwSignal::new(None),
         refused: RwSignal::new(None),
+        drafts: StoredValue::new(HashMap::new()),
         open: RwSignal::new(None),
         graph_open: RwSignal::new(false),
     };
@@ -92,6 +129,7 @@ pub fn Team() -> impl IntoView {
     });
     // Drawn once a board is there; its parts follow the board themselves.
     let has_board = Memo::new(move |_| state.board.with(Option::is_some));
+    let writable = state.writable();
     view! {
         <section class="team" id="view-team">
             <header class="view-header">
@@ -104,15 +142,20 @@ pub fn Team() -> impl IntoView {
                             <select
                                 id="team-picker"
                                 on:change=move |event| {
-                                    state.team.set(Some(event_target_value(&event)));
+                                    let chosen = event_target_value(&event);
+                                    let team = state.teams.with_untracked(|teams| {
+                                        teams.iter().find(|team| key(team) == chosen).cloned()
+                                    });
+                                    state.team.set(team);
+                                    state.refused.set(None);
                                     state.reload();
                                 }
                             >
                                 {teams
                                     .into_iter()
                                     .map(|team| {
-                                        let selected = state.team.get_untracked().as_deref() == Some(team.as_str());
-                                        view! { <option value=team.clone() selected=selected>{team.clone()}</option> }
+                                        let selected = state.team.get_untracked().as_ref() == Some(&team);
+                                        view! { <option value=key(&team) selected=selected>{label(&team)}</option> }
                                     })
                                     .collect_view()}
                             </select>
@@ -124,23 +167,30 @@ pub fn Team() -> impl IntoView {
             {move || match state.board.get() {
                 None if state.teams.get().is_empty() => view! {
                     <p class="muted" id="team-empty">
-                        "No opencode-teams team in this workspace yet. Teams appear here when the plugin creates them in "
+                        "No team in this workspace yet. Teams appear here when opencode-teams creates them in "
                         <code>".opencode/opencode-teams/"</code>
-                        "."
+                        ", or when a Claude Code agent team works in this folder."
                     </p>
                 }
                 .into_any(),
                 None => view! { <p class="muted">"Loading…"</p> }.into_any(),
-                Some(board) => board
-                    .problems
-                    .iter()
-                    .map(|problem| view! {
-                        <p class="warning team-problem" role="status">
-                            {format!("Not read: {} — {}", problem.path, problem.reason)}
+                Some(board) => {
+                    let note = (!board.source.writable()).then(|| view! {
+                        <p class="muted" id="team-read-only">
+                            "Claude Code's team: shown as its agents leave it, read only — Switchboard never changes Claude Code's files."
                         </p>
-                    })
-                    .collect_view()
-                    .into_any(),
+                    });
+                    let problems = board
+                        .problems
+                        .iter()
+                        .map(|problem| view! {
+                            <p class="warning team-problem" role="status">
+                                {format!("Not read: {} — {}", problem.path, problem.reason)}
+                            </p>
+                        })
+                        .collect_view();
+                    view! { {note} {problems} }.into_any()
+                }
             }}
             // The forms stay put while the board refreshes under them, so
             // a draft survives the agents' changes.
@@ -148,13 +198,12 @@ pub fn Team() -> impl IntoView {
                 <div class="team-board">
                     {move || has_board.get().then(|| view! { <board::Board state /> })}
                     <graph::DependencyGraph state />
-                    {move || state.refused.get().map(|message| view! { <p class="error" role="alert" id="team-error">{message}</p> })}
-                    <board::NewTaskForm state />
+                    <div class:hidden=move || !writable.get()><board::NewTaskForm state /></div>
                 </div>
                 <drawer::TaskDrawer state />
                 <aside class="team-side">
                     {move || state.board.get().map(|board| view! { <messages::Members board /> })}
-                    <messages::SendForm state />
+                    <div class:hidden=move || !writable.get()><messages::SendForm state /></div>
                 </aside>
             </div>
         </section>
