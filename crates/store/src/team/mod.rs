@@ -35,6 +35,26 @@ pub const TEAMS_DIR: &str = ".opencode/opencode-teams";
 /// The variable the plugin reads its storage folder from.
 pub const TEAMS_DIR_ENV: &str = "OPENCODE_TEAMS_DIR";
 
+/// The variable the plugin reads its project root from.
+pub const PROJECT_ROOT_ENV: &str = "OPENCODE_PROJECT_ROOT";
+
+/// What makes a folder a project root to the plugin.
+const PROJECT_MARKERS: [&str; 4] = [".git", "package.json", "opencode.json", ".opencode"];
+
+/// The nearest of `start` and its parents holding a project marker, else
+/// `start`.
+fn project_root(start: &Path) -> PathBuf {
+    start
+        .ancestors()
+        .find(|dir| {
+            PROJECT_MARKERS
+                .iter()
+                .any(|marker| dir.join(marker).exists())
+        })
+        .unwrap_or(start)
+        .to_owned()
+}
+
 /// The opencode-teams storage folder of one project.
 #[derive(Debug, Clone)]
 pub struct Teams {
@@ -47,13 +67,22 @@ impl Teams {
         Self::at(workspace.root().join(TEAMS_DIR))
     }
 
-    /// The folder the plugin uses for `workspace`: `OPENCODE_TEAMS_DIR`
-    /// when set (relative to the workspace), else [`Teams::in_workspace`].
+    /// The folder the plugin uses when run in `workspace`, found as the
+    /// plugin finds it: `OPENCODE_TEAMS_DIR` when set; else
+    /// `.opencode/opencode-teams` in `OPENCODE_PROJECT_ROOT` when set; else
+    /// in the nearest of the workspace and its parents that holds `.git`,
+    /// `package.json`, `opencode.json` or `.opencode`; else in the
+    /// workspace. Relative variables are taken from the workspace.
     pub fn locate(workspace: &Workspace) -> Self {
-        match std::env::var_os(TEAMS_DIR_ENV) {
-            Some(dir) if !dir.is_empty() => Self::at(workspace.root().join(dir)),
-            _ => Self::in_workspace(workspace),
+        let variable = |name| std::env::var_os(name).filter(|value| !value.is_empty());
+        if let Some(dir) = variable(TEAMS_DIR_ENV) {
+            return Self::at(workspace.root().join(dir));
         }
+        let root = match variable(PROJECT_ROOT_ENV) {
+            Some(root) => workspace.root().join(root),
+            None => project_root(workspace.root()),
+        };
+        Self::at(root.join(TEAMS_DIR))
     }
 
     /// A folder given explicitly (the plugin's `OPENCODE_TEAMS_DIR`).

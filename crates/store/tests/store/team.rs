@@ -451,3 +451,29 @@ fn eight_writers_keep_every_task_and_no_cycle() {
     let cyclic = switchboard_model::team::graph::layout(&board.tasks).cyclic;
     assert!(cyclic.is_empty(), "a dependency cycle landed: {cyclic:?}");
 }
+
+#[test]
+fn the_teams_folder_is_found_where_the_plugin_finds_it() {
+    // Without the plugin's variables: the nearest folder up from the
+    // workspace that holds a project marker, else the workspace.
+    let project = tempfile::tempdir().unwrap();
+    let inner = project.path().join("crates/app");
+    fs::create_dir_all(&inner).unwrap();
+    let open = |path: &Path| switchboard_store::Workspace::open(path).unwrap();
+    let alone = Teams::locate(&open(&inner));
+    assert_eq!(
+        alone.root(),
+        open(&inner).root().join(".opencode/opencode-teams")
+    );
+    fs::create_dir(project.path().join(".git")).unwrap();
+    let found = Teams::locate(&open(&inner));
+    assert_eq!(
+        found.root(),
+        open(project.path()).root().join(".opencode/opencode-teams")
+    );
+    fs::write(inner.join("package.json"), "{}").unwrap();
+    assert_eq!(
+        Teams::locate(&open(&inner)).root(),
+        open(&inner).root().join(".opencode/opencode-teams")
+    );
+}
