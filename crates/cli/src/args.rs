@@ -60,6 +60,19 @@ pub enum Command {
     /// opencode-teams' inboxes.
     #[command(subcommand)]
     Msg(crate::team::MsgCommand),
+    /// Serve the workspace to agents over the Model Context Protocol
+    /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
+    /// team tasks.
+    Mcp(McpArgs),
+}
+
+/// `switchboard mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Milliseconds between the progress notifications a waiting `ask`
+    /// sends, so clients do not time the call out.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(10..=600_000))]
+    pub heartbeat_ms: u64,
 }
 
 impl Command {
@@ -79,7 +92,8 @@ impl Command {
             | Command::Answer(_)
             | Command::Close(_)
             | Command::Chat(_)
-            | Command::Learn(_) => false,
+            | Command::Learn(_)
+            | Command::Mcp(_) => false,
         }
     }
 }

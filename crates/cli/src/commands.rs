@@ -43,6 +43,11 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Team(command) => crate::team::team(&workspace, command).map(|()| true),
         Command::Task(command) => crate::team::task(&workspace, command).map(|()| true),
         Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| true),
+        Command::Mcp(args) => crate::mcp::run(
+            workspace,
+            std::time::Duration::from_millis(args.heartbeat_ms),
+        )
+        .map(|()| true),
         Command::Close(args) => {
             let closed = deliveries::close(&workspace, &args.id, clock::now())?;
             println!("{} {}", closed.id, closed.status.as_str());

@@ -10,6 +10,7 @@ mod chat;
 mod commands;
 mod failure;
 mod knowledge;
+mod mcp;
 mod team;
 
 use clap::Parser;

@@ -23,6 +23,14 @@ pub enum DeliveryMode {
 }
 
 impl DeliveryMode {
+    /// Every mode.
+    pub const ALL: [Self; 3] = [Self::Passive, Self::Interactive, Self::Blocking];
+
+    /// The mode spelt `text`.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|mode| mode.as_str() == text)
+    }
+
     /// The spelling used in files and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -126,6 +134,10 @@ pub struct Delivery {
     /// When it was answered or closed.
     #[serde(default)]
     pub completed_at: Option<Timestamp>,
+    /// When the agent that asked stopped waiting (it cancelled its call);
+    /// the question still takes an answer, which is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn_at: Option<Timestamp>,
     /// Fields written by other tools that this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -216,6 +228,27 @@ impl Delivery {
         self.completed_at = Some(now);
     }
 
+    /// The status as the window names it: `withdrawn` for a question its
+    /// agent stopped waiting for, else the stored status.
+    pub fn shown_status(&self) -> &'static str {
+        if self.status == DeliveryStatus::Timeout && self.withdrawn_at.is_some() {
+            "withdrawn"
+        } else {
+            self.status.as_str()
+        }
+    }
+
+    /// Marks a still-unanswered question withdrawn at `now`: its agent
+    /// stopped waiting, so it leaves the waiting questions (status
+    /// `timeout`), and an answer is still taken. Returns whether it was.
+    pub fn withdraw(&mut self, now: Timestamp) -> bool {
+        let waiting = self.time_out();
+        if waiting {
+            self.withdrawn_at = Some(now);
+        }
+        waiting
+    }
+
     /// Marks a still-unanswered question as timed out; returns whether it was.
     pub fn time_out(&mut self) -> bool {
         let waiting = self.status == DeliveryStatus::AwaitingFeedback;
@@ -241,6 +274,7 @@ impl Delivery {
             feedback_schema: new.feedback_schema,
             created_at: now,
             completed_at: None,
+            withdrawn_at: None,
             extra: Map::new(),
         }
     }
@@ -394,6 +428,34 @@ mod tests {
         assert_eq!(
             delivery.check_open_for_reply(),
             Err(ReplyRefusal::NoFeedbackExpected)
+        );
+    }
+
+    #[test]
+    fn a_withdrawn_question_says_so_and_still_takes_an_answer() {
+        let mut delivery: Delivery = serde_json::from_str(SEED_RECORD).unwrap();
+        let now = Timestamp::from_unix_millis(5_000).unwrap();
+        assert!(
+            !delivery.withdraw(now),
+            "an answered question is not withdrawn"
+        );
+        assert_eq!(delivery.withdrawn_at, None);
+        delivery.status = DeliveryStatus::AwaitingFeedback;
+        assert_eq!(delivery.shown_status(), "awaiting_feedback");
+        assert!(delivery.withdraw(now));
+        assert_eq!(delivery.status, DeliveryStatus::Timeout);
+        assert_eq!(delivery.shown_status(), "withdrawn");
+        assert_eq!(delivery.check_open_for_reply(), Ok(()));
+        let written = serde_json::to_value(&delivery).unwrap();
+        assert_eq!(written["withdrawn_at"], "1970-01-01T00:00:05.000Z");
+        let untouched: Value = serde_json::from_str(SEED_RECORD).unwrap();
+        assert!(
+            untouched.get("withdrawn_at").is_none()
+                && serde_json::to_value(serde_json::from_value::<Delivery>(untouched).unwrap())
+                    .unwrap()
+                    .get("withdrawn_at")
+                    .is_none(),
+            "a record never withdrawn is written as it was"
         );
     }
 

@@ -221,6 +221,49 @@ pub fn expire_session(
     })
 }
 
+/// Withdraws a question whose agent stopped waiting (an MCP client
+/// cancelled its call): the session ends as `timeout` with a
+/// `withdrawn_at` stamp, and the delivery, if still unanswered, is marked
+/// withdrawn ([`Delivery::withdraw`]) so the window shows it — never
+/// silently gone — and still takes an answer. Returns the outcome instead
+/// when the session had already ended.
+pub fn withdraw_session(
+    workspace: &Workspace,
+    session_id: &str,
+    now: Timestamp,
+) -> Result<Option<AwaitOutcome>, StoreError> {
+    let dir = workspace.inbox_data_dir();
+    let _lock = DirLock::acquire_sweeping(&dir)?;
+    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
+    let index = sessions
+        .position(session_id)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "session",
+            id: session_id.to_owned(),
+        })?;
+    let mut session: BlockingSession = sessions.decode(index)?;
+    if let Some(outcome) = AwaitOutcome::of_session(&session) {
+        return Ok(Some(outcome));
+    }
+    session.status = SessionStatus::Timeout;
+    session.extra.insert(
+        "withdrawn_at".to_owned(),
+        serde_json::to_value(now).unwrap_or_default(),
+    );
+    sessions.replace(index, &session, "session")?;
+    sessions.save()?;
+
+    let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    if let Some(index) = deliveries.position(&session.delivery_id) {
+        let mut delivery: Delivery = deliveries.decode(index)?;
+        if delivery.withdraw(now) {
+            deliveries.replace(index, &delivery, "delivery")?;
+            deliveries.save()?;
+        }
+    }
+    Ok(None)
+}
+
 /// The feedback records for delivery `id`, oldest first.
 pub fn responses_for(workspace: &Workspace, id: &str) -> Result<Vec<FeedbackResponse>, StoreError> {
     let responses: Vec<FeedbackResponse> =

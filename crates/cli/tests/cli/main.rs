@@ -6,6 +6,7 @@ mod blocking;
 mod deliver;
 mod durability;
 mod knowledge;
+mod mcp;
 mod team;
 
 use std::{

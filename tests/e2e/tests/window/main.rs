@@ -11,6 +11,7 @@ mod hostile;
 mod inbox;
 mod knowledge;
 mod lifetimes;
+mod mcp;
 mod navigation;
 mod questions;
 mod recovery;
@@ -38,6 +39,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(chat::trials(&environment));
     trials.extend(knowledge::trials(&environment));
     trials.extend(lifetimes::trials(&environment));
+    trials.extend(mcp::trials(&environment));
     trials.extend(team::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);

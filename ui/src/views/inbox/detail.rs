@@ -187,18 +187,25 @@ fn DetailBody(
     let quotes = detail.quotes;
     let body_text = delivery.content.body.clone();
     let warnings = detail.warnings;
+    let shown = delivery.shown_status();
+    let withdrawn_at = delivery.withdrawn_at;
     view! {
         {warnings.into_iter().map(|warning| view! { <p class="warning" role="status">{warning}</p> }).collect_view()}
         <header class="delivery-header">
             <h1 id="delivery-title">{delivery.title}</h1>
             <div class="meta">
                 <span class=format!("badge mode-{}", delivery.mode.as_str())>{delivery.mode.as_str()}</span>
-                <span class=format!("badge status-{}", delivery.status.as_str()) id="delivery-status">
-                    {delivery.status.as_str().replace('_', " ")}
+                <span class=format!("badge status-{shown}") id="delivery-status">
+                    {shown.replace('_', " ")}
                 </span>
                 <time class="age" datetime=created.to_string()>{move || age_label(created, now.get())}</time>
             </div>
         </header>
+        {withdrawn_at.map(|at| view! {
+            <p class="notice" id="delivery-withdrawn" role="status">
+                {format!("The agent stopped waiting for this answer at {at} (it withdrew the question). An answer given now is still kept for it to read.")}
+            </p>
+        })}
         <div class="delivery-columns">
             <div class="delivery-main">
                 {body}

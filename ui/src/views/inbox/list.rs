@@ -172,6 +172,7 @@ fn DeliveryRow(
     selected: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let created = delivery.created_at;
+    let shown = delivery.shown_status();
     let open_id = delivery.id.clone();
     let key_id = delivery.id.clone();
     view! {
@@ -189,8 +190,8 @@ fn DeliveryRow(
         >
             <span class="title">{delivery.title}</span>
             <span class=format!("badge mode-{}", delivery.mode.as_str())>{delivery.mode.as_str()}</span>
-            <span class=format!("badge status-{}", delivery.status.as_str())>
-                {delivery.status.as_str().replace('_', " ")}
+            <span class=format!("badge status-{shown}")>
+                {shown.replace('_', " ")}
             </span>
             <time class="age" datetime=created.to_string()>{move || age_label(created, now.get())}</time>
         </li>

@@ -1,0 +1,349 @@
+//! `switchboard mcp` as agents use it: rmcp's own client spawning the real
+//! binary over stdio, answers given by another `switchboard` process.
+
+use std::{
+    path::Path,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use rmcp::{
+    ClientHandler, RoleClient, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam, Request,
+        ServerResult,
+    },
+    service::{NotificationContext, PeerRequestOptions, RunningService},
+    transport::TokioChildProcess,
+};
+use serde_json::{Value, json};
+use switchboard_model::{Timestamp, annotation::AnnotationKind, annotation::NewAnnotation};
+use switchboard_store::{Workspace, annotations};
+
+use crate::{ok_stdout, stored, switchboard};
+
+/// A client that counts the progress notifications it receives.
+#[derive(Clone, Default)]
+struct Client {
+    progress: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Client {
+    async fn on_progress(
+        &self,
+        _params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+type Session = RunningService<RoleClient, Client>;
+
+/// The server on `workspace`, initialized; `ask` beats every 50 ms.
+async fn connect(workspace: &Path) -> (Session, Client) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command
+        .arg("-C")
+        .arg(workspace)
+        .args(["mcp", "--heartbeat-ms", "50"]);
+    let transport = TokioChildProcess::new(command).unwrap();
+    let client = Client::default();
+    let session = client.clone().serve(transport).await.unwrap();
+    (session, client)
+}
+
+fn arguments(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("arguments must be an object: {other}"),
+    }
+}
+
+async fn call(session: &Session, tool: &'static str, args: Value) -> CallToolResult {
+    session
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(arguments(args)))
+        .await
+        .unwrap()
+}
+
+/// The structured result of a call that must succeed.
+async fn ok(session: &Session, tool: &'static str, args: Value) -> Value {
+    let result = call(session, tool, args).await;
+    assert_ne!(result.is_error, Some(true), "{tool} failed: {result:?}");
+    result.structured_content.unwrap()
+}
+
+/// The error code of a call that must fail as a tool error.
+async fn refused(session: &Session, tool: &'static str, args: Value) -> (String, String) {
+    let result = call(session, tool, args).await;
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "{tool} should fail: {result:?}"
+    );
+    let error = &result.structured_content.unwrap()["error"];
+    (
+        error["code"].as_str().unwrap().to_owned(),
+        error["message"].as_str().unwrap().to_owned(),
+    )
+}
+
+const TOOLS: [&str; 14] = [
+    "add_learning",
+    "ask",
+    "claim_task",
+    "create_task",
+    "deliver",
+    "get_annotations",
+    "get_feedback",
+    "list_deliveries",
+    "list_tasks",
+    "rate_bullet",
+    "read_messages",
+    "search_knowledge",
+    "send_message",
+    "update_task",
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_are_listed_in_a_stable_order_with_object_schemas() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, _) = connect(workspace.path()).await;
+    let info = session.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "switchboard");
+    let first = session.list_all_tools().await.unwrap();
+    let names: Vec<&str> = first.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(names, TOOLS);
+    for tool in &first {
+        assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+        let output = tool.output_schema.as_ref().unwrap();
+        assert_eq!(output["type"], "object", "{}", tool.name);
+        assert!(
+            tool.description
+                .as_ref()
+                .is_some_and(|text| text.len() > 40),
+            "{} says what it does",
+            tool.name
+        );
+    }
+    let second = session.list_all_tools().await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&first).unwrap(),
+        serde_json::to_value(&second).unwrap()
+    );
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn results_answers_and_annotations_round_trip() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, _) = connect(workspace.path()).await;
+
+    let passive = ok(
+        &session,
+        "deliver",
+        json!({"title": "Cache design", "content": "The cache layer cuts latency."}),
+    )
+    .await;
+    let id = passive["id"].as_str().unwrap().to_owned();
+    assert_eq!(passive["status"], "delivered");
+    let schema = json!({"type": "confirm", "prompt": "Ship it?"});
+    let question = ok(
+        &session,
+        "deliver",
+        json!({"title": "Ship?", "content": "<p>Ready</p>", "type": "html",
+               "mode": "interactive", "schema": schema}),
+    )
+    .await;
+    let question_id = question["id"].as_str().unwrap().to_owned();
+    assert_eq!(question["status"], "awaiting_feedback");
+    assert_eq!(stored(workspace.path()).len(), 2, "both in the inbox file");
+
+    let listed = ok(&session, "list_deliveries", json!({"mode": "interactive"})).await;
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["deliveries"][0]["id"], question_id.as_str());
+
+    let open = ok(&session, "get_feedback", json!({"id": question_id})).await;
+    assert_eq!(open["status"], "awaiting_feedback");
+    assert!(open.get("outcome").is_none());
+    ok_stdout(&switchboard(
+        workspace.path(),
+        &["answer", &question_id, "--value", "true"],
+    ));
+    let answered = ok(&session, "get_feedback", json!({"id": question_id})).await;
+    assert_eq!(answered["outcome"], "responded");
+    assert_eq!(answered["responses"][0]["values"], json!({"value": true}));
+
+    // A comment on "cache layer" as the window makes it.
+    let store = Workspace::open(workspace.path()).unwrap();
+    annotations::add(
+        &store,
+        NewAnnotation {
+            delivery_id: id.clone(),
+            kind: AnnotationKind::Comment,
+            content: "Say which cache".into(),
+            range: Some((4, 15)),
+        },
+        Timestamp::parse("2026-02-10T10:00:00.000Z").unwrap(),
+    )
+    .unwrap();
+    let notes = ok(&session, "get_annotations", json!({"id": id})).await;
+    let note = &notes["annotations"][0];
+    assert_eq!(note["range"], json!({"start": 4, "end": 15}));
+    assert_eq!(note["quote"], "cache layer");
+    assert_eq!(note["comment"], "Say which cache");
+
+    // Bad input: a tool error with the store's code, never a crash.
+    let (code, message) = refused(&session, "get_feedback", json!({"id": "d_1_999"})).await;
+    assert_eq!(
+        (code.as_str(), message.as_str()),
+        ("NOT_FOUND", "no delivery with id \"d_1_999\"")
+    );
+    let (code, _) = refused(&session, "deliver", json!({"title": " ", "content": "x"})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    let (code, message) = refused(
+        &session,
+        "deliver",
+        json!({"title": "Form", "content": "x", "mode": "interactive"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert!(message.contains("needs a feedback schema"), "{message}");
+    let (code, message) = refused(&session, "list_deliveries", json!({"status": "done"})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert!(
+        message.contains("awaiting_feedback"),
+        "names the statuses: {message}"
+    );
+    let (code, message) = refused(
+        &session,
+        "deliver",
+        json!({"title": "t", "content": "c", "colour": "red"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert!(message.contains("unknown field `colour`"), "{message}");
+    let missing = session
+        .call_tool(CallToolRequestParams::new("no_such_tool"))
+        .await;
+    assert!(missing.is_err(), "an unknown tool is a protocol error");
+    session.cancel().await.unwrap();
+}
+
+/// Waits until the inbox holds a blocking question; returns its id.
+async fn question_id(workspace: &Path) -> String {
+    for _ in 0..400 {
+        let path = workspace.join(".visual-delivery/data/deliveries.json");
+        if path.exists()
+            && let Some(id) = stored(workspace)
+                .iter()
+                .find(|delivery| delivery["mode"] == "blocking")
+                .and_then(|delivery| delivery["id"].as_str().map(str::to_owned))
+        {
+            return id;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the question never reached the inbox");
+}
+
+fn ask_request(args: Value) -> ClientRequest {
+    ClientRequest::CallToolRequest(Request::new(
+        CallToolRequestParams::new("ask").with_arguments(arguments(args)),
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_waits_for_an_answer_from_another_process_and_keeps_the_client_alive() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, client) = connect(workspace.path()).await;
+    // The client gives up after 500 ms without word; progress keeps the
+    // call alive while the developer takes longer than that.
+    let options =
+        PeerRequestOptions::with_timeout(Duration::from_millis(500)).reset_timeout_on_progress();
+    let handle = session
+        .send_cancellable_request(
+            ask_request(
+                json!({"title": "Which database?", "content": "For the cache.",
+                               "schema": {"type": "select", "prompt": "Pick one",
+                                          "options": ["sqlite", "postgres"]}}),
+            ),
+            options,
+        )
+        .await
+        .unwrap();
+    let id = question_id(workspace.path()).await;
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    ok_stdout(&switchboard(
+        workspace.path(),
+        &["answer", &id, "--value", "postgres"],
+    ));
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("not a tool result");
+    };
+    let answer = result.structured_content.unwrap();
+    assert_eq!(answer["status"], "responded");
+    assert_eq!(answer["id"], id.as_str());
+    assert_eq!(answer["response"], json!({"value": "postgres"}));
+    let beats = client.progress.load(Ordering::SeqCst);
+    assert!(beats >= 10, "progress while waiting: {beats}");
+
+    // With a timeout the agent asked for, the wait ends as `timeout`.
+    let result = call(
+        &session,
+        "ask",
+        json!({"title": "Quick?", "content": "c", "schema": {"type": "confirm", "prompt": "ok?"},
+               "timeout": 1}),
+    )
+    .await;
+    assert_eq!(result.structured_content.unwrap()["status"], "timeout");
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_ask_withdraws_the_question_and_a_later_answer_is_kept() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, _) = connect(workspace.path()).await;
+    let handle = session
+        .send_cancellable_request(
+            ask_request(json!({"title": "Rename the crate?", "content": "c",
+                               "schema": {"type": "confirm", "prompt": "Rename?"}})),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let id = question_id(workspace.path()).await;
+    handle
+        .cancel(Some("the agent moved on".into()))
+        .await
+        .unwrap();
+    let mut withdrawn = Value::Null;
+    for _ in 0..400 {
+        withdrawn = stored(workspace.path())
+            .into_iter()
+            .find(|delivery| delivery["id"] == id.as_str())
+            .unwrap();
+        if withdrawn.get("withdrawn_at").is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(withdrawn["status"], "timeout", "{withdrawn}");
+    assert!(withdrawn["withdrawn_at"].is_string(), "{withdrawn}");
+    let sessions = crate::data_file(workspace.path(), "sessions.json");
+    assert_eq!(sessions[0]["status"], "timeout");
+    assert!(sessions[0]["withdrawn_at"].is_string());
+
+    // The developer answers anyway: it is kept, and readable.
+    ok_stdout(&switchboard(
+        workspace.path(),
+        &["answer", &id, "--value", "true"],
+    ));
+    let feedback = ok(&session, "get_feedback", json!({"id": id})).await;
+    assert_eq!(feedback["outcome"], "responded");
+    session.cancel().await.unwrap();
+}
