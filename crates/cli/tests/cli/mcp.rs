@@ -347,3 +347,260 @@ async fn a_cancelled_ask_withdraws_the_question_and_a_later_answer_is_kept() {
     assert_eq!(feedback["outcome"], "responded");
     session.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn knowledge_is_searched_added_to_and_voted_on() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    std::fs::create_dir_all(root.join(".delia/playbooks")).unwrap();
+    std::fs::write(
+        root.join(".delia/playbooks/coding.json"),
+        r#"{"schema_version": 2, "task_type": "coding", "updated_at": "2026-11-01T00:00:00.000000",
+            "bullets": [{"id": "strat-0000000a", "content": "Use tempfile for scratch directories in tests", "helpful_count": 3}]}"#,
+    )
+    .unwrap();
+    let (session, _) = connect(root).await;
+    let none = ok(&session, "search_knowledge", json!({"query": "flaky"})).await;
+    assert_eq!(none["hits"], json!([]));
+    let learned = ok(
+        &session,
+        "add_learning",
+        json!({"category": "testing", "title": "Flaky watcher tests",
+               "body": "Wait for the event, never sleep."}),
+    )
+    .await;
+    assert_eq!(
+        learned,
+        json!({"path": ".naide/learnings/testing.md", "line": 1})
+    );
+    // The index kept open by the server sees the new entry at once.
+    let found = ok(
+        &session,
+        "search_knowledge",
+        json!({"query": "flaky watcher"}),
+    )
+    .await;
+    assert_eq!(found["hits"][0]["title"], "Flaky watcher tests");
+    assert_eq!(found["hits"][0]["kind"], "learning");
+
+    let bullets = ok(
+        &session,
+        "search_knowledge",
+        json!({"query": "tempfile", "kinds": ["bullet"]}),
+    )
+    .await;
+    let hit = &bullets["hits"][0];
+    assert_eq!(
+        (hit["task_type"].as_str(), hit["bullet_id"].as_str()),
+        (Some("coding"), Some("strat-0000000a"))
+    );
+    let rated = ok(
+        &session,
+        "rate_bullet",
+        json!({"task_type": "coding", "bullet_id": "strat-0000000a", "helpful": false}),
+    )
+    .await;
+    assert_eq!(
+        rated,
+        json!({"bullet_id": "strat-0000000a", "helpful": 3, "harmful": 1})
+    );
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".delia/playbooks/coding.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        stored["bullets"][0]["harmful_count"], 1,
+        "the vote is in the playbook"
+    );
+
+    let (code, _) = refused(
+        &session,
+        "rate_bullet",
+        json!({"task_type": "coding", "bullet_id": "strat-ffffffff", "helpful": true}),
+    )
+    .await;
+    assert_eq!(code, "NOT_FOUND");
+    let (code, message) = refused(
+        &session,
+        "search_knowledge",
+        json!({"query": "x", "kinds": ["gossip"]}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert!(message.contains("learning, bullet"), "{message}");
+    let (code, _) = refused(
+        &session,
+        "add_learning",
+        json!({"category": "testing", "title": "", "body": "b"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_team_queue_is_worked_in_the_plugins_words() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    let config = root.join(".opencode/opencode-teams/teams/alpha/config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let member = |id: &str, kind: &str| {
+        json!({"agentId": id, "agentName": id, "agentType": kind,
+               "joinedAt": "2026-02-10T09:00:00.000Z"})
+    };
+    std::fs::write(
+        &config,
+        serde_json::to_string_pretty(&json!({
+            "name": "alpha", "created": "2026-02-10T09:00:00.000Z", "leader": "lead",
+            "members": [member("lead", "leader"), member("b", "worker"), member("c", "worker")],
+            "dispatchRules": [], "dispatchLog": []
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let (session, _) = connect(root).await;
+    let design = ok(
+        &session,
+        "create_task",
+        json!({"team": "alpha", "title": "Design", "priority": "high"}),
+    )
+    .await;
+    let design_id = design["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (design["ready"].as_bool(), design["priority"].as_str()),
+        (Some(true), Some("high"))
+    );
+    let build = ok(
+        &session,
+        "create_task",
+        json!({"team": "alpha", "title": "Build", "dependencies": [design_id]}),
+    )
+    .await;
+    let build_id = build["id"].as_str().unwrap().to_owned();
+    assert_eq!(build["ready"], false);
+
+    let ready = ok(&session, "list_tasks", json!({"ready": true})).await;
+    let ids: Vec<&str> = ready["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [design_id.as_str()]);
+
+    let (code, message) = refused(
+        &session,
+        "update_task",
+        json!({"id": design_id, "add_dependencies": [build_id]}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert_eq!(
+        message,
+        format!("Circular dependency detected: {design_id}")
+    );
+
+    let claimed = ok(
+        &session,
+        "claim_task",
+        json!({"id": design_id, "agent": "b"}),
+    )
+    .await;
+    assert_eq!(
+        (claimed["status"].as_str(), claimed["owner"].as_str()),
+        (Some("in_progress"), Some("b"))
+    );
+    let (code, message) = refused(
+        &session,
+        "claim_task",
+        json!({"id": design_id, "agent": "c"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert_eq!(
+        message,
+        format!("Task {design_id} is not available (status: in_progress)")
+    );
+    let done = ok(
+        &session,
+        "update_task",
+        json!({"id": design_id, "status": "completed"}),
+    )
+    .await;
+    assert_eq!(done["unblocked"], json!([build_id]));
+    let (code, message) = refused(
+        &session,
+        "update_task",
+        json!({"id": design_id, "status": "pending"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert_eq!(message, "Invalid status transition: completed -> pending");
+    let now_ready = ok(
+        &session,
+        "list_tasks",
+        json!({"team": "alpha", "status": "pending"}),
+    )
+    .await;
+    assert_eq!(now_ready["tasks"][0]["ready"], true);
+
+    let sent = ok(
+        &session,
+        "send_message",
+        json!({"team": "alpha", "from": "lead", "to": "b", "type": "task_assignment",
+               "text": "Build is yours"}),
+    )
+    .await;
+    assert_eq!(sent["recipients"], json!(["b"]));
+    let everyone = ok(
+        &session,
+        "send_message",
+        json!({"team": "alpha", "from": "lead", "text": "Stand-up"}),
+    )
+    .await;
+    assert_eq!(everyone["recipients"], json!(["b", "c"]));
+    let read = ok(
+        &session,
+        "read_messages",
+        json!({"team": "alpha", "agent": "b"}),
+    )
+    .await;
+    let kinds: Vec<&str> = read["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["task_assignment", "plain"]);
+    let again = ok(
+        &session,
+        "read_messages",
+        json!({"team": "alpha", "agent": "b", "unread": true}),
+    )
+    .await;
+    assert_eq!(again["messages"], json!([]), "reading marked them read");
+
+    let (code, message) = refused(
+        &session,
+        "send_message",
+        json!({"team": "alpha", "from": "lead", "to": "zed", "text": "hi"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert_eq!(
+        message,
+        "Recipient \"zed\" is not a member of team \"alpha\""
+    );
+    let (code, _) = refused(&session, "list_tasks", json!({"team": "nope"})).await;
+    assert_eq!(code, "NOT_FOUND");
+    let (code, _) = refused(
+        &session,
+        "claim_task",
+        json!({"id": "1-deadbeef", "agent": "b"}),
+    )
+    .await;
+    assert_eq!(code, "NOT_FOUND");
+    let (code, _) = refused(&session, "update_task", json!({"id": build_id})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    session.cancel().await.unwrap();
+}
