@@ -14,7 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp,
-    annotation::AnnotationKind, inbox::InboxFilter, session::AwaitOutcome,
+    annotation::AnnotationKind,
+    feedback::elicitation::{self, Action},
+    inbox::InboxFilter,
+    session::AwaitOutcome,
 };
 use switchboard_store::{WorkspaceWatcher, clock, deliveries, feedback};
 use tokio_util::sync::CancellationToken;
@@ -213,8 +216,15 @@ pub struct AskArgs {
     /// The body's markup.
     #[serde(default, rename = "type")]
     pub markup: Markup,
-    /// The feedback form (visual-delivery's schema).
-    pub schema: Value,
+    /// The feedback form in visual-delivery's shape (`confirm`, `select`,
+    /// `form`, `rating`); give this or `requestedSchema`.
+    #[serde(default)]
+    pub schema: Option<Value>,
+    /// The form as an MCP elicitation `requestedSchema` (a flat object of
+    /// string, number, integer, boolean and enum properties); the answer
+    /// comes back as elicitation `content` too.
+    #[serde(default, rename = "requestedSchema")]
+    pub requested_schema: Option<Value>,
     /// Seconds to wait; without it the call waits until the developer
     /// answers, declines or dismisses (there is no silent default).
     #[serde(default)]
@@ -232,24 +242,43 @@ pub struct Answer {
     /// `{"value": …}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response: Option<Value>,
+    /// Elicitation's action: `accept`, `decline` or `cancel` (none after a
+    /// timeout).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// Elicitation's content, when accepted: the field map of the form
+    /// (`{"value": …}` for a visual-delivery form that is not a `form`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Value>,
 }
 
 impl Answer {
     fn of(outcome: AwaitOutcome) -> Result<Self, ToolError> {
-        let (id, status, response) = match outcome {
+        let (id, status, response, action) = match outcome {
             AwaitOutcome::Responded {
                 delivery_id,
                 response,
-            } => (delivery_id, "responded", Some(response)),
-            AwaitOutcome::Declined { delivery_id } => (delivery_id, "declined", None),
-            AwaitOutcome::Dismissed { delivery_id } => (delivery_id, "dismissed", None),
-            AwaitOutcome::Timeout { delivery_id } => (delivery_id, "timeout", None),
+            } => (
+                delivery_id,
+                "responded",
+                Some(response),
+                Some(Action::Accept),
+            ),
+            AwaitOutcome::Declined { delivery_id } => {
+                (delivery_id, "declined", None, Some(Action::Decline))
+            }
+            AwaitOutcome::Dismissed { delivery_id } => {
+                (delivery_id, "dismissed", None, Some(Action::Cancel))
+            }
+            AwaitOutcome::Timeout { delivery_id } => (delivery_id, "timeout", None, None),
             AwaitOutcome::Error { message } => return Err(ToolError::internal(message)),
         };
         Ok(Self {
             id,
             status: status.to_owned(),
+            content: response.clone(),
             response,
+            action: action.map(|action| action.as_str().to_owned()),
         })
     }
 }
@@ -455,12 +484,27 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<Answer>, ToolError> {
+        let schema = match (args.schema, args.requested_schema) {
+            (Some(schema), None) => schema,
+            (None, Some(requested)) => {
+                let form = elicitation::form(&requested)
+                    .map_err(|error| ToolError::invalid(error.to_string()))?;
+                serde_json::to_value(form).map_err(|error| {
+                    ToolError::internal(format!("could not encode the form: {error}"))
+                })?
+            }
+            _ => {
+                return Err(ToolError::invalid(
+                    "give exactly one of schema (visual-delivery's form) and requestedSchema                      (MCP elicitation's)",
+                ));
+            }
+        };
         let new = NewDelivery {
             mode: DeliveryMode::Blocking,
             title: args.title,
             content_type: args.markup.into(),
             body: args.content,
-            feedback_schema: Some(args.schema),
+            feedback_schema: Some(schema),
         };
         let timeout_at = deadline(args.timeout);
         let (appended, session) = self

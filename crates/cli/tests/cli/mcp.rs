@@ -604,3 +604,115 @@ async fn the_team_queue_is_worked_in_the_plugins_words() {
     assert_eq!(code, "INVALID_REQUEST");
     session.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_elicitation_schema_becomes_the_form_and_its_answer_comes_back_as_content() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, _) = connect(workspace.path()).await;
+    let requested = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Release name", "minLength": 3},
+            "build": {"type": "integer", "minimum": 1},
+            "channels": {"type": "array", "items": {"type": "string", "enum": ["beta", "stable"]}},
+            "notify": {"type": "boolean", "default": true}
+        },
+        "required": ["name", "channels"]
+    });
+    let handle = session
+        .send_cancellable_request(
+            ask_request(json!({"title": "Release?", "content": "c", "requestedSchema": requested})),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let id = question_id(workspace.path()).await;
+    let stored_form = stored(workspace.path())[0]["feedback_schema"].clone();
+    assert_eq!(stored_form["type"], "form", "{stored_form}");
+    let channels = stored_form["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|field| field["name"] == "channels")
+        .unwrap();
+    assert_eq!(channels["multiple"], true);
+
+    // An answer the schema refuses is refused field by field.
+    let short = switchboard(
+        workspace.path(),
+        &[
+            "answer",
+            &id,
+            "--values",
+            r#"{"name": "v1", "channels": ["beta"]}"#,
+        ],
+    );
+    assert_eq!(short.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&short.stderr);
+    assert!(said.contains("must be at least 3 characters"), "{said}");
+
+    let values =
+        json!({"name": "v1.2", "build": 7, "channels": ["beta", "stable"], "notify": false});
+    ok_stdout(&switchboard(
+        workspace.path(),
+        &["answer", &id, "--values", &values.to_string()],
+    ));
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("not a tool result");
+    };
+    let answer = result.structured_content.unwrap();
+    assert_eq!(answer["action"], "accept");
+    assert_eq!(answer["content"], values, "elicitation's shape");
+    assert_eq!(answer["response"], values, "visual-delivery's shape");
+
+    // Declined: elicitation's `decline`, no content.
+    let handle = session
+        .send_cancellable_request(
+            ask_request(json!({"title": "Again?", "content": "c",
+                               "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}})),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let mut second = String::new();
+    for _ in 0..400 {
+        if let Some(found) = stored(workspace.path())
+            .iter()
+            .find(|delivery| delivery["title"] == "Again?")
+        {
+            second = found["id"].as_str().unwrap().to_owned();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    ok_stdout(&switchboard(
+        workspace.path(),
+        &["answer", &second, "--decline"],
+    ));
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("not a tool result");
+    };
+    let answer = result.structured_content.unwrap();
+    assert_eq!(
+        (answer["status"].as_str(), answer["action"].as_str()),
+        (Some("declined"), Some("decline"))
+    );
+    assert!(answer.get("content").is_none());
+
+    let (code, message) = refused(
+        &session,
+        "ask",
+        json!({"title": "t", "content": "c", "requestedSchema": {"type": "object",
+               "properties": {"x": {"type": "object"}}}}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert!(
+        message.starts_with("requestedSchema: x: type \"object\""),
+        "{message}"
+    );
+    let (code, message) = refused(&session, "ask", json!({"title": "t", "content": "c"})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert!(message.contains("exactly one of schema"), "{message}");
+    session.cancel().await.unwrap();
+}

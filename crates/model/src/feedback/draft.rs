@@ -15,6 +15,8 @@ pub enum FieldDraft {
     Text(String),
     /// A tick box.
     Checked(bool),
+    /// The chosen options of a multiple select field.
+    Choices(BTreeSet<String>),
 }
 
 /// The state of a feedback form.
@@ -37,6 +39,19 @@ impl Draft {
         if let FeedbackSchema::Form { fields } = schema {
             for field in fields {
                 let value = match (field.kind, &field.default) {
+                    (FieldKind::Select, default) if field.multiple => FieldDraft::Choices(
+                        default
+                            .as_ref()
+                            .and_then(Value::as_array)
+                            .map(|chosen| {
+                                chosen
+                                    .iter()
+                                    .filter_map(Value::as_str)
+                                    .map(str::to_owned)
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    ),
                     (FieldKind::Checkbox, default) => FieldDraft::Checked(
                         default.as_ref().and_then(Value::as_bool).unwrap_or(false),
                     ),
@@ -54,6 +69,19 @@ impl Draft {
     pub fn toggle(&mut self, option: &str) {
         if !self.choices.remove(option) {
             self.choices.insert(option.to_owned());
+        }
+    }
+
+    /// Toggles `option` in the multiple select field `name`.
+    pub fn toggle_field(&mut self, name: &str, option: &str) {
+        let entry = self
+            .fields
+            .entry(name.to_owned())
+            .or_insert_with(|| FieldDraft::Choices(BTreeSet::new()));
+        if let FieldDraft::Choices(chosen) = entry
+            && !chosen.remove(option)
+        {
+            chosen.insert(option.to_owned());
         }
     }
 
@@ -77,6 +105,17 @@ impl Draft {
                 for field in fields {
                     let entry = match (field.kind, self.fields.get(&field.name)) {
                         (_, Some(FieldDraft::Checked(checked))) => Some(Value::Bool(*checked)),
+                        (_, Some(FieldDraft::Choices(chosen))) => {
+                            // In the options' order, as the form lists them.
+                            let options = field.options.as_deref().unwrap_or_default();
+                            let picked: Vec<Value> = options
+                                .iter()
+                                .filter(|option| chosen.contains(*option))
+                                .cloned()
+                                .map(Value::String)
+                                .collect();
+                            (!picked.is_empty()).then_some(Value::Array(picked))
+                        }
                         (_, Some(FieldDraft::Text(text))) if text.trim().is_empty() => None,
                         (FieldKind::Number, Some(FieldDraft::Text(text))) => Some(
                             text.trim()
@@ -144,6 +183,25 @@ mod tests {
             Some("points"),
             "unparsable numbers are reported"
         );
+    }
+
+    #[test]
+    fn multiple_select_fields_answer_lists_in_option_order() {
+        let form = schema(json!({"type": "form", "fields": [
+            {"name": "tags", "type": "select", "options": ["a", "b", "c"], "multiple": true,
+             "default": ["c"]}
+        ]}));
+        let mut draft = Draft::new(&form);
+        draft.toggle_field("tags", "a");
+        assert_eq!(draft.answer(&form), json!({"values": {"tags": ["a", "c"]}}));
+        draft.toggle_field("tags", "a");
+        draft.toggle_field("tags", "c");
+        assert_eq!(
+            draft.answer(&form),
+            json!({"values": {}}),
+            "none chosen is blank"
+        );
+        assert!(form.check_answer(&draft.answer(&form)).is_ok());
     }
 
     #[test]

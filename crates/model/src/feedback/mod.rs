@@ -4,6 +4,7 @@
 //! and, through wasm, in the window.
 
 mod draft;
+pub mod elicitation;
 
 use std::collections::BTreeSet;
 
@@ -85,6 +86,96 @@ pub struct FormField {
     /// The value the form starts with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
+    /// A longer explanation shown under the label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Text: the fewest characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u32>,
+    /// Text: the most characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u32>,
+    /// Text: a regular expression the whole value must match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Text: what kind of text it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<TextFormat>,
+    /// Number: the smallest value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<f64>,
+    /// Number: the largest value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<f64>,
+    /// Number: whole numbers only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integer: bool,
+    /// Select: several may be chosen (the value is a list).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multiple: bool,
+    /// Multiple select: the fewest choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u32>,
+    /// Multiple select: the most choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u32>,
+    /// Select: the text shown for each option, in `options`' order (the
+    /// options are the values answered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option_labels: Option<Vec<String>>,
+}
+
+/// What kind of text a text field holds (JSON Schema's `format`s that MCP
+/// elicitation allows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextFormat {
+    /// An e-mail address.
+    #[serde(rename = "email")]
+    Email,
+    /// An absolute URI.
+    #[serde(rename = "uri")]
+    Uri,
+    /// A calendar date, `YYYY-MM-DD`.
+    #[serde(rename = "date")]
+    Date,
+    /// A date and time, RFC 3339.
+    #[serde(rename = "date-time")]
+    DateTime,
+}
+
+impl TextFormat {
+    /// The name JSON Schema gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Uri => "uri",
+            Self::Date => "date",
+            Self::DateTime => "date-time",
+        }
+    }
+
+    /// Whether `text` is of this kind.
+    pub fn accepts(self, text: &str) -> bool {
+        match self {
+            Self::Email => text.split_once('@').is_some_and(|(user, domain)| {
+                !user.is_empty()
+                    && !domain.is_empty()
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
+                    && !text.contains(char::is_whitespace)
+            }),
+            Self::Uri => text.split_once(':').is_some_and(|(scheme, rest)| {
+                !rest.is_empty()
+                    && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                    && !text.contains(char::is_whitespace)
+            }),
+            Self::Date => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok(),
+            Self::DateTime => chrono::DateTime::parse_from_rfc3339(text).is_ok(),
+        }
+    }
 }
 
 /// The input kind of a form field.
@@ -143,6 +234,18 @@ pub enum SchemaError {
         /// Why the default is rejected.
         reason: String,
     },
+    /// A constraint the field's kind does not take, or that contradicts
+    /// itself.
+    #[error("form field {field:?}: {reason}")]
+    BadConstraint {
+        /// The field.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An MCP elicitation `requestedSchema` this form cannot show.
+    #[error("requestedSchema: {0}")]
+    Elicitation(String),
 }
 
 /// One problem with an answer, attached to a form field where there is one.
@@ -223,6 +326,10 @@ impl FeedbackSchema {
                         (_, Some(_)) => return Err(SchemaError::StrayOptions(field.name.clone())),
                         (_, None) => {}
                     }
+                    check_constraints(field).map_err(|reason| SchemaError::BadConstraint {
+                        field: field.name.clone(),
+                        reason,
+                    })?;
                     if let Some(default) = &field.default
                         && let Err(reason) = check_field_value(field, default)
                     {
@@ -343,27 +450,156 @@ fn is_blank(value: &Value) -> bool {
     match value {
         Value::Null => true,
         Value::String(text) => text.trim().is_empty(),
+        Value::Array(items) => items.is_empty(),
         _ => false,
     }
 }
 
+/// Checks that a field's constraints fit its kind and each other.
+fn check_constraints(field: &FormField) -> Result<(), String> {
+    let text = matches!(field.kind, FieldKind::Text | FieldKind::Textarea);
+    let number = field.kind == FieldKind::Number;
+    let select = field.kind == FieldKind::Select;
+    let misplaced = [
+        ("minLength", field.min_length.is_some(), text),
+        ("maxLength", field.max_length.is_some(), text),
+        ("pattern", field.pattern.is_some(), text),
+        ("format", field.format.is_some(), text),
+        ("minimum", field.minimum.is_some(), number),
+        ("maximum", field.maximum.is_some(), number),
+        ("integer", field.integer, number),
+        ("multiple", field.multiple, select),
+        ("option labels", field.option_labels.is_some(), select),
+        ("minItems", field.min_items.is_some(), field.multiple),
+        ("maxItems", field.max_items.is_some(), field.multiple),
+    ];
+    if let Some((name, _, _)) = misplaced.iter().find(|(_, set, fits)| *set && !fits) {
+        return Err(format!("{name} does not apply to a {:?} field", field.kind).to_lowercase());
+    }
+    let backwards = |low: Option<f64>, high: Option<f64>| low.zip(high).is_some_and(|(l, h)| l > h);
+    if backwards(
+        field.min_length.map(f64::from),
+        field.max_length.map(f64::from),
+    ) || backwards(field.minimum, field.maximum)
+        || backwards(
+            field.min_items.map(f64::from),
+            field.max_items.map(f64::from),
+        )
+    {
+        return Err("a lower bound is above its upper bound".into());
+    }
+    if let (Some(labels), Some(options)) = (&field.option_labels, &field.options)
+        && labels.len() != options.len()
+    {
+        return Err(format!(
+            "{} option labels for {} options",
+            labels.len(),
+            options.len()
+        ));
+    }
+    #[cfg(feature = "patterns")]
+    if let Some(pattern) = &field.pattern {
+        regex_lite::Regex::new(pattern)
+            .map_err(|error| format!("pattern {pattern:?} is not a regular expression: {error}"))?;
+    }
+    Ok(())
+}
+
+/// Checks text against a field's length, format and pattern.
+fn check_text(field: &FormField, text: &str) -> Result<(), String> {
+    let length = u32::try_from(text.chars().count()).unwrap_or(u32::MAX);
+    if let Some(min) = field.min_length
+        && length < min
+    {
+        return Err(format!("must be at least {min} characters"));
+    }
+    if let Some(max) = field.max_length
+        && length > max
+    {
+        return Err(format!("must be at most {max} characters"));
+    }
+    if let Some(format) = field.format
+        && !format.accepts(text)
+    {
+        return Err(match format {
+            TextFormat::Email => "must be an e-mail address".into(),
+            TextFormat::Uri => "must be a URI (scheme:…)".into(),
+            TextFormat::Date => "must be a date, YYYY-MM-DD".into(),
+            TextFormat::DateTime => "must be a date and time (RFC 3339)".into(),
+        });
+    }
+    #[cfg(feature = "patterns")]
+    if let Some(pattern) = &field.pattern {
+        // Anchored: JSON Schema's pattern may match anywhere, but a form
+        // field's value is meant as a whole; `^…$` patterns are unchanged.
+        let whole = format!("^(?:{pattern})$");
+        if regex_lite::Regex::new(&whole).is_ok_and(|regex| !regex.is_match(text)) {
+            return Err(format!("must match {pattern}"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a number against a field's bounds.
+fn check_number(field: &FormField, number: &serde_json::Number) -> Result<(), String> {
+    let value = number.as_f64().unwrap_or(f64::NAN);
+    if field.integer && (value.fract() != 0.0 || !value.is_finite()) {
+        return Err("must be a whole number".into());
+    }
+    if let Some(min) = field.minimum
+        && value < min
+    {
+        return Err(format!("must be at least {min}"));
+    }
+    if let Some(max) = field.maximum
+        && value > max
+    {
+        return Err(format!("must be at most {max}"));
+    }
+    Ok(())
+}
+
 /// Checks one field's value (not its presence).
 fn check_field_value(field: &FormField, value: &Value) -> Result<(), String> {
+    let options = field.options.as_deref().unwrap_or_default();
+    let offered = |text: &str| options.iter().any(|option| option == text);
     match (field.kind, value) {
         (_, Value::Null) => Ok(()),
-        (FieldKind::Text | FieldKind::Textarea, Value::String(_)) => Ok(()),
+        (FieldKind::Text | FieldKind::Textarea, Value::String(text)) => check_text(field, text),
         (FieldKind::Text | FieldKind::Textarea, _) => Err("must be text".into()),
-        (FieldKind::Number, Value::Number(_)) => Ok(()),
+        (FieldKind::Number, Value::Number(number)) => check_number(field, number),
         (FieldKind::Number, _) => Err("must be a number".into()),
         (FieldKind::Checkbox, Value::Bool(_)) => Ok(()),
         (FieldKind::Checkbox, _) => Err("must be true or false".into()),
-        (FieldKind::Select, Value::String(text)) => {
-            let options = field.options.as_deref().unwrap_or_default();
-            if options.iter().any(|option| option == text) {
-                Ok(())
-            } else {
-                Err(format!("must be one of: {}", options.join(", ")))
+        (FieldKind::Select, Value::Array(chosen)) if field.multiple => {
+            let mut seen = BTreeSet::new();
+            for choice in chosen {
+                match choice.as_str() {
+                    Some(text) if offered(text) => {
+                        if !seen.insert(text) {
+                            return Err(format!("{choice} is chosen twice"));
+                        }
+                    }
+                    _ => return Err(format!("{choice} is not one of: {}", options.join(", "))),
+                }
             }
+            let count = u32::try_from(chosen.len()).unwrap_or(u32::MAX);
+            if let Some(min) = field.min_items
+                && count < min
+            {
+                return Err(format!("choose at least {min}"));
+            }
+            if let Some(max) = field.max_items
+                && count > max
+            {
+                return Err(format!("choose at most {max}"));
+            }
+            Ok(())
+        }
+        (FieldKind::Select, _) if field.multiple => Err("must be a list of options".into()),
+        (FieldKind::Select, Value::String(text)) if offered(text) => Ok(()),
+        (FieldKind::Select, Value::String(_)) => {
+            Err(format!("must be one of: {}", options.join(", ")))
         }
         (FieldKind::Select, _) => Err("must be one of the options".into()),
     }

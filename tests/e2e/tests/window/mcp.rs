@@ -1,7 +1,9 @@
 //! An agent on `switchboard mcp` as the developer sees it: a question asked
 //! through the MCP server stands in the alert bar; when the agent's client
 //! cancels the call, the window shows the question withdrawn (never
-//! silently gone) and still takes an answer, which is kept.
+//! silently gone) and still takes an answer, which is kept; a question
+//! asked with an elicitation schema is a form filled in the window, whose
+//! answer reaches the agent as elicitation content.
 
 use std::{
     io::{BufRead, BufReader, Write},
@@ -16,11 +18,18 @@ use switchboard_e2e::Session;
 use crate::harness::{CAPTURE_ERRORS, Environment, open_delivery, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
-    vec![trial(
-        environment,
-        "mcp::a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer",
-        a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer,
-    )]
+    vec![
+        trial(
+            environment,
+            "mcp::a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer",
+            a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer,
+        ),
+        trial(
+            environment,
+            "mcp::an_elicitation_form_is_filled_in_the_window_and_answers_as_content",
+            an_elicitation_form_is_filled_in_the_window_and_answers_as_content,
+        ),
+    ]
 }
 
 /// The MCP server as a client runs it: JSON-RPC lines on its stdin.
@@ -172,6 +181,88 @@ fn a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer(
     ensure!(
         feedback[0]["values"] == json!({"value": true}),
         "{feedback}"
+    );
+    Ok(())
+}
+
+fn an_elicitation_form_is_filled_in_the_window_and_answers_as_content(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let mut agent = Agent::start(environment, workspace.path())?;
+    let requested = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Release name", "minLength": 3,
+                     "description": "Shown in the changelog"},
+            "build": {"type": "integer", "minimum": 1},
+            "channels": {"type": "array", "title": "Channels",
+                         "items": {"type": "string", "anyOf": [{"const": "beta", "title": "Beta testers"},
+                                                              {"const": "stable", "title": "Everyone"}]}},
+            "notify": {"type": "boolean", "default": true}
+        },
+        "required": ["name", "channels"]
+    });
+    environment.with_app(workspace.path(), async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+        agent.send(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask",
+            "arguments": {"title": "Name the release", "content": "Build 7 is green.",
+                          "requestedSchema": requested}}}),
+        )?;
+        session
+            .find("#blocking-alert .alert-item")
+            .await?
+            .click()
+            .await?;
+        let name = session.find("#field-name").await?;
+        name.send_keys("v1").await?;
+        session.find("#field-build").await?.send_keys("7").await?;
+        session.find("#feedback-submit").await?.click().await?;
+        session
+            .wait_for_text(".field-error", |text| !text.is_empty())
+            .await?;
+        let mut errors = session.texts(".field-invalid-note, .field.invalid").await?;
+        errors.sort();
+        ensure!(
+            errors.len() == 2
+                && errors
+                    .iter()
+                    .any(|text| text.contains("Channels") && text.contains("is required"))
+                && errors.iter().any(|text| text.contains("Release name")
+                    && text.contains("must be at least 3 characters")),
+            "each field says what is wrong with it: {errors:?}"
+        );
+        let labels = session.texts("#field-channels .choice span").await?;
+        ensure!(
+            labels == ["Beta testers", "Everyone"],
+            "titles shown: {labels:?}"
+        );
+        ensure!(
+            session.texts(".field-description").await? == ["Shown in the changelog"],
+            "the description is shown"
+        );
+        name.send_keys(".2").await?;
+        session
+            .find("#field-channels input[value='stable']")
+            .await?
+            .click()
+            .await?;
+        session.find("#feedback-submit").await?.click().await?;
+        session.find("#feedback-done").await?;
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
+        Ok(())
+    })?;
+    let reply = agent.reply(2)?;
+    let answer = &reply["result"]["structuredContent"];
+    ensure!(answer["action"] == "accept", "{reply}");
+    ensure!(
+        answer["content"]
+            == json!({"name": "v1.2", "build": 7, "channels": ["stable"], "notify": true}),
+        "the answer in elicitation's shape: {answer}"
     );
     Ok(())
 }

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use switchboard_model::{
     ErrorCode,
-    feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField},
+    feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField, TextFormat},
     session::Reply,
 };
 
@@ -70,6 +70,10 @@ pub fn FeedbackForm(
         <form
             class="feedback-form"
             id="feedback-form"
+            // The answer is checked by the schema's own rules, with each
+            // message beside its field; the browser's bubbles would hide
+            // those (the limits stay on the inputs as hints).
+            novalidate=true
             on:submit=move |event| {
                 event.prevent_default();
                 submit();
@@ -281,32 +285,74 @@ fn form_field(
         }
     };
     let placeholder = field.placeholder.clone().unwrap_or_default();
+    // The browser shows the same limits the answer is checked against.
+    let input_type = match field.format {
+        Some(TextFormat::Email) => "email",
+        Some(TextFormat::Uri) => "url",
+        Some(TextFormat::Date) => "date",
+        Some(TextFormat::DateTime) | None => "text",
+    };
+    let min_length = field.min_length.map(|n| n.to_string());
+    let max_length = field.max_length.map(|n| n.to_string());
+    let options = field.options.clone().unwrap_or_default();
+    let labels = field
+        .option_labels
+        .clone()
+        .unwrap_or_else(|| options.clone());
     let control = match field.kind {
         FieldKind::Text => view! {
-            <input type="text" id=input_id.clone() name=name.clone() placeholder=placeholder prop:value=text
+            <input type=input_type id=input_id.clone() name=name.clone() placeholder=placeholder prop:value=text
+                minlength=min_length maxlength=max_length pattern=field.pattern.clone()
                 on:input=move |event| set_text(event_target_value(&event)) />
         }
         .into_any(),
         FieldKind::Number => view! {
-            <input type="number" step="any" id=input_id.clone() name=name.clone() placeholder=placeholder prop:value=text
+            <input type="number" step=if field.integer { "1" } else { "any" } id=input_id.clone() name=name.clone()
+                placeholder=placeholder prop:value=text
+                min=field.minimum.map(|n| n.to_string()) max=field.maximum.map(|n| n.to_string())
                 on:input=move |event| set_text(event_target_value(&event)) />
         }
         .into_any(),
         FieldKind::Textarea => view! {
             <textarea id=input_id.clone() name=name.clone() rows="4" placeholder=placeholder prop:value=text
+                minlength=min_length maxlength=max_length
                 on:input=move |event| set_text(event_target_value(&event))></textarea>
         }
         .into_any(),
-        FieldKind::Select => {
-            let options = field.options.clone().unwrap_or_default();
-            view! {
-                <select id=input_id.clone() name=name.clone() prop:value=text on:change=move |event| set_text(event_target_value(&event))>
-                    <option value="">"Choose…"</option>
-                    {options.into_iter().map(|option| view! { <option value=option.clone()>{option.clone()}</option> }).collect_view()}
-                </select>
-            }
-            .into_any()
+        FieldKind::Select if field.multiple => view! {
+            <fieldset class="choices" id=input_id.clone()>
+                {options
+                    .into_iter()
+                    .zip(labels)
+                    .map(|(option, label)| {
+                        let checked_name = name.clone();
+                        let toggle_name = name.clone();
+                        let checked_option = option.clone();
+                        let toggle_option = option.clone();
+                        view! {
+                            <label class="choice">
+                                <input type="checkbox" name=name.clone() value=option
+                                    prop:checked=move || draft.with(|d| matches!(d.fields.get(&checked_name), Some(FieldDraft::Choices(chosen)) if chosen.contains(&checked_option)))
+                                    on:change=move |_| draft.update(|d| d.toggle_field(&toggle_name, &toggle_option)) />
+                                <span>{label}</span>
+                            </label>
+                        }
+                    })
+                    .collect_view()}
+            </fieldset>
         }
+        .into_any(),
+        FieldKind::Select => view! {
+            <select id=input_id.clone() name=name.clone() prop:value=text on:change=move |event| set_text(event_target_value(&event))>
+                <option value="">"Choose…"</option>
+                {options
+                    .into_iter()
+                    .zip(labels)
+                    .map(|(option, label)| view! { <option value=option>{label}</option> })
+                    .collect_view()}
+            </select>
+        }
+        .into_any(),
         FieldKind::Checkbox => {
             let checked_name = name.clone();
             let toggle_name = name.clone();
@@ -329,6 +375,7 @@ fn form_field(
                 {label}
                 {field.required.then(|| view! { <span class="required" title="Required">" *"</span> })}
             </label>
+            {field.description.clone().map(|text| view! { <p class="field-description">{text}</p> })}
             {control}
             {move || error().map(|message| view! { <p class="field-error" role="alert">{message}</p> })}
         </div>
