@@ -150,6 +150,10 @@ impl IntoCallToolResult for ToolError {
     }
 }
 
+/// The longest line read from the client: a longer one is dropped (and
+/// logged) without being buffered, and the session goes on.
+pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
 /// Serves `workspace` on stdin/stdout until the client closes stdin; a
 /// waiting `ask` sends a progress notification every `heartbeat`.
 pub fn run(workspace: Workspace, heartbeat: Duration) -> Result<()> {
@@ -159,8 +163,11 @@ pub fn run(workspace: Workspace, heartbeat: Duration) -> Result<()> {
         .build()
         .context("could not start the MCP server's runtime")?;
     runtime.block_on(async {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout)
+            .with_max_line_length(MAX_LINE);
         let service = Server::new(workspace, heartbeat)
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .context("the MCP client did not initialize")?;
         service.waiting().await.context("the MCP session failed")?;

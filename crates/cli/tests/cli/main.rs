@@ -7,6 +7,7 @@ mod deliver;
 mod durability;
 mod knowledge;
 mod mcp;
+mod mcp_fuzz;
 mod team;
 
 use std::{
