@@ -68,11 +68,31 @@ pub enum Command {
 
 /// `switchboard mcp`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct McpArgs {
+    /// Instead of serving: register the server with an agent client.
+    #[command(subcommand)]
+    pub action: Option<McpAction>,
     /// Milliseconds between the progress notifications a waiting `ask`
     /// sends, so clients do not time the call out.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(10..=600_000))]
     pub heartbeat_ms: u64,
+}
+
+/// What `switchboard mcp` does besides serving.
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// Print the config entry that makes a client start `switchboard mcp`
+    /// for this project; with --write, add it to the project's config file
+    /// for that client, other entries kept.
+    Install {
+        /// The client.
+        #[arg(value_enum)]
+        client: crate::mcp::install::Client,
+        /// Add the entry to the config file instead of printing it.
+        #[arg(long)]
+        write: bool,
+    },
 }
 
 impl Command {

@@ -12,7 +12,8 @@ use switchboard_model::{
 use switchboard_store::{StoreError, Workspace, annotations, clock, deliveries, feedback};
 
 use crate::args::{
-    AnswerArgs, AwaitArgs, Cli, Command, DeliverArgs, IdArgs, ListArgs, Markup, Mode,
+    AnswerArgs, AwaitArgs, Cli, Command, DeliverArgs, IdArgs, ListArgs, Markup, McpAction, McpArgs,
+    Mode,
 };
 
 /// Runs the parsed command line. `Ok(false)` means the command printed its
@@ -43,6 +44,10 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Team(command) => crate::team::team(&workspace, command).map(|()| true),
         Command::Task(command) => crate::team::task(&workspace, command).map(|()| true),
         Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| true),
+        Command::Mcp(McpArgs {
+            action: Some(McpAction::Install { client, write }),
+            ..
+        }) => crate::mcp::install::run(&workspace, client, write).map(|()| true),
         Command::Mcp(args) => crate::mcp::run(
             workspace,
             std::time::Duration::from_millis(args.heartbeat_ms),

@@ -9,6 +9,7 @@
 //! stderr; the server exits when stdin closes.
 
 mod inbox;
+pub mod install;
 mod knowledge;
 mod team;
 

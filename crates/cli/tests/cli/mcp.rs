@@ -716,3 +716,74 @@ async fn an_elicitation_schema_becomes_the_form_and_its_answer_comes_back_as_con
     assert!(message.contains("exactly one of schema"), "{message}");
     session.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn install_writes_an_entry_that_starts_the_server_and_keeps_the_rest() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    std::fs::create_dir_all(root.join(".vscode")).unwrap();
+    let mine = "{\n  // shared with the team\n  \"servers\": {\n    \"docs\": {\"type\": \"http\", \"url\": \"https://example.com/mcp\"}\n  }\n}\n";
+    std::fs::write(root.join(".vscode/mcp.json"), mine).unwrap();
+    let printed = ok_stdout(&switchboard(root, &["mcp", "install", "vscode"]));
+    assert!(printed.contains("\"${workspaceFolder}\""), "{printed}");
+    assert_eq!(
+        std::fs::read_to_string(root.join(".vscode/mcp.json")).unwrap(),
+        mine,
+        "printing writes nothing"
+    );
+    let said = ok_stdout(&switchboard(root, &["mcp", "install", "vscode", "--write"]));
+    assert!(said.starts_with("updated "), "{said}");
+    let edited = std::fs::read_to_string(root.join(".vscode/mcp.json")).unwrap();
+    assert!(edited.contains("// shared with the team"), "{edited}");
+    assert!(
+        edited.contains("\"docs\": {\"type\": \"http\", \"url\": \"https://example.com/mcp\"}"),
+        "{edited}"
+    );
+    let again = ok_stdout(&switchboard(root, &["mcp", "install", "vscode", "--write"]));
+    assert!(again.ends_with("already starts switchboard mcp"), "{again}");
+
+    // Claude Code's entry, started as Claude Code starts it (in the
+    // project folder), is a working server.
+    ok_stdout(&switchboard(
+        root,
+        &["mcp", "install", "claude-code", "--write"],
+    ));
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join(".mcp.json")).unwrap()).unwrap();
+    let entry = &config["mcpServers"]["switchboard"];
+    assert_eq!(entry["command"], "switchboard");
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command.current_dir(root);
+    for arg in entry["args"].as_array().unwrap() {
+        command.arg(arg.as_str().unwrap());
+    }
+    let session = Client::default()
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let delivered = ok(
+        &session,
+        "deliver",
+        json!({"title": "From Claude Code", "content": "hi"}),
+    )
+    .await;
+    assert!(delivered["id"].as_str().unwrap().starts_with("d_"));
+    assert_eq!(
+        stored(root)[0]["title"],
+        "From Claude Code",
+        "in this project's inbox"
+    );
+    session.cancel().await.unwrap();
+
+    let broken = "{ not json";
+    std::fs::create_dir_all(root.join(".cursor")).unwrap();
+    std::fs::write(root.join(".cursor/mcp.json"), broken).unwrap();
+    let refused = switchboard(root, &["mcp", "install", "cursor", "--write"]);
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("was left as it is"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(root.join(".cursor/mcp.json")).unwrap(),
+        broken
+    );
+}
