@@ -19,6 +19,7 @@ use crate::args::{
 /// Runs the parsed command line. `Ok(false)` means the command printed its
 /// own failure (an `{"status":"error"}` line) and the exit code is 1.
 pub fn run(cli: Cli) -> Result<bool> {
+    let named = cli.workspace.is_some();
     let root = match cli.workspace {
         Some(path) => path,
         None => std::env::current_dir().context("could not read the current directory")?,
@@ -50,6 +51,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         }) => crate::mcp::install::run(&workspace, client, write).map(|()| true),
         Command::Mcp(args) => crate::mcp::run(
             workspace,
+            !named,
             std::time::Duration::from_millis(args.heartbeat_ms),
         )
         .map(|()| true),

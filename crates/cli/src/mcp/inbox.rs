@@ -1,7 +1,7 @@
 //! The inbox's tools: `deliver`, `ask` (and its wait), `get_feedback`,
 //! `get_annotations`, `list_deliveries`.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use rmcp::{
     Json, Peer, RoleServer,
@@ -539,7 +539,7 @@ impl Waiter {
     /// question.
     async fn wait(self, cancelled: CancellationToken) -> Result<Answer, ToolError> {
         let (wake, mut woken) = tokio::sync::mpsc::unbounded_channel();
-        let workspace = Arc::clone(&self.server.workspace);
+        let workspace = self.server.workspace();
         // Started before the first read, so no answer can slip in unseen.
         let _watcher = WorkspaceWatcher::start(&workspace, move |change| {
             if change == switchboard_model::ipc::StoreChange::Sessions {

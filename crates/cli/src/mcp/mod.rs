@@ -14,13 +14,14 @@ mod knowledge;
 mod team;
 
 use std::{
-    sync::{Arc, Mutex},
+    os::unix::ffi::OsStringExt,
+    sync::{Arc, Mutex, RwLock},
     time::Duration,
 };
 
 use anyhow::{Context, Result};
 use rmcp::{
-    RoleServer, ServerHandler, ServiceExt,
+    Peer, RoleServer, ServerHandler, ServiceExt,
     handler::server::{
         router::tool::ToolRouter,
         tool::{IntoCallToolResult, ToolCallContext},
@@ -29,7 +30,7 @@ use rmcp::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
         ServerCapabilities, ServerConfig,
     },
-    service::RequestContext,
+    service::{NotificationContext, RequestContext},
     tool_handler,
 };
 use serde_json::json;
@@ -38,25 +39,84 @@ use switchboard_store::{Workspace, search::SearchIndex};
 
 use crate::failure;
 
-/// What every tool shares: the workspace, the knowledge index (opened at
-/// the first search and kept in step with the files), and how often a
-/// waiting `ask` tells the client it is alive.
+/// What every tool shares: the workspace (the one given, or the client's
+/// first root), the knowledge index (opened at the first search and kept
+/// in step with the files), and how often a waiting `ask` tells the client
+/// it is alive.
 #[derive(Clone)]
 pub struct Server {
-    workspace: Arc<Workspace>,
+    workspace: Arc<RwLock<Arc<Workspace>>>,
+    /// Whether the workspace follows the client's roots (none was given).
+    follow_roots: bool,
+    /// Set once the client's roots were asked for, before the first tool
+    /// call runs.
+    roots_asked: Arc<tokio::sync::OnceCell<()>>,
     search: Arc<Mutex<Option<SearchIndex>>>,
     heartbeat: Duration,
     tool_router: ToolRouter<Self>,
 }
 
 impl Server {
-    /// A server over `workspace` with every tool.
-    pub fn new(workspace: Workspace, heartbeat: Duration) -> Self {
+    /// A server over `workspace` with every tool; with `follow_roots`, the
+    /// client's first `file://` root replaces it when the client offers
+    /// roots.
+    pub fn new(workspace: Workspace, follow_roots: bool, heartbeat: Duration) -> Self {
         Self {
-            workspace: Arc::new(workspace),
+            workspace: Arc::new(RwLock::new(Arc::new(workspace))),
+            follow_roots,
+            roots_asked: Arc::new(tokio::sync::OnceCell::new()),
             search: Arc::new(Mutex::new(None)),
             heartbeat,
             tool_router: Self::inbox_tools() + Self::knowledge_tools() + Self::team_tools(),
+        }
+    }
+
+    /// The workspace the tools work on now.
+    fn workspace(&self) -> Arc<Workspace> {
+        let current = self
+            .workspace
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(&current)
+    }
+
+    /// Asks the client for its roots (when it offers them) and works in the
+    /// first local folder among them; the current folder stays otherwise.
+    /// Roots are deprecated by the protocol's next revision (SEP-2577), but
+    /// the clients in use today (2025-11-25) offer them.
+    #[allow(deprecated)]
+    async fn adopt_roots(&self, peer: &Peer<RoleServer>) {
+        let offers = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !offers {
+            return;
+        }
+        let roots = match peer.list_roots().await {
+            Ok(result) => result.roots,
+            Err(error) => {
+                tracing::warn!(%error, "the client's roots could not be read; staying in the current folder");
+                return;
+            }
+        };
+        let Some(folder) = roots.iter().find_map(|root| file_path(&root.uri)) else {
+            tracing::info!("the client offers no local folder among its roots");
+            return;
+        };
+        match Workspace::open(&folder) {
+            Ok(workspace) => {
+                tracing::info!(workspace = %folder.display(), "working in the client's root");
+                *self
+                    .workspace
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(workspace);
+                if let Ok(mut index) = self.search.lock() {
+                    *index = None;
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the client's root is not a workspace; staying in the current folder");
+            }
         }
     }
 
@@ -66,7 +126,7 @@ impl Server {
         &self,
         work: impl FnOnce(&Workspace) -> Result<T> + Send + 'static,
     ) -> Result<T, ToolError> {
-        let workspace = Arc::clone(&self.workspace);
+        let workspace = self.workspace();
         tokio::task::spawn_blocking(move || work(&workspace))
             .await
             .map_err(|error| ToolError::internal(format!("a background task failed: {error}")))?
@@ -76,6 +136,13 @@ impl Server {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    /// The client's roots changed: the workspace follows them again.
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        if self.follow_roots {
+            self.adopt_roots(&context.peer).await;
+        }
+    }
+
     /// Routes the call; arguments that do not fit a tool's schema come
     /// back from rmcp as a bare text error, given the code and shape of
     /// every other failure here.
@@ -84,6 +151,11 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        if self.follow_roots {
+            self.roots_asked
+                .get_or_init(|| self.adopt_roots(&context.peer))
+                .await;
+        }
         let call = ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(call).await?;
         Ok(match response {
@@ -155,9 +227,25 @@ impl IntoCallToolResult for ToolError {
 /// logged) without being buffered, and the session goes on.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
 
+/// The local path a `file://` URI names.
+fn file_path(uri: &str) -> Option<std::path::PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    // `file:///p` and `file://localhost/p`; other hosts are not local.
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') {
+        return None;
+    }
+    let decoded = percent_encoding::percent_decode_str(path).collect::<Vec<u8>>();
+    Some(std::path::PathBuf::from(std::ffi::OsString::from_vec(
+        decoded,
+    )))
+}
+
 /// Serves `workspace` on stdin/stdout until the client closes stdin; a
-/// waiting `ask` sends a progress notification every `heartbeat`.
-pub fn run(workspace: Workspace, heartbeat: Duration) -> Result<()> {
+/// waiting `ask` sends a progress notification every `heartbeat`. With
+/// `follow_roots` (no workspace was named), the client's first local root
+/// is the workspace when it offers roots.
+pub fn run(workspace: Workspace, follow_roots: bool, heartbeat: Duration) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -167,7 +255,7 @@ pub fn run(workspace: Workspace, heartbeat: Duration) -> Result<()> {
         let (stdin, stdout) = rmcp::transport::stdio();
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout)
             .with_max_line_length(MAX_LINE);
-        let service = Server::new(workspace, heartbeat)
+        let service = Server::new(workspace, follow_roots, heartbeat)
             .serve(transport)
             .await
             .context("the MCP client did not initialize")?;

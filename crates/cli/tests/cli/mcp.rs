@@ -787,3 +787,82 @@ async fn install_writes_an_entry_that_starts_the_server_and_keeps_the_rest() {
         broken
     );
 }
+
+/// A client that offers one root, as VS Code or Claude Code do.
+#[derive(Clone)]
+struct Rooted {
+    uri: String,
+}
+
+#[allow(deprecated)] // Roots: deprecated by the next protocol revision, offered by clients today.
+impl ClientHandler for Rooted {
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListRootsResult::new(vec![
+            rmcp::model::Root::new("https://example.com/not-a-folder"),
+            rmcp::model::Root::new(self.uri.clone()),
+        ]))
+    }
+
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_roots()
+                .build(),
+            rmcp::model::Implementation::new("rooted", "1"),
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_workspace_the_clients_root_is_the_workspace() {
+    let started_in = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let spaced = project.path().join("my project");
+    std::fs::create_dir(&spaced).unwrap();
+    let uri = format!("file://{}", spaced.display()).replace(' ', "%20");
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command.current_dir(started_in.path()).arg("mcp");
+    let session = Rooted { uri }
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let result = session
+        .call_tool(
+            CallToolRequestParams::new("deliver").with_arguments(arguments(
+                json!({"title": "Where am I?", "content": "In the root."}),
+            )),
+        )
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(stored(&spaced)[0]["title"], "Where am I?");
+    assert!(
+        !started_in.path().join(".visual-delivery").exists(),
+        "nothing lands in the folder it was started in"
+    );
+    session.cancel().await.unwrap();
+
+    // Named with -C, the workspace stays put whatever the roots say.
+    let named = tempfile::tempdir().unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command.arg("-C").arg(named.path()).arg("mcp");
+    let session = Rooted {
+        uri: format!("file://{}", spaced.display()).replace(' ', "%20"),
+    }
+    .serve(TokioChildProcess::new(command).unwrap())
+    .await
+    .unwrap();
+    session
+        .call_tool(
+            CallToolRequestParams::new("deliver")
+                .with_arguments(arguments(json!({"title": "Named", "content": "Here."}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(stored(named.path())[0]["title"], "Named");
+    assert_eq!(stored(&spaced).len(), 1);
+    session.cancel().await.unwrap();
+}
