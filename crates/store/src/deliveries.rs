@@ -126,6 +126,14 @@ pub fn detail(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreEr
     })
 }
 
+/// [`detail`] read while no change is being written (a shared hold of the
+/// inbox's lock), so a reply — its record, the delivery's new status — is
+/// seen whole or not at all.
+pub fn detail_settled(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreError> {
+    let _lock = crate::lock::DirLock::acquire_shared(&workspace.inbox_data_dir())?;
+    detail(workspace, id)
+}
+
 /// An unparsable side file becomes a warning and an empty list, so the
 /// delivery can still be read; the file is left as it is.
 fn tolerate_corrupt<T>(

@@ -32,6 +32,25 @@ impl DirLock {
         Ok(Self { _file: file })
     }
 
+    /// Blocks until no other process changes `dir` (a shared hold: readers
+    /// do not wait for each other), for a read that must see a change whole
+    /// or not at all. `None` when `dir` does not exist: nothing to read.
+    pub(crate) fn acquire_shared(dir: &Path) -> Result<Option<Self>, StoreError> {
+        if !dir.is_dir() {
+            return Ok(None);
+        }
+        let path = dir.join(".lock");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(StoreError::io("could not open lock file", &path))?;
+        file.lock_shared()
+            .map_err(StoreError::io("could not lock", &path))?;
+        Ok(Some(Self { _file: file }))
+    }
+
     /// [`DirLock::acquire`] for a directory whose every write happens under
     /// this lock (the inbox data directory), then removes the temporary
     /// files of writes that were killed before their rename: holding the

@@ -11,6 +11,7 @@
 mod inbox;
 pub mod install;
 mod knowledge;
+mod resources;
 mod team;
 
 use std::{
@@ -28,7 +29,9 @@ use rmcp::{
     },
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-        ServerCapabilities, ServerConfig,
+        ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities,
+        ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext},
     tool_handler,
@@ -52,6 +55,7 @@ pub struct Server {
     /// call runs.
     roots_asked: Arc<tokio::sync::OnceCell<()>>,
     search: Arc<Mutex<Option<SearchIndex>>>,
+    subscriptions: Arc<resources::Subscriptions>,
     heartbeat: Duration,
     tool_router: ToolRouter<Self>,
 }
@@ -66,6 +70,7 @@ impl Server {
             follow_roots,
             roots_asked: Arc::new(tokio::sync::OnceCell::new()),
             search: Arc::new(Mutex::new(None)),
+            subscriptions: Arc::default(),
             heartbeat,
             tool_router: Self::inbox_tools() + Self::knowledge_tools() + Self::team_tools(),
         }
@@ -120,6 +125,16 @@ impl Server {
         }
     }
 
+    /// Before the first request that touches the workspace: follows the
+    /// client's roots when no workspace was named.
+    async fn settle_roots(&self, peer: &Peer<RoleServer>) {
+        if self.follow_roots {
+            self.roots_asked
+                .get_or_init(|| self.adopt_roots(peer))
+                .await;
+        }
+    }
+
     /// Runs `work` (blocking file I/O) off the protocol's threads, turning
     /// a store failure into a tool error.
     async fn blocking<T: Send + 'static>(
@@ -136,6 +151,66 @@ impl Server {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    /// Every delivery and learnings file.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, rmcp::ErrorData> {
+        self.settle_roots(&context.peer).await;
+        let workspace = self.workspace();
+        let listed = tokio::task::spawn_blocking(move || resources::list(&workspace))
+            .await
+            .map_err(|error| rmcp::ErrorData::internal_error(error.to_string(), None))?;
+        listed
+            .map(ListResourcesResult::with_all_items)
+            .map_err(|error| resource_error(&error))
+    }
+
+    /// One resource's text.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
+        self.settle_roots(&context.peer).await;
+        let workspace = self.workspace();
+        let uri = request.uri.clone();
+        let read = tokio::task::spawn_blocking(move || resources::read(&workspace, &uri))
+            .await
+            .map_err(|error| rmcp::ErrorData::internal_error(error.to_string(), None))?;
+        let (text, mime) = read.map_err(|error| resource_error(&error))?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, request.uri).with_mime_type(mime),
+        ])
+        .into())
+    }
+
+    /// Announce changes to one resource.
+    #[allow(deprecated)] // The subscription method of the clients in use today.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.settle_roots(&context.peer).await;
+        let workspace = self.workspace();
+        self.subscriptions
+            .subscribe(&workspace, &request.uri, context.peer.clone())
+            .map_err(|error| resource_error(&error))
+    }
+
+    /// Stop announcing changes to one resource.
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
     /// The client's roots changed: the workspace follows them again.
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         if self.follow_roots {
@@ -151,11 +226,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        if self.follow_roots {
-            self.roots_asked
-                .get_or_init(|| self.adopt_roots(&context.peer))
-                .await;
-        }
+        self.settle_roots(&context.peer).await;
         let call = ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(call).await?;
         Ok(match response {
@@ -175,17 +246,22 @@ impl ServerHandler for Server {
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("switchboard", env!("CARGO_PKG_VERSION"))
-                    .with_title("Switchboard"),
-            )
-            .with_instructions(
-                "Switchboard is the developer's window over this workspace. Deliver results with \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("switchboard", env!("CARGO_PKG_VERSION")).with_title("Switchboard"),
+        )
+        .with_instructions(
+            "Switchboard is the developer's window over this workspace. Deliver results with \
                  `deliver`; ask a question and wait for the answer with `ask`; read answers and \
                  annotations with `get_feedback` and `get_annotations`; search and add to the \
                  project's knowledge; work the team's task queue.",
-            )
+        )
     }
 }
 
@@ -226,6 +302,22 @@ impl IntoCallToolResult for ToolError {
 /// The longest line read from the client: a longer one is dropped (and
 /// logged) without being buffered, and the session goes on.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
+/// A resource failure as JSON-RPC says it: unknown resources as
+/// "resource not found", the rest with the store's code in the message.
+fn resource_error(error: &anyhow::Error) -> rmcp::ErrorData {
+    let payload = failure::payload(error);
+    let message = format!(
+        "error[{}]: {}",
+        failure::code_name(payload.code),
+        payload.message
+    );
+    if payload.code == switchboard_model::ErrorCode::NotFound {
+        rmcp::ErrorData::resource_not_found(message, None)
+    } else {
+        rmcp::ErrorData::invalid_params(message, None)
+    }
+}
 
 /// The local path a `file://` URI names.
 fn file_path(uri: &str) -> Option<std::path::PathBuf> {

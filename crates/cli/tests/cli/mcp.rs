@@ -63,7 +63,11 @@ fn arguments(value: Value) -> serde_json::Map<String, Value> {
     }
 }
 
-async fn call(session: &Session, tool: &'static str, args: Value) -> CallToolResult {
+async fn call<H: ClientHandler>(
+    session: &RunningService<RoleClient, H>,
+    tool: &'static str,
+    args: Value,
+) -> CallToolResult {
     session
         .call_tool(CallToolRequestParams::new(tool).with_arguments(arguments(args)))
         .await
@@ -71,14 +75,22 @@ async fn call(session: &Session, tool: &'static str, args: Value) -> CallToolRes
 }
 
 /// The structured result of a call that must succeed.
-async fn ok(session: &Session, tool: &'static str, args: Value) -> Value {
+async fn ok<H: ClientHandler>(
+    session: &RunningService<RoleClient, H>,
+    tool: &'static str,
+    args: Value,
+) -> Value {
     let result = call(session, tool, args).await;
     assert_ne!(result.is_error, Some(true), "{tool} failed: {result:?}");
     result.structured_content.unwrap()
 }
 
 /// The error code of a call that must fail as a tool error.
-async fn refused(session: &Session, tool: &'static str, args: Value) -> (String, String) {
+async fn refused<H: ClientHandler>(
+    session: &RunningService<RoleClient, H>,
+    tool: &'static str,
+    args: Value,
+) -> (String, String) {
     let result = call(session, tool, args).await;
     assert_eq!(
         result.is_error,
@@ -864,5 +876,210 @@ async fn without_a_workspace_the_clients_root_is_the_workspace() {
         .unwrap();
     assert_eq!(stored(named.path())[0]["title"], "Named");
     assert_eq!(stored(&spaced).len(), 1);
+    session.cancel().await.unwrap();
+}
+
+/// A client that keeps the resource updates it is told of.
+#[derive(Clone, Default)]
+struct Subscriber {
+    updated: Arc<std::sync::Mutex<Vec<String>>>,
+    notify: Arc<tokio::sync::Notify>,
+}
+
+impl ClientHandler for Subscriber {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.updated.lock().unwrap().push(params.uri);
+        self.notify.notify_waiters();
+    }
+}
+
+impl Subscriber {
+    /// Waits until `uri` was announced `times` times.
+    async fn announced(&self, uri: &str, times: usize) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let notified = self.notify.notified();
+            let count = self
+                .updated
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|seen| *seen == uri)
+                .count();
+            if count >= times {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{uri} never announced"
+            );
+            let _ = tokio::time::timeout(Duration::from_millis(200), notified).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[allow(deprecated)] // resources/subscribe: what clients speak today.
+async fn deliveries_and_learnings_are_resources_and_subscribers_hear_of_changes() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command.arg("-C").arg(root).arg("mcp");
+    let client = Subscriber::default();
+    let session = client
+        .clone()
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let caps = session
+        .peer_info()
+        .unwrap()
+        .capabilities
+        .resources
+        .clone()
+        .unwrap();
+    assert_eq!(caps.subscribe, Some(true));
+
+    let question = ok(
+        &session,
+        "deliver",
+        json!({"title": "Pick a name", "content": "For the crate.", "mode": "interactive",
+               "schema": {"type": "select", "options": ["alpha", "beta"]}}),
+    )
+    .await;
+    let id = question["id"].as_str().unwrap().to_owned();
+    let other = ok(
+        &session,
+        "deliver",
+        json!({"title": "Other", "content": "x"}),
+    )
+    .await;
+    ok(
+        &session,
+        "add_learning",
+        json!({"category": "naming", "title": "Short names", "body": "Keep crate names short."}),
+    )
+    .await;
+    let listed = session.list_all_resources().await.unwrap();
+    let uris: Vec<&str> = listed
+        .iter()
+        .map(|resource| resource.uri.as_str())
+        .collect();
+    let delivery_uri = format!("switchboard://delivery/{id}");
+    let learnings_uri = "switchboard://learnings/.naide/learnings/naming.md".to_owned();
+    assert!(uris.contains(&delivery_uri.as_str()), "{uris:?}");
+    assert!(uris.contains(&learnings_uri.as_str()), "{uris:?}");
+
+    let read = session
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            delivery_uri.clone(),
+        ))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents {
+        text, mime_type, ..
+    } = &read.contents[0]
+    else {
+        panic!("text");
+    };
+    assert_eq!(mime_type.as_deref(), Some("application/json"));
+    let shown: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(shown["delivery"]["title"], "Pick a name");
+    assert_eq!(shown["feedback"], json!([]));
+
+    session
+        .subscribe(rmcp::model::SubscribeRequestParams::new(
+            delivery_uri.clone(),
+        ))
+        .await
+        .unwrap();
+    session
+        .subscribe(rmcp::model::SubscribeRequestParams::new(
+            learnings_uri.clone(),
+        ))
+        .await
+        .unwrap();
+    // The developer answers from another process: the delivery is announced.
+    ok_stdout(&switchboard(root, &["answer", &id, "--value", "beta"]));
+    client.announced(&delivery_uri, 1).await;
+    let read = session
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            delivery_uri.clone(),
+        ))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("text");
+    };
+    assert!(text.contains("\"beta\""), "the answer is in it now: {text}");
+    // A learning added to the file: the file is announced.
+    ok_stdout(&switchboard(
+        root,
+        &[
+            "learn",
+            "--category",
+            "naming",
+            "--title",
+            "No abbreviations",
+            "--body",
+            "Spell it out.",
+        ],
+    ));
+    client.announced(&learnings_uri, 1).await;
+    // Another delivery, or a refused second answer, changes
+    // nothing the client reads: no announcement. (One more learning after
+    // them is announced; changes are handled in order, so by then any
+    // announcement they caused would have arrived.)
+    assert!(other["id"].is_string());
+    ok(
+        &session,
+        "deliver",
+        json!({"title": "Yet another", "content": "y"}),
+    )
+    .await;
+    let second = switchboard(root, &["answer", &id, "--value", "alpha"]);
+    assert_eq!(second.status.code(), Some(4), "ALREADY_RESPONDED");
+    ok_stdout(&switchboard(
+        root,
+        &[
+            "learn",
+            "--category",
+            "naming",
+            "--title",
+            "Verbs for commands",
+            "--body",
+            "run, not runner.",
+        ],
+    ));
+    client.announced(&learnings_uri, 2).await;
+    let told = client.updated.lock().unwrap().clone();
+    assert_eq!(
+        told.iter().filter(|uri| **uri == delivery_uri).count(),
+        1,
+        "announced once per change of its text: {told:?}"
+    );
+
+    let missing = session
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "switchboard://delivery/d_1_404",
+        ))
+        .await;
+    assert!(missing.is_err(), "{missing:?}");
+    let outside = session
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "switchboard://learnings/../../etc/passwd",
+        ))
+        .await;
+    assert!(outside.is_err(), "{outside:?}");
+    let refused = session
+        .subscribe(rmcp::model::SubscribeRequestParams::new(
+            "switchboard://nothing",
+        ))
+        .await;
+    assert!(refused.is_err());
     session.cancel().await.unwrap();
 }

@@ -40,6 +40,27 @@ pub fn list(workspace: &Workspace) -> Result<Vec<LearningsFile>, StoreError> {
     Ok(files)
 }
 
+/// The text of the learnings file at workspace-relative `path` (one that
+/// [`list`] lists), read inside the workspace: any other path is
+/// `NOT_FOUND`, a symlink out of the workspace `OUTSIDE_WORKSPACE`.
+pub fn text(workspace: &Workspace, path: &str) -> Result<String, StoreError> {
+    let listed = LEARNING_DIRS.iter().any(|dir| {
+        path.strip_prefix(dir)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|name| {
+                name.ends_with(".md") && !name.contains('/') && !name.starts_with('.')
+            })
+    });
+    let full = workspace.root().join(path);
+    if !listed || !full.is_file() {
+        return Err(StoreError::NotFound {
+            what: "learnings file",
+            id: path.to_owned(),
+        });
+    }
+    contain::read_inside(workspace.root(), &full)
+}
+
 /// The workspace-relative file a new entry of `category` goes to (see
 /// [`append`]).
 pub fn target_path(workspace: &Workspace, category: &str) -> String {

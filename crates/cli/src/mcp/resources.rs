@@ -1,0 +1,176 @@
+//! The server's resources: each delivery with its answers and annotations
+//! (`switchboard://delivery/{id}`, JSON as `switchboard show --json` prints
+//! it) and each learnings file (`switchboard://learnings/{path}`,
+//! markdown). A client subscribed to one gets
+//! `notifications/resources/updated` when what it reads changes: the store's
+//! watcher says which files changed, and only a resource whose text really
+//! differs is announced.
+
+use std::{
+    collections::HashMap,
+    hash::{DefaultHasher, Hash, Hasher},
+    sync::{Arc, Mutex},
+};
+
+use anyhow::Result;
+use rmcp::{
+    Peer, RoleServer,
+    model::{Resource, ResourceUpdatedNotificationParam},
+};
+use serde_json::json;
+use switchboard_model::ipc::StoreChange;
+use switchboard_store::{Workspace, WorkspaceWatcher, deliveries, knowledge::learnings};
+
+/// The prefix of a delivery's URI.
+pub const DELIVERY: &str = "switchboard://delivery/";
+/// The prefix of a learnings file's URI.
+pub const LEARNINGS: &str = "switchboard://learnings/";
+
+/// Every resource, deliveries newest first, then the learnings files.
+pub fn list(workspace: &Workspace) -> Result<Vec<Resource>> {
+    let mut resources = Vec::new();
+    for delivery in deliveries::list(workspace)?.deliveries {
+        resources.push(
+            Resource::new(format!("{DELIVERY}{}", delivery.id), delivery.id.clone())
+                .with_title(delivery.title.clone())
+                .with_description(format!(
+                    "{} delivery, {}, with its answers and annotations",
+                    delivery.mode.as_str(),
+                    delivery.status.as_str().replace('_', " ")
+                ))
+                .with_mime_type("application/json"),
+        );
+    }
+    for file in learnings::list(workspace)? {
+        resources.push(
+            Resource::new(format!("{LEARNINGS}{}", file.path), file.path.clone())
+                .with_title(format!("Learnings: {}", file.file.category))
+                .with_description(format!("{} entries", file.file.entries.len()))
+                .with_mime_type("text/markdown"),
+        );
+    }
+    Ok(resources)
+}
+
+/// The text of the resource at `uri` and its MIME type.
+pub fn read(workspace: &Workspace, uri: &str) -> Result<(String, &'static str)> {
+    if let Some(id) = uri.strip_prefix(DELIVERY) {
+        let detail = deliveries::detail_settled(workspace, id)?;
+        let value = json!({
+            "delivery": detail.delivery,
+            "annotations": detail.annotations,
+            "quotes": detail.quotes,
+            "feedback": detail.feedback,
+        });
+        return Ok((serde_json::to_string_pretty(&value)?, "application/json"));
+    }
+    if let Some(path) = uri.strip_prefix(LEARNINGS) {
+        return Ok((learnings::text(workspace, path)?, "text/markdown"));
+    }
+    Err(switchboard_store::StoreError::NotFound {
+        what: "resource",
+        id: uri.to_owned(),
+    }
+    .into())
+}
+
+fn fingerprint(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Which store changes can change a resource behind `uri`.
+fn touched_by(uri: &str, change: StoreChange) -> bool {
+    if uri.starts_with(DELIVERY) {
+        matches!(
+            change,
+            StoreChange::Deliveries | StoreChange::Annotations | StoreChange::FeedbackResponses
+        )
+    } else {
+        change == StoreChange::Knowledge
+    }
+}
+
+/// The subscribed resources, each with the fingerprint of its text as last
+/// announced, and the watcher that runs while any is subscribed.
+#[derive(Default)]
+pub struct Subscriptions {
+    uris: Mutex<HashMap<String, u64>>,
+    watcher: Mutex<Option<WorkspaceWatcher>>,
+}
+
+impl Subscriptions {
+    /// Subscribes `peer` to `uri` (which must read), starting the watcher
+    /// on the first subscription.
+    pub fn subscribe(
+        self: &Arc<Self>,
+        workspace: &Arc<Workspace>,
+        uri: &str,
+        peer: Peer<RoleServer>,
+    ) -> Result<()> {
+        let (text, _) = read(workspace, uri)?;
+        lock(&self.uris).insert(uri.to_owned(), fingerprint(&text));
+        let mut watcher = lock(&self.watcher);
+        if watcher.is_none() {
+            let (changed, mut changes) = tokio::sync::mpsc::unbounded_channel();
+            *watcher = Some(WorkspaceWatcher::start(workspace, move |change| {
+                let _ = changed.send(change);
+            })?);
+            let subscriptions = Arc::clone(self);
+            let workspace = Arc::clone(workspace);
+            tokio::spawn(async move {
+                while let Some(change) = changes.recv().await {
+                    subscriptions.announce(&workspace, change, &peer).await;
+                }
+            });
+        }
+        Ok(())
+    }
+
+    /// Stops announcing `uri`.
+    pub fn unsubscribe(&self, uri: &str) {
+        lock(&self.uris).remove(uri);
+    }
+
+    /// Announces each subscribed resource `change` may have changed whose
+    /// text did change.
+    async fn announce(
+        &self,
+        workspace: &Arc<Workspace>,
+        change: StoreChange,
+        peer: &Peer<RoleServer>,
+    ) {
+        let candidates: Vec<String> = lock(&self.uris)
+            .keys()
+            .filter(|uri| touched_by(uri, change))
+            .cloned()
+            .collect();
+        for uri in candidates {
+            let reading = {
+                let (workspace, uri) = (Arc::clone(workspace), uri.clone());
+                tokio::task::spawn_blocking(move || read(&workspace, &uri)).await
+            };
+            let Ok(Ok((text, _))) = reading else {
+                continue;
+            };
+            let now = fingerprint(&text);
+            let changed = lock(&self.uris)
+                .get_mut(&uri)
+                .is_some_and(|last| std::mem::replace(last, now) != now);
+            if changed
+                && let Err(error) = peer
+                    .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone()))
+                    .await
+            {
+                tracing::debug!(%error, %uri, "resource update not sent");
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
