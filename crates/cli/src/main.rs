@@ -19,8 +19,10 @@ fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG").unwrap_or_else(
+                |_| // rmcp logs every error reply it sends at WARN; the reply says it.
+                tracing_subscriber::EnvFilter::new("warn,rmcp::service=error"),
+            ),
         )
         .init();
     let cli = args::Cli::parse();

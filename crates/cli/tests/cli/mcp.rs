@@ -215,6 +215,10 @@ async fn results_answers_and_annotations_round_trip() {
         (code.as_str(), message.as_str()),
         ("NOT_FOUND", "no delivery with id \"d_1_999\"")
     );
+    let (code, _) = refused(&session, "get_annotations", json!({"id": "d_1_999"})).await;
+    assert_eq!(code, "NOT_FOUND");
+    let (code, _) = refused(&session, "get_annotations", json!({})).await;
+    assert_eq!(code, "INVALID_REQUEST", "a missing id");
     let (code, _) = refused(&session, "deliver", json!({"title": " ", "content": "x"})).await;
     assert_eq!(code, "INVALID_REQUEST");
     let (code, message) = refused(
@@ -603,6 +607,27 @@ async fn the_team_queue_is_worked_in_the_plugins_words() {
         message,
         "Recipient \"zed\" is not a member of team \"alpha\""
     );
+    let (code, message) = refused(&session, "list_tasks", json!({"status": "done"})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert!(
+        message.contains("pending, in_progress or completed"),
+        "{message}"
+    );
+    let (code, _) = refused(
+        &session,
+        "create_task",
+        json!({"team": "alpha", "title": "x", "priority": "urgent"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    let (code, message) = refused(
+        &session,
+        "create_task",
+        json!({"team": "alpha", "title": "x", "dependencies": ["1-00000000"]}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    assert_eq!(message, "Dependency task 1-00000000 does not exist");
     let (code, _) = refused(&session, "list_tasks", json!({"team": "nope"})).await;
     assert_eq!(code, "NOT_FOUND");
     let (code, _) = refused(
