@@ -191,6 +191,41 @@ pub fn expire_session(
     session_id: &str,
     now: Timestamp,
 ) -> Result<AwaitOutcome, StoreError> {
+    end_wait(workspace, session_id, now, Ending::Expired)
+}
+
+/// Withdraws a question whose agent stopped waiting (an MCP client
+/// cancelled its call): the session ends as `timeout` with a
+/// `withdrawn_at` stamp, and the delivery, if still unanswered, is marked
+/// withdrawn ([`Delivery::withdraw`]) so the window shows it — never
+/// silently gone — and still takes an answer. Returns how the question
+/// stands: `timeout` when it was withdrawn now, else the outcome it
+/// already had.
+pub fn withdraw_session(
+    workspace: &Workspace,
+    session_id: &str,
+    now: Timestamp,
+) -> Result<AwaitOutcome, StoreError> {
+    end_wait(workspace, session_id, now, Ending::Withdrawn)
+}
+
+/// Why a wait ends without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// Its time ran out.
+    Expired,
+    /// Its agent stopped waiting.
+    Withdrawn,
+}
+
+/// Ends the wait of `session_id` (under the inbox lock) unless it already
+/// ended, in which case its outcome is returned unchanged.
+fn end_wait(
+    workspace: &Workspace,
+    session_id: &str,
+    now: Timestamp,
+    ending: Ending,
+) -> Result<AwaitOutcome, StoreError> {
     let dir = workspace.inbox_data_dir();
     let _lock = DirLock::acquire_sweeping(&dir)?;
     let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
@@ -205,13 +240,24 @@ pub fn expire_session(
         return Ok(outcome);
     }
     session.status = SessionStatus::Timeout;
+    if ending == Ending::Withdrawn {
+        let stamp = serde_json::to_value(now).map_err(|source| StoreError::Encode {
+            what: "session",
+            source,
+        })?;
+        session.extra.insert("withdrawn_at".to_owned(), stamp);
+    }
     sessions.replace(index, &session, "session")?;
     sessions.save()?;
 
     let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
     if let Some(index) = deliveries.position(&session.delivery_id) {
         let mut delivery: Delivery = deliveries.decode(index)?;
-        if delivery.time_out() {
+        let ended = match ending {
+            Ending::Expired => delivery.time_out(),
+            Ending::Withdrawn => delivery.withdraw(now),
+        };
+        if ended {
             deliveries.replace(index, &delivery, "delivery")?;
             deliveries.save()?;
         }
@@ -219,49 +265,6 @@ pub fn expire_session(
     Ok(AwaitOutcome::Timeout {
         delivery_id: session.delivery_id,
     })
-}
-
-/// Withdraws a question whose agent stopped waiting (an MCP client
-/// cancelled its call): the session ends as `timeout` with a
-/// `withdrawn_at` stamp, and the delivery, if still unanswered, is marked
-/// withdrawn ([`Delivery::withdraw`]) so the window shows it — never
-/// silently gone — and still takes an answer. Returns the outcome instead
-/// when the session had already ended.
-pub fn withdraw_session(
-    workspace: &Workspace,
-    session_id: &str,
-    now: Timestamp,
-) -> Result<Option<AwaitOutcome>, StoreError> {
-    let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire_sweeping(&dir)?;
-    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
-    let index = sessions
-        .position(session_id)
-        .ok_or_else(|| StoreError::NotFound {
-            what: "session",
-            id: session_id.to_owned(),
-        })?;
-    let mut session: BlockingSession = sessions.decode(index)?;
-    if let Some(outcome) = AwaitOutcome::of_session(&session) {
-        return Ok(Some(outcome));
-    }
-    session.status = SessionStatus::Timeout;
-    session.extra.insert(
-        "withdrawn_at".to_owned(),
-        serde_json::to_value(now).unwrap_or_default(),
-    );
-    sessions.replace(index, &session, "session")?;
-    sessions.save()?;
-
-    let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
-    if let Some(index) = deliveries.position(&session.delivery_id) {
-        let mut delivery: Delivery = deliveries.decode(index)?;
-        if delivery.withdraw(now) {
-            deliveries.replace(index, &delivery, "delivery")?;
-            deliveries.save()?;
-        }
-    }
-    Ok(None)
 }
 
 /// The feedback records for delivery `id`, oldest first.
