@@ -18,6 +18,7 @@ pub mod render;
 pub mod session;
 pub mod settings;
 pub mod sidecar;
+pub mod tape;
 pub mod team;
 pub mod theme;
 pub mod time;
