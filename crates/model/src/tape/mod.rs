@@ -9,6 +9,10 @@
 //! are written exactly as ClaudeControl writes them ([`codec::encode`]).
 
 pub mod codec;
+#[cfg(feature = "patterns")]
+pub mod index;
+#[cfg(feature = "patterns")]
+pub mod redact;
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,333 @@
+//! Finding the recorded exchange for an input, as ClaudeControl keys it:
+//! program and arguments, folder, the prompt with ANSI escapes stripped,
+//! and the input without its trailing CR/LF — exactly first, then through
+//! its normalised fallback (ANSI, timestamps, `0x…` values, 7–40-character
+//! hex ids, runs of whitespace). Unlike ClaudeControl, the environment is
+//! compared only for the variables a tape recorded, against their current
+//! values, so a tape still plays in a shell with another `PATH`.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::OnceLock,
+};
+
+use regex_lite::Regex;
+
+use super::{Exchange, Tape};
+
+/// Where an exchange is: tape, then exchange, by position.
+pub type Place = (usize, usize);
+
+/// ANSI escape sequences (CSI).
+fn ansi() -> &'static Regex {
+    static ANSI: OnceLock<Regex> = OnceLock::new();
+    ANSI.get_or_init(|| {
+        Regex::new(r"\x1b\[[0-?]*[ -/]*[@-~]").unwrap_or_else(|_| unreachable!("fixed pattern"))
+    })
+}
+
+/// `text` without ANSI escape sequences.
+pub fn strip_ansi(text: &str) -> String {
+    ansi().replace_all(text, "").into_owned()
+}
+
+fn volatile() -> &'static [(Regex, &'static str); 3] {
+    static VOLATILE: OnceLock<[(Regex, &'static str); 3]> = OnceLock::new();
+    VOLATILE.get_or_init(|| {
+        [
+            (
+                r"\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?\b",
+                "<TS>",
+            ),
+            (r"\b0x[0-9a-fA-F]+\b", "<HEX>"),
+            (r"\b[0-9a-f]{7,40}\b", "<ID>"),
+        ]
+        .map(|(pattern, placeholder)| {
+            (
+                Regex::new(pattern).unwrap_or_else(|_| unreachable!("fixed patterns")),
+                placeholder,
+            )
+        })
+    })
+}
+
+/// `text` as the fallback compares it: ANSI stripped, volatile values
+/// replaced by placeholders, whitespace collapsed.
+pub fn normalise(text: &str) -> String {
+    let mut out = strip_ansi(text);
+    for (pattern, placeholder) in volatile() {
+        out = pattern.replace_all(&out, *placeholder).into_owned();
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An input's bytes, decoded from the tape.
+pub fn input_bytes(exchange: &Exchange) -> Vec<u8> {
+    use base64::Engine as _;
+    match (&exchange.input.data_b64, &exchange.input.data_text) {
+        (Some(encoded), _) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .unwrap_or_default(),
+        (None, Some(text)) => text.as_bytes().to_vec(),
+        (None, None) => Vec::new(),
+    }
+}
+
+fn trim_line_end(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .rposition(|byte| !matches!(byte, b'\r' | b'\n'))
+        .map_or(0, |last| last + 1);
+    &bytes[..end]
+}
+
+/// What the player knows when an input arrives.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    /// The program asked for.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The folder it runs in.
+    pub cwd: String,
+    /// The environment now.
+    pub env: BTreeMap<String, String>,
+    /// The prompt on screen, if any.
+    pub prompt: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Exact {
+    command: Vec<String>,
+    cwd: String,
+    prompt: String,
+    input: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Bucket {
+    program: String,
+    cwd: String,
+    prompt: String,
+}
+
+/// Two exchanges with the same key (and environment): the first wins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The exchange used.
+    pub kept: Place,
+    /// The exchange it hides.
+    pub hidden: Place,
+}
+
+/// The lookup tables over a set of tapes.
+#[derive(Debug, Default)]
+pub struct TapeIndex {
+    exact: HashMap<Exact, Vec<Place>>,
+    buckets: HashMap<Bucket, Vec<Place>>,
+    /// Exchanges hidden by an earlier one with the same key.
+    pub duplicates: Vec<Duplicate>,
+}
+
+fn prompt_of(exchange: &Exchange) -> String {
+    strip_ansi(exchange.pre.prompt.as_deref().unwrap_or(""))
+}
+
+impl TapeIndex {
+    /// Indexes every exchange of `tapes`, in order.
+    pub fn build(tapes: &[Tape]) -> Self {
+        let mut index = Self::default();
+        for (t, tape) in tapes.iter().enumerate() {
+            let mut command = vec![tape.meta.program.clone()];
+            command.extend(tape.meta.args.iter().cloned());
+            for (e, exchange) in tape.exchanges.iter().enumerate() {
+                let prompt = prompt_of(exchange);
+                let key = Exact {
+                    command: command.clone(),
+                    cwd: tape.meta.cwd.clone(),
+                    prompt: prompt.clone(),
+                    input: trim_line_end(&input_bytes(exchange)).to_vec(),
+                };
+                let places = index.exact.entry(key).or_default();
+                if let Some(&kept) = places
+                    .iter()
+                    .find(|(other, _)| tapes[*other].meta.env == tape.meta.env)
+                {
+                    index.duplicates.push(Duplicate {
+                        kept,
+                        hidden: (t, e),
+                    });
+                }
+                places.push((t, e));
+                index
+                    .buckets
+                    .entry(Bucket {
+                        program: tape.meta.program.clone(),
+                        cwd: tape.meta.cwd.clone(),
+                        prompt,
+                    })
+                    .or_default()
+                    .push((t, e));
+            }
+        }
+        index
+    }
+
+    /// The exchange recorded for `input` in `context`: an exact match
+    /// first, then the normalised fallback; the first that fits wins.
+    pub fn lookup(&self, tapes: &[Tape], context: &Context, input: &[u8]) -> Option<Place> {
+        let env_fits = |(t, _): &Place| {
+            tapes[*t]
+                .meta
+                .env
+                .iter()
+                .all(|(name, value)| context.env.get(name) == Some(value))
+        };
+        let mut command = vec![context.program.clone()];
+        command.extend(context.args.iter().cloned());
+        let prompt = strip_ansi(context.prompt.as_deref().unwrap_or(""));
+        let input = trim_line_end(input);
+        let exact = Exact {
+            command: command.clone(),
+            cwd: context.cwd.clone(),
+            prompt: prompt.clone(),
+            input: input.to_vec(),
+        };
+        if let Some(found) = self
+            .exact
+            .get(&exact)
+            .and_then(|places| places.iter().copied().find(env_fits))
+        {
+            return Some(found);
+        }
+        let bucket = Bucket {
+            program: context.program.clone(),
+            cwd: context.cwd.clone(),
+            prompt,
+        };
+        let wanted_command: Vec<String> = command.iter().map(|part| normalise(part)).collect();
+        let wanted_input = normalise(&String::from_utf8_lossy(input));
+        self.buckets.get(&bucket)?.iter().copied().find(|place| {
+            let (t, e) = *place;
+            let tape = &tapes[t];
+            let recorded: Vec<String> = std::iter::once(&tape.meta.program)
+                .chain(&tape.meta.args)
+                .map(|part| normalise(part))
+                .collect();
+            recorded == wanted_command
+                && env_fits(place)
+                && normalise(&String::from_utf8_lossy(trim_line_end(&input_bytes(
+                    &tape.exchanges[e],
+                )))) == wanted_input
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+    use super::*;
+    use crate::tape::codec::decode;
+
+    fn tape(env: &str, exchanges: &str) -> Tape {
+        decode(&format!(
+            "{{meta: {{program: 'db', args: ['--local'], env: {env}, cwd: '/w'}}, exchanges: [{exchanges}]}}"
+        ))
+        .unwrap()
+    }
+
+    fn line(prompt: &str, text: &str) -> String {
+        format!("{{pre: {{prompt: '{prompt}'}}, input: {{type: 'line', dataText: '{text}'}}}}")
+    }
+
+    fn context(prompt: &str) -> Context {
+        Context {
+            program: "db".into(),
+            args: vec!["--local".into()],
+            cwd: "/w".into(),
+            env: BTreeMap::from([
+                ("LANG".into(), "C".into()),
+                ("PATH".into(), "/other".into()),
+            ]),
+            prompt: Some(prompt.into()),
+        }
+    }
+
+    #[test]
+    fn exact_keys_ignore_ansi_in_prompts_and_line_ends() {
+        let tapes = vec![tape(
+            "{LANG: 'C'}",
+            &[
+                line("\\u001b[32mdb>\\u001b[0m ", "select 1\\n"),
+                line("db> ", "quit\\r\\n"),
+            ]
+            .join(","),
+        )];
+        let index = TapeIndex::build(&tapes);
+        assert_eq!(
+            index.lookup(&tapes, &context("db> "), b"select 1\r\n"),
+            Some((0, 0))
+        );
+        assert_eq!(
+            index.lookup(&tapes, &context("db> "), b"quit"),
+            Some((0, 1))
+        );
+        assert_eq!(
+            index.lookup(&tapes, &context("> "), b"quit"),
+            None,
+            "another prompt"
+        );
+    }
+
+    #[test]
+    fn only_the_recorded_variables_count() {
+        let tapes = vec![tape("{LANG: 'C'}", &line("db> ", "select 1\\n"))];
+        let index = TapeIndex::build(&tapes);
+        assert!(
+            index
+                .lookup(&tapes, &context("db> "), b"select 1")
+                .is_some(),
+            "another PATH plays"
+        );
+        let mut french = context("db> ");
+        french.env.insert("LANG".into(), "fr_FR".into());
+        assert_eq!(index.lookup(&tapes, &french, b"select 1"), None);
+    }
+
+    #[test]
+    fn the_fallback_forgets_volatile_values() {
+        let tapes = vec![tape(
+            "{}",
+            &line(
+                "db> ",
+                "show 2025-09-20T10:00:00 at 0xdeadbeef for 3f2a9c1d  now",
+            ),
+        )];
+        let index = TapeIndex::build(&tapes);
+        let later = b"show 2026-11-22 08:30:00 at 0x1234 for 9abc0de1 now";
+        assert_eq!(index.lookup(&tapes, &context("db> "), later), Some((0, 0)));
+        assert_eq!(index.lookup(&tapes, &context("db> "), b"show tables"), None);
+    }
+
+    #[test]
+    fn duplicates_are_reported_and_the_first_wins() {
+        let tapes = vec![
+            tape("{}", &line("db> ", "select 1\\n")),
+            tape("{}", &line("db> ", "select 1\\n")),
+            tape("{LANG: 'C'}", &line("db> ", "select 1\\n")),
+        ];
+        let index = TapeIndex::build(&tapes);
+        assert_eq!(
+            index.duplicates,
+            [Duplicate {
+                kept: (0, 0),
+                hidden: (1, 0)
+            }]
+        );
+        assert_eq!(
+            index.lookup(&tapes, &context("db> "), b"select 1"),
+            Some((0, 0))
+        );
+    }
+}
