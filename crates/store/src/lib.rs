@@ -19,6 +19,7 @@ mod lock;
 mod records;
 pub mod search;
 pub mod settings;
+pub mod tapes;
 pub mod team;
 pub mod theme;
 pub mod watch;

@@ -6,5 +6,6 @@ mod claude_team;
 mod feedback;
 mod knowledge;
 mod search;
+mod tapes;
 mod team;
 mod watch;

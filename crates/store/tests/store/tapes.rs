@@ -1,0 +1,157 @@
+//! Tapes on disk: ClaudeControl's layout and form, a broken tape listed
+//! without stopping the rest, and its lock on `<tape>.json5.tmp`.
+
+use std::{
+    fs,
+    io::{BufRead, BufReader, Write},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use switchboard_model::tape::codec;
+use switchboard_store::tapes::Tapes;
+
+const HOLD: &str = "SWITCHBOARD_TEST_HOLD_FLOCK";
+
+/// A tape as ClaudeControl writes it.
+const WRITTEN: &str = concat!(
+    r#"{"meta":{"createdAt":"2025-09-20T10:00:00.%f","program":"bc","args":["-q"],"env":{},"cwd":"/w","pty":{"rows":24,"cols":80},"tag":null,"latency":0,"errorRate":0,"seed":null},"#,
+    r#""session":{"platform":"linux","version":"0.1.0"},"exchanges":[{"pre":{"prompt":null},"input":{"type":"line","dataText":"1+1\n","dataBytesB64":null},"#,
+    r#""output":{"chunks":[{"delay_ms":2,"dataB64":"Mg0K","isUtf8":true}]},"exit":null,"dur_ms":3,"annotations":{}}]}"#,
+    "\n"
+);
+
+/// Not a test of its own: when the environment names a file, this process
+/// stands in for ClaudeControl's writer, holding `flock` on it.
+#[test]
+fn flock_helper() {
+    let Ok(path) = std::env::var(HOLD) else {
+        return;
+    };
+    let file = fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    file.lock().unwrap();
+    let mut out = std::io::stdout();
+    writeln!(out, "held").unwrap();
+    out.flush().unwrap();
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+}
+
+#[test]
+fn a_broken_tape_is_listed_and_the_others_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tapes");
+    fs::create_dir_all(root.join("bc")).unwrap();
+    fs::create_dir_all(root.join("psql")).unwrap();
+    fs::write(root.join("bc/sum.json5"), WRITTEN).unwrap();
+    let truncated = &WRITTEN[..WRITTEN.len() / 2];
+    fs::write(root.join("bc/cut.json5"), truncated).unwrap();
+    fs::write(
+        root.join("psql/hand.json5"),
+        "// by hand\n{meta: {program: 'psql', args: [], env: {}, cwd: '/'}, exchanges: [],}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("psql/latin1.json5"),
+        b"{meta: {program: 'caf\xe9'}}",
+    )
+    .unwrap();
+    fs::write(root.join("bc/sum.json5.tmp"), "half a write").unwrap();
+
+    let loaded = Tapes::at(&root).load().unwrap();
+    let paths: Vec<&str> = loaded.tapes.iter().map(|tape| tape.path.as_str()).collect();
+    assert_eq!(paths, ["bc/sum.json5", "psql/hand.json5"]);
+    let problems: Vec<(&str, usize, usize)> = loaded
+        .problems
+        .iter()
+        .map(|problem| (problem.path.as_str(), problem.line, problem.column))
+        .collect();
+    assert_eq!(problems[0].0, "bc/cut.json5");
+    assert_eq!(problems[0].1, 1);
+    assert!(problems[0].2 > 1, "the column where it ends: {problems:?}");
+    assert_eq!(
+        problems[1],
+        ("psql/latin1.json5", 1, 22),
+        "at the byte that is not UTF-8"
+    );
+    assert_eq!(loaded.problems[1].reason, "the file is not UTF-8 text");
+    assert_eq!(
+        fs::read_to_string(root.join("bc/cut.json5")).unwrap(),
+        truncated,
+        "left as it was"
+    );
+    assert!(
+        Tapes::at(dir.path().join("none"))
+            .load()
+            .unwrap()
+            .tapes
+            .is_empty()
+    );
+}
+
+#[test]
+fn tapes_are_written_in_claudecontrols_form_under_its_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let tapes = Tapes::at(dir.path().join("tapes"));
+    let tape = codec::decode(WRITTEN).unwrap();
+    let path = tapes.path_for("/usr/bin/bc", "sum").unwrap();
+    assert_eq!(path, dir.path().join("tapes/bc/sum.json5"));
+    for (program, name) in [("bc", "../up"), ("bc", ".hidden"), ("", "x"), ("bc", "a/b")] {
+        assert!(
+            tapes.path_for(program, name).is_err(),
+            "{program:?} {name:?}"
+        );
+    }
+
+    // ClaudeControl's writer holds the lock: ours waits for it.
+    let lock = dir.path().join("tapes/bc/sum.json5.tmp");
+    fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    let mut helper = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "tapes::flock_helper",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(HOLD, &lock)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let said = BufReader::new(helper.stdout.as_mut().unwrap())
+        .lines()
+        .map(Result::unwrap)
+        .find(|line| line.trim_end().ends_with("held"));
+    assert!(said.is_some(), "the helper holds the lock");
+    let writer = {
+        let (tapes, path, tape) = (tapes.clone(), path.clone(), tape.clone());
+        std::thread::spawn(move || {
+            tapes.write(&path, &tape).unwrap();
+            Instant::now()
+        })
+    };
+    // Long enough for the writer to have tried (it retries every 250 ms):
+    // nothing may be written while the lock is held.
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        !path.exists(),
+        "no write while ClaudeControl holds the lock"
+    );
+    let released = Instant::now();
+    drop(helper.stdin.take());
+    helper.wait().unwrap();
+    let written = writer.join().unwrap();
+    assert!(written >= released);
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        WRITTEN,
+        "byte for byte its form"
+    );
+    assert!(!lock.exists(), "the temp file became the tape");
+}
