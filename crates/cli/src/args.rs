@@ -60,6 +60,9 @@ pub enum Command {
     /// opencode-teams' inboxes.
     #[command(subcommand)]
     Msg(crate::team::MsgCommand),
+    /// Terminal tapes in ClaudeControl's format.
+    #[command(subcommand)]
+    Tapes(crate::tapes::TapesCommand),
     /// Serve the workspace to agents over the Model Context Protocol
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.
@@ -108,6 +111,7 @@ impl Command {
             Command::Team(command) => command.wants_json(),
             Command::Task(command) => command.wants_json(),
             Command::Msg(command) => command.wants_json(),
+            Command::Tapes(command) => command.wants_json(),
             Command::Await(_)
             | Command::Answer(_)
             | Command::Close(_)

@@ -45,6 +45,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Team(command) => crate::team::team(&workspace, command).map(|()| true),
         Command::Task(command) => crate::team::task(&workspace, command).map(|()| true),
         Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| true),
+        Command::Tapes(command) => crate::tapes::run(&workspace, command),
         Command::Mcp(McpArgs {
             action: Some(McpAction::Install { client, write }),
             ..

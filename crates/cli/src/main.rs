@@ -11,6 +11,7 @@ mod commands;
 mod failure;
 mod knowledge;
 mod mcp;
+mod tapes;
 mod team;
 
 use clap::Parser;

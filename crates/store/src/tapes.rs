@@ -78,9 +78,10 @@ impl Tapes {
         &self.root
     }
 
-    /// Reads every `**/*.json5` below the folder (symlinks not followed),
-    /// in path order; a missing folder has no tapes.
-    pub fn load(&self) -> Result<Loaded, StoreError> {
+    /// Every `**/*.json5` below the folder (symlinks not followed), in path
+    /// order, each with its path relative to the folder; a missing folder
+    /// has none.
+    pub fn files(&self) -> Result<Vec<(String, PathBuf)>, StoreError> {
         let mut files = Vec::new();
         let mut pending = vec![self.root.clone()];
         while let Some(dir) = pending.pop() {
@@ -108,9 +109,17 @@ impl Tapes {
             }
         }
         files.sort();
+        Ok(files
+            .into_iter()
+            .map(|file| (self.relative(&file), file))
+            .collect())
+    }
+
+    /// Reads every tape of [`Tapes::files`]; those that do not read are
+    /// listed as problems.
+    pub fn load(&self) -> Result<Loaded, StoreError> {
         let mut loaded = Loaded::default();
-        for file in files {
-            let path = self.relative(&file);
+        for (path, file) in self.files()? {
             let text = match std::fs::read(&file) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => text,

@@ -13,6 +13,7 @@ pub mod codec;
 pub mod index;
 #[cfg(feature = "patterns")]
 pub mod redact;
+pub mod validate;
 
 use std::collections::BTreeMap;
 
