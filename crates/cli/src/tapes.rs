@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
-use switchboard_model::tape::validate::validate;
-use switchboard_store::{Workspace, tapes::Tapes};
+use switchboard_model::tape::{Tape, codec, diff, export, redact, validate::validate};
+use switchboard_store::{StoreError, Workspace, tapes::Tapes};
 
 /// `switchboard tapes …`.
 #[derive(Debug, Subcommand)]
@@ -36,6 +36,38 @@ pub enum TapesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Mask secrets in the tapes (ClaudeControl's patterns, across reads and
+    /// in inputs): says which tapes hold some; --inplace rewrites them.
+    Redact {
+        /// The tapes folder (default: `tapes/` in the workspace).
+        #[arg(long, value_name = "DIR")]
+        tapes: Option<PathBuf>,
+        /// Rewrite the tapes that hold secrets (under ClaudeControl's lock).
+        #[arg(long)]
+        inplace: bool,
+    },
+    /// How two tapes differ: command, folder, environment, then each
+    /// exchange's input and output (volatile values set aside).
+    Diff {
+        /// The first tape (`program/name`, with or without `.json5`).
+        a: String,
+        /// The second tape.
+        b: String,
+        /// The tapes folder (default: `tapes/` in the workspace).
+        #[arg(long, value_name = "DIR")]
+        tapes: Option<PathBuf>,
+    },
+    /// Write a tape out in another format.
+    Export {
+        /// The tape (`program/name`, with or without `.json5`).
+        id: String,
+        /// As an asciinema v2 recording, on stdout.
+        #[arg(long, required = true)]
+        cast: bool,
+        /// The tapes folder (default: `tapes/` in the workspace).
+        #[arg(long, value_name = "DIR")]
+        tapes: Option<PathBuf>,
+    },
 }
 
 impl TapesCommand {
@@ -43,6 +75,7 @@ impl TapesCommand {
     pub fn wants_json(&self) -> bool {
         match self {
             Self::List { json, .. } | Self::Validate { json, .. } => *json,
+            Self::Redact { .. } | Self::Diff { .. } | Self::Export { .. } => false,
         }
     }
 }
@@ -52,6 +85,27 @@ fn folder(workspace: &Workspace, given: Option<PathBuf>) -> Tapes {
         Some(dir) => Tapes::at(workspace.root().join(dir)),
         None => Tapes::in_workspace(workspace),
     }
+}
+
+/// The tape `id` (`program/name[.json5]`) of `tapes`, read.
+fn one(tapes: &Tapes, id: &str) -> Result<(PathBuf, Tape)> {
+    let name = if id.ends_with(".json5") {
+        id.to_owned()
+    } else {
+        format!("{id}.json5")
+    };
+    let (_, path) = tapes
+        .files()?
+        .into_iter()
+        .find(|(relative, _)| *relative == name)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "tape",
+            id: id.to_owned(),
+        })?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("could not read {}", path.display()))?;
+    let tape = codec::decode(&text).map_err(|error| anyhow::anyhow!("{name}:{error}"))?;
+    Ok((path, tape))
 }
 
 /// Runs `switchboard tapes …`; `Ok(false)` when validation found problems.
@@ -145,6 +199,50 @@ pub fn run(workspace: &Workspace, command: TapesCommand) -> Result<bool> {
                 );
             }
             Ok(findings.is_empty())
+        }
+        TapesCommand::Redact { tapes, inplace } => {
+            let tapes = folder(workspace, tapes);
+            let loaded = tapes.load()?;
+            for problem in &loaded.problems {
+                eprintln!(
+                    "warning: {}:{}:{}: {} (left as it is)",
+                    problem.path, problem.line, problem.column, problem.reason
+                );
+            }
+            let mut holding = 0;
+            for mut entry in loaded.tapes {
+                let masked = redact::redact_tape(&mut entry.tape);
+                if masked == 0 {
+                    continue;
+                }
+                holding += 1;
+                if inplace {
+                    tapes.write(&tapes.root().join(&entry.path), &entry.tape)?;
+                    println!("{}: {masked} read(s) or input(s) masked", entry.path);
+                } else {
+                    println!("{}: {masked} read(s) or input(s) hold secrets", entry.path);
+                }
+            }
+            if !inplace && holding > 0 {
+                println!("run again with --inplace to mask them");
+            }
+            Ok(true)
+        }
+        TapesCommand::Diff { a, b, tapes } => {
+            let tapes = folder(workspace, tapes);
+            let (_, left) = one(&tapes, &a)?;
+            let (_, right) = one(&tapes, &b)?;
+            let lines = diff::diff(&left, &right);
+            for line in &lines {
+                println!("{line}");
+            }
+            Ok(lines.is_empty())
+        }
+        TapesCommand::Export { id, tapes, .. } => {
+            let tapes = folder(workspace, tapes);
+            let (_, tape) = one(&tapes, &id)?;
+            print!("{}", export::cast(&tape, &id));
+            Ok(true)
         }
     }
 }

@@ -64,3 +64,65 @@ fn tapes_are_listed_and_validated_with_their_places() {
         "the others still list"
     );
 }
+
+#[test]
+fn tapes_are_redacted_diffed_and_exported() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    fs::create_dir_all(root.join("tapes/bc")).unwrap();
+    fs::write(root.join("tapes/bc/sum.json5"), WRITTEN).unwrap();
+    // "token: ab" + "c123 ok", a secret split across two reads.
+    let secret = WRITTEN
+        .replace(r#""dataText":"1+1\n""#, r#""dataText":"password=hunter2\n""#)
+        .replace(
+            r#"[{"delay_ms":2,"dataB64":"Mg0K","isUtf8":true}]"#,
+            r#"[{"delay_ms":2,"dataB64":"dG9rZW46IGFi","isUtf8":true},{"delay_ms":1,"dataB64":"YzEyMyBvaw==","isUtf8":true}]"#,
+        );
+    fs::write(root.join("tapes/bc/login.json5"), &secret).unwrap();
+
+    let dry = ok_stdout(&switchboard(root, &["tapes", "redact"]));
+    assert!(
+        dry.starts_with("bc/login.json5: 3 read(s) or input(s) hold secrets"),
+        "{dry}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("tapes/bc/login.json5")).unwrap(),
+        secret,
+        "a dry run writes nothing"
+    );
+    ok_stdout(&switchboard(root, &["tapes", "redact", "--inplace"]));
+    let masked = fs::read_to_string(root.join("tapes/bc/login.json5")).unwrap();
+    assert!(
+        masked.contains(r#""dataText":"password=***\n""#),
+        "{masked}"
+    );
+    assert!(!masked.contains("hunter2") && !masked.contains("dG9rZW46IGFi"));
+    assert_eq!(
+        fs::read_to_string(root.join("tapes/bc/sum.json5")).unwrap(),
+        WRITTEN,
+        "untouched"
+    );
+    let strict = switchboard(root, &["tapes", "validate", "--strict"]);
+    assert!(
+        strict.status.success(),
+        "{}",
+        String::from_utf8_lossy(&strict.stdout)
+    );
+
+    let same = switchboard(root, &["tapes", "diff", "bc/sum", "bc/sum.json5"]);
+    assert!(same.status.success() && same.stdout.is_empty());
+    let differ = switchboard(root, &["tapes", "diff", "bc/sum", "bc/login"]);
+    assert_eq!(differ.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&differ.stdout).starts_with("exchange 1 input:"));
+    let missing = switchboard(root, &["tapes", "diff", "bc/sum", "bc/nope"]);
+    assert_eq!(missing.status.code(), Some(3), "NOT_FOUND");
+
+    let cast = ok_stdout(&switchboard(root, &["tapes", "export", "bc/sum", "--cast"]));
+    let lines: Vec<serde_json::Value> = cast
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["version"], 2);
+    assert_eq!(lines[1], serde_json::json!([0.0, "i", "1+1\n"]));
+    assert_eq!(lines[2], serde_json::json!([0.002, "o", "2\r\n"]));
+}

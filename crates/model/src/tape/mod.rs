@@ -10,6 +10,10 @@
 
 pub mod codec;
 #[cfg(feature = "patterns")]
+pub mod diff;
+#[cfg(feature = "patterns")]
+pub mod export;
+#[cfg(feature = "patterns")]
 pub mod index;
 #[cfg(feature = "patterns")]
 pub mod redact;

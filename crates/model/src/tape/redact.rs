@@ -105,6 +105,49 @@ pub fn redact_chunks(chunks: &mut [Vec<u8>]) {
     }
 }
 
+/// Masks the secrets of a whole tape in place: each exchange's reads
+/// together, and each input. Returns how many reads and inputs changed.
+pub fn redact_tape(tape: &mut super::Tape) -> usize {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let mut changed = 0;
+    for exchange in &mut tape.exchanges {
+        let mut reads: Vec<Vec<u8>> = exchange
+            .output
+            .chunks
+            .iter()
+            .map(|chunk| engine.decode(&chunk.data_b64).unwrap_or_default())
+            .collect();
+        let before = reads.clone();
+        redact_chunks(&mut reads);
+        for ((chunk, read), old) in exchange.output.chunks.iter_mut().zip(&reads).zip(&before) {
+            if read != old {
+                chunk.data_b64 = engine.encode(read);
+                chunk.is_utf8 = std::str::from_utf8(read).is_ok();
+                changed += 1;
+            }
+        }
+        let input = &mut exchange.input;
+        if let Some(text) = &input.data_text {
+            let masked = redact_text(text);
+            if masked != *text {
+                input.data_text = Some(masked);
+                changed += 1;
+            }
+        } else if let Some(encoded) = &input.data_b64
+            && let Ok(bytes) = engine.decode(encoded)
+            && let Ok(text) = String::from_utf8(bytes)
+        {
+            let masked = redact_text(&text);
+            if masked != text {
+                input.data_b64 = Some(engine.encode(masked.as_bytes()));
+                changed += 1;
+            }
+        }
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
@@ -136,6 +179,34 @@ mod tests {
         assert!(!joined.contains("hunter"));
         assert_eq!(chunks[0], b"login ok\r\npassword: ***".to_vec());
         assert_eq!(chunks[2], b" done\r\n$ ".to_vec());
+    }
+
+    #[test]
+    fn a_whole_tape_is_redacted_reads_and_inputs() {
+        let mut tape = crate::tape::codec::decode(
+            "{meta: {program: 'login', args: [], env: {}, cwd: '/'}, session: {}, exchanges: [\
+             {pre: {prompt: null}, input: {type: 'line', dataText: 'password=hunter2\\n'}, \
+              output: {chunks: [{delay_ms: 1, dataB64: 'dG9rZW46IGFi', isUtf8: true}, \
+                                {delay_ms: 1, dataB64: 'YzEyMyBvaw==', isUtf8: true}]}}]}",
+        )
+        .unwrap();
+        assert_eq!(redact_tape(&mut tape), 3);
+        let exchange = &tape.exchanges[0];
+        assert_eq!(exchange.input.data_text.as_deref(), Some("password=***\n"));
+        use base64::Engine as _;
+        let reads: Vec<String> = exchange
+            .output
+            .chunks
+            .iter()
+            .map(|chunk| {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(&chunk.data_b64)
+                    .unwrap();
+                String::from_utf8(bytes).unwrap()
+            })
+            .collect();
+        assert_eq!(reads, ["token: ***", " ok"]);
+        assert_eq!(redact_tape(&mut tape), 0, "nothing left to mask");
     }
 
     #[test]
