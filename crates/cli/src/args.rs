@@ -63,6 +63,9 @@ pub enum Command {
     /// Terminal tapes in ClaudeControl's format.
     #[command(subcommand)]
     Tapes(crate::tapes::TapesCommand),
+    /// Stand in for a program from its tapes: banner, recorded answers at
+    /// the recorded pace, the recorded exit status.
+    Play(crate::play::PlayArgs),
     /// Serve the workspace to agents over the Model Context Protocol
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.
@@ -117,7 +120,8 @@ impl Command {
             | Command::Close(_)
             | Command::Chat(_)
             | Command::Learn(_)
-            | Command::Mcp(_) => false,
+            | Command::Mcp(_)
+            | Command::Play(_) => false,
         }
     }
 }

@@ -8,6 +8,7 @@ mod durability;
 mod knowledge;
 mod mcp;
 mod mcp_fuzz;
+mod play;
 mod tapes;
 mod team;
 
