@@ -27,6 +27,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-sidecar --bench ttft
 	$(CARGO) bench -p switchboard-store --bench knowledge
 	$(CARGO) bench -p switchboard-store --bench team
+	$(CARGO) bench -p switchboard-store --bench tapes
 	$(CARGO) bench -p switchboard-cli --bench mcp
 
 setup:

@@ -61,7 +61,8 @@ pub enum TapesCommand {
     Export {
         /// The tape (`program/name`, with or without `.json5`).
         id: String,
-        /// As an asciinema v2 recording, on stdout.
+        /// As an asciicast v3 recording (asciinema's player plays it), on
+        /// stdout.
         #[arg(long, required = true)]
         cast: bool,
         /// The tapes folder (default: `tapes/` in the workspace).

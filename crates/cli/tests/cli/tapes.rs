@@ -122,7 +122,7 @@ fn tapes_are_redacted_diffed_and_exported() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    assert_eq!(lines[0]["version"], 2);
+    assert_eq!(lines[0]["version"], 3);
     assert_eq!(lines[1], serde_json::json!([0.0, "i", "1+1\n"]));
     assert_eq!(lines[2], serde_json::json!([0.002, "o", "2\r\n"]));
 }

@@ -499,7 +499,7 @@ fn check_constraints(field: &FormField) -> Result<(), String> {
     }
     #[cfg(feature = "patterns")]
     if let Some(pattern) = &field.pattern {
-        regex_lite::Regex::new(pattern)
+        regex::Regex::new(pattern)
             .map_err(|error| format!("pattern {pattern:?} is not a regular expression: {error}"))?;
     }
     Ok(())
@@ -533,7 +533,7 @@ fn check_text(field: &FormField, text: &str) -> Result<(), String> {
         // Anchored: JSON Schema's pattern may match anywhere, but a form
         // field's value is meant as a whole; `^…$` patterns are unchanged.
         let whole = format!("^(?:{pattern})$");
-        if regex_lite::Regex::new(&whole).is_ok_and(|regex| !regex.is_match(text)) {
+        if regex::Regex::new(&whole).is_ok_and(|regex| !regex.is_match(text)) {
             return Err(format!("must match {pattern}"));
         }
     }

@@ -1,6 +1,8 @@
-//! A tape as an asciinema v2 recording (`tapes export ID --cast`): a
-//! header line, then one `[seconds, "o", text]` event per output read and
-//! one `[seconds, "i", text]` per input, at the recorded times.
+//! A tape as an asciicast v3 recording (`tapes export ID --cast`), which
+//! asciinema's player plays: a header line (`term` with the recorded size),
+//! then events `[interval, code, data]` — intervals in seconds since the
+//! previous event — `"o"` for each output read (the banner's first), `"i"`
+//! for each input, and `"x"` with the exit status when the program ended.
 
 use serde_json::{Value, json};
 
@@ -21,46 +23,54 @@ fn input_text(exchange: &Exchange) -> String {
     }
 }
 
-/// The tape as asciinema v2 (newline-delimited JSON).
+/// The tape as asciicast v3 (newline-delimited JSON).
 pub fn cast(tape: &Tape, title: &str) -> String {
     let (width, height) = tape.meta.pty.map_or((80, 24), |pty| (pty.cols, pty.rows));
     let mut command = vec![tape.meta.program.clone()];
     command.extend(tape.meta.args.iter().cloned());
-    let header = json!({"version": 2, "width": width, "height": height,
-                        "command": command.join(" "), "title": title,
-                        "env": {"TERM": tape.meta.env.get("TERM").cloned().unwrap_or_else(|| "xterm-256color".into())}});
+    let term = tape
+        .meta
+        .env
+        .get("TERM")
+        .cloned()
+        .unwrap_or_else(|| "xterm-256color".into());
+    let header = json!({"version": 3, "term": {"cols": width, "rows": height, "type": term},
+                        "command": command.join(" "), "title": title});
     let mut lines = vec![header.to_string()];
-    let mut at_ms: u64 = 0;
-    let mut event = |at_ms: u64, kind: &str, text: String| {
-        let seconds = at_ms as f64 / 1000.0;
+    let mut event = |after_ms: u64, kind: &str, text: String| {
+        let seconds = after_ms as f64 / 1000.0;
         lines.push(Value::Array(vec![json!(seconds), json!(kind), json!(text)]).to_string());
     };
     if let Some(banner) = tape
         .meta
         .extra
         .get("banner")
-        .and_then(|b| b.get("chunks"))
+        .and_then(|banner| banner.get("chunks"))
         .and_then(Value::as_array)
     {
         for chunk in banner {
-            at_ms += chunk.get("delay_ms").and_then(Value::as_u64).unwrap_or(0);
+            let delay = chunk.get("delay_ms").and_then(Value::as_u64).unwrap_or(0);
             let data = chunk.get("dataB64").and_then(Value::as_str).unwrap_or("");
             event(
-                at_ms,
+                delay,
                 "o",
                 String::from_utf8_lossy(&decode(data)).into_owned(),
             );
         }
     }
     for exchange in &tape.exchanges {
-        event(at_ms, "i", input_text(exchange));
+        event(0, "i", input_text(exchange));
         for chunk in &exchange.output.chunks {
-            at_ms += chunk.delay_ms;
-            event(
-                at_ms,
-                "o",
-                String::from_utf8_lossy(&decode(&chunk.data_b64)).into_owned(),
-            );
+            let text = String::from_utf8_lossy(&decode(&chunk.data_b64)).into_owned();
+            event(chunk.delay_ms, "o", text);
+        }
+        if let Some(exit) = &exchange.exit {
+            let status = match (&exit.code, &exit.signal) {
+                (Some(code), _) => code.to_string(),
+                (None, Some(signal)) => format!("signal {signal}"),
+                (None, None) => "0".to_owned(),
+            };
+            event(0, "x", status);
         }
     }
     lines.join("\n") + "\n"
@@ -74,12 +84,12 @@ mod tests {
     use crate::tape::codec::decode as read;
 
     #[test]
-    fn a_tape_becomes_an_asciinema_v2_recording() {
+    fn a_tape_becomes_an_asciicast_v3_recording() {
         let tape = read(
             "{meta: {program: 'bc', args: ['-q'], env: {}, cwd: '/', pty: {rows: 30, cols: 100}, \
               banner: {chunks: [{delay_ms: 5, dataB64: 'YmMgMS4w', isUtf8: true}]}}, session: {}, \
               exchanges: [{pre: {prompt: null}, input: {type: 'line', dataText: '1+1\\n'}, \
-              output: {chunks: [{delay_ms: 20, dataB64: 'Mg0K', isUtf8: true}]}}]}",
+              output: {chunks: [{delay_ms: 20, dataB64: 'Mg0K', isUtf8: true}]}, exit: {code: 0}}]}",
         )
         .unwrap();
         let cast = cast(&tape, "sum");
@@ -87,13 +97,18 @@ mod tests {
             .lines()
             .map(|line| serde_json::from_str(line).unwrap())
             .collect();
-        assert_eq!(lines[0]["version"], 2);
+        assert_eq!(lines[0]["version"], 3);
         assert_eq!(
-            (lines[0]["width"].as_u64(), lines[0]["height"].as_u64()),
-            (Some(100), Some(30))
+            lines[0]["term"],
+            json!({"cols": 100, "rows": 30, "type": "xterm-256color"})
         );
         assert_eq!(lines[1], json!([0.005, "o", "bc 1.0"]));
-        assert_eq!(lines[2], json!([0.005, "i", "1+1\n"]));
-        assert_eq!(lines[3], json!([0.025, "o", "2\r\n"]));
+        assert_eq!(lines[2], json!([0.0, "i", "1+1\n"]));
+        assert_eq!(
+            lines[3],
+            json!([0.02, "o", "2\r\n"]),
+            "intervals, not times"
+        );
+        assert_eq!(lines[4], json!([0.0, "x", "0"]));
     }
 }

@@ -2,7 +2,8 @@
 //! program and arguments, folder, the prompt with ANSI escapes stripped,
 //! and the input without its trailing CR/LF — exactly first, then through
 //! its normalised fallback (ANSI, timestamps, `0x…` values, 7–40-character
-//! hex ids, runs of whitespace). Unlike ClaudeControl, the environment is
+//! hex ids, runs of whitespace) — kept as a second hash table of normalised
+//! keys, so a miss is one more lookup, not a scan of candidates. Unlike ClaudeControl, the environment is
 //! compared only for the variables a tape recorded, against their current
 //! values, so a tape still plays in a shell with another `PATH`.
 
@@ -11,7 +12,7 @@ use std::{
     sync::OnceLock,
 };
 
-use regex_lite::Regex;
+use regex::Regex;
 
 use super::{Exchange, Tape};
 
@@ -28,37 +29,44 @@ fn ansi() -> &'static Regex {
 
 /// `text` without ANSI escape sequences.
 pub fn strip_ansi(text: &str) -> String {
-    ansi().replace_all(text, "").into_owned()
+    if text.contains('\x1b') {
+        ansi().replace_all(text, "").into_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
-fn volatile() -> &'static [(Regex, &'static str); 3] {
-    static VOLATILE: OnceLock<[(Regex, &'static str); 3]> = OnceLock::new();
+/// ClaudeControl's three volatile patterns (timestamps, `0x…` values,
+/// 7–40-character hex ids) as one alternation in its order, so a text is
+/// scanned once: at each place the first that matches wins, as its
+/// pattern-after-pattern replacement would have it. ASCII word boundaries
+/// and digits (`(?-u:…)`): the same as Python's for the ASCII text these
+/// values are made of, and matchable by a DFA.
+fn volatile() -> &'static Regex {
+    static VOLATILE: OnceLock<Regex> = OnceLock::new();
     VOLATILE.get_or_init(|| {
-        [
-            (
-                r"\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?\b",
-                "<TS>",
-            ),
-            (r"\b0x[0-9a-fA-F]+\b", "<HEX>"),
-            (r"\b[0-9a-f]{7,40}\b", "<ID>"),
-        ]
-        .map(|(pattern, placeholder)| {
-            (
-                Regex::new(pattern).unwrap_or_else(|_| unreachable!("fixed patterns")),
-                placeholder,
-            )
-        })
+        Regex::new(concat!(
+            r"(?-u:\b(?:(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?)",
+            r"|(?P<hex>0x[0-9a-fA-F]+)|(?P<id>[0-9a-f]{7,40}))\b)"
+        ))
+        .unwrap_or_else(|_| unreachable!("a fixed pattern"))
     })
 }
 
 /// `text` as the fallback compares it: ANSI stripped, volatile values
 /// replaced by placeholders, whitespace collapsed.
 pub fn normalise(text: &str) -> String {
-    let mut out = strip_ansi(text);
-    for (pattern, placeholder) in volatile() {
-        out = pattern.replace_all(&out, *placeholder).into_owned();
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    let stripped = strip_ansi(text);
+    let scrubbed = volatile().replace_all(&stripped, |found: &regex::Captures<'_>| {
+        if found.name("ts").is_some() {
+            "<TS>"
+        } else if found.name("hex").is_some() {
+            "<HEX>"
+        } else {
+            "<ID>"
+        }
+    });
+    scrubbed.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// An input's bytes, decoded from the tape.
@@ -104,11 +112,16 @@ struct Exact {
     input: Vec<u8>,
 }
 
+/// The fallback's key: the bucket ClaudeControl scans (program, folder,
+/// prompt) with the command and input already normalised, so a miss costs
+/// one more hash lookup instead of a scan of the bucket.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Bucket {
+struct Fallback {
     program: String,
     cwd: String,
     prompt: String,
+    command: Vec<String>,
+    input: String,
 }
 
 /// Two exchanges with the same key (and environment): the first wins.
@@ -124,7 +137,7 @@ pub struct Duplicate {
 #[derive(Debug, Default)]
 pub struct TapeIndex {
     exact: HashMap<Exact, Vec<Place>>,
-    buckets: HashMap<Bucket, Vec<Place>>,
+    fallback: HashMap<Fallback, Vec<Place>>,
     /// Exchanges hidden by an earlier one with the same key.
     pub duplicates: Vec<Duplicate>,
 }
@@ -140,6 +153,7 @@ impl TapeIndex {
         for (t, tape) in tapes.iter().enumerate() {
             let mut command = vec![tape.meta.program.clone()];
             command.extend(tape.meta.args.iter().cloned());
+            let normalised: Vec<String> = command.iter().map(|part| normalise(part)).collect();
             for (e, exchange) in tape.exchanges.iter().enumerate() {
                 let prompt = prompt_of(exchange);
                 let key = Exact {
@@ -159,12 +173,15 @@ impl TapeIndex {
                     });
                 }
                 places.push((t, e));
+                let input = input_bytes(exchange);
                 index
-                    .buckets
-                    .entry(Bucket {
+                    .fallback
+                    .entry(Fallback {
                         program: tape.meta.program.clone(),
                         cwd: tape.meta.cwd.clone(),
                         prompt,
+                        command: normalised.clone(),
+                        input: normalise(&String::from_utf8_lossy(trim_line_end(&input))),
                     })
                     .or_default()
                     .push((t, e));
@@ -200,26 +217,14 @@ impl TapeIndex {
         {
             return Some(found);
         }
-        let bucket = Bucket {
+        let fallback = Fallback {
             program: context.program.clone(),
             cwd: context.cwd.clone(),
             prompt,
+            command: command.iter().map(|part| normalise(part)).collect(),
+            input: normalise(&String::from_utf8_lossy(input)),
         };
-        let wanted_command: Vec<String> = command.iter().map(|part| normalise(part)).collect();
-        let wanted_input = normalise(&String::from_utf8_lossy(input));
-        self.buckets.get(&bucket)?.iter().copied().find(|place| {
-            let (t, e) = *place;
-            let tape = &tapes[t];
-            let recorded: Vec<String> = std::iter::once(&tape.meta.program)
-                .chain(&tape.meta.args)
-                .map(|part| normalise(part))
-                .collect();
-            recorded == wanted_command
-                && env_fits(place)
-                && normalise(&String::from_utf8_lossy(trim_line_end(&input_bytes(
-                    &tape.exchanges[e],
-                )))) == wanted_input
-        })
+        self.fallback.get(&fallback)?.iter().copied().find(env_fits)
     }
 }
 

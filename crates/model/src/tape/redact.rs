@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use regex_lite::Regex;
+use regex::Regex;
 
 /// The variable that turns redaction off (`0` or `false`).
 pub const REDACT_ENV: &str = "CLAUDECONTROL_REDACT";
@@ -44,7 +44,7 @@ pub fn redact_text(text: &str) -> String {
     let mut out = text.to_owned();
     for pattern in patterns() {
         out = pattern
-            .replace_all(&out, |found: &regex_lite::Captures<'_>| mask(&found[0]))
+            .replace_all(&out, |found: &regex::Captures<'_>| mask(&found[0]))
             .into_owned();
     }
     out
