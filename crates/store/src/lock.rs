@@ -20,13 +20,7 @@ impl DirLock {
     /// its lock file as needed.
     pub(crate) fn acquire(dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
-        let path = dir.join(".lock");
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(StoreError::io("could not open lock file", &path))?;
+        let (file, path) = lock_file(dir)?;
         file.lock()
             .map_err(StoreError::io("could not lock", &path))?;
         Ok(Self { _file: file })
@@ -39,13 +33,7 @@ impl DirLock {
         if !dir.is_dir() {
             return Ok(None);
         }
-        let path = dir.join(".lock");
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(StoreError::io("could not open lock file", &path))?;
+        let (file, path) = lock_file(dir)?;
         file.lock_shared()
             .map_err(StoreError::io("could not lock", &path))?;
         Ok(Some(Self { _file: file }))
@@ -73,6 +61,18 @@ impl DirLock {
         }
         Ok(lock)
     }
+}
+
+/// The `.lock` file of `dir`, opened (created if need be).
+fn lock_file(dir: &Path) -> Result<(File, std::path::PathBuf), StoreError> {
+    let path = dir.join(".lock");
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(StoreError::io("could not open lock file", &path))?;
+    Ok((file, path))
 }
 
 /// A POSIX record lock over a whole lock file, released on drop: the kind

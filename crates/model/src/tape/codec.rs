@@ -31,21 +31,24 @@ pub fn decode(text: &str) -> Result<Tape, DecodeError> {
     if let Ok(tape) = serde_json::from_str(text) {
         return Ok(tape);
     }
-    json5::from_str(text).map_err(|error| {
-        let (line, column) = error
-            .position()
-            .map_or((1, 1), |at| (at.line + 1, at.column + 1));
-        // The message without the position json5 appends.
-        let mut reason = error.to_string();
-        if let Some(cut) = reason.rfind(" at line ") {
-            reason.truncate(cut);
-        }
-        DecodeError {
-            line,
-            column,
-            reason,
-        }
-    })
+    json5::from_str(text).map_err(decode_error)
+}
+
+/// A JSON5 parser's error as a [`DecodeError`], 1-based, without the
+/// position it appends to its message.
+pub(crate) fn decode_error(error: json5::Error) -> DecodeError {
+    let (line, column) = error
+        .position()
+        .map_or((1, 1), |at| (at.line + 1, at.column + 1));
+    let mut reason = error.to_string();
+    if let Some(cut) = reason.rfind(" at line ") {
+        reason.truncate(cut);
+    }
+    DecodeError {
+        line,
+        column,
+        reason,
+    }
 }
 
 /// Escapes as ClaudeControl's writer does.

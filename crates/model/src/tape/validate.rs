@@ -283,20 +283,7 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 
 /// Checks a tape's text; a tape that does not parse is the error.
 pub fn validate(text: &str, strict: bool) -> Result<Vec<Finding>, DecodeError> {
-    let value: Value = json5::from_str(text).map_err(|error| {
-        let (line, column) = error
-            .position()
-            .map_or((1, 1), |at| (at.line + 1, at.column + 1));
-        let mut reason = error.to_string();
-        if let Some(cut) = reason.rfind(" at line ") {
-            reason.truncate(cut);
-        }
-        DecodeError {
-            line,
-            column,
-            reason,
-        }
-    })?;
+    let value: Value = json5::from_str(text).map_err(super::codec::decode_error)?;
     let mut checker = Checker {
         strict,
         found: Vec::new(),
