@@ -102,7 +102,8 @@ fn read_body(args: &DeliverArgs) -> Result<String> {
     }
 }
 
-fn deadline(seconds: u64) -> Timestamp {
+/// `seconds` from now.
+pub(crate) fn deadline(seconds: u64) -> Timestamp {
     let now = clock::now();
     let millis = i64::try_from(seconds.saturating_mul(1000)).unwrap_or(i64::MAX);
     Timestamp::from_unix_millis(now.unix_millis().saturating_add(millis)).unwrap_or(now)

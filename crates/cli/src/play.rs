@@ -138,11 +138,12 @@ pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
         .context("could not read the current folder")?
         .display()
         .to_string();
-    let tape_list: Vec<_> = loaded
+    // The tapes by position, and their paths for the summary.
+    let (paths, tape_list): (Vec<String>, Vec<_>) = loaded
         .tapes
-        .iter()
-        .map(|entry| entry.tape.clone())
-        .collect();
+        .into_iter()
+        .map(|entry| (entry.path, entry.tape))
+        .unzip();
     let index = TapeIndex::build(&tape_list);
     let mut lookup = Lookup {
         program: program.clone(),
@@ -245,12 +246,9 @@ pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
     let unused: Vec<&str> = mine
         .iter()
         .filter(|n| !used.contains(*n))
-        .map(|n| loaded.tapes[*n].path.as_str())
+        .map(|n| paths[*n].as_str())
         .collect();
-    let used: Vec<&str> = used
-        .iter()
-        .map(|n| loaded.tapes[*n].path.as_str())
-        .collect();
+    let used: Vec<&str> = used.iter().map(|n| paths[*n].as_str()).collect();
     eprintln!(
         "\r\nswitchboard play: used {}; unused {}",
         if used.is_empty() {

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
-use switchboard_model::tape::{Tape, codec, diff, export, redact, validate::validate};
-use switchboard_store::{StoreError, Workspace, tapes::Tapes};
+use switchboard_model::tape::{diff, export, redact, validate::validate};
+use switchboard_store::{Workspace, tapes::Tapes};
 
 /// `switchboard tapes …`.
 #[derive(Debug, Subcommand)]
@@ -86,27 +86,6 @@ fn folder(workspace: &Workspace, given: Option<PathBuf>) -> Tapes {
         Some(dir) => Tapes::at(workspace.root().join(dir)),
         None => Tapes::in_workspace(workspace),
     }
-}
-
-/// The tape `id` (`program/name[.json5]`) of `tapes`, read.
-fn one(tapes: &Tapes, id: &str) -> Result<(PathBuf, Tape)> {
-    let name = if id.ends_with(".json5") {
-        id.to_owned()
-    } else {
-        format!("{id}.json5")
-    };
-    let (_, path) = tapes
-        .files()?
-        .into_iter()
-        .find(|(relative, _)| *relative == name)
-        .ok_or_else(|| StoreError::NotFound {
-            what: "tape",
-            id: id.to_owned(),
-        })?;
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("could not read {}", path.display()))?;
-    let tape = codec::decode(&text).map_err(|error| anyhow::anyhow!("{name}:{error}"))?;
-    Ok((path, tape))
 }
 
 /// Runs `switchboard tapes …`; `Ok(false)` when validation found problems.
@@ -231,8 +210,8 @@ pub fn run(workspace: &Workspace, command: TapesCommand) -> Result<bool> {
         }
         TapesCommand::Diff { a, b, tapes } => {
             let tapes = folder(workspace, tapes);
-            let (_, left) = one(&tapes, &a)?;
-            let (_, right) = one(&tapes, &b)?;
+            let left = tapes.get(&a)?;
+            let right = tapes.get(&b)?;
             let lines = diff::diff(&left, &right);
             for line in &lines {
                 println!("{line}");
@@ -241,7 +220,7 @@ pub fn run(workspace: &Workspace, command: TapesCommand) -> Result<bool> {
         }
         TapesCommand::Export { id, tapes, .. } => {
             let tapes = folder(workspace, tapes);
-            let (_, tape) = one(&tapes, &id)?;
+            let tape = tapes.get(&id)?;
             print!("{}", export::cast(&tape, &id));
             Ok(true)
         }

@@ -158,6 +158,31 @@ impl Tapes {
         Ok(loaded)
     }
 
+    /// The tape `id` — its path in the folder, `program/name`, with or
+    /// without `.json5`. A tape that does not read is `CORRUPT_FILE` with
+    /// its line:column.
+    pub fn get(&self, id: &str) -> Result<Tape, StoreError> {
+        let name = if id.ends_with(".json5") {
+            id.to_owned()
+        } else {
+            format!("{id}.json5")
+        };
+        let (_, path) = self
+            .files()?
+            .into_iter()
+            .find(|(relative, _)| *relative == name)
+            .ok_or_else(|| StoreError::NotFound {
+                what: "tape",
+                id: id.to_owned(),
+            })?;
+        let text =
+            std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
+        codec::decode(&text).map_err(|error| StoreError::Corrupt {
+            path,
+            reason: error.to_string(),
+        })
+    }
+
     /// Where the tape `name` of `program` goes: `<program's base
     /// name>/<name>.json5`. Names that are not plain file names are
     /// refused.

@@ -300,12 +300,7 @@ fn never() -> Timestamp {
 }
 
 fn deadline(seconds: Option<u64>) -> Timestamp {
-    let Some(seconds) = seconds else {
-        return never();
-    };
-    let now = clock::now();
-    let millis = i64::try_from(seconds.saturating_mul(1000)).unwrap_or(i64::MAX);
-    Timestamp::from_unix_millis(now.unix_millis().saturating_add(millis)).unwrap_or_else(never)
+    seconds.map_or_else(never, crate::commands::deadline)
 }
 
 #[tool_router(router = inbox_tools, vis = "pub(super)")]

@@ -18,7 +18,7 @@ use switchboard_model::{
     },
 };
 
-use super::{problem, read_json};
+use super::{problem, read_json, team_folders};
 use crate::StoreError;
 
 /// The variable Claude Code reads its config folder from.
@@ -65,32 +65,13 @@ impl ClaudeTeams {
     /// it, or no member names one), sorted. A config that does not read is
     /// listed too, so its board can say why.
     pub fn team_names(&self, workspace: &Path) -> Result<Vec<String>, StoreError> {
-        let dir = self.root.join("teams");
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(error) => {
-                return Err(StoreError::Io {
-                    action: "could not list",
-                    path: dir,
-                    source: error,
-                });
-            }
-        };
         let folder = workspace.to_string_lossy();
-        let mut names: Vec<String> = entries
-            .flatten()
-            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-            .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| check_team_name(name).is_ok())
-            .filter(|name| {
-                let path = self.config_path(name);
-                path.exists()
-                    && read_json::<ClaudeConfig>(&path)
-                        .map_or(true, |config| config.works_in(&folder))
-            })
-            .collect();
-        names.sort();
+        let mut names = team_folders(&self.root.join("teams"))?;
+        names.retain(|name| {
+            let path = self.config_path(name);
+            path.exists()
+                && read_json::<ClaudeConfig>(&path).map_or(true, |config| config.works_in(&folder))
+        });
         Ok(names)
     }
 

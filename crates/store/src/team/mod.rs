@@ -133,26 +133,7 @@ impl Teams {
 
     /// The names of the teams with a folder, sorted.
     pub fn team_names(&self) -> Result<Vec<String>, StoreError> {
-        let dir = self.root.join("teams");
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(error) => {
-                return Err(StoreError::Io {
-                    action: "could not list",
-                    path: dir,
-                    source: error,
-                });
-            }
-        };
-        let mut names: Vec<String> = entries
-            .flatten()
-            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-            .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| check_team_name(name).is_ok())
-            .collect();
-        names.sort();
-        Ok(names)
+        team_folders(&self.root.join("teams"))
     }
 
     /// A team's config, checked against the plugin's schema.
@@ -198,6 +179,30 @@ impl Teams {
 #[derive(Debug)]
 pub struct TeamLock {
     _lock: RecordLock,
+}
+
+/// The folders of `dir` whose names are valid team names, sorted; none
+/// when `dir` does not exist.
+pub(crate) fn team_folders(dir: &Path) -> Result<Vec<String>, StoreError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => {
+            return Err(StoreError::Io {
+                action: "could not list",
+                path: dir.to_owned(),
+                source: error,
+            });
+        }
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| check_team_name(name).is_ok())
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// Refuses an agent or task id that is not a plain file name.
