@@ -130,11 +130,15 @@ fn a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer(
             .await?;
         let id = id.as_str().context("delivery id")?.to_owned();
 
-        // The agent's client gives up on the call.
+        // The agent's client gives up on the call while the developer is
+        // in another view; back in the inbox, it shows.
+        session.find("#nav-team").await?.click().await?;
+        session.find("#view-team").await?;
         agent.send(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                            "params": {"requestId": 2, "reason": "the agent moved on"}}),
         )?;
+        session.find("#nav-inbox").await?.click().await?;
         session
             .wait_for_text(
                 &format!("#inbox-list .delivery[data-id='{id}'] .badge.status-withdrawn"),

@@ -356,6 +356,20 @@ fn claude_code_teams_show_read_only_and_follow_their_agents(
             fs::rename(&temp, &path)?;
             session.find("#column-completed .task[data-id='2']").await?;
             session.find("#ready-queue [data-id='3']").await?;
+
+            // Away from the view, the tester takes step 3; back, it shows.
+            session.find("#nav-inbox").await?.click().await?;
+            session.find("#inbox-list, #inbox-empty, .inbox").await?;
+            let taken = json!({"id": "3", "subject": "Step 3", "description": "",
+                               "activeForm": "Doing step 3", "status": "in_progress",
+                               "owner": "tester", "blocks": [], "blockedBy": ["2"]});
+            let path = claude.path().join("tasks/refactor/3.json");
+            let temp = path.with_extension("json.tmp");
+            fs::write(&temp, serde_json::to_string_pretty(&taken)?)?;
+            fs::rename(&temp, &path)?;
+            session.find("#nav-team").await?.click().await?;
+            session.find("#team-read-only").await?;
+            session.find("#column-in_progress .task[data-id='3']").await?;
             let errors = page_errors(session).await?;
             ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
             Ok(())
