@@ -22,7 +22,8 @@ apt_packages=(
   libjavascriptcoregtk-4.1-dev libayatana-appindicator3-dev
 )
 if [ "$want" = test ]; then
-  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 at-spi2-core imagemagick)
+  # sqlite3: the interactive program `switchboard rec` is tested against.
+  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 at-spi2-core imagemagick sqlite3)
 fi
 missing=()
 for pkg in "${apt_packages[@]}"; do

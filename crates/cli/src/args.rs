@@ -66,6 +66,9 @@ pub enum Command {
     /// Stand in for a program from its tapes: banner, recorded answers at
     /// the recorded pace, the recorded exit status.
     Play(crate::play::PlayArgs),
+    /// Run a program on a pseudo-terminal, used as usual, and record the
+    /// session as a tape (banner, exchanges, exit; secrets masked).
+    Rec(crate::rec::RecArgs),
     /// Serve the workspace to agents over the Model Context Protocol
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.
@@ -121,7 +124,8 @@ impl Command {
             | Command::Chat(_)
             | Command::Learn(_)
             | Command::Mcp(_)
-            | Command::Play(_) => false,
+            | Command::Play(_)
+            | Command::Rec(_) => false,
         }
     }
 }

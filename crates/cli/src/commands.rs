@@ -51,6 +51,11 @@ pub fn run(cli: Cli) -> Result<bool> {
             let status = crate::play::run(&workspace, args)?;
             std::process::exit(i32::from(status));
         }
+        Command::Rec(args) => {
+            // The program's exit status is the process's.
+            let status = crate::rec::run(&workspace, args)?;
+            std::process::exit(i32::from(status));
+        }
         Command::Mcp(McpArgs {
             action: Some(McpAction::Install { client, write }),
             ..

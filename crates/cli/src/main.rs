@@ -12,6 +12,8 @@ mod failure;
 mod knowledge;
 mod mcp;
 mod play;
+mod rec;
+mod session;
 mod tapes;
 mod team;
 

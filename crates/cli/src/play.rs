@@ -2,39 +2,76 @@
 //! tapes, on the terminal it is given (an expect-style client's
 //! pseudo-terminal, or a person's): the recorded start-up banner first,
 //! then each input answered with the recorded output at the recorded pace
-//! (or `--latency`), and the recorded exit status. The prompt an input is
-//! looked up under is what the program last printed after a newline — the
-//! text actually on screen, so exchanges recorded at a prompt are found.
-//! A miss fails with the key it looked for. On exit, a summary of the tapes
-//! used and unused goes to stderr.
+//! (or `--latency`, or the tape's own latency), and the recorded exit
+//! status. The prompt an input is looked up under is what the program last
+//! printed after a newline — the text actually on screen, so exchanges
+//! recorded at a prompt are found.
+//!
+//! A miss fails with the key it looked for (`--fallback not-found`), or
+//! (`--fallback proxy`) starts the real program, brings it to where the
+//! replay was by typing the inputs played so far — each once the program
+//! shows the prompt it was recorded at and has been quiet for a moment —
+//! and hands the terminal over to it, recording what follows unless
+//! `--record disabled` (the default here). `--error-rate P` fails P % of
+//! the exchanges on purpose after their output, as ClaudeControl's does.
+//! On exit, a summary of the tapes used and unused goes to stderr.
 
 use std::{
     collections::BTreeSet,
-    io::{Read, Write},
-    path::PathBuf,
-    time::Duration,
+    io::Write,
+    sync::mpsc::{self, Receiver, RecvTimeoutError, Sender},
+    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result, bail};
 use base64::Engine as _;
-use clap::Args;
-use serde_json::Value;
-use switchboard_model::tape::{
-    Chunk,
-    index::{Context as Lookup, TapeIndex},
+use clap::{Args, ValueEnum};
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    tape::{
+        Chunk, InputKind, Spread, Tape,
+        index::{TapeIndex, strip_ansi},
+        record::Recorder,
+        redact,
+    },
 };
-use switchboard_store::{Workspace, tapes::Tapes};
+use switchboard_store::Workspace;
+
+use crate::{
+    rec::{self, RecordArgs, RecordMode, Target},
+    session::{
+        Event,
+        live::Live,
+        terminal::{self, RawMode},
+    },
+};
+
+/// What a miss does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Fallback {
+    /// Fail with the key looked for.
+    #[value(name = "not-found", alias = "not_found")]
+    NotFound,
+    /// Hand over to the real program.
+    Proxy,
+}
 
 /// `switchboard play`.
 #[derive(Debug, Args)]
 pub struct PlayArgs {
-    /// The tapes folder (default: `tapes/` in the workspace).
-    #[arg(long, value_name = "DIR")]
-    pub tapes: Option<PathBuf>,
+    #[command(flatten)]
+    pub record: RecordArgs,
     /// Milliseconds before each output read instead of the recorded
     /// delays: one number, or MIN,MAX to pick from.
     #[arg(long, value_name = "MS|MIN,MAX")]
     pub latency: Option<String>,
+    /// The percentage of exchanges that fail on purpose after their output
+    /// (default: the tape's `errorRate`).
+    #[arg(long, value_name = "P")]
+    pub error_rate: Option<f64>,
+    /// What a miss does: not-found (fail) or proxy (run the real program).
+    #[arg(long, value_name = "MODE", default_value = "not-found")]
+    pub fallback: Fallback,
     /// The program played, and its arguments.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<String>,
@@ -49,9 +86,9 @@ enum Pace {
 }
 
 impl Pace {
-    fn parse(text: Option<&str>) -> Result<Self> {
+    fn parse(text: Option<&str>) -> Result<Option<Self>> {
         let Some(text) = text else {
-            return Ok(Self::Recorded);
+            return Ok(None);
         };
         let number = |part: &str| {
             part.trim().parse::<u64>().with_context(|| {
@@ -59,14 +96,26 @@ impl Pace {
             })
         };
         match text.split_once(',') {
-            None => Ok(Self::Fixed(number(text)?)),
+            None => Ok(Some(Self::Fixed(number(text)?))),
             Some((low, high)) => {
                 let (low, high) = (number(low)?, number(high)?);
                 if low > high {
                     bail!("--latency {text:?}: the minimum is above the maximum");
                 }
-                Ok(Self::Between(low, high))
+                Ok(Some(Self::Between(low, high)))
             }
+        }
+    }
+
+    /// A tape's own latency: its recorded delays when it is 0.
+    fn of(tape: &Tape) -> Self {
+        let whole = |number: &serde_json::Number| number.as_f64().unwrap_or(0.0).max(0.0) as u64;
+        match &tape.meta.latency {
+            Spread::One(ms) if whole(ms) > 0 => Self::Fixed(whole(ms)),
+            Spread::Range([low, high]) if whole(high) > 0 => {
+                Self::Between(whole(low).min(whole(high)), whole(high))
+            }
+            _ => Self::Recorded,
         }
     }
 
@@ -79,188 +128,325 @@ impl Pace {
     }
 }
 
-/// The terminal in raw mode while the guard lives (when stdin is one), so
-/// the recorded echo is the only echo and each key arrives as typed.
-struct RawMode {
-    saved: Option<nix::sys::termios::Termios>,
-}
-
-impl RawMode {
-    fn enter() -> Self {
-        use nix::sys::termios::{SetArg, cfmakeraw, tcgetattr, tcsetattr};
-        let stdin = std::io::stdin();
-        let Ok(saved) = tcgetattr(&stdin) else {
-            return Self { saved: None };
-        };
-        let mut raw = saved.clone();
-        cfmakeraw(&mut raw);
-        if tcsetattr(&stdin, SetArg::TCSANOW, &raw).is_err() {
-            return Self { saved: None };
-        }
-        Self { saved: Some(saved) }
-    }
-}
-
-impl Drop for RawMode {
-    fn drop(&mut self) {
-        use nix::sys::termios::{SetArg, tcsetattr};
-        if let Some(saved) = &self.saved {
-            let _ = tcsetattr(std::io::stdin(), SetArg::TCSANOW, saved);
-        }
-    }
-}
-
 fn decode(encoded: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
         .decode(encoded)
         .unwrap_or_default()
 }
 
-/// Plays; returns the exit status the recording ended with.
+/// A tape's error rate, in percent.
+fn error_rate(tape: &Tape) -> f64 {
+    match &tape.meta.error_rate {
+        Spread::One(rate) => rate.as_f64().unwrap_or(0.0),
+        Spread::Range([low, high]) => {
+            let (low, high) = (low.as_f64().unwrap_or(0.0), high.as_f64().unwrap_or(0.0));
+            low + fastrand::f64() * (high - low).max(0.0)
+        }
+    }
+}
+
+/// How long the real program must be quiet, at the prompt an input was
+/// recorded at, before the proxy types that input; and how long it waits
+/// for that prompt at most.
+const QUIET: Duration = Duration::from_millis(100);
+const PROMPT_WAIT: Duration = Duration::from_secs(5);
+
+/// The replay in progress.
+struct Player {
+    target: Target,
+    tapes: Vec<Tape>,
+    paths: Vec<String>,
+    index: TapeIndex,
+    pace: Option<Pace>,
+    error_rate: Option<f64>,
+    fallback: Fallback,
+    /// This command's tapes, by position.
+    mine: Vec<usize>,
+    used: BTreeSet<usize>,
+    /// The text after the last newline shown.
+    screen: Vec<u8>,
+    /// The inputs played, each with the prompt it answered.
+    played: Vec<(String, Vec<u8>)>,
+    proxied: Option<String>,
+}
+
+impl Player {
+    fn show(&mut self, out: &mut impl Write, bytes: &[u8]) -> Result<()> {
+        out.write_all(bytes)
+            .and_then(|()| out.flush())
+            .context("could not write to the terminal")?;
+        self.screen.extend_from_slice(bytes);
+        if let Some(newline) = self.screen.iter().rposition(|byte| *byte == b'\n') {
+            self.screen.drain(..=newline);
+        }
+        Ok(())
+    }
+
+    fn stream(&mut self, out: &mut impl Write, t: usize, chunks: &[Chunk]) -> Result<()> {
+        let pace = self.pace.unwrap_or_else(|| Pace::of(&self.tapes[t]));
+        for chunk in chunks {
+            std::thread::sleep(pace.delay(chunk));
+            self.show(out, &decode(&chunk.data_b64))?;
+        }
+        Ok(())
+    }
+
+    /// Plays the banner, then answers what is typed until an exchange
+    /// ends the program; returns its status.
+    fn play(&mut self, sender: &Sender<Event>, events: &Receiver<Event>) -> Result<u8> {
+        let mut out = std::io::stdout().lock();
+        // The start-up banner, from the first tape of this command with one.
+        if let Some((t, banner)) = self.mine.iter().find_map(|t| {
+            let chunks = self.tapes[*t].meta.extra.get("banner")?.get("chunks")?;
+            Some((
+                *t,
+                serde_json::from_value::<Vec<Chunk>>(chunks.clone()).ok()?,
+            ))
+        }) {
+            self.used.insert(t);
+            self.stream(&mut out, t, &banner)?;
+        }
+        let mut lookup = self.target.lookup();
+        let mut input = Vec::new();
+        for event in events {
+            let Event::Typed(bytes, _) = event else {
+                continue;
+            };
+            if bytes.is_empty() {
+                return Ok(0);
+            }
+            for (at, byte) in bytes.iter().enumerate() {
+                input.push(*byte);
+                let submitted = matches!(byte, b'\r' | b'\n');
+                let prompt = String::from_utf8_lossy(&self.screen).into_owned();
+                lookup.prompt = Some(prompt.clone());
+                let found = self
+                    .index
+                    .lookup(&self.tapes, &lookup, &input)
+                    .filter(|(t, e)| {
+                        // A raw send matches as soon as its bytes are typed; a
+                        // line on its terminator.
+                        submitted || self.tapes[*t].exchanges[*e].input.kind == InputKind::Raw
+                    });
+                let Some((t, e)) = found else {
+                    if !submitted {
+                        continue;
+                    }
+                    if self.fallback == Fallback::NotFound {
+                        return Err(ErrorPayload::new(
+                            ErrorCode::NotFound,
+                            format!(
+                                "no tape for {:?} at prompt {prompt:?} (program {:?}, args {:?}, cwd {:?}; tapes in {})",
+                                String::from_utf8_lossy(&input),
+                                self.target.program,
+                                self.target.args,
+                                lookup.cwd,
+                                self.target.tapes.root().display()
+                            ),
+                        )
+                        .into());
+                    }
+                    drop(out);
+                    input.extend_from_slice(&bytes[at + 1..]);
+                    return self.proxy(sender, events, input);
+                };
+                self.played.push((prompt, std::mem::take(&mut input)));
+                self.used.insert(t);
+                let chunks = self.tapes[t].exchanges[e].output.chunks.clone();
+                self.stream(&mut out, t, &chunks)?;
+                let rate = self
+                    .error_rate
+                    .unwrap_or_else(|| error_rate(&self.tapes[t]));
+                if rate > 0.0 && fastrand::f64() * 100.0 < rate {
+                    return Err(ErrorPayload::new(
+                        ErrorCode::Unavailable,
+                        format!(
+                            "a synthetic error after exchange {} of {} (error rate {rate} %)",
+                            e + 1,
+                            self.paths[t]
+                        ),
+                    )
+                    .into());
+                }
+                if let Some(exit) = &self.tapes[t].exchanges[e].exit {
+                    return Ok(rec::exit_status(exit));
+                }
+            }
+        }
+        Ok(0)
+    }
+
+    /// Hands the terminal over to the real program, brought to where the
+    /// replay was; `typed` is the input that missed (and what followed it).
+    fn proxy(
+        &mut self,
+        sender: &Sender<Event>,
+        events: &Receiver<Event>,
+        typed: Vec<u8>,
+    ) -> Result<u8> {
+        let mut live = Live::spawn(
+            &self.target.program,
+            &self.target.args,
+            &self.target.cwd,
+            terminal::size(),
+            sender.clone(),
+        )?;
+        self.proxied = Some(format!(
+            "the real program took over at input {:?}",
+            String::from_utf8_lossy(&typed)
+        ));
+        let mut early = Vec::new();
+        let mut screen = Vec::new();
+        for (prompt, input) in &self.played {
+            settle(events, prompt, &mut screen, &mut early)?;
+            live.write(input)?;
+        }
+        settle(
+            events,
+            &String::from_utf8_lossy(&self.screen),
+            &mut screen,
+            &mut early,
+        )?;
+        let size = live.size();
+        let started = Instant::now();
+        let mut recorder = Recorder::at_prompt(&String::from_utf8_lossy(&self.screen));
+        recorder.input(&typed, Duration::ZERO);
+        live.write(&typed)?;
+        let exit = rec::pass_through(
+            live,
+            early.into_iter().chain(events),
+            &mut recorder,
+            started,
+        )?;
+        let status = rec::exit_status(&exit);
+        let redacting = !redact::disabled_by(std::env::var(redact::REDACT_ENV).ok().as_deref());
+        let said = rec::save(
+            &self.target,
+            switchboard_model::tape::Pty {
+                rows: size.rows,
+                cols: size.cols,
+            },
+            recorder.finish(Some(exit), redacting),
+        )?;
+        if self.target.mode != RecordMode::Disabled
+            && let Some(proxied) = &mut self.proxied
+        {
+            proxied.push_str(&format!("; {said}"));
+        }
+        Ok(status)
+    }
+
+    fn summary(&self) -> String {
+        let list = |paths: Vec<&str>| {
+            if paths.is_empty() {
+                "none".to_owned()
+            } else {
+                paths.join(", ")
+            }
+        };
+        let used = list(self.used.iter().map(|t| self.paths[*t].as_str()).collect());
+        let unused = list(
+            self.mine
+                .iter()
+                .filter(|t| !self.used.contains(*t))
+                .map(|t| self.paths[*t].as_str())
+                .collect(),
+        );
+        let mut said = format!("used {used}; unused {unused}");
+        if let Some(proxied) = &self.proxied {
+            said.push_str("; ");
+            said.push_str(proxied);
+        }
+        said
+    }
+}
+
+/// Swallows what the real program prints until it shows `prompt` (ANSI
+/// aside) and has been quiet for [`QUIET`], or [`PROMPT_WAIT`] passed;
+/// keystrokes arriving meanwhile are kept in `early`.
+fn settle(
+    events: &Receiver<Event>,
+    prompt: &str,
+    screen: &mut Vec<u8>,
+    early: &mut Vec<Event>,
+) -> Result<()> {
+    let deadline = Instant::now() + PROMPT_WAIT;
+    let prompt = strip_ansi(prompt);
+    loop {
+        let wait = QUIET.min(deadline.saturating_duration_since(Instant::now()));
+        match events.recv_timeout(wait) {
+            Ok(Event::Printed(bytes, _)) => {
+                screen.extend_from_slice(&bytes);
+                if let Some(newline) = screen.iter().rposition(|byte| *byte == b'\n') {
+                    screen.drain(..=newline);
+                }
+            }
+            Ok(typed @ Event::Typed(..)) => early.push(typed),
+            Ok(Event::Ended) => bail!("the real program ended while being brought to the prompt"),
+            Err(RecvTimeoutError::Timeout) => {
+                if strip_ansi(&String::from_utf8_lossy(screen)) == prompt
+                    || Instant::now() >= deadline
+                {
+                    return Ok(());
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => bail!("the session's events stopped"),
+        }
+    }
+}
+
+/// Plays; returns the exit status the recording (or the real program)
+/// ended with.
 pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
     let pace = Pace::parse(args.latency.as_deref())?;
-    let tapes = match &args.tapes {
-        Some(dir) => Tapes::at(workspace.root().join(dir)),
-        None => Tapes::in_workspace(workspace),
-    };
-    let loaded = tapes.load()?;
+    if let Some(rate) = args.error_rate
+        && !(0.0..=100.0).contains(&rate)
+    {
+        bail!("--error-rate {rate}: give a percentage from 0 to 100");
+    }
+    let target = Target::new(workspace, &args.record, RecordMode::Disabled, &args.command)?;
+    let loaded = target.tapes.load()?;
     for problem in &loaded.problems {
         eprintln!(
             "switchboard play: {}:{}:{}: {} (skipped)",
             problem.path, problem.line, problem.column, problem.reason
         );
     }
-    let (program, rest) = args
-        .command
-        .split_first()
-        .context("name the program to play after --")?;
-    let cwd = std::env::current_dir()
-        .context("could not read the current folder")?
-        .display()
-        .to_string();
-    // The tapes by position, and their paths for the summary.
-    let (paths, tape_list): (Vec<String>, Vec<_>) = loaded
+    let (paths, tapes): (Vec<String>, Vec<Tape>) = loaded
         .tapes
         .into_iter()
         .map(|entry| (entry.path, entry.tape))
         .unzip();
-    let index = TapeIndex::build(&tape_list);
-    let mut lookup = Lookup {
-        program: program.clone(),
-        args: rest.to_vec(),
-        cwd: cwd.clone(),
-        env: std::env::vars().collect(),
-        prompt: None,
-    };
-    let mine: Vec<usize> = tape_list
+    let cwd = target.cwd.display().to_string();
+    let mine = tapes
         .iter()
         .enumerate()
         .filter(|(_, tape)| {
-            tape.meta.program == *program && tape.meta.args == rest && tape.meta.cwd == cwd
+            tape.meta.program == target.program
+                && tape.meta.args == target.args
+                && tape.meta.cwd == cwd
         })
-        .map(|(n, _)| n)
+        .map(|(t, _)| t)
         .collect();
-    let mut used = BTreeSet::new();
-    let mut out = std::io::stdout().lock();
-    let mut screen = Vec::<u8>::new();
-    let show =
-        |out: &mut std::io::StdoutLock<'_>, bytes: &[u8], screen: &mut Vec<u8>| -> Result<()> {
-            out.write_all(bytes)?;
-            out.flush()?;
-            screen.extend_from_slice(bytes);
-            if let Some(newline) = screen.iter().rposition(|byte| *byte == b'\n') {
-                screen.drain(..=newline);
-            }
-            Ok(())
-        };
-    let _raw = RawMode::enter();
-    // The start-up banner, from the first tape of this command that has one.
-    if let Some((n, banner)) = mine.iter().find_map(|n| {
-        let chunks = tape_list[*n]
-            .meta
-            .extra
-            .get("banner")?
-            .get("chunks")?
-            .as_array()?;
-        Some((*n, chunks.clone()))
-    }) {
-        used.insert(n);
-        for chunk in banner {
-            let chunk: Chunk = serde_json::from_value(chunk).unwrap_or(Chunk {
-                delay_ms: 0,
-                data_b64: String::new(),
-                is_utf8: true,
-                extra: serde_json::Map::new(),
-            });
-            std::thread::sleep(pace.delay(&chunk));
-            show(&mut out, &decode(&chunk.data_b64), &mut screen)?;
-        }
-    }
-    let mut input = Vec::new();
-    let mut stdin = std::io::stdin().lock();
-    let mut byte = [0_u8; 1];
-    let status = loop {
-        match stdin.read(&mut byte) {
-            Ok(0) | Err(_) => break 0,
-            Ok(_) => input.push(byte[0]),
-        }
-        let submitted = matches!(byte[0], b'\r' | b'\n');
-        lookup.prompt = Some(String::from_utf8_lossy(&screen).into_owned());
-        let found = index.lookup(&tape_list, &lookup, &input).filter(|(t, e)| {
-            // A raw send matches as soon as its bytes are typed; a line on
-            // its terminator.
-            submitted
-                || tape_list[*t].exchanges[*e].input.kind == switchboard_model::tape::InputKind::Raw
-        });
-        let Some((t, e)) = found else {
-            if submitted {
-                drop(_raw);
-                bail!(
-                    "no tape for {:?} at prompt {:?} (program {program:?}, args {rest:?}, cwd {cwd:?}; tapes in {})",
-                    String::from_utf8_lossy(&input),
-                    lookup.prompt.as_deref().unwrap_or(""),
-                    tapes.root().display()
-                );
-            }
-            continue;
-        };
-        input.clear();
-        used.insert(t);
-        let exchange = &tape_list[t].exchanges[e];
-        for chunk in &exchange.output.chunks {
-            std::thread::sleep(pace.delay(chunk));
-            show(&mut out, &decode(&chunk.data_b64), &mut screen)?;
-        }
-        if let Some(exit) = &exchange.exit {
-            let code = match (&exit.code, &exit.signal) {
-                (Some(code), _) => u8::try_from(*code).unwrap_or(1),
-                (None, Some(Value::Number(signal))) => {
-                    u8::try_from(128 + signal.as_u64().unwrap_or(0).min(127)).unwrap_or(1)
-                }
-                _ => 0,
-            };
-            break code;
-        }
+    let mut player = Player {
+        index: TapeIndex::build(&tapes),
+        target,
+        tapes,
+        paths,
+        pace,
+        error_rate: args.error_rate,
+        fallback: args.fallback,
+        mine,
+        used: BTreeSet::new(),
+        screen: Vec::new(),
+        played: Vec::new(),
+        proxied: None,
     };
-    drop(out);
-    let unused: Vec<&str> = mine
-        .iter()
-        .filter(|n| !used.contains(*n))
-        .map(|n| paths[*n].as_str())
-        .collect();
-    let used: Vec<&str> = used.iter().map(|n| paths[*n].as_str()).collect();
-    eprintln!(
-        "\r\nswitchboard play: used {}; unused {}",
-        if used.is_empty() {
-            "none".to_owned()
-        } else {
-            used.join(", ")
-        },
-        if unused.is_empty() {
-            "none".to_owned()
-        } else {
-            unused.join(", ")
-        }
-    );
-    Ok(status)
+    let (sender, events) = mpsc::channel();
+    let raw = RawMode::enter();
+    terminal::forward_stdin(sender.clone());
+    let status = player.play(&sender, &events);
+    drop(raw);
+    eprintln!("\r\nswitchboard play: {}", player.summary());
+    status
 }

@@ -9,8 +9,10 @@ mod knowledge;
 mod mcp;
 mod mcp_fuzz;
 mod play;
+mod rec;
 mod tapes;
 mod team;
+mod terminal;
 
 use std::{
     fs,

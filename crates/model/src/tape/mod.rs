@@ -16,6 +16,8 @@ pub mod export;
 #[cfg(feature = "patterns")]
 pub mod index;
 #[cfg(feature = "patterns")]
+pub mod record;
+#[cfg(feature = "patterns")]
 pub mod redact;
 pub mod validate;
 

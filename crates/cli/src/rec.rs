@@ -1,0 +1,333 @@
+//! `switchboard rec -- PROGRAM ARGS…`: runs the program on a real
+//! pseudo-terminal with the user's terminal passed through in raw mode, so
+//! the session is used as it normally is, and records it as a tape in
+//! ClaudeControl's format: the start-up banner, then one exchange per
+//! submitted line or raw send (see `switchboard_model::tape::record`), and
+//! how the program ended. Secrets are masked unless `CLAUDECONTROL_REDACT`
+//! is `0` or `false`.
+//!
+//! Record modes, as ClaudeControl's: `new` keeps what is already on tape
+//! (an exchange `play` would find is not recorded again) and writes the
+//! rest to a new tape; `overwrite` replaces those exchanges where they are
+//! (and a tape of the same `--name` whole); `disabled` records nothing.
+
+use std::{collections::BTreeMap, io::Write, path::PathBuf, sync::mpsc, time::Instant};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde_json::Map;
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    tape::{
+        Meta, Pty, Session, Spread, Tape,
+        index::{Context as Lookup, TapeIndex, input_bytes},
+        record::{Recorder, Recording},
+        redact,
+    },
+};
+use switchboard_store::{Workspace, clock, tapes::Tapes};
+
+use crate::session::{
+    Event,
+    live::Live,
+    terminal::{self, RawMode},
+};
+
+/// What is done with a session's new and already-recorded exchanges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecordMode {
+    /// Record what is not on tape yet, to a new tape.
+    New,
+    /// Record everything, replacing what was on tape.
+    Overwrite,
+    /// Record nothing.
+    Disabled,
+}
+
+/// Where and how a session is recorded (shared by `rec` and `play`).
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The tapes folder (default: `tapes/` in the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub tapes: Option<PathBuf>,
+    /// The tape's name: `<program>/<NAME>.json5` (default
+    /// `unnamed-<8 hex digits>`).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// new (default for rec), overwrite, or disabled (default for play).
+    #[arg(long, value_name = "MODE")]
+    pub record: Option<RecordMode>,
+}
+
+impl RecordArgs {
+    /// The tapes folder these arguments name.
+    pub fn folder(&self, workspace: &Workspace) -> Tapes {
+        match &self.tapes {
+            Some(dir) => Tapes::at(workspace.root().join(dir)),
+            None => Tapes::in_workspace(workspace),
+        }
+    }
+}
+
+/// `switchboard rec`.
+#[derive(Debug, Args)]
+pub struct RecArgs {
+    #[command(flatten)]
+    pub record: RecordArgs,
+    /// The program recorded, and its arguments.
+    #[arg(last = true, required = true, num_args = 1..)]
+    pub command: Vec<String>,
+}
+
+/// Where a session's new tape goes, decided before the program starts so
+/// a name that cannot be used is refused first.
+pub struct Target {
+    /// The folder.
+    pub tapes: Tapes,
+    /// The new tape's file.
+    pub path: PathBuf,
+    /// What is recorded.
+    pub mode: RecordMode,
+    /// The command as typed.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The folder it runs in.
+    pub cwd: PathBuf,
+}
+
+impl Target {
+    /// The target for `command` with `record`'s options, `mode` when none
+    /// is given.
+    pub fn new(
+        workspace: &Workspace,
+        record: &RecordArgs,
+        default: RecordMode,
+        command: &[String],
+    ) -> Result<Self> {
+        let (program, args) = command.split_first().context("name the program after --")?;
+        let tapes = record.folder(workspace);
+        let mode = record.record.unwrap_or(default);
+        let name = record.name.clone().unwrap_or_else(unnamed);
+        let path = tapes.path_for(program, &name)?;
+        if mode == RecordMode::New && path.exists() {
+            return Err(ErrorPayload::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "{} exists: choose another --name, or --record overwrite to replace it",
+                    path.display()
+                ),
+            )
+            .into());
+        }
+        Ok(Self {
+            tapes,
+            path,
+            mode,
+            program: program.clone(),
+            args: args.to_vec(),
+            cwd: std::env::current_dir().context("could not read the current folder")?,
+        })
+    }
+
+    /// The lookup context of this command now (`prompt` unset).
+    pub fn lookup(&self) -> Lookup {
+        Lookup {
+            program: self.program.clone(),
+            args: self.args.clone(),
+            cwd: self.cwd.display().to_string(),
+            env: std::env::vars().collect(),
+            prompt: None,
+        }
+    }
+}
+
+/// `unnamed-` and 8 hex digits that differ from one run to the next.
+fn unnamed() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos()),
+    );
+    hasher.write_u32(std::process::id());
+    format!("unnamed-{:08x}", hasher.finish() as u32)
+}
+
+/// Passes the session through until the program ends: what the user types
+/// goes to the program, what it prints to the user's terminal, and both
+/// into `recorder`. Returns how the program ended.
+pub fn pass_through(
+    mut live: Live,
+    events: impl IntoIterator<Item = Event>,
+    recorder: &mut Recorder,
+    started: Instant,
+) -> Result<switchboard_model::tape::Exit> {
+    let mut out = std::io::stdout().lock();
+    for event in events {
+        match event {
+            // Their input closed: the program goes on until it ends.
+            Event::Typed(bytes, _) if bytes.is_empty() => {}
+            Event::Typed(bytes, at) => {
+                live.follow_size(terminal::size());
+                recorder.input(&bytes, at.saturating_duration_since(started));
+                live.write(&bytes)?;
+            }
+            Event::Printed(bytes, at) => {
+                out.write_all(&bytes)
+                    .and_then(|()| out.flush())
+                    .context("could not write to the terminal")?;
+                recorder.output(&bytes, at.saturating_duration_since(started));
+            }
+            Event::Ended => break,
+        }
+    }
+    live.wait()
+}
+
+/// Records; returns the program's exit status.
+pub fn run(workspace: &Workspace, args: RecArgs) -> Result<u8> {
+    let target = Target::new(workspace, &args.record, RecordMode::New, &args.command)?;
+    let (sender, events) = mpsc::channel();
+    let size = terminal::size();
+    let live = Live::spawn(
+        &target.program,
+        &target.args,
+        &target.cwd,
+        size,
+        sender.clone(),
+    )?;
+    let started = Instant::now();
+    let raw = RawMode::enter();
+    terminal::forward_stdin(sender);
+    let mut recorder = Recorder::new();
+    let exit = pass_through(live, &events, &mut recorder, started);
+    drop(raw);
+    let exit = exit?;
+    let status = exit_status(&exit);
+    let redacting = !redact::disabled_by(std::env::var(redact::REDACT_ENV).ok().as_deref());
+    let summary = save(
+        &target,
+        Pty {
+            rows: size.rows,
+            cols: size.cols,
+        },
+        recorder.finish(Some(exit), redacting),
+    )?;
+    eprintln!("\r\nswitchboard rec: {summary}");
+    Ok(status)
+}
+
+/// The process status that stands for `exit` (128 + the signal's number
+/// when a signal ended it).
+pub fn exit_status(exit: &switchboard_model::tape::Exit) -> u8 {
+    match (&exit.code, &exit.signal) {
+        (Some(code), _) => u8::try_from(*code).unwrap_or(1),
+        (None, Some(signal)) => {
+            u8::try_from(128 + signal.as_u64().unwrap_or(0).min(127)).unwrap_or(1)
+        }
+        _ => 0,
+    }
+}
+
+/// Writes `recording` as `target` says; returns what was done, in words.
+pub fn save(target: &Target, pty: Pty, recording: Recording) -> Result<String> {
+    if target.mode == RecordMode::Disabled {
+        return Ok("nothing recorded (--record disabled)".to_owned());
+    }
+    let loaded = target.tapes.load()?;
+    let own = target
+        .path
+        .strip_prefix(target.tapes.root())
+        .ok()
+        .map(|own| {
+            own.components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
+        });
+    // A tape of the same name is replaced whole in overwrite mode: it
+    // does not count as already recorded.
+    let (paths, mut tapes): (Vec<String>, Vec<Tape>) = loaded
+        .tapes
+        .into_iter()
+        .filter(|entry| Some(&entry.path) != own.as_ref())
+        .map(|entry| (entry.path, entry.tape))
+        .unzip();
+    let index = TapeIndex::build(&tapes);
+    let mut lookup = target.lookup();
+    let mut fresh = Vec::new();
+    let mut replaced = BTreeMap::<usize, usize>::new();
+    let mut known = 0;
+    for exchange in recording.exchanges {
+        lookup.prompt = exchange.pre.prompt.clone();
+        match index.lookup(&tapes, &lookup, &input_bytes(&exchange)) {
+            None => fresh.push(exchange),
+            Some(_) if target.mode == RecordMode::New => known += 1,
+            Some((t, e)) => {
+                tapes[t].exchanges[e] = exchange;
+                *replaced.entry(t).or_default() += 1;
+            }
+        }
+    }
+    for t in replaced.keys() {
+        target
+            .tapes
+            .write(&target.tapes.root().join(&paths[*t]), &tapes[*t])?;
+    }
+    let has_banner = tapes.iter().any(|tape| {
+        tape.meta.program == target.program
+            && tape.meta.args == target.args
+            && tape.meta.extra.contains_key("banner")
+    });
+    let banner = recording
+        .banner
+        .filter(|_| !has_banner || target.mode == RecordMode::Overwrite);
+    let mut said = Vec::new();
+    if !fresh.is_empty() || banner.is_some() {
+        let mut extra = Map::new();
+        if let Some(banner) = banner {
+            extra.insert("banner".to_owned(), banner);
+        }
+        let tape = Tape {
+            meta: Meta {
+                created_at: clock::now().to_string(),
+                program: target.program.clone(),
+                args: target.args.clone(),
+                env: BTreeMap::new(),
+                cwd: target.cwd.display().to_string(),
+                pty: Some(pty),
+                tag: None,
+                latency: Spread::default(),
+                error_rate: Spread::default(),
+                seed: None,
+                extra,
+            },
+            session: Session {
+                platform: Some(std::env::consts::OS.to_owned()),
+                version: Some(format!("switchboard {}", env!("CARGO_PKG_VERSION"))),
+                extra: Map::new(),
+            },
+            exchanges: fresh,
+            extra: Map::new(),
+        };
+        let count = tape.exchanges.len();
+        target.tapes.write(&target.path, &tape)?;
+        said.push(format!(
+            "recorded {count} new exchange{} to {}",
+            if count == 1 { "" } else { "s" },
+            target.path.display()
+        ));
+    }
+    for (t, count) in &replaced {
+        said.push(format!("replaced {count} in {}", paths[*t]));
+    }
+    if known > 0 {
+        said.push(format!("{known} already on tape (kept)"));
+    }
+    if said.is_empty() {
+        said.push("nothing to record".to_owned());
+    }
+    Ok(said.join("; "))
+}

@@ -1,0 +1,100 @@
+//! An expect-style client: a command on a real pseudo-terminal, its screen
+//! read on a thread, keys typed into it.
+
+use std::{
+    io::{Read, Write},
+    path::Path,
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+/// A pseudo-terminal with a `switchboard` command on it, driven as an
+/// expect-style client drives a program.
+pub struct Terminal {
+    writer: Box<dyn Write + Send>,
+    output: mpsc::Receiver<Vec<u8>>,
+    pub seen: String,
+    /// Every byte shown so far.
+    pub transcript: Vec<u8>,
+    pub child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Terminal {
+    /// Runs `switchboard -C workspace ARGS…` in `workspace` on a 24×80
+    /// pseudo-terminal, with `env` added to this process's environment.
+    pub fn start(workspace: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 80,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
+        command.arg("-C");
+        command.arg(workspace);
+        command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.cwd(workspace);
+        let child = pty.slave.spawn_command(command).unwrap();
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let writer = pty.master.take_writer().unwrap();
+        let (sender, output) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _master = pty.master;
+            let mut buffer = [0_u8; 4096];
+            while let Ok(n) = reader.read(&mut buffer) {
+                if n == 0 || sender.send(buffer[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            writer,
+            output,
+            seen: String::new(),
+            transcript: Vec::new(),
+            child,
+        }
+    }
+
+    /// Waits until the screen has shown `text` since the last expectation;
+    /// returns all it showed up to and with it.
+    pub fn expect(&mut self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !self.seen.contains(text) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(bytes) => {
+                    self.seen.push_str(&String::from_utf8_lossy(&bytes));
+                    self.transcript.extend_from_slice(&bytes);
+                }
+                Err(_) => panic!("never saw {text:?}; saw {:?}", self.seen),
+            }
+        }
+        let at = self.seen.find(text).unwrap() + text.len();
+        self.seen.drain(..at).collect()
+    }
+
+    /// Types `keys`.
+    pub fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Reads the screen until the command ends and closes the terminal;
+    /// returns its exit status.
+    pub fn finish(&mut self) -> u32 {
+        while let Ok(bytes) = self.output.recv_timeout(Duration::from_secs(20)) {
+            self.seen.push_str(&String::from_utf8_lossy(&bytes));
+            self.transcript.extend_from_slice(&bytes);
+        }
+        self.child.wait().unwrap().exit_code()
+    }
+}
