@@ -123,8 +123,8 @@ pub fn App() -> impl IntoView {
                     View::Chat => views::chat::Chat().into_any(),
                     View::Knowledge => views::knowledge::Knowledge().into_any(),
                     View::Team => views::team::Team().into_any(),
+                    View::Tapes => views::tapes::Tapes().into_any(),
                     View::Settings => views::settings::SettingsPane().into_any(),
-                    other => views::coming::Coming(views::coming::ComingProps { name: other.label() }).into_any(),
                 }}
             </main>
         </div>

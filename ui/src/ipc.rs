@@ -34,9 +34,15 @@ use switchboard_model::{
 use wasm_bindgen::{JsValue, prelude::*};
 
 use switchboard_model::ipc::{
+    CMD_TAPE, CMD_TAPE_EXPORT_CAST, CMD_TAPE_NOTE, CMD_TAPES, CMD_TAPES_SEARCH,
+};
+use switchboard_model::ipc::{
     CMD_TASK_ADVANCE, CMD_TASK_CLAIM, CMD_TASK_CREATE, CMD_TASK_DEPS, CMD_TEAM_BOARD,
     CMD_TEAM_SEND, CMD_TEAMS, TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest,
     TaskDepsRequest, TeamRequest, TeamSendRequest,
+};
+use switchboard_model::tape::view::{
+    TapeHit, TapeList, TapeNoteRequest, TapeRequest, TapeSearchRequest, TapeView,
 };
 
 #[wasm_bindgen]
@@ -283,6 +289,46 @@ pub async fn listen<T: DeserializeOwned + 'static>(
     // One listener per event for the page's life (see `events`).
     closure.forget();
     Ok(())
+}
+
+/// The tapes folder.
+pub async fn tapes() -> Result<TapeList, ErrorPayload> {
+    call(CMD_TAPES).await
+}
+
+/// One tape, laid out for the player.
+pub async fn tape(id: &str) -> Result<TapeView, ErrorPayload> {
+    call_with(CMD_TAPE, &TapeRequest { id: id.to_owned() }).await
+}
+
+/// The exchanges holding `query`, across all tapes.
+pub async fn tapes_search(query: &str) -> Result<Vec<TapeHit>, ErrorPayload> {
+    call_with(
+        CMD_TAPES_SEARCH,
+        &TapeSearchRequest {
+            query: query.to_owned(),
+        },
+    )
+    .await
+}
+
+/// Keeps `note` on exchange `exchange` of tape `id`.
+pub async fn tape_note(id: &str, exchange: usize, note: &str) -> Result<(), ErrorPayload> {
+    call_with::<_, Option<()>>(
+        CMD_TAPE_NOTE,
+        &TapeNoteRequest {
+            id: id.to_owned(),
+            exchange,
+            note: note.to_owned(),
+        },
+    )
+    .await
+    .map(|_| ())
+}
+
+/// Writes tape `id` as asciicast v3 beside it; the file's path.
+pub async fn tape_export_cast(id: &str) -> Result<String, ErrorPayload> {
+    call_with(CMD_TAPE_EXPORT_CAST, &TapeRequest { id: id.to_owned() }).await
 }
 
 /// The workspace's teams, opencode-teams' then Claude Code's.

@@ -287,6 +287,8 @@ pub fn save(target: &Target, pty: Pty, recording: Recording) -> Result<String> {
     let mut said = Vec::new();
     if !fresh.is_empty() || banner.is_some() {
         let mut extra = Map::new();
+        // Said in `meta`, which ClaudeControl's schema leaves open.
+        extra.insert("redacted".to_owned(), recording.redacted.into());
         if let Some(banner) = banner {
             extra.insert("banner".to_owned(), banner);
         }

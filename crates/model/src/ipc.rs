@@ -107,9 +107,32 @@ pub const CMD_TASK_DEPS: &str = "task_deps";
 /// Command: send or broadcast a message. Request: [`TeamSendRequest`].
 pub const CMD_TEAM_SEND: &str = "team_send";
 
+/// Command: the tapes folder as a [`TapeList`](crate::tape::view::TapeList).
+/// Request: none.
+pub const CMD_TAPES: &str = "tapes";
+/// Command: one tape laid out for the player. Request:
+/// [`TapeRequest`](crate::tape::view::TapeRequest); answers a
+/// [`TapeView`](crate::tape::view::TapeView).
+pub const CMD_TAPE: &str = "tape";
+/// Command: exchanges holding a text, across all tapes. Request:
+/// [`TapeSearchRequest`](crate::tape::view::TapeSearchRequest); answers
+/// [`TapeHit`](crate::tape::view::TapeHit)s.
+pub const CMD_TAPES_SEARCH: &str = "tapes_search";
+/// Command: keep a note on an exchange. Request:
+/// [`TapeNoteRequest`](crate::tape::view::TapeNoteRequest).
+pub const CMD_TAPE_NOTE: &str = "tape_note";
+/// Command: write a tape as asciicast v3 beside it. Request:
+/// [`TapeRequest`](crate::tape::view::TapeRequest); answers the file's path.
+pub const CMD_TAPE_EXPORT_CAST: &str = "tape_export_cast";
+
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 35] = [
+pub const COMMANDS: [&str; 40] = [
+    CMD_TAPES,
+    CMD_TAPE,
+    CMD_TAPES_SEARCH,
+    CMD_TAPE_NOTE,
+    CMD_TAPE_EXPORT_CAST,
     CMD_TEAMS,
     CMD_TEAM_BOARD,
     CMD_TASK_CREATE,
@@ -188,6 +211,8 @@ pub enum StoreChange {
     /// A team's config, inbox or task file (`.opencode/opencode-teams/`,
     /// or Claude Code's `teams/` and `tasks/`).
     Team,
+    /// A tape in the workspace's `tapes/` folder, at any depth.
+    Tapes,
 }
 
 /// Names one team.

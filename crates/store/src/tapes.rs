@@ -162,25 +162,69 @@ impl Tapes {
     /// without `.json5`. A tape that does not read is `CORRUPT_FILE` with
     /// its line:column.
     pub fn get(&self, id: &str) -> Result<Tape, StoreError> {
-        let name = if id.ends_with(".json5") {
-            id.to_owned()
-        } else {
-            format!("{id}.json5")
-        };
-        let (_, path) = self
-            .files()?
-            .into_iter()
-            .find(|(relative, _)| *relative == name)
-            .ok_or_else(|| StoreError::NotFound {
-                what: "tape",
-                id: id.to_owned(),
-            })?;
+        let path = self.find(id)?;
         let text =
             std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
         codec::decode(&text).map_err(|error| StoreError::Corrupt {
             path,
             reason: error.to_string(),
         })
+    }
+
+    /// The file of tape `id` (see [`Tapes::get`]).
+    pub fn find(&self, id: &str) -> Result<PathBuf, StoreError> {
+        let name = if id.ends_with(".json5") {
+            id.to_owned()
+        } else {
+            format!("{id}.json5")
+        };
+        self.files()?
+            .into_iter()
+            .find(|(relative, _)| *relative == name)
+            .map(|(_, path)| path)
+            .ok_or_else(|| StoreError::NotFound {
+                what: "tape",
+                id: id.to_owned(),
+            })
+    }
+
+    /// Keeps `note` as exchange `exchange`'s `annotations.note` in tape
+    /// `id` (an empty note removes it) and writes the tape back in
+    /// ClaudeControl's form, under its lock. A hand-written tape loses its
+    /// comments and layout, as when ClaudeControl rewrites it.
+    pub fn annotate(&self, id: &str, exchange: usize, note: &str) -> Result<(), StoreError> {
+        let mut tape = self.get(id)?;
+        let count = tape.exchanges.len();
+        let annotations = &mut tape
+            .exchanges
+            .get_mut(exchange)
+            .ok_or_else(|| {
+                StoreError::Invalid(format!(
+                    "tape {id} has {count} exchanges, not {}",
+                    exchange + 1
+                ))
+            })?
+            .annotations;
+        let note = note.trim();
+        if note.is_empty() {
+            annotations.remove("note");
+        } else {
+            annotations.insert("note".to_owned(), note.into());
+        }
+        self.write(&self.find(id)?, &tape)
+    }
+
+    /// Writes tape `id` as asciicast v3 beside it (`<name>.cast`, which
+    /// the loader skips); returns that file.
+    pub fn export_cast(&self, id: &str) -> Result<PathBuf, StoreError> {
+        let tape = self.get(id)?;
+        let path = self.find(id)?.with_extension("cast");
+        let title = id.trim_end_matches(".json5");
+        crate::atomic::write_atomic(
+            &path,
+            switchboard_model::tape::export::cast(&tape, title).as_bytes(),
+        )?;
+        Ok(path)
     }
 
     /// Where the tape `name` of `program` goes: `<program's base

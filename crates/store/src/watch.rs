@@ -161,6 +161,10 @@ struct DirChain {
     team_roots: Vec<PathBuf>,
     /// The team folders watched (the root and those below it).
     team_dirs: Vec<PathBuf>,
+    /// The tapes folder, followed at any depth like the team folders.
+    tapes_root: PathBuf,
+    /// The tape folders watched.
+    tape_dirs: Vec<PathBuf>,
 }
 
 impl DirChain {
@@ -174,8 +178,10 @@ impl DirChain {
             .chain(SPEC_DIRS)
             .map(|dir| root.join(dir))
             .collect();
+        let tapes_root = root.join(crate::tapes::TAPES_DIR);
         let mut dirs = vec![
             root.to_owned(),
+            tapes_root.clone(),
             workspace.visual_delivery_dir(),
             data_dir.clone(),
             custom_dir.clone(),
@@ -199,6 +205,8 @@ impl DirChain {
             spec_roots: SPEC_DIRS.into_iter().map(|dir| root.join(dir)).collect(),
             team_dirs: team_roots.clone(),
             team_roots,
+            tape_dirs: vec![tapes_root.clone()],
+            tapes_root,
         }
     }
 
@@ -218,6 +226,10 @@ impl DirChain {
         let mut teams = std::mem::take(&mut self.team_dirs);
         self.follow(&team_roots, &mut teams);
         self.team_dirs = teams;
+        let tapes_root = [self.tapes_root.clone()];
+        let mut tapes = std::mem::take(&mut self.tape_dirs);
+        self.follow(&tapes_root, &mut tapes);
+        self.tape_dirs = tapes;
     }
 
     /// Follows the folders below `roots` at any depth: new ones join the
@@ -277,6 +289,8 @@ impl DirChain {
                         missed.push(StoreChange::Knowledge);
                     } else if self.team_dirs.contains(dir) {
                         missed.push(StoreChange::Team);
+                    } else if self.tape_dirs.contains(dir) {
+                        missed.push(StoreChange::Tapes);
                     }
                 }
                 (false, true) => {
@@ -320,9 +334,18 @@ impl DirChain {
             if !hidden && self.team_dirs.iter().any(|dir| dir == parent) {
                 changes.insert(StoreChange::Team);
             }
-            // A folder made (or moved in) inside a spec or team tree is
-            // watched too.
+            // A tape written (renamed from its `.json5.tmp`) or removed.
+            if self.tape_dirs.iter().any(|dir| dir == parent)
+                && path
+                    .extension()
+                    .is_some_and(|extension| extension == "json5")
+            {
+                changes.insert(StoreChange::Tapes);
+            }
+            // A folder made (or moved in) inside a spec, team or tapes tree
+            // is watched too.
             let new_folder = (self.in_spec_tree(parent)
+                || parent.starts_with(&self.tapes_root)
                 || self.team_roots.iter().any(|root| parent.starts_with(root)))
                 && path.is_dir();
             chain_touched |= new_folder || self.dirs.iter().any(|dir| dir == path);

@@ -6,6 +6,7 @@ pub mod inbox;
 pub mod knowledge;
 pub mod lifecycle;
 pub mod settings;
+pub mod tapes;
 pub mod team;
 pub mod theme;
 pub mod workspace;

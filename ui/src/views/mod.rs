@@ -1,10 +1,10 @@
 //! One module per view of the window.
 
 pub mod chat;
-pub mod coming;
 pub mod edit_line;
 pub mod inbox;
 pub mod knowledge;
 pub mod markdown;
 pub mod settings;
+pub mod tapes;
 pub mod team;

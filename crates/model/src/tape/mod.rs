@@ -20,6 +20,7 @@ pub mod record;
 #[cfg(feature = "patterns")]
 pub mod redact;
 pub mod validate;
+pub mod view;
 
 use std::collections::BTreeMap;
 

@@ -51,6 +51,8 @@ pub struct Recording {
     pub banner: Option<Value>,
     /// The exchanges, in order; the last carries the exit.
     pub exchanges: Vec<Exchange>,
+    /// Whether secrets were masked.
+    pub redacted: bool,
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -219,7 +221,11 @@ impl Recorder {
                 }
             })
             .collect();
-        Recording { banner, exchanges }
+        Recording {
+            banner,
+            exchanges,
+            redacted: redact,
+        }
     }
 }
 

@@ -173,3 +173,25 @@ fn reports_team_files_the_plugin_writes_in_folders_made_later() {
         "a lock file is not a change"
     );
 }
+
+#[test]
+fn reports_a_tape_written_in_a_program_folder_made_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (_watcher, changes) = watch(&workspace);
+
+    // `rec` makes `tapes/<program>/` and writes the tape through its
+    // `.json5.tmp`, as ClaudeControl does.
+    let tapes = switchboard_store::tapes::Tapes::in_workspace(&workspace);
+    let path = tapes.path_for("sqlite3", "first").unwrap();
+    let tape = switchboard_model::tape::codec::decode(
+        "{meta: {program: 'sqlite3', args: [], env: {}, cwd: '/w'}, session: {}, exchanges: []}",
+    )
+    .unwrap();
+    tapes.write(&path, &tape).unwrap();
+    wait_for(&changes, StoreChange::Tapes);
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    tapes.annotate("sqlite3/first", 0, "x").unwrap_err();
+    tapes.write(&path, &tape).unwrap();
+    wait_for(&changes, StoreChange::Tapes);
+}

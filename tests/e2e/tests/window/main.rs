@@ -15,6 +15,7 @@ mod mcp;
 mod navigation;
 mod questions;
 mod recovery;
+mod tapes;
 mod team;
 mod theme;
 
@@ -41,6 +42,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(lifetimes::trials(&environment));
     trials.extend(mcp::trials(&environment));
     trials.extend(team::trials(&environment));
+    trials.extend(tapes::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

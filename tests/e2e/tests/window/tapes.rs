@@ -1,0 +1,200 @@
+//! The Tapes view in the real window: sqlite3 sessions recorded by the
+//! real `switchboard rec` appear while the view is open and while it is
+//! left; one plays, steps back an exchange at a time, a search hit jumps
+//! to its exchange and highlights it, and a note lands in the tape file.
+
+use std::{
+    io::{Read, Write},
+    path::Path,
+    process::Stdio,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail, ensure};
+use switchboard_e2e::Session;
+
+use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
+
+pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
+    vec![trial(
+        environment,
+        "tapes::a_recorded_session_appears_plays_steps_back_and_is_found",
+        a_recorded_session_appears_plays_steps_back_and_is_found,
+    )]
+}
+
+/// Records `switchboard rec --name NAME -- sqlite3` in `workspace`, typing
+/// each of `lines` once the prompt shows (stdin and stdout are pipes: the
+/// program has its own pseudo-terminal), then `.exit 3`.
+fn record(environment: &Environment, workspace: &Path, name: &str, lines: &[&str]) -> Result<()> {
+    let mut child = environment
+        .binaries
+        .cli(workspace)
+        .args(["rec", "--name", name, "--", "sqlite3"])
+        .current_dir(workspace)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let shown = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().context("stdout")?;
+    let reader = Arc::clone(&shown);
+    std::thread::spawn(move || {
+        let mut buffer = [0_u8; 4096];
+        while let Ok(read) = stdout.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            if let Ok(mut shown) = reader.lock() {
+                shown.push_str(&String::from_utf8_lossy(&buffer[..read]));
+            }
+        }
+    });
+    let mut stdin = child.stdin.take().context("stdin")?;
+    let prompts = |count: usize| -> Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let seen = shown.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+            if seen.matches("sqlite> ").count() >= count {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!("sqlite3 never showed prompt {count}: {seen:?}");
+            }
+            drop(seen);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    for (n, line) in lines.iter().enumerate() {
+        prompts(n + 1)?;
+        stdin.write_all(format!("{line}\r").as_bytes())?;
+        stdin.flush()?;
+    }
+    prompts(lines.len() + 1)?;
+    stdin.write_all(b".exit 3\r")?;
+    stdin.flush()?;
+    let output = child.wait_with_output()?;
+    ensure!(
+        output.status.code() == Some(3),
+        "rec exits as sqlite3 did: {:?} {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(())
+}
+
+fn a_recorded_session_appears_plays_steps_back_and_is_found(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    environment.with_app(&root, async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+        session.find("#nav-tapes").await?.click().await?;
+        session.find("#view-tapes #tapes-empty").await?;
+
+        // Recorded while the view is open: it appears.
+        record(environment, &root, "sums", &["select 1+2;", "select 6*7;"])?;
+        session.find(".tape-item[data-id='sqlite3/sums']").await?;
+        // Recorded while the view is left: it is there on return.
+        session.find("#nav-inbox").await?.click().await?;
+        session.find("#view-inbox").await?;
+        record(environment, &root, "other", &["select 'x';"])?;
+        session.find("#nav-tapes").await?.click().await?;
+        session.find(".tape-item[data-id='sqlite3/other']").await?;
+        let details = session
+            .texts(".tape-item[data-id='sqlite3/sums'] .tape-details")
+            .await?;
+        ensure!(
+            details.iter().any(|text| text.contains("3 exchanges")
+                && text.contains("exit 3")
+                && text.contains("redacted")),
+            "the list says exchanges, exit and redaction: {details:?}"
+        );
+
+        // Played to the end, fast.
+        session
+            .find(".tape-item[data-id='sqlite3/sums']")
+            .await?
+            .click()
+            .await?;
+        session
+            .find("#tape-speed")
+            .await?
+            .select_by_value("8")
+            .await?;
+        session.find("#tape-play").await?.click().await?;
+        session
+            .wait_for_text("#tape-screen", |text| text.contains(".exit 3"))
+            .await?;
+        session
+            .wait_for_text("#tape-play", |text| text == "Play")
+            .await?;
+        // Back one exchange: `.exit 3` is not typed yet; back another: 42
+        // is not shown yet either, 3 is.
+        session.find("#tape-back-exchange").await?.click().await?;
+        let screen = session
+            .wait_for_text("#tape-screen", |text| !text.contains(".exit"))
+            .await?;
+        ensure!(screen.contains("42"), "{screen:?}");
+        session.find("#tape-back-exchange").await?.click().await?;
+        let screen = session
+            .wait_for_text("#tape-screen", |text| !text.contains("42"))
+            .await?;
+        ensure!(
+            screen.contains("SQLite version") && screen.contains('3'),
+            "{screen:?}"
+        );
+
+        // A search hit jumps to its exchange and highlights it.
+        session
+            .find("#tapes-search")
+            .await?
+            .send_keys("6*7")
+            .await?;
+        session
+            .find(".tape-hit[data-id='sqlite3/sums'][data-exchange='1']")
+            .await?
+            .click()
+            .await?;
+        session
+            .find(".exchange.selected[data-index='1'] mark")
+            .await?;
+        let mark = session
+            .texts(".exchange.selected[data-index='1'] code mark")
+            .await?;
+        ensure!(
+            mark == ["6*7"],
+            "the query is highlighted in the input: {mark:?}"
+        );
+        let screen = session
+            .wait_for_text("#tape-screen", |text| text.contains("42"))
+            .await?;
+        ensure!(!screen.contains(".exit"), "{screen:?}");
+
+        // A note on the exchange lands in its annotations.
+        let note = session
+            .find(".exchange[data-index='1'] .exchange-note textarea")
+            .await?;
+        note.send_keys("the slow one").await?;
+        session
+            .find(".exchange[data-index='1'] .exchange-note-save")
+            .await?
+            .click()
+            .await?;
+        let tape = root.join("tapes/sqlite3/sums.json5");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !std::fs::read_to_string(&tape)?.contains("\"note\":\"the slow one\"") {
+            ensure!(
+                Instant::now() < deadline,
+                "the note never reached the tape file"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "page errors: {errors:?}");
+        Ok(())
+    })
+}

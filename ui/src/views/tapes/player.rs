@@ -1,0 +1,330 @@
+//! The player: the terminal at a position (how many of the tape's frames
+//! are shown), moved by a timer while playing (each read's recorded delay,
+//! idle time capped, divided by the speed), by the scrub bar, by steps of
+//! one read or one exchange either way, and by jumps to an exchange.
+//! Keys: Space plays or pauses, ← → step a read, Shift+← → an exchange.
+
+use std::time::Duration;
+
+use leptos::{ev, prelude::*};
+use switchboard_model::tape::view::TapeView;
+
+use super::{TapesState, marked, minutes, screen::Rows, screen::Screen};
+use crate::{ipc, tasks};
+
+/// The position just after exchange `exchange`'s output (banner and
+/// earlier exchanges shown too).
+pub fn end_of(tape: &TapeView, exchange: usize) -> usize {
+    tape.frames
+        .iter()
+        .filter(|frame| frame.exchange.is_none_or(|n| n <= exchange))
+        .count()
+}
+
+/// The positions a step by exchange stops at: the start, the end of the
+/// banner, the end of each exchange.
+fn stops(tape: &TapeView) -> Vec<usize> {
+    let banner = tape
+        .frames
+        .iter()
+        .filter(|frame| frame.exchange.is_none())
+        .count();
+    let mut stops = vec![0, banner];
+    stops.extend((0..tape.exchanges.len()).map(|n| end_of(tape, n)));
+    stops.sort_unstable();
+    stops.dedup();
+    stops
+}
+
+/// The time (ms, idle capped at `cap`) at which each position is reached.
+fn times(tape: &TapeView, cap: u64) -> Vec<u64> {
+    let mut at = 0;
+    let mut times = vec![0];
+    for frame in &tape.frames {
+        at += frame.delay_ms.min(cap);
+        times.push(at);
+    }
+    times
+}
+
+/// The speeds offered.
+const SPEEDS: [f64; 5] = [0.5, 1.0, 2.0, 4.0, 8.0];
+/// The idle caps offered, in ms (`u64::MAX`: none).
+const CAPS: [(u64, &str); 4] = [
+    (500, "0.5 s"),
+    (2000, "2 s"),
+    (5000, "5 s"),
+    (u64::MAX, "none"),
+];
+
+/// The player of the open tape.
+#[component]
+pub fn Player(state: TapesState) -> impl IntoView {
+    let playing = RwSignal::new(false);
+    let speed = RwSignal::new(1.0_f64);
+    let cap = RwSignal::new(2000_u64);
+    let cache = StoredValue::new_local(None::<Screen>);
+    let timer = StoredValue::new(None::<TimeoutHandle>);
+    let len = Memo::new(move |_| {
+        state
+            .tape
+            .with(|tape| tape.as_ref().map_or(0, |t| t.frames.len()))
+    });
+
+    let stop_timer = move || {
+        if let Some(handle) = timer.try_update_value(Option::take).flatten() {
+            handle.clear();
+        }
+    };
+    Effect::new(move |_| {
+        let (on, pos, speed, cap) = (playing.get(), state.pos.get(), speed.get(), cap.get());
+        stop_timer();
+        if !on {
+            return;
+        }
+        let Some(delay) = state.tape.with_untracked(|tape| {
+            tape.as_ref()
+                .and_then(|tape| tape.frames.get(pos).map(|frame| frame.delay_ms))
+        }) else {
+            playing.set(false);
+            return;
+        };
+        let wait = (delay.min(cap) as f64 / speed).round() as u64;
+        let handle = set_timeout_with_handle(
+            move || state.pos.update(|pos| *pos += 1),
+            Duration::from_millis(wait),
+        );
+        timer.set_value(handle.ok());
+    });
+    on_cleanup(stop_timer);
+
+    let step = move |forward: bool, by_exchange: bool| {
+        playing.set(false);
+        let pos = state.pos.get_untracked();
+        let target = state.tape.with_untracked(|tape| {
+            let tape = tape.as_ref()?;
+            if !by_exchange {
+                return Some(if forward {
+                    (pos + 1).min(tape.frames.len())
+                } else {
+                    pos.saturating_sub(1)
+                });
+            }
+            let stops = stops(tape);
+            Some(if forward {
+                stops
+                    .into_iter()
+                    .find(|stop| *stop > pos)
+                    .unwrap_or(tape.frames.len())
+            } else {
+                stops
+                    .into_iter()
+                    .rev()
+                    .find(|stop| *stop < pos)
+                    .unwrap_or(0)
+            })
+        });
+        if let Some(target) = target {
+            state.pos.set(target);
+            state.selected.set(None);
+        }
+    };
+    let toggle = move || {
+        if !playing.get_untracked() && state.pos.get_untracked() >= len.get_untracked() {
+            state.pos.set(0);
+        }
+        playing.update(|on| *on = !*on);
+    };
+    let keys = window_event_listener(ev::keydown, move |event| {
+        let typing = event
+            .target()
+            .and_then(|target| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(target).ok())
+            .is_some_and(|element| {
+                matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+            });
+        if typing {
+            return;
+        }
+        match event.key().as_str() {
+            " " => toggle(),
+            "ArrowLeft" => step(false, event.shift_key()),
+            "ArrowRight" => step(true, event.shift_key()),
+            _ => return,
+        }
+        event.prevent_default();
+    });
+    on_cleanup(move || keys.remove());
+
+    let screen_rows = move || {
+        let pos = state.pos.get();
+        state.tape.with(|tape| {
+            let tape = tape.as_ref()?;
+            let screen = Screen::at(cache.try_update_value(Option::take).flatten(), tape, pos);
+            let (rows, text) = (screen.rows(), screen.text());
+            cache.set_value(Some(screen));
+            Some((rows, text))
+        })
+    };
+    let clock = move || {
+        let cap = cap.get();
+        state.tape.with(|tape| {
+            tape.as_ref().map(|tape| {
+                let times = times(tape, cap);
+                let now = times.get(state.pos.get()).copied().unwrap_or(0);
+                (now, times.last().copied().unwrap_or(0))
+            })
+        })
+    };
+    let current = Memo::new(move |_| {
+        let pos = state.pos.get();
+        state.tape.with(|tape| {
+            tape.as_ref()
+                .and_then(|tape| pos.checked_sub(1).and_then(|last| tape.frames.get(last)))
+                .and_then(|frame| frame.exchange)
+        })
+    });
+    let exported = RwSignal::new(None::<String>);
+
+    view! {
+        <div class="tape-controls" role="toolbar" aria-label="Player">
+            <button id="tape-back-exchange" title="Back one exchange (Shift+←)" on:click=move |_| step(false, true)>"⏮"</button>
+            <button id="tape-back-chunk" title="Back one read (←)" on:click=move |_| step(false, false)>"◀"</button>
+            <button id="tape-play" title="Play or pause (Space)" on:click=move |_| toggle()>
+                {move || if playing.get() { "Pause" } else { "Play" }}
+            </button>
+            <button id="tape-forward-chunk" title="Forward one read (→)" on:click=move |_| step(true, false)>"▶"</button>
+            <button id="tape-forward-exchange" title="Forward one exchange (Shift+→)" on:click=move |_| step(true, true)>"⏭"</button>
+            <input
+                id="tape-scrub"
+                type="range"
+                min="0"
+                aria-label="Position"
+                prop:max=move || clock().map_or(0, |(_, total)| total).to_string()
+                prop:value=move || clock().map_or(0, |(now, _)| now).to_string()
+                on:input=move |event| {
+                    playing.set(false);
+                    let Ok(wanted) = event_target_value(&event).parse::<u64>() else { return };
+                    let cap = cap.get_untracked();
+                    let pos = state.tape.with_untracked(|tape| {
+                        tape.as_ref().map(|tape| {
+                            times(tape, cap).iter().filter(|at| **at <= wanted).count().saturating_sub(1)
+                        })
+                    });
+                    if let Some(pos) = pos {
+                        state.pos.set(pos);
+                    }
+                }
+            />
+            <span id="tape-time" class="muted">
+                {move || clock().map(|(now, total)| format!("{} / {}", minutes(now), minutes(total)))}
+            </span>
+            <label>
+                "Speed "
+                <select id="tape-speed" on:change=move |event| {
+                    if let Ok(chosen) = event_target_value(&event).parse() {
+                        speed.set(chosen);
+                    }
+                }>
+                    {SPEEDS.map(|s| view! { <option value=s.to_string() selected=s == 1.0>{format!("{s}×")}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>
+                "Idle at most "
+                <select id="tape-idle" on:change=move |event| {
+                    if let Ok(chosen) = event_target_value(&event).parse() {
+                        cap.set(chosen);
+                    }
+                }>
+                    {CAPS.map(|(ms, label)| view! { <option value=ms.to_string() selected=ms == 2000>{label}</option> }).collect_view()}
+                </select>
+            </label>
+            <button id="tape-export" title="Write the tape as asciicast v3 beside it" on:click=move |_| {
+                let Some(id) = state.tape.with_untracked(|tape| tape.as_ref().map(|t| t.summary.id.clone())) else { return };
+                tasks::act(async move {
+                    match ipc::tape_export_cast(&id).await {
+                        Ok(path) => exported.set(Some(path)),
+                        Err(failure) => state.error.set(Some(failure.message)),
+                    }
+                });
+            }>"Export .cast"</button>
+        </div>
+        {move || exported.get().map(|path| view! { <p class="muted" id="tape-exported" role="status">{format!("Written: {path}")}</p> })}
+        {move || screen_rows().map(|(rows, text)| view! {
+            <pre id="tape-screen" class="tape-screen" data-text=text aria-label="Terminal"><Rows rows /></pre>
+        })}
+        <ol class="tape-exchanges">
+            {move || state.tape.with(|tape| tape.as_ref().map(|tape| {
+                let highlight = state.highlight.get();
+                tape.exchanges
+                    .iter()
+                    .enumerate()
+                    .map(|(n, exchange)| {
+                        let end = end_of(tape, n);
+                        let output: String = exchange.output.chars().take(400).collect();
+                        view! {
+                            <li
+                                class="exchange"
+                                data-index=n.to_string()
+                                class:selected=move || state.selected.get() == Some(n)
+                                class:current=move || current.get() == Some(n)
+                            >
+                                <button class="exchange-jump" title="Show the terminal after this exchange" on:click=move |_| {
+                                    playing.set(false);
+                                    state.selected.set(Some(n));
+                                    state.pos.set(end);
+                                }>
+                                    <span class="muted">{exchange.prompt.clone()}</span>
+                                    <code>{marked(&exchange.input, &highlight)}</code>
+                                    {exchange.raw.then(|| view! { <span class="badge">"raw"</span> })}
+                                    {exchange.exit.clone().map(|exit| view! { <span class="badge">{exit}</span> })}
+                                </button>
+                                <pre class="exchange-output">{marked(&output, &highlight)}</pre>
+                                <Note state index=n note=exchange.note.clone() />
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }))}
+        </ol>
+    }
+}
+
+/// The note on one exchange, kept in its `annotations`.
+#[component]
+fn Note(state: TapesState, index: usize, note: String) -> impl IntoView {
+    let draft = RwSignal::new(note.clone());
+    let saved = RwSignal::new(note);
+    let save = move || {
+        let Some(id) = state
+            .tape
+            .with_untracked(|tape| tape.as_ref().map(|t| t.summary.id.clone()))
+        else {
+            return;
+        };
+        let text = draft.get_untracked();
+        tasks::act(async move {
+            match ipc::tape_note(&id, index, &text).await {
+                Ok(()) => saved.set(text),
+                Err(failure) => state.error.set(Some(failure.message)),
+            }
+        });
+    };
+    view! {
+        <div class="exchange-note">
+            <textarea
+                rows="1"
+                placeholder="Note"
+                aria-label=format!("Note on exchange {}", index + 1)
+                prop:value=move || draft.get()
+                on:input=move |event| draft.set(event_target_value(&event))
+                on:keydown=move |event| {
+                    if event.key() == "Enter" && (event.ctrl_key() || event.meta_key()) {
+                        event.prevent_default();
+                        save();
+                    }
+                }
+            ></textarea>
+            <button class="exchange-note-save" disabled=move || draft.get() == saved.get() on:click=move |_| save()>"Save note"</button>
+        </div>
+    }
+}
