@@ -46,8 +46,8 @@ fn volatile() -> &'static Regex {
     static VOLATILE: OnceLock<Regex> = OnceLock::new();
     VOLATILE.get_or_init(|| {
         Regex::new(concat!(
-            r"(?-u:\b(?:(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?)",
-            r"|(?P<hex>0x[0-9a-fA-F]+)|(?P<id>[0-9a-f]{7,40}))\b)"
+            r"(?-u:\b(?:\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?",
+            r"|0x[0-9a-fA-F]+|[0-9a-f]{7,40})\b)"
         ))
         .unwrap_or_else(|_| unreachable!("a fixed pattern"))
     })
@@ -57,16 +57,38 @@ fn volatile() -> &'static Regex {
 /// replaced by placeholders, whitespace collapsed.
 pub fn normalise(text: &str) -> String {
     let stripped = strip_ansi(text);
-    let scrubbed = volatile().replace_all(&stripped, |found: &regex::Captures<'_>| {
-        if found.name("ts").is_some() {
+    // Which alternative matched shows in the text itself (only a timestamp
+    // holds `-`, only a `0x…` value an `x`), so a plain find is enough:
+    // no capture groups to resolve.
+    let mut scrubbed = String::with_capacity(stripped.len());
+    let mut last = 0;
+    for found in volatile().find_iter(&stripped) {
+        scrubbed.push_str(&stripped[last..found.start()]);
+        let value = found.as_str();
+        scrubbed.push_str(if value.contains('-') {
             "<TS>"
-        } else if found.name("hex").is_some() {
+        } else if value.starts_with("0x") {
             "<HEX>"
         } else {
             "<ID>"
+        });
+        last = found.end();
+    }
+    scrubbed.push_str(&stripped[last..]);
+    let mut out = String::with_capacity(scrubbed.len());
+    for word in scrubbed.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
         }
-    });
-    scrubbed.split_whitespace().collect::<Vec<_>>().join(" ")
+        out.push_str(word);
+    }
+    out
+}
+
+/// Compiles the patterns now (they are compiled on first use otherwise),
+/// so a measurement or the first lookup does not pay for it.
+pub fn warm_up() {
+    let _ = (ansi(), volatile());
 }
 
 /// An input's bytes, decoded from the tape.
@@ -104,10 +126,12 @@ pub struct Context {
     pub prompt: Option<String>,
 }
 
+/// A tape's command and folder, shared by its exchanges' keys.
+type Scope = usize;
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Exact {
-    command: Vec<String>,
-    cwd: String,
+    scope: Scope,
     prompt: String,
     input: Vec<u8>,
 }
@@ -117,10 +141,8 @@ struct Exact {
 /// one more hash lookup instead of a scan of the bucket.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Fallback {
-    program: String,
-    cwd: String,
+    scope: Scope,
     prompt: String,
-    command: Vec<String>,
     input: String,
 }
 
@@ -136,6 +158,11 @@ pub struct Duplicate {
 /// The lookup tables over a set of tapes.
 #[derive(Debug, Default)]
 pub struct TapeIndex {
+    /// (program and arguments, folder) → scope of the exact keys.
+    scopes: HashMap<(Vec<String>, String), Scope>,
+    /// (program, folder, normalised program and arguments) → scope of the
+    /// fallback's keys.
+    loose_scopes: HashMap<(String, String, Vec<String>), Scope>,
     exact: HashMap<Exact, Vec<Place>>,
     fallback: HashMap<Fallback, Vec<Place>>,
     /// Exchanges hidden by an earlier one with the same key.
@@ -146,23 +173,44 @@ fn prompt_of(exchange: &Exchange) -> String {
     strip_ansi(exchange.pre.prompt.as_deref().unwrap_or(""))
 }
 
+fn command_of(program: &str, args: &[String]) -> Vec<String> {
+    let mut command = Vec::with_capacity(args.len() + 1);
+    command.push(program.to_owned());
+    command.extend(args.iter().cloned());
+    command
+}
+
 impl TapeIndex {
     /// Indexes every exchange of `tapes`, in order.
     pub fn build(tapes: &[Tape]) -> Self {
         let mut index = Self::default();
         for (t, tape) in tapes.iter().enumerate() {
-            let mut command = vec![tape.meta.program.clone()];
-            command.extend(tape.meta.args.iter().cloned());
-            let normalised: Vec<String> = command.iter().map(|part| normalise(part)).collect();
+            let command = command_of(&tape.meta.program, &tape.meta.args);
+            let loose = (
+                tape.meta.program.clone(),
+                tape.meta.cwd.clone(),
+                command.iter().map(|part| normalise(part)).collect(),
+            );
+            let next = index.scopes.len();
+            let scope = *index
+                .scopes
+                .entry((command, tape.meta.cwd.clone()))
+                .or_insert(next);
+            let next = index.loose_scopes.len();
+            let loose_scope = *index.loose_scopes.entry(loose).or_insert(next);
             for (e, exchange) in tape.exchanges.iter().enumerate() {
                 let prompt = prompt_of(exchange);
-                let key = Exact {
-                    command: command.clone(),
-                    cwd: tape.meta.cwd.clone(),
-                    prompt: prompt.clone(),
-                    input: trim_line_end(&input_bytes(exchange)).to_vec(),
-                };
-                let places = index.exact.entry(key).or_default();
+                let input = input_bytes(exchange);
+                let input = trim_line_end(&input);
+                let loose_input = normalise(&String::from_utf8_lossy(input));
+                let places = index
+                    .exact
+                    .entry(Exact {
+                        scope,
+                        prompt: prompt.clone(),
+                        input: input.to_vec(),
+                    })
+                    .or_default();
                 if let Some(&kept) = places
                     .iter()
                     .find(|(other, _)| tapes[*other].meta.env == tape.meta.env)
@@ -173,15 +221,12 @@ impl TapeIndex {
                     });
                 }
                 places.push((t, e));
-                let input = input_bytes(exchange);
                 index
                     .fallback
                     .entry(Fallback {
-                        program: tape.meta.program.clone(),
-                        cwd: tape.meta.cwd.clone(),
+                        scope: loose_scope,
                         prompt,
-                        command: normalised.clone(),
-                        input: normalise(&String::from_utf8_lossy(trim_line_end(&input))),
+                        input: loose_input,
                     })
                     .or_default()
                     .push((t, e));
@@ -200,31 +245,36 @@ impl TapeIndex {
                 .iter()
                 .all(|(name, value)| context.env.get(name) == Some(value))
         };
-        let mut command = vec![context.program.clone()];
-        command.extend(context.args.iter().cloned());
+        let command = command_of(&context.program, &context.args);
         let prompt = strip_ansi(context.prompt.as_deref().unwrap_or(""));
         let input = trim_line_end(input);
-        let exact = Exact {
-            command: command.clone(),
-            cwd: context.cwd.clone(),
-            prompt: prompt.clone(),
-            input: input.to_vec(),
-        };
-        if let Some(found) = self
-            .exact
-            .get(&exact)
-            .and_then(|places| places.iter().copied().find(env_fits))
+        let loose = (
+            context.program.clone(),
+            context.cwd.clone(),
+            command.iter().map(|part| normalise(part)).collect(),
+        );
+        if let Some(&scope) = self.scopes.get(&(command, context.cwd.clone()))
+            && let Some(found) = self
+                .exact
+                .get(&Exact {
+                    scope,
+                    prompt: prompt.clone(),
+                    input: input.to_vec(),
+                })
+                .and_then(|places| places.iter().copied().find(env_fits))
         {
             return Some(found);
         }
-        let fallback = Fallback {
-            program: context.program.clone(),
-            cwd: context.cwd.clone(),
-            prompt,
-            command: command.iter().map(|part| normalise(part)).collect(),
-            input: normalise(&String::from_utf8_lossy(input)),
-        };
-        self.fallback.get(&fallback)?.iter().copied().find(env_fits)
+        let scope = *self.loose_scopes.get(&loose)?;
+        self.fallback
+            .get(&Fallback {
+                scope,
+                prompt,
+                input: normalise(&String::from_utf8_lossy(input)),
+            })?
+            .iter()
+            .copied()
+            .find(env_fits)
     }
 }
 

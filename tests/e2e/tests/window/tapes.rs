@@ -173,6 +173,7 @@ fn a_recorded_session_appears_plays_steps_back_and_is_found(
             .wait_for_text("#tape-screen", |text| text.contains("42"))
             .await?;
         ensure!(!screen.contains(".exit"), "{screen:?}");
+        environment.screenshot("tapes.png")?;
 
         // A note on the exchange lands in its annotations.
         let note = session

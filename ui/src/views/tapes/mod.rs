@@ -84,9 +84,10 @@ impl TapesState {
     }
 }
 
+/// `m:ss.t`.
 fn minutes(ms: u64) -> String {
-    let seconds = ms / 1000;
-    format!("{}:{:02}", seconds / 60, seconds % 60)
+    let tenths = ms / 100;
+    format!("{}:{:02}.{}", tenths / 600, (tenths / 10) % 60, tenths % 10)
 }
 
 /// The view.

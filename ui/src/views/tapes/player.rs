@@ -187,13 +187,13 @@ pub fn Player(state: TapesState) -> impl IntoView {
 
     view! {
         <div class="tape-controls" role="toolbar" aria-label="Player">
-            <button id="tape-back-exchange" title="Back one exchange (Shift+←)" on:click=move |_| step(false, true)>"⏮"</button>
+            <button id="tape-back-exchange" title="Back one exchange (Shift+←)" on:click=move |_| step(false, true)>"◀◀"</button>
             <button id="tape-back-chunk" title="Back one read (←)" on:click=move |_| step(false, false)>"◀"</button>
             <button id="tape-play" title="Play or pause (Space)" on:click=move |_| toggle()>
                 {move || if playing.get() { "Pause" } else { "Play" }}
             </button>
             <button id="tape-forward-chunk" title="Forward one read (→)" on:click=move |_| step(true, false)>"▶"</button>
-            <button id="tape-forward-exchange" title="Forward one exchange (Shift+→)" on:click=move |_| step(true, true)>"⏭"</button>
+            <button id="tape-forward-exchange" title="Forward one exchange (Shift+→)" on:click=move |_| step(true, true)>"▶▶"</button>
             <input
                 id="tape-scrub"
                 type="range"
