@@ -29,6 +29,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-store --bench team
 	$(CARGO) bench -p switchboard-store --bench tapes
 	$(CARGO) bench -p switchboard-cli --bench mcp
+	$(CARGO) bench -p switchboard-cli --bench tapes
 
 setup:
 	scripts/setup.sh run

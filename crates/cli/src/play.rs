@@ -31,7 +31,7 @@ use switchboard_model::{
     tape::{
         Chunk, InputKind, Spread, Tape,
         index::{TapeIndex, strip_ansi},
-        record::Recorder,
+        record::{Recorder, follow_screen},
         redact,
     },
 };
@@ -175,10 +175,7 @@ impl Player {
         out.write_all(bytes)
             .and_then(|()| out.flush())
             .context("could not write to the terminal")?;
-        self.screen.extend_from_slice(bytes);
-        if let Some(newline) = self.screen.iter().rposition(|byte| *byte == b'\n') {
-            self.screen.drain(..=newline);
-        }
+        follow_screen(&mut self.screen, bytes);
         Ok(())
     }
 
@@ -375,12 +372,7 @@ fn settle(
     loop {
         let wait = QUIET.min(deadline.saturating_duration_since(Instant::now()));
         match events.recv_timeout(wait) {
-            Ok(Event::Printed(bytes, _)) => {
-                screen.extend_from_slice(&bytes);
-                if let Some(newline) = screen.iter().rposition(|byte| *byte == b'\n') {
-                    screen.drain(..=newline);
-                }
-            }
+            Ok(Event::Printed(bytes, _)) => follow_screen(screen, &bytes),
             Ok(typed @ Event::Typed(..)) => early.push(typed),
             Ok(Event::Ended) => bail!("the real program ended while being brought to the prompt"),
             Err(RecvTimeoutError::Timeout) => {

@@ -191,15 +191,23 @@ pub fn run(workspace: &Workspace, args: RecArgs) -> Result<u8> {
     let target = Target::new(workspace, &args.record, RecordMode::New, &args.command)?;
     let (sender, events) = mpsc::channel();
     let size = terminal::size();
+    // Raw before the program starts: keys typed ahead reach it unechoed.
+    let raw = RawMode::enter();
     let live = Live::spawn(
         &target.program,
         &target.args,
         &target.cwd,
         size,
         sender.clone(),
-    )?;
+    );
+    let live = match live {
+        Ok(live) => live,
+        Err(error) => {
+            drop(raw);
+            return Err(error);
+        }
+    };
     let started = Instant::now();
-    let raw = RawMode::enter();
     terminal::forward_stdin(sender);
     let mut recorder = Recorder::new();
     let exit = pass_through(live, &events, &mut recorder, started);

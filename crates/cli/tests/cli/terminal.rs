@@ -25,14 +25,6 @@ impl Terminal {
     /// Runs `switchboard -C workspace ARGS…` in `workspace` on a 24×80
     /// pseudo-terminal, with `env` added to this process's environment.
     pub fn start(workspace: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: 24,
-                cols: 80,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
         command.arg("-C");
         command.arg(workspace);
@@ -41,6 +33,19 @@ impl Terminal {
             command.env(name, value);
         }
         command.cwd(workspace);
+        Self::spawn(command)
+    }
+
+    /// Runs `command` on a 24×80 pseudo-terminal.
+    pub fn spawn(command: CommandBuilder) -> Self {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 80,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
         let child = pty.slave.spawn_command(command).unwrap();
         drop(pty.slave);
         let mut reader = pty.master.try_clone_reader().unwrap();

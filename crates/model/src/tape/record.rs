@@ -32,6 +32,26 @@ struct Draft {
     ended: Duration,
 }
 
+/// The most of a line kept as the prompt on screen: a program that never
+/// prints a newline (a full-screen one) does not make it grow for ever.
+pub const SCREEN_LIMIT: usize = 4096;
+
+/// Adds `bytes` the program printed to `screen`, the text after the last
+/// newline (its last [`SCREEN_LIMIT`] bytes): the prompt an input answers,
+/// the same for the recorder and the player.
+pub fn follow_screen(screen: &mut Vec<u8>, bytes: &[u8]) {
+    match bytes.iter().rposition(|byte| *byte == b'\n') {
+        Some(newline) => {
+            screen.clear();
+            screen.extend_from_slice(&bytes[newline + 1..]);
+        }
+        None => screen.extend_from_slice(bytes),
+    }
+    if screen.len() > SCREEN_LIMIT {
+        screen.drain(..screen.len() - SCREEN_LIMIT);
+    }
+}
+
 /// A session being recorded.
 #[derive(Debug, Default)]
 pub struct Recorder {
@@ -151,10 +171,7 @@ impl Recorder {
             }
             None => self.banner.push((delay, bytes.to_vec())),
         }
-        self.screen.extend_from_slice(bytes);
-        if let Some(newline) = self.screen.iter().rposition(|byte| *byte == b'\n') {
-            self.screen.drain(..=newline);
-        }
+        follow_screen(&mut self.screen, bytes);
     }
 
     /// The recording, the program having ended with `exit`; secrets are
