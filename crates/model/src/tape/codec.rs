@@ -140,6 +140,20 @@ mod tests {
     }
 
     #[test]
+    fn a_tape_claudecontrol_wrote_is_written_back_byte_for_byte() {
+        // Recorded by ClaudeControl itself (its Sep 2025 head, pyjson5
+        // 2.x) driving sqlite3 through its Python API: `é<>&'` escaped,
+        // a literal `%f` in createdAt, a line's `\n` kept.
+        let written = include_str!("fixtures/claudecontrol-sqlite3.json5");
+        let tape = decode(written).unwrap();
+        assert_eq!(
+            tape.exchanges[1].input.data_text.as_deref(),
+            Some("select 'é<>&';\n")
+        );
+        assert_eq!(encode(&tape).unwrap(), written);
+    }
+
+    #[test]
     fn hand_written_json5_and_old_names_are_read() {
         let text = r#"// recorded by hand
         {
