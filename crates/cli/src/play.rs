@@ -288,6 +288,7 @@ impl Player {
             terminal::size(),
             sender.clone(),
         )?;
+        terminal::forward_resizes(sender.clone());
         self.proxied = Some(format!(
             "the real program took over at input {:?}",
             String::from_utf8_lossy(&typed)
@@ -374,6 +375,7 @@ fn settle(
         match events.recv_timeout(wait) {
             Ok(Event::Printed(bytes, _)) => follow_screen(screen, &bytes),
             Ok(typed @ Event::Typed(..)) => early.push(typed),
+            Ok(Event::Resized) => {}
             Ok(Event::Ended) => bail!("the real program ended while being brought to the prompt"),
             Err(RecvTimeoutError::Timeout) => {
                 if strip_ansi(&String::from_utf8_lossy(screen)) == prompt

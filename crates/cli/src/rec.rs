@@ -169,8 +169,8 @@ pub fn pass_through(
         match event {
             // Their input closed: the program goes on until it ends.
             Event::Typed(bytes, _) if bytes.is_empty() => {}
+            Event::Resized => live.follow_size(terminal::size()),
             Event::Typed(bytes, at) => {
-                live.follow_size(terminal::size());
                 recorder.input(&bytes, at.saturating_duration_since(started));
                 live.write(&bytes)?;
             }
@@ -208,7 +208,8 @@ pub fn run(workspace: &Workspace, args: RecArgs) -> Result<u8> {
         }
     };
     let started = Instant::now();
-    terminal::forward_stdin(sender);
+    terminal::forward_stdin(sender.clone());
+    terminal::forward_resizes(sender);
     let mut recorder = Recorder::new();
     let exit = pass_through(live, &events, &mut recorder, started);
     drop(raw);

@@ -193,6 +193,10 @@ impl Tapes {
     /// ClaudeControl's form, under its lock. A hand-written tape loses its
     /// comments and layout, as when ClaudeControl rewrites it.
     pub fn annotate(&self, id: &str, exchange: usize, note: &str) -> Result<(), StoreError> {
+        let path = self.find(id)?;
+        // Read and written under the writers' lock: a tape rewritten
+        // meanwhile by a recorder is not overwritten with its old self.
+        let held = Held::take(&path)?;
         let mut tape = self.get(id)?;
         let count = tape.exchanges.len();
         let annotations = &mut tape
@@ -211,7 +215,7 @@ impl Tapes {
         } else {
             annotations.insert("note".to_owned(), note.into());
         }
-        self.write(&self.find(id)?, &tape)
+        held.replace(&tape)
     }
 
     /// Writes tape `id` as asciicast v3 beside it (`<name>.cast`, which
@@ -251,17 +255,39 @@ impl Tapes {
 
     /// Writes `tape` to `path` as ClaudeControl does (see the module).
     pub fn write(&self, path: &Path, tape: &Tape) -> Result<(), StoreError> {
-        let text = codec::encode(tape).map_err(|source| StoreError::Encode {
-            what: "tape",
-            source,
-        })?;
+        let held = Held::take(path)?;
+        held.replace(tape)
+    }
+
+    fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+}
+
+/// The writers' lock on a tape: an exclusive `flock` on `<tape>.json5.tmp`,
+/// the file the new text is written into before it is renamed over the
+/// tape (what ClaudeControl's portalocker takes), retried every 0.25 s for
+/// up to [`LOCK_WAIT`].
+struct Held {
+    file: File,
+    temp: PathBuf,
+    path: PathBuf,
+}
+
+impl Held {
+    fn take(path: &Path) -> Result<Self, StoreError> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(StoreError::io("could not create", parent))?;
         }
         let mut temp_name = path.as_os_str().to_owned();
         temp_name.push(".tmp");
         let temp = PathBuf::from(temp_name);
-        let mut file = File::options()
+        let file = File::options()
             .create(true)
             .truncate(false)
             .write(true)
@@ -290,21 +316,26 @@ impl Tapes {
                 }
             }
         }
-        file.set_len(0)
-            .and_then(|()| file.write_all(text.as_bytes()))
-            .and_then(|()| file.sync_all())
-            .map_err(StoreError::io("could not write", &temp))?;
-        std::fs::rename(&temp, path).map_err(StoreError::io("could not replace", path))?;
-        Ok(())
+        Ok(Self {
+            file,
+            temp,
+            path: path.to_owned(),
+        })
     }
 
-    fn relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root)
-            .unwrap_or(path)
-            .components()
-            .map(|part| part.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/")
+    /// Writes `tape` into the locked temp file and renames it over the tape.
+    fn replace(mut self, tape: &Tape) -> Result<(), StoreError> {
+        let text = codec::encode(tape).map_err(|source| StoreError::Encode {
+            what: "tape",
+            source,
+        })?;
+        self.file
+            .set_len(0)
+            .and_then(|()| self.file.write_all(text.as_bytes()))
+            .and_then(|()| self.file.sync_all())
+            .map_err(StoreError::io("could not write", &self.temp))?;
+        std::fs::rename(&self.temp, &self.path)
+            .map_err(StoreError::io("could not replace", &self.path))
     }
 }
 

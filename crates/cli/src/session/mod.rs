@@ -14,6 +14,8 @@ pub enum Event {
     Typed(Vec<u8>, Instant),
     /// Bytes the program printed.
     Printed(Vec<u8>, Instant),
+    /// The user's terminal changed size.
+    Resized,
     /// The program's terminal closed: it ended.
     Ended,
 }

@@ -73,3 +73,19 @@ pub fn forward_stdin(events: Sender<Event>) {
         }
     });
 }
+
+/// Sends [`Event::Resized`] each time the user's terminal changes size
+/// (`SIGWINCH`), so the program's follows at once, not at the next key.
+pub fn forward_resizes(events: Sender<Event>) {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([signal_hook::consts::SIGWINCH])
+    else {
+        return;
+    };
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if events.send(Event::Resized).is_err() {
+                return;
+            }
+        }
+    });
+}

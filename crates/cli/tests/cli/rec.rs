@@ -219,3 +219,27 @@ fn rec_refuses_to_replace_a_named_tape_unless_told_to() {
         "{printed:?}"
     );
 }
+
+#[test]
+fn a_resized_terminal_reaches_the_program_and_a_signal_ends_the_tape() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    // The program says its size whenever it changes; Ctrl-C ends it.
+    let script = "trap 'stty size' WINCH; echo ready; while :; do sleep 0.05; done";
+    let mut terminal = Terminal::start(
+        &root,
+        &["rec", "--name", "sized", "--", "sh", "-c", script],
+        &[],
+    );
+    terminal.expect("ready\r\n");
+    terminal.resize(30, 100);
+    terminal.expect("30 100\r\n");
+    terminal.send("\u{3}");
+    assert_eq!(terminal.finish(), 128 + 2, "128 + SIGINT, as a shell says");
+    let tape = Tapes::at(root.join("tapes")).get("sh/sized").unwrap();
+    let exit = tape.exchanges.last().unwrap().exit.as_ref().unwrap();
+    assert_eq!(
+        (exit.code, exit.signal.clone()),
+        (None, Some(serde_json::json!(2)))
+    );
+}

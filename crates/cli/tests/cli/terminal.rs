@@ -19,6 +19,7 @@ pub struct Terminal {
     /// Every byte shown so far.
     pub transcript: Vec<u8>,
     pub child: Box<dyn portable_pty::Child + Send + Sync>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
 impl Terminal {
@@ -52,7 +53,6 @@ impl Terminal {
         let writer = pty.master.take_writer().unwrap();
         let (sender, output) = mpsc::channel();
         std::thread::spawn(move || {
-            let _master = pty.master;
             let mut buffer = [0_u8; 4096];
             while let Ok(n) = reader.read(&mut buffer) {
                 if n == 0 || sender.send(buffer[..n].to_vec()).is_err() {
@@ -65,6 +65,7 @@ impl Terminal {
             output,
             seen: String::new(),
             transcript: Vec::new(),
+            master: pty.master,
             child,
         }
     }
@@ -85,6 +86,18 @@ impl Terminal {
         }
         let at = self.seen.find(text).unwrap() + text.len();
         self.seen.drain(..at).collect()
+    }
+
+    /// Resizes the terminal (the program gets `SIGWINCH`).
+    pub fn resize(&self, rows: u16, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
     }
 
     /// Types `keys`.

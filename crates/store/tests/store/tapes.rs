@@ -155,3 +155,32 @@ fn tapes_are_written_in_claudecontrols_form_under_its_lock() {
     );
     assert!(!lock.exists(), "the temp file became the tape");
 }
+
+#[test]
+fn a_note_is_kept_in_the_exchanges_annotations_and_removed_when_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let tapes = Tapes::at(dir.path().join("tapes"));
+    let path = tapes.path_for("bc", "sum").unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, WRITTEN).unwrap();
+
+    tapes.annotate("bc/sum", 0, "  slow here ").unwrap();
+    let tape = tapes.get("bc/sum").unwrap();
+    assert_eq!(tape.exchanges[0].annotations["note"], "slow here");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(r#""annotations":{"note":"slow here"}"#),
+        "{text}"
+    );
+
+    tapes.annotate("bc/sum", 0, "").unwrap();
+    assert!(
+        tapes.get("bc/sum").unwrap().exchanges[0]
+            .annotations
+            .is_empty()
+    );
+    let error = tapes.annotate("bc/sum", 7, "x").unwrap_err();
+    assert!(error.to_string().contains("not 8"), "{error}");
+    let missing = tapes.annotate("bc/none", 0, "x").unwrap_err();
+    assert_eq!(missing.code(), switchboard_model::ErrorCode::NotFound);
+}
