@@ -23,7 +23,7 @@ apt_packages=(
 )
 if [ "$want" = test ]; then
   # sqlite3: the interactive program `switchboard rec` is tested against.
-  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 at-spi2-core imagemagick sqlite3)
+  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon at-spi2-core imagemagick sqlite3)
 fi
 missing=()
 for pkg in "${apt_packages[@]}"; do

@@ -6,6 +6,7 @@ mod args;
 mod attention;
 mod commands;
 mod events;
+mod instance;
 mod sidecar;
 mod state;
 
@@ -60,9 +61,34 @@ pub fn run() -> ExitCode {
         }
     };
     tracing::info!(workspace = %workspace.root().display(), "opening");
+    let window_state = state::Config {
+        model_url: None,
+        config_dir: config_dir.clone(),
+        claude_dir: None,
+    }
+    .settings_dir()
+    .map(|dir| dir.join("window-state.json"));
 
-    let result = tauri::Builder::default()
-        .plugin(tauri_plugin_notification::init())
+    let mut builder = tauri::Builder::default()
+        // First: a second launch on this workspace hands over and exits
+        // before anything else starts.
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(instance::bus_name(workspace.root()))
+                .callback(|app, _args, _cwd| instance::focus(app))
+                .build(),
+        )
+        .plugin(tauri_plugin_notification::init());
+    if let Some(file) = window_state {
+        // Kept beside the settings (an absolute name: not in Tauri's own
+        // config folder, so `--config-dir` keeps tests apart too).
+        builder = builder.plugin(
+            tauri_plugin_window_state::Builder::new()
+                .with_filename(file.display().to_string())
+                .build(),
+        );
+    }
+    let result = builder
         .setup(move |app| {
             attention::add_tray(app.handle());
             let config = state::Config {

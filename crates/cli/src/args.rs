@@ -69,6 +69,8 @@ pub enum Command {
     /// Run a program on a pseudo-terminal, used as usual, and record the
     /// session as a tape (banner, exchanges, exit; secrets masked).
     Rec(crate::rec::RecArgs),
+    /// Open the workspace's window, or bring it forward when it is open.
+    Open(crate::open::OpenArgs),
     /// Serve the workspace to agents over the Model Context Protocol
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.
@@ -125,7 +127,8 @@ impl Command {
             | Command::Learn(_)
             | Command::Mcp(_)
             | Command::Play(_)
-            | Command::Rec(_) => false,
+            | Command::Rec(_)
+            | Command::Open(_) => false,
         }
     }
 }

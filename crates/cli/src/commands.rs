@@ -46,6 +46,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Task(command) => crate::team::task(&workspace, command).map(|()| true),
         Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| true),
         Command::Tapes(command) => crate::tapes::run(&workspace, command),
+        Command::Open(args) => crate::open::run(&workspace, args).map(|()| true),
         Command::Play(args) => {
             // The recorded exit status is the process's.
             let status = crate::play::run(&workspace, args)?;

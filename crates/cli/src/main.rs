@@ -11,6 +11,7 @@ mod commands;
 mod failure;
 mod knowledge;
 mod mcp;
+mod open;
 mod play;
 mod rec;
 mod session;

@@ -1,4 +1,6 @@
-//! A private X display: Xvfb started and stopped by the harness itself.
+//! A private X display and session bus: Xvfb and a `dbus-daemon` started
+//! and stopped by the harness itself, so apps under test never reach the
+//! developer's desktop (notifications, the single-instance name).
 
 use std::{
     io::{BufRead, BufReader},
@@ -16,6 +18,9 @@ use crate::process::Guarded;
 pub struct Display {
     /// The `DISPLAY` value, e.g. `:12`.
     pub name: String,
+    /// The `DBUS_SESSION_BUS_ADDRESS` of its private session bus.
+    pub bus: String,
+    _bus: Guarded,
     _server: Guarded,
 }
 
@@ -46,8 +51,23 @@ impl Display {
         server.ensure_running()?;
         let number = line.trim();
         anyhow::ensure!(!number.is_empty(), "Xvfb exited without a display number");
+        let mut bus = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", "--nopidfile", "--print-address=1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("could not start dbus-daemon (scripts/setup.sh test installs it)")?;
+        let bus_out = bus.stdout.take().context("dbus-daemon has no stdout")?;
+        let mut bus = Guarded::new("dbus-daemon", bus);
+        let mut address = String::new();
+        BufReader::new(bus_out)
+            .read_line(&mut address)
+            .context("dbus-daemon did not report its address")?;
+        bus.ensure_running()?;
         Ok(Self {
             name: format!(":{number}"),
+            bus: address.trim().to_owned(),
+            _bus: bus,
             _server: server,
         })
     }

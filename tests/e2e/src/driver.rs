@@ -36,6 +36,7 @@ impl Driver {
                 &native_port.to_string(),
             ])
             .env("DISPLAY", &display.name)
+            .env("DBUS_SESSION_BUS_ADDRESS", &display.bus)
             .env("NO_AT_BRIDGE", "1")
             .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
             .stdout(Stdio::null())

@@ -31,6 +31,19 @@ impl Environment {
         })
     }
 
+    /// `switchboard-app ARGS…` started outside the driver, on the same
+    /// display and session bus as the apps under test.
+    pub fn app_command(&self, arguments: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.binaries.app);
+        command
+            .args(arguments)
+            .env("DISPLAY", &self.display.name)
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.display.bus)
+            .env("NO_AT_BRIDGE", "1")
+            .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
+        command
+    }
+
     /// Saves a screenshot of the display as `target/e2e/<name>`.
     pub fn screenshot(&self, name: &str) -> Result<()> {
         self.display.screenshot(&artifact(name))

@@ -9,6 +9,7 @@ mod chat;
 mod harness;
 mod hostile;
 mod inbox;
+mod instance;
 mod knowledge;
 mod lifetimes;
 mod mcp;
@@ -43,6 +44,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(mcp::trials(&environment));
     trials.extend(team::trials(&environment));
     trials.extend(tapes::trials(&environment));
+    trials.extend(instance::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

@@ -1,0 +1,73 @@
+//! One window per workspace. The single-instance plugin owns a D-Bus name
+//! while the app runs; the name carries a digest of the workspace's path,
+//! so a second launch on the same workspace finds the first (which brings
+//! its window forward) and exits, while another workspace gets its own
+//! window. Without a session bus, every launch opens its window.
+
+use std::{
+    hash::{Hash, Hasher},
+    path::Path,
+};
+
+use tauri::{AppHandle, Manager, Runtime};
+
+/// The D-Bus name prefix of the window for `workspace` (the plugin adds
+/// `.SingleInstance`): the app's identifier and a stable digest of the
+/// canonical path (FNV-1a, the same on every run and build).
+pub fn bus_name(workspace: &Path) -> String {
+    let mut digest = Fnv(0xcbf2_9ce4_8422_2325);
+    workspace.as_os_str().hash(&mut digest);
+    format!("dev.switchboard.desktop.w{:016x}", digest.finish())
+}
+
+/// FNV-1a, 64-bit: `DefaultHasher`'s output may change between Rust
+/// releases, and two builds must agree on the name.
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Brings the window forward: shown, unminimised, focused, and asking for
+/// attention where focus is refused.
+pub fn focus<R: Runtime>(app: &AppHandle<R>) {
+    tracing::info!("a second launch on this workspace: focusing its window");
+    let Some(window) = app.get_webview_window("main") else {
+        return;
+    };
+    let _ = window.show();
+    let _ = window.unminimize();
+    if window.set_focus().is_err() {
+        let _ = window.request_user_attention(Some(tauri::UserAttentionType::Informational));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_workspace_has_its_own_stable_valid_name() {
+        let one = bus_name(Path::new("/home/dev/project"));
+        assert_eq!(one, bus_name(Path::new("/home/dev/project")));
+        assert_ne!(one, bus_name(Path::new("/home/dev/other")));
+        // D-Bus: elements of [A-Za-z0-9_-], none starting with a digit.
+        for element in one.split('.') {
+            assert!(!element.is_empty() && !element.starts_with(|c: char| c.is_ascii_digit()));
+            assert!(
+                element
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            );
+        }
+    }
+}

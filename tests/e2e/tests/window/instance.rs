@@ -1,0 +1,125 @@
+//! One window per workspace: with the window open, a second
+//! `switchboard-app` on the same workspace (or `switchboard open`) hands
+//! over to it and exits; another workspace gets a window of its own.
+
+use std::{
+    io::{BufRead, BufReader},
+    path::Path,
+    process::{Child, Stdio},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail, ensure};
+use switchboard_e2e::Session;
+
+use crate::harness::{Environment, trial};
+
+pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
+    vec![trial(
+        environment,
+        "instance::a_second_launch_hands_over_and_another_workspace_opens_its_own",
+        a_second_launch_hands_over_and_another_workspace_opens_its_own,
+    )]
+}
+
+/// Waits for `child` to exit; its status, or `None` after `limit`.
+fn exited(child: &mut Child, limit: Duration) -> Result<Option<std::process::ExitStatus>> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if Instant::now() > deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn a_second_launch_hands_over_and_another_workspace_opens_its_own(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let other = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    let config_dir = config.path().display().to_string();
+    let app = |path: &Path| {
+        let path = path.display().to_string();
+        environment.app_command(&[&path, "--config-dir", &config_dir])
+    };
+    environment.with_app(&root, async |session: &Session| {
+        session.find("#view-inbox").await?;
+
+        // The same workspace: the second app hands over and exits at once.
+        let mut second = app(&root).stderr(Stdio::null()).spawn()?;
+        let status = exited(&mut second, Duration::from_secs(20))?;
+        if status.is_none() {
+            let _ = second.kill();
+            let _ = second.wait();
+            bail!("a second app on an open workspace did not hand over");
+        }
+        ensure!(status.is_some_and(|status| status.success()), "{status:?}");
+        session.find("#view-inbox").await?;
+
+        // `switchboard open` does the same for an agent.
+        let output = environment
+            .binaries
+            .cli(&root)
+            .arg("open")
+            .env("SWITCHBOARD_APP", &environment.binaries.app)
+            .envs(
+                app(&root)
+                    .get_envs()
+                    .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned()))),
+            )
+            .output()?;
+        ensure!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let said = String::from_utf8(output.stdout)?;
+        let pid = said
+            .trim()
+            .rsplit("pid ")
+            .next()
+            .and_then(|pid| pid.trim_end_matches(')').parse::<u32>().ok())
+            .context("open names the app's pid")?;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Path::new(&format!("/proc/{pid}")).exists() {
+            ensure!(
+                Instant::now() < deadline,
+                "the app `open` started did not hand over: {said}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+
+        // Another workspace: a window of its own, which stays.
+        let mut own = app(other.path()).stderr(Stdio::piped()).spawn()?;
+        let stderr = own.stderr.take().context("stderr")?;
+        let painted = std::thread::spawn(move || {
+            BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+                .any(|line| line.contains("first paint"))
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !painted.is_finished() {
+            if Instant::now() > deadline || own.try_wait()?.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let running = own.try_wait()?.is_none();
+        let _ = own.kill();
+        let _ = own.wait();
+        ensure!(running, "the other workspace's app did not stay open");
+        ensure!(
+            painted.join().unwrap_or(false),
+            "the other workspace's app never painted"
+        );
+        Ok(())
+    })
+}
