@@ -51,6 +51,27 @@ pub fn focus<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
+/// Ends the app the way closing its window does when the session asks it
+/// to stop (`SIGTERM`, `SIGINT`, `SIGHUP`): plugins finish — the window's
+/// size and position are saved — and the sidecar stops with it.
+pub fn exit_on_signals<R: Runtime>(app: &AppHandle<R>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(error) => {
+            tracing::warn!(%error, "stop signals not handled; the window state is saved on close only");
+            return;
+        }
+    };
+    let app = app.clone();
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            tracing::info!(signal, "asked to stop");
+            app.exit(0);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

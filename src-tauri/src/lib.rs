@@ -99,6 +99,7 @@ pub fn run() -> ExitCode {
             let watcher = events::forward_store_changes(app.handle(), &workspace, &config)?;
             let sidecar = sidecar::Sidecar::start(app.handle().clone(), config.clone());
             app.manage(AppState::new(workspace, watcher, sidecar, config, started));
+            instance::exit_on_signals(app.handle());
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

@@ -16,11 +16,81 @@ use switchboard_e2e::Session;
 use crate::harness::{Environment, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
-    vec![trial(
-        environment,
-        "instance::a_second_launch_hands_over_and_another_workspace_opens_its_own",
-        a_second_launch_hands_over_and_another_workspace_opens_its_own,
-    )]
+    vec![
+        trial(
+            environment,
+            "instance::a_second_launch_hands_over_and_another_workspace_opens_its_own",
+            a_second_launch_hands_over_and_another_workspace_opens_its_own,
+        ),
+        trial(
+            environment,
+            "instance::the_window_comes_back_where_it_was_and_is_saved_when_stopped",
+            the_window_comes_back_where_it_was_and_is_saved_when_stopped,
+        ),
+    ]
+}
+
+fn the_window_comes_back_where_it_was_and_is_saved_when_stopped(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    let config_dir = config.path().display().to_string();
+    // A size and place kept from last time.
+    let state = config.path().join("window-state.json");
+    std::fs::write(
+        &state,
+        r#"{"main":{"width":1000,"height":640,"x":40,"y":30,"prev_x":40,"prev_y":30,
+            "maximized":false,"visible":true,"decorated":true,"fullscreen":false}}"#,
+    )?;
+    environment.with_app_args(
+        workspace.path(),
+        &["--config-dir", &config_dir],
+        async |session: &Session| {
+            session.find("#view-inbox").await?;
+            let (x, y, width, height) = session.client.get_window_rect().await?;
+            ensure!(
+                (width, height) == (1000, 640) && (x, y) == (40, 30),
+                "the window opens as it was left: {x},{y} {width}×{height}"
+            );
+            Ok(())
+        },
+    )?;
+
+    // Stopped by the session (SIGTERM): the state is written on the way out.
+    std::fs::remove_file(&state)?;
+    let path = workspace.path().display().to_string();
+    let mut app = environment
+        .app_command(&[&path, "--config-dir", &config_dir])
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stderr = app.stderr.take().context("stderr")?;
+    let (painted, paint) = std::sync::mpsc::channel();
+    // Read to the end: the app keeps logging on its way out.
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("first paint") {
+                let _ = painted.send(());
+            }
+        }
+    });
+    ensure!(
+        paint.recv_timeout(Duration::from_secs(60)).is_ok(),
+        "the app never painted"
+    );
+    let stopped = std::process::Command::new("kill")
+        .args(["-TERM", &app.id().to_string()])
+        .status()?;
+    ensure!(stopped.success());
+    let status = exited(&mut app, Duration::from_secs(20))?;
+    if status.is_none() {
+        let _ = app.kill();
+        let _ = app.wait();
+        bail!("SIGTERM did not end the app");
+    }
+    let saved = std::fs::read_to_string(&state).context("no window state written")?;
+    ensure!(saved.contains("\"main\""), "{saved}");
+    Ok(())
 }
 
 /// Waits for `child` to exit; its status, or `None` after `limit`.
