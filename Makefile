@@ -2,6 +2,8 @@
 #   make run [WORKSPACE=path]   set up, build and open the window on a workspace
 #   make test                   set up, then every check and test, e2e included
 #   make bench                  release build, then the benchmark tables
+#   make install [PREFIX=/usr/local]  release build; switchboard, switchboard-app
+#                               and switchboard-sidecar into PREFIX/bin
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 export PATH := $(HOME)/.cargo/bin:$(PATH)
@@ -12,7 +14,9 @@ CARGO ?= cargo
 NATIVE := --workspace --exclude switchboard-ui
 BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar
 
-.PHONY: run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
+PREFIX ?= /usr/local
+
+.PHONY: install run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
 
 run: setup ui build
 	./target/debug/switchboard-app "$(WORKSPACE)"
@@ -33,6 +37,15 @@ bench: setup-test ui-release
 
 setup:
 	scripts/setup.sh run
+
+# The three binaries side by side on PATH: the CLI finds the app
+# (`switchboard open`) and the app its sidecar next to themselves.
+install: setup ui-release
+	$(CARGO) build --release $(BINS)
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 target/release/switchboard target/release/switchboard-app \
+		target/release/switchboard-sidecar "$(DESTDIR)$(PREFIX)/bin/"
+	@echo "installed into $(DESTDIR)$(PREFIX)/bin: switchboard, switchboard-app, switchboard-sidecar"
 
 setup-test:
 	scripts/setup.sh test
