@@ -2,6 +2,7 @@
 #   make run [WORKSPACE=path]   set up, build and open the window on a workspace
 #   make test                   set up, then every check and test, e2e included
 #   make bench                  release build, then the benchmark tables
+#   make package                .deb in target/release/bundle/deb, then checked
 #   make install [PREFIX=/usr/local]  release build; switchboard, switchboard-app
 #                               and switchboard-sidecar into PREFIX/bin
 SHELL := /bin/bash
@@ -16,7 +17,7 @@ BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar
 
 PREFIX ?= /usr/local
 
-.PHONY: install run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
+.PHONY: package setup-package install run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
 
 run: setup ui build
 	./target/debug/switchboard-app "$(WORKSPACE)"
@@ -38,6 +39,11 @@ bench: setup-test ui-release
 setup:
 	scripts/setup.sh run
 
+# Tauri's bundler on the release binaries; the script checks the package.
+package: setup-package ui-release
+	$(CARGO) build --release $(BINS)
+	scripts/package.sh
+
 # The three binaries side by side on PATH: the CLI finds the app
 # (`switchboard open`) and the app its sidecar next to themselves.
 install: setup ui-release
@@ -49,6 +55,9 @@ install: setup ui-release
 
 setup-test:
 	scripts/setup.sh test
+
+setup-package:
+	scripts/setup.sh package
 
 # The shell embeds ui/dist at compile time, so the UI is built first.
 ui:

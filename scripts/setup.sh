@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything `make run` and `make test` need on a fresh Debian machine,
 # idempotently: each step checks first and is skipped within seconds when done.
-# Usage: scripts/setup.sh [run|test]   (test adds the end-to-end test tools)
+# Usage: scripts/setup.sh [run|test|package]   (test adds the end-to-end test
+# tools; package adds Xvfb and Node's npm, which fetches Tauri's prebuilt CLI)
 set -euo pipefail
 
 want="${1:-run}"
@@ -21,6 +22,12 @@ apt_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev
   libjavascriptcoregtk-4.1-dev libayatana-appindicator3-dev
 )
+if [ "$want" = package ]; then
+  apt_packages+=(xvfb xauth dbus-daemon)
+  # npm fetches Tauri's prebuilt bundler; any npm will do (a machine with
+  # NodeSource's Node has one that Debian's package would conflict with).
+  command -v npm > /dev/null || apt_packages+=(nodejs npm)
+fi
 if [ "$want" = test ]; then
   # sqlite3: the interactive program `switchboard rec` is tested against.
   apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon at-spi2-core imagemagick sqlite3)

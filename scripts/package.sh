@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the .deb from the release binaries with Tauri's bundler (npm's
+# prebuilt @tauri-apps/cli, far faster than compiling the CLI), then checks
+# it: unpacked into a temporary root, the packaged `switchboard` answers
+# --version and delivers into a fresh workspace, and the packaged app (with
+# its sidecar beside it) paints its first frame under Xvfb.
+# Usage: scripts/package.sh   (after `cargo build --release` of the three binaries)
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+TAURI_CLI_VERSION="2.12.5"
+log() { printf '\033[1mpackage:\033[0m %s\n' "$*" >&2; }
+
+cli="$root/target/tauri-cli/node_modules/.bin/tauri"
+if [ ! -x "$cli" ] || [ "$("$cli" --version)" != "tauri-cli $TAURI_CLI_VERSION" ]; then
+  log "installing @tauri-apps/cli $TAURI_CLI_VERSION (prebuilt) from npm"
+  npm install --prefix "$root/target/tauri-cli" --no-audit --no-fund --silent \
+    "@tauri-apps/cli@$TAURI_CLI_VERSION"
+fi
+rm -rf "$root/target/release/bundle/deb"
+(cd "$root/src-tauri" && "$cli" bundle --bundles deb)
+deb="$(ls "$root"/target/release/bundle/deb/*.deb)"
+
+log "checking $deb"
+scratch="$(mktemp -d)"
+app_pid=""
+cleanup() {
+  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+dpkg-deb -x "$deb" "$scratch/root"
+bin="$scratch/root/usr/bin"
+for file in switchboard switchboard-app switchboard-sidecar; do
+  [ -x "$bin/$file" ] || { log "the package has no /usr/bin/$file"; exit 1; }
+done
+[ -f "$scratch/root/usr/share/applications/Switchboard.desktop" ] || { log "no desktop entry"; exit 1; }
+"$bin/switchboard" --version
+mkdir -p "$scratch/workspace" "$scratch/config"
+id="$("$bin/switchboard" -C "$scratch/workspace" deliver --title "Packaged" --content "from the packaged CLI")"
+"$bin/switchboard" -C "$scratch/workspace" show "$id" > /dev/null
+log "delivered $id with the packaged CLI"
+
+# The packaged app, on a private display and bus, to its first paint.
+NO_AT_BRIDGE=1 xvfb-run -a dbus-run-session -- "$bin/switchboard-app" "$scratch/workspace" \
+  --config-dir "$scratch/config" > "$scratch/app.log" 2>&1 &
+app_pid=$!
+for _ in $(seq 1 600); do
+  grep -q "first paint" "$scratch/app.log" && break
+  kill -0 "$app_pid" 2>/dev/null || { cat "$scratch/app.log"; log "the packaged app exited"; exit 1; }
+  sleep 0.1
+done
+grep "first paint" "$scratch/app.log" || { cat "$scratch/app.log"; log "no first paint within 60 s"; exit 1; }
+log "ok: $(basename "$deb"), $(du -h "$deb" | cut -f1)"
