@@ -18,7 +18,26 @@ if [ ! -x "$cli" ] || [ "$("$cli" --version)" != "tauri-cli $TAURI_CLI_VERSION" 
     "@tauri-apps/cli@$TAURI_CLI_VERSION"
 fi
 rm -rf "$root/target/release/bundle/deb"
-(cd "$root/src-tauri" && "$cli" bundle --bundles deb)
+# Tauri's bundler takes its project folder to be the one holding both
+# tauri.conf.json and the app crate's Cargo.toml [package] (at the root it
+# stops with "No package info in the config file"; TAURI_APP_PATH=src-tauri
+# wants a tauri.conf.json inside). The config lives at the root, as the
+# design card lays it out: a link in src-tauri stands in while bundling, and
+# the paths the config holds are re-rooted for it (they resolve from the
+# link's folder).
+link="$root/src-tauri/tauri.conf.json"
+ln -sfn ../tauri.conf.json "$link"
+rerooted="$(node -e '
+  const config = require(process.argv[1]);
+  const up = (path) => "../" + path;
+  const files = config.bundle.linux.deb.files;
+  for (const key of Object.keys(files)) files[key] = up(files[key]);
+  console.log(JSON.stringify({bundle: {icon: config.bundle.icon.map(up), linux: {deb: {files}}}}));
+' "$root/tauri.conf.json")"
+status=0
+(cd "$root/src-tauri" && "$cli" bundle --bundles deb --config "$rerooted") || status=$?
+rm -f "$link"
+[ "$status" -eq 0 ] || exit "$status"
 deb="$(ls "$root"/target/release/bundle/deb/*.deb)"
 
 log "checking $deb"

@@ -144,7 +144,7 @@ pub fn run() -> ExitCode {
             commands::settings::save_settings,
             commands::lifecycle::ui_ready,
         ])
-        .run(tauri::generate_context!());
+        .run(tauri::generate_context!("../tauri.conf.json"));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
