@@ -28,6 +28,7 @@ bench: setup-test ui-release
 	$(CARGO) build --release $(BINS)
 	$(CARGO) bench -p switchboard-e2e --bench window
 	$(CARGO) bench -p switchboard-e2e --bench inbox
+	$(CARGO) bench -p switchboard-e2e --bench footprint
 	$(CARGO) bench -p switchboard-sidecar --bench prompt
 	$(CARGO) bench -p switchboard-sidecar --bench ttft
 	$(CARGO) bench -p switchboard-store --bench knowledge

@@ -1,0 +1,270 @@
+//! What Switchboard costs to keep open, printed as tables (run by `make
+//! bench` on a release build):
+//! - idle memory: the app on an inbox of 1,000 deliveries, left alone 60 s,
+//!   then the PSS of every process in its tree (the app, WebKit's web and
+//!   network processes, the sidecar), summed — started as a user starts it,
+//!   with and without WebKit's `WEBKIT_DISABLE_COMPOSITING_MODE=1`, and
+//!   opened by WebDriver (which runs with that knob) to measure again after
+//!   opening each view once;
+//! - bytes: the UI's wasm raw and gzipped, and the .deb when `make package`
+//!   built one.
+
+use std::{
+    collections::BTreeMap,
+    io::Write as _,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use anyhow::{Context, Result};
+use switchboard_e2e::{Binaries, Display, Driver, Session};
+use switchboard_model::{ContentType, DeliveryMode, NewDelivery};
+use switchboard_store::{Workspace, clock, deliveries};
+
+const DELIVERIES: usize = 1_000;
+const IDLE: Duration = Duration::from_secs(60);
+/// The figure a Tauri port of an Electron app is reported at.
+const GOAL_MB: f64 = 150.0;
+
+fn main() -> Result<()> {
+    let binaries = Binaries::locate()?;
+    let display = Display::start()?;
+    let driver = Driver::start(&display)?;
+    let workspace = tempfile::tempdir()?;
+    let store = Workspace::open(workspace.path())?;
+    for n in 0..DELIVERIES {
+        let new = NewDelivery {
+            mode: DeliveryMode::Passive,
+            title: format!("delivery {n}"),
+            content_type: ContentType::Markdown,
+            body: format!("# Result {n}\n\n{}", "Some text of the result. ".repeat(20)),
+            feedback_schema: None,
+        };
+        deliveries::append(&store, new, clock::now())?;
+    }
+    let config = tempfile::tempdir()?;
+    let config_dir = config.path().display().to_string();
+    let plain = idle_alone(&binaries, &display, workspace.path(), &config_dir, false)?;
+    let knob = idle_alone(&binaries, &display, workspace.path(), &config_dir, true)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (idle, visited) = runtime.block_on(async {
+        let session = Session::open_with(
+            &driver,
+            &binaries,
+            workspace.path(),
+            &["--config-dir", &config_dir],
+        )
+        .await?;
+        session.find("#view-inbox").await?;
+        tokio::time::sleep(IDLE).await;
+        let app = app_pid(&binaries.app, workspace.path()).context("the app's process")?;
+        let idle = tree_pss(app)?;
+        for view in ["chat", "knowledge", "team", "tapes", "settings", "inbox"] {
+            session.find(&format!("#nav-{view}")).await?.click().await?;
+            session.find(&format!("#view-{view}")).await?;
+        }
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let visited = tree_pss(app)?;
+        session.close().await?;
+        anyhow::Ok((idle, visited))
+    })?;
+
+    let mut out = std::io::stdout().lock();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| memory (PSS, MB), {DELIVERIES} deliveries; process (its comm) | {} s idle | {} s idle, compositing off | under WebDriver (compositing off): idle | …after opening each view | goal |",
+        IDLE.as_secs(),
+        IDLE.as_secs()
+    )?;
+    writeln!(out, "|---|---|---|---|---|---|")?;
+    let names: Vec<&String> = plain
+        .keys()
+        .chain(knob.keys())
+        .chain(idle.keys())
+        .chain(visited.keys())
+        .collect();
+    let mut seen = Vec::new();
+    for name in names {
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name);
+        let mb = |tree: &BTreeMap<String, f64>| {
+            tree.get(name)
+                .map_or("–".to_owned(), |kb| format!("{:.1}", kb / 1024.0))
+        };
+        writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} | – |",
+            mb(&plain),
+            mb(&knob),
+            mb(&idle),
+            mb(&visited)
+        )?;
+    }
+    let total = |tree: &BTreeMap<String, f64>| tree.values().sum::<f64>() / 1024.0;
+    writeln!(
+        out,
+        "| **total** | {:.1} | {:.1} | {:.1} | {:.1} | ≤ {GOAL_MB:.0} |",
+        total(&plain),
+        total(&knob),
+        total(&idle),
+        total(&visited)
+    )?;
+
+    writeln!(out)?;
+    writeln!(out, "| bytes | size | goal |")?;
+    writeln!(out, "|---|---|---|")?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if let Some(wasm) = first_with(&root.join("ui/dist"), ".wasm") {
+        let bytes = std::fs::read(&wasm)?;
+        writeln!(
+            out,
+            "| UI wasm, raw | {:.2} MB | – |",
+            bytes.len() as f64 / 1e6
+        )?;
+        writeln!(
+            out,
+            "| UI wasm, gzip -9 | {:.2} MB | ≤ 1 MB |",
+            gzipped(&wasm)? as f64 / 1e6
+        )?;
+    }
+    match first_with(&root.join("target/release/bundle/deb"), ".deb") {
+        Some(deb) => writeln!(
+            out,
+            "| .deb | {:.1} MB | ≤ 15 MB |",
+            std::fs::metadata(deb)?.len() as f64 / 1e6
+        )?,
+        None => writeln!(out, "| .deb | (run `make package`) | ≤ 15 MB |")?,
+    }
+    Ok(())
+}
+
+/// The app started directly on `workspace` (compositing off when `knob`),
+/// its tree's PSS after [`IDLE`]; the app is stopped afterwards.
+fn idle_alone(
+    binaries: &Binaries,
+    display: &Display,
+    workspace: &Path,
+    config_dir: &str,
+    knob: bool,
+) -> Result<BTreeMap<String, f64>> {
+    use std::io::BufRead as _;
+    let mut command = std::process::Command::new(&binaries.app);
+    command
+        .arg(workspace)
+        .args(["--config-dir", config_dir])
+        .env("DISPLAY", &display.name)
+        .env("DBUS_SESSION_BUS_ADDRESS", &display.bus)
+        .env("NO_AT_BRIDGE", "1")
+        .env_remove("WEBKIT_DISABLE_COMPOSITING_MODE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    if knob {
+        command.env("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
+    }
+    let mut child = command.spawn().context("could not start the app")?;
+    let stderr = child.stderr.take().context("no stderr")?;
+    let (painted, paint) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.contains("first paint") {
+                let _ = painted.send(());
+            }
+        }
+    });
+    let measured = paint
+        .recv_timeout(Duration::from_secs(60))
+        .context("the app never painted")
+        .and_then(|()| {
+            std::thread::sleep(IDLE);
+            tree_pss(child.id())
+        });
+    let _ = child.kill();
+    let _ = child.wait();
+    measured
+}
+
+/// The first file in `dir` whose name ends with `suffix`.
+fn first_with(dir: &Path, suffix: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.to_string_lossy().ends_with(suffix))
+}
+
+/// The gzip -9 size of `path`.
+fn gzipped(path: &Path) -> Result<usize> {
+    let output = std::process::Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(path)
+        .output()?;
+    Ok(output.stdout.len())
+}
+
+/// The app process running `app` on `workspace` (started by WebDriver).
+fn app_pid(app: &Path, workspace: &Path) -> Option<u32> {
+    let workspace = workspace.display().to_string();
+    processes().into_iter().find_map(|(pid, _)| {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        (exe == app && String::from_utf8_lossy(&cmdline).contains(&workspace)).then_some(pid)
+    })
+}
+
+/// Every process: pid and parent pid.
+fn processes() -> Vec<(u32, u32)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid …`; comm may hold spaces and parens.
+            let after = &stat[stat.rfind(')')? + 2..];
+            let ppid = after.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
+}
+
+/// PSS in kB of `root` and its descendants, summed by process name.
+fn tree_pss(root: u32) -> Result<BTreeMap<String, f64>> {
+    let all = processes();
+    let mut tree = vec![root];
+    let mut at = 0;
+    while at < tree.len() {
+        let parent = tree[at];
+        tree.extend(
+            all.iter()
+                .filter(|(_, ppid)| *ppid == parent)
+                .map(|(pid, _)| *pid),
+        );
+        at += 1;
+    }
+    let mut by_name = BTreeMap::new();
+    for pid in tree {
+        let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
+            continue;
+        };
+        let pss: f64 = rollup
+            .lines()
+            .find_map(|line| line.strip_prefix("Pss:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0.0);
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .map(|comm| comm.trim().to_owned())
+            .unwrap_or_else(|_| pid.to_string());
+        *by_name.entry(name).or_insert(0.0) += pss;
+    }
+    Ok(by_name)
+}
