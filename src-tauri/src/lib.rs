@@ -100,6 +100,7 @@ pub fn run() -> ExitCode {
             let sidecar = sidecar::Sidecar::start(app.handle().clone(), config.clone());
             app.manage(AppState::new(workspace, watcher, sidecar, config, started));
             instance::exit_on_signals(app.handle());
+            instance::lighten_webview(app.handle());
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
