@@ -24,7 +24,6 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-use base64::Engine as _;
 use clap::{Args, ValueEnum};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
@@ -128,12 +127,6 @@ impl Pace {
     }
 }
 
-fn decode(encoded: &str) -> Vec<u8> {
-    base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .unwrap_or_default()
-}
-
 /// A tape's error rate, in percent.
 fn error_rate(tape: &Tape) -> f64 {
     match &tape.meta.error_rate {
@@ -183,7 +176,7 @@ impl Player {
         let pace = self.pace.unwrap_or_else(|| Pace::of(&self.tapes[t]));
         for chunk in chunks {
             std::thread::sleep(pace.delay(chunk));
-            self.show(out, &decode(&chunk.data_b64))?;
+            self.show(out, &chunk.bytes())?;
         }
         Ok(())
     }
@@ -194,11 +187,8 @@ impl Player {
         let mut out = std::io::stdout().lock();
         // The start-up banner, from the first tape of this command with one.
         if let Some((t, banner)) = self.mine.iter().find_map(|t| {
-            let chunks = self.tapes[*t].meta.extra.get("banner")?.get("chunks")?;
-            Some((
-                *t,
-                serde_json::from_value::<Vec<Chunk>>(chunks.clone()).ok()?,
-            ))
+            let banner = self.tapes[*t].meta.banner();
+            (!banner.is_empty()).then_some((*t, banner))
         }) {
             self.used.insert(t);
             self.stream(&mut out, t, &banner)?;

@@ -288,7 +288,7 @@ pub fn save(target: &Target, pty: Pty, recording: Recording) -> Result<String> {
     let has_banner = tapes.iter().any(|tape| {
         tape.meta.program == target.program
             && tape.meta.args == target.args
-            && tape.meta.extra.contains_key("banner")
+            && !tape.meta.banner().is_empty()
     });
     let banner = recording
         .banner

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use base64::Engine as _;
 use switchboard_model::tape::index::input_bytes;
 use switchboard_store::tapes::Tapes;
 
@@ -47,12 +46,11 @@ fn summary(workspace: &Path, args: &[&str], sums: &[&str]) -> String {
 fn tape_text(workspace: &Path, program: &str, name: &str) -> (String, String) {
     let tapes = Tapes::at(workspace.join("tapes"));
     let tape = tapes.get(&format!("{program}/{name}")).unwrap();
-    let engine = base64::engine::general_purpose::STANDARD;
     let printed = tape
         .exchanges
         .iter()
         .flat_map(|exchange| &exchange.output.chunks)
-        .map(|chunk| String::from_utf8(engine.decode(&chunk.data_b64).unwrap()).unwrap())
+        .map(|chunk| String::from_utf8(chunk.bytes()).unwrap())
         .collect();
     let typed = tape
         .exchanges

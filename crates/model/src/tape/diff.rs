@@ -11,16 +11,11 @@ use super::{
 };
 
 fn output_text(exchange: &Exchange) -> String {
-    use base64::Engine as _;
     let bytes: Vec<u8> = exchange
         .output
         .chunks
         .iter()
-        .flat_map(|chunk| {
-            base64::engine::general_purpose::STANDARD
-                .decode(&chunk.data_b64)
-                .unwrap_or_default()
-        })
+        .flat_map(super::Chunk::bytes)
         .collect();
     normalise(&String::from_utf8_lossy(&bytes))
 }

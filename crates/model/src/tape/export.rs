@@ -8,19 +8,8 @@ use serde_json::{Value, json};
 
 use super::{Exchange, Tape};
 
-fn decode(encoded: &str) -> Vec<u8> {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .unwrap_or_default()
-}
-
 fn input_text(exchange: &Exchange) -> String {
-    match (&exchange.input.data_text, &exchange.input.data_b64) {
-        (Some(text), _) => text.clone(),
-        (None, Some(encoded)) => String::from_utf8_lossy(&decode(encoded)).into_owned(),
-        (None, None) => String::new(),
-    }
+    String::from_utf8_lossy(&super::index::input_bytes(exchange)).into_owned()
 }
 
 /// The tape as asciicast v3 (newline-delimited JSON).
@@ -41,27 +30,14 @@ pub fn cast(tape: &Tape, title: &str) -> String {
         let seconds = after_ms as f64 / 1000.0;
         lines.push(Value::Array(vec![json!(seconds), json!(kind), json!(text)]).to_string());
     };
-    if let Some(banner) = tape
-        .meta
-        .extra
-        .get("banner")
-        .and_then(|banner| banner.get("chunks"))
-        .and_then(Value::as_array)
-    {
-        for chunk in banner {
-            let delay = chunk.get("delay_ms").and_then(Value::as_u64).unwrap_or(0);
-            let data = chunk.get("dataB64").and_then(Value::as_str).unwrap_or("");
-            event(
-                delay,
-                "o",
-                String::from_utf8_lossy(&decode(data)).into_owned(),
-            );
-        }
+    for chunk in tape.meta.banner() {
+        let text = String::from_utf8_lossy(&chunk.bytes()).into_owned();
+        event(chunk.delay_ms, "o", text);
     }
     for exchange in &tape.exchanges {
         event(0, "i", input_text(exchange));
         for chunk in &exchange.output.chunks {
-            let text = String::from_utf8_lossy(&decode(&chunk.data_b64)).into_owned();
+            let text = String::from_utf8_lossy(&chunk.bytes()).into_owned();
             event(chunk.delay_ms, "o", text);
         }
         if let Some(exit) = &exchange.exit {

@@ -163,6 +163,29 @@ fn yes() -> bool {
     true
 }
 
+#[cfg(feature = "patterns")]
+impl Chunk {
+    /// The bytes read (none when `dataB64` is not base64).
+    pub fn bytes(&self) -> Vec<u8> {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD
+            .decode(&self.data_b64)
+            .unwrap_or_default()
+    }
+}
+
+impl Meta {
+    /// The start-up banner's reads, kept in `meta.banner.chunks` (none
+    /// when the tape has no banner or it does not read).
+    pub fn banner(&self) -> Vec<Chunk> {
+        self.extra
+            .get("banner")
+            .and_then(|banner| banner.get("chunks"))
+            .and_then(|chunks| serde_json::from_value(chunks.clone()).ok())
+            .unwrap_or_default()
+    }
+}
+
 /// Reads `null` as the type's default.
 fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where

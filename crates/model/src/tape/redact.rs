@@ -116,7 +116,7 @@ pub fn redact_tape(tape: &mut super::Tape) -> usize {
             .output
             .chunks
             .iter()
-            .map(|chunk| engine.decode(&chunk.data_b64).unwrap_or_default())
+            .map(super::Chunk::bytes)
             .collect();
         let before = reads.clone();
         redact_chunks(&mut reads);

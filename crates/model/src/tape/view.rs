@@ -137,26 +137,10 @@ pub struct TapeNoteRequest {
 
 #[cfg(feature = "patterns")]
 mod build {
-    use base64::Engine as _;
     use serde_json::Value;
 
     use super::*;
     use crate::tape::{Chunk, Exit, InputKind, Tape, index::strip_ansi};
-
-    fn decode(encoded: &str) -> Vec<u8> {
-        base64::engine::general_purpose::STANDARD
-            .decode(encoded)
-            .unwrap_or_default()
-    }
-
-    fn banner(tape: &Tape) -> Vec<Chunk> {
-        tape.meta
-            .extra
-            .get("banner")
-            .and_then(|banner| banner.get("chunks"))
-            .and_then(|chunks| serde_json::from_value(chunks.clone()).ok())
-            .unwrap_or_default()
-    }
 
     fn ended(exit: &Exit) -> String {
         match (&exit.code, &exit.signal) {
@@ -203,7 +187,7 @@ mod build {
 
     /// `tape`'s line in the list.
     pub fn summary(id: &str, tape: &Tape) -> TapeSummary {
-        let banner_ms: u64 = banner(tape).iter().map(|chunk| chunk.delay_ms).sum();
+        let banner_ms: u64 = tape.meta.banner().iter().map(|chunk| chunk.delay_ms).sum();
         let exchanges_ms: u64 = tape
             .exchanges
             .iter()
@@ -240,19 +224,21 @@ mod build {
     /// `tape` laid out for the player.
     pub fn view(id: &str, tape: &Tape) -> TapeView {
         let mut stream = Stream::default();
-        let mut frames: Vec<Frame> = banner(tape)
+        let mut frames: Vec<Frame> = tape
+            .meta
+            .banner()
             .iter()
             .map(|chunk| Frame {
                 exchange: None,
                 delay_ms: chunk.delay_ms,
-                text: stream.text(&decode(&chunk.data_b64)),
+                text: stream.text(&chunk.bytes()),
             })
             .collect();
         let mut exchanges = Vec::new();
         for (n, exchange) in tape.exchanges.iter().enumerate() {
             let mut output = String::new();
             for chunk in &exchange.output.chunks {
-                let text = stream.text(&decode(&chunk.data_b64));
+                let text = stream.text(&chunk.bytes());
                 output.push_str(&text);
                 frames.push(Frame {
                     exchange: Some(n),
@@ -301,12 +287,18 @@ mod build {
         }
         let mut hits = Vec::new();
         for (id, tape) in tapes {
-            let view = view(id, tape);
-            for (n, exchange) in view.exchanges.iter().enumerate() {
-                let input =
-                    String::from_utf8_lossy(&crate::tape::index::input_bytes(&tape.exchanges[n]))
-                        .into_owned();
-                let found = [&input, &exchange.output].into_iter().find_map(|text| {
+            // Each exchange's text alone: no frames laid out for a search.
+            for (n, exchange) in tape.exchanges.iter().enumerate() {
+                let typed_bytes = crate::tape::index::input_bytes(exchange);
+                let input = String::from_utf8_lossy(&typed_bytes).into_owned();
+                let read: Vec<u8> = exchange
+                    .output
+                    .chunks
+                    .iter()
+                    .flat_map(Chunk::bytes)
+                    .collect();
+                let output = strip_ansi(&String::from_utf8_lossy(&read));
+                let found = [&input, &output].into_iter().find_map(|text| {
                     let lower = text.to_lowercase();
                     // Lower-casing can change lengths; fall back to the start.
                     lower.find(&needle).map(|at| {
@@ -319,7 +311,7 @@ mod build {
                     hits.push(TapeHit {
                         id: id.to_owned(),
                         exchange: n,
-                        input: exchange.input.clone(),
+                        input: typed(&typed_bytes),
                         context,
                     });
                     if hits.len() >= limit {
@@ -339,6 +331,7 @@ mod build {
         use crate::tape::codec::decode as read;
 
         fn b64(bytes: &[u8]) -> String {
+            use base64::Engine as _;
             base64::engine::general_purpose::STANDARD.encode(bytes)
         }
 
