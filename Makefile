@@ -17,7 +17,7 @@ BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar
 
 PREFIX ?= /usr/local
 
-.PHONY: package setup-package install run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
+.PHONY: package setup-package setup-release install run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
 
 run: setup ui build
 	./target/debug/switchboard-app "$(WORKSPACE)"
@@ -60,11 +60,21 @@ setup-test:
 setup-package:
 	scripts/setup.sh package
 
+setup-release:
+	scripts/setup.sh release
+
 # The shell embeds ui/dist at compile time, so the UI is built first.
 ui:
 	cd ui && trunk build --release
 
-ui-release: ui
+# The shipped UI: the same page with binaryen's wasm-opt turned on (npm's
+# binaryen; Debian's wasm-opt is broken). Trunk names its output index.html
+# whatever page it builds.
+ui-release: setup-release
+	sed 's/data-wasm-opt="0"/data-wasm-opt="z"/' ui/index.html > ui/release.html
+	grep -q 'data-wasm-opt="z"' ui/release.html
+	status=0; (cd ui && PATH="$(CURDIR)/target/binaryen/node_modules/.bin:$$PATH" \
+		trunk build --release true release.html) || status=$$?; rm -f ui/release.html; exit $$status
 
 build:
 	$(CARGO) build $(BINS)

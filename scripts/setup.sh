@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs everything `make run` and `make test` need on a fresh Debian machine,
 # idempotently: each step checks first and is skipped within seconds when done.
-# Usage: scripts/setup.sh [run|test|package]   (test adds the end-to-end test
-# tools; package adds Xvfb and Node's npm, which fetches Tauri's prebuilt CLI)
+# Usage: scripts/setup.sh [run|test|package|release]   (test adds the
+# end-to-end test tools; package adds Xvfb and Node's npm, which fetches
+# Tauri's prebuilt CLI; release adds npm's binaryen, whose wasm-opt shrinks
+# the shipped UI)
 set -euo pipefail
 
 want="${1:-run}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 TRUNK_VERSION="0.21.14"
 TAURI_DRIVER_VERSION="2.1.0"
+BINARYEN_VERSION="132.0.0"
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
@@ -24,8 +27,10 @@ apt_packages=(
 )
 if [ "$want" = package ]; then
   apt_packages+=(xvfb xauth dbus-daemon)
-  # npm fetches Tauri's prebuilt bundler; any npm will do (a machine with
-  # NodeSource's Node has one that Debian's package would conflict with).
+fi
+if [ "$want" = package ] || [ "$want" = release ]; then
+  # npm fetches Tauri's prebuilt bundler and binaryen; any npm will do (a
+  # machine with NodeSource's Node has one that Debian's would conflict with).
   command -v npm > /dev/null || apt_packages+=(nodejs npm)
 fi
 if [ "$want" = test ]; then
@@ -74,5 +79,12 @@ fi
 if [ "$want" = test ] && ! have_version tauri-driver "$TAURI_DRIVER_VERSION"; then
   log "installing tauri-driver $TAURI_DRIVER_VERSION"
   cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
+fi
+# Debian's wasm-opt fails on today's Rust output; npm's binaryen (its tools
+# compiled to wasm, run by Node) is current. Only the shipped UI uses it.
+wasm_opt="$root/target/binaryen/node_modules/.bin/wasm-opt"
+if [ "$want" = release ] && ! "$wasm_opt" --version 2>/dev/null | grep -q "version_${BINARYEN_VERSION%%.*}"; then
+  log "installing binaryen $BINARYEN_VERSION from npm"
+  npm install --prefix "$root/target/binaryen" --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION"
 fi
 log "ready"

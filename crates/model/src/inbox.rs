@@ -1,5 +1,7 @@
-//! The inbox's list rules: filtering by mode and status, and the counts of
-//! questions waiting for an answer.
+//! The inbox's list rules: filtering by mode and status, the counts of
+//! questions waiting for an answer, and which rows of a long list are drawn.
+
+use std::ops::Range;
 
 use crate::{Delivery, DeliveryMode, DeliveryStatus};
 
@@ -89,9 +91,63 @@ pub fn newly_waiting<'a>(
     (fresh, now)
 }
 
+/// The rows of a list of `total` rows, each `row` pixels high, to draw when
+/// the list is scrolled `scroll_top` pixels down in a viewport `viewport`
+/// pixels high: those in view plus a viewport's worth above and below, so
+/// the row next to a focused one always exists (arrow keys, Page Up/Down)
+/// and a scroll of less than a screen shows no gap before the next frame.
+/// Rows outside are left out of the page: its memory grows with the
+/// viewport, not with the inbox.
+pub fn drawn_rows(scroll_top: f64, viewport: f64, row: f64, total: usize) -> Range<usize> {
+    if total == 0 || row.is_nan() || row <= 0.0 {
+        return 0..0;
+    }
+    let viewport = viewport.max(row);
+    let rows_in_view = (viewport / row).ceil() as usize;
+    let first_in_view = ((scroll_top.max(0.0) / row).floor() as usize).min(total - 1);
+    let first = first_in_view.saturating_sub(rows_in_view).min(total);
+    let end = first_in_view
+        .saturating_add(2 * rows_in_view + 1)
+        .min(total);
+    first..end.max(first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn drawn_rows_cover_the_view_and_a_screen_either_side() {
+        // 20 rows of 40 px in view, scrolled to row 100.
+        assert_eq!(drawn_rows(4000.0, 800.0, 40.0, 1000), 80..141);
+        // At the top nothing is drawn above.
+        assert_eq!(drawn_rows(0.0, 800.0, 40.0, 1000), 0..41);
+        // At the bottom nothing past the last row.
+        assert_eq!(drawn_rows(39_200.0, 800.0, 40.0, 1000), 960..1000);
+        // Scrolled past the end (the list shrank): the last rows, never empty.
+        assert_eq!(drawn_rows(1e9, 800.0, 40.0, 1000), 979..1000);
+        assert_eq!(drawn_rows(0.0, 800.0, 40.0, 5), 0..5);
+        assert_eq!(drawn_rows(0.0, 800.0, 40.0, 0), 0..0);
+        // Before layout (no viewport yet) a row's worth is drawn, not nothing.
+        assert_eq!(drawn_rows(0.0, 0.0, 40.0, 1000), 0..3);
+        assert_eq!(drawn_rows(0.0, 800.0, 0.0, 1000), 0..0);
+    }
+
+    #[test]
+    fn every_row_in_view_is_drawn() {
+        for total in [1, 7, 50, 1000] {
+            for top in (0..(total * 40)).step_by(13) {
+                let drawn = drawn_rows(top as f64, 600.0, 40.0, total);
+                let first_visible = top / 40;
+                let last_visible = ((top + 600).div_ceil(40)).min(total);
+                assert!(
+                    drawn.start <= first_visible.min(total),
+                    "{total} {top} {drawn:?}"
+                );
+                assert!(drawn.end >= last_visible, "{total} {top} {drawn:?}");
+            }
+        }
+    }
 
     fn delivery(id: &str, mode: &str, status: &str, at: &str) -> Delivery {
         serde_json::from_value(serde_json::json!({

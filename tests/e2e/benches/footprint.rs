@@ -1,5 +1,7 @@
 //! What Switchboard costs to keep open, printed as tables (run by `make
 //! bench` on a release build):
+//! - start: spawn to the first painted inbox of 1,000 deliveries, as a user
+//!   starts the app (median of 5);
 //! - idle memory: the app on an inbox of 1,000 deliveries, left alone 60 s,
 //!   then the PSS of every process in its tree (the app, WebKit's web and
 //!   network processes, the sidecar), summed — started as a user starts it,
@@ -13,7 +15,7 @@ use std::{
     collections::BTreeMap,
     io::Write as _,
     path::{Path, PathBuf},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result};
@@ -23,6 +25,7 @@ use switchboard_store::{Workspace, clock, deliveries};
 
 const DELIVERIES: usize = 1_000;
 const IDLE: Duration = Duration::from_secs(60);
+const COLD_STARTS: usize = 5;
 /// The figure a Tauri port of an Electron app is reported at.
 const GOAL_MB: f64 = 150.0;
 
@@ -44,6 +47,7 @@ fn main() -> Result<()> {
     }
     let config = tempfile::tempdir()?;
     let config_dir = config.path().display().to_string();
+    let starts = cold_starts(&binaries, &display, workspace.path(), &config_dir)?;
     let plain = idle_alone(&binaries, &display, workspace.path(), &config_dir, false)?;
     let knob = idle_alone(&binaries, &display, workspace.path(), &config_dir, true)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -116,6 +120,21 @@ fn main() -> Result<()> {
     )?;
 
     writeln!(out)?;
+    writeln!(
+        out,
+        "| start, {DELIVERIES} deliveries | n | median | min | max |"
+    )?;
+    writeln!(out, "|---|---|---|---|---|")?;
+    writeln!(
+        out,
+        "| spawn → first paint of the inbox | {} | {:.0} ms | {:.0} ms | {:.0} ms |",
+        starts.len(),
+        starts[starts.len() / 2],
+        starts[0],
+        starts[starts.len() - 1],
+    )?;
+
+    writeln!(out)?;
     writeln!(out, "| bytes | size | goal |")?;
     writeln!(out, "|---|---|---|")?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -143,15 +162,16 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The app started directly on `workspace` (compositing off when `knob`),
-/// its tree's PSS after [`IDLE`]; the app is stopped afterwards.
-fn idle_alone(
+/// The app started directly on `workspace`, as a user starts it
+/// (compositing off when `knob`), once it reports its first paint: the
+/// process and the time from spawning it to that report.
+fn launch(
     binaries: &Binaries,
     display: &Display,
     workspace: &Path,
     config_dir: &str,
     knob: bool,
-) -> Result<BTreeMap<String, f64>> {
+) -> Result<(std::process::Child, Duration)> {
     use std::io::BufRead as _;
     let mut command = std::process::Command::new(&binaries.app);
     command
@@ -166,28 +186,67 @@ fn idle_alone(
     if knob {
         command.env("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
     }
+    let started = Instant::now();
     let mut child = command.spawn().context("could not start the app")?;
     let stderr = child.stderr.take().context("no stderr")?;
     let (painted, paint) = std::sync::mpsc::channel();
+    // Reads stderr to its end, so the app never blocks on a full pipe.
     std::thread::spawn(move || {
         for line in std::io::BufReader::new(stderr)
             .lines()
             .map_while(Result::ok)
         {
             if line.contains("first paint") {
-                let _ = painted.send(());
+                let _ = painted.send(started.elapsed());
             }
         }
     });
-    let measured = paint
-        .recv_timeout(Duration::from_secs(60))
-        .context("the app never painted")
-        .and_then(|()| {
-            std::thread::sleep(IDLE);
-            tree_pss(child.id())
-        });
+    match paint.recv_timeout(Duration::from_secs(60)) {
+        Ok(elapsed) => Ok((child, elapsed)),
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            anyhow::bail!("the app never painted")
+        }
+    }
+}
+
+/// Stops an app [`launch`] started.
+fn stop(mut child: std::process::Child) {
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Spawn to first paint of the inbox on `workspace`, [`COLD_STARTS`] times,
+/// in milliseconds, sorted.
+fn cold_starts(
+    binaries: &Binaries,
+    display: &Display,
+    workspace: &Path,
+    config_dir: &str,
+) -> Result<Vec<f64>> {
+    let mut samples = Vec::new();
+    for _ in 0..COLD_STARTS {
+        let (child, elapsed) = launch(binaries, display, workspace, config_dir, false)?;
+        stop(child);
+        samples.push(elapsed.as_secs_f64() * 1000.0);
+    }
+    samples.sort_by(f64::total_cmp);
+    Ok(samples)
+}
+
+/// The app's tree's PSS after [`IDLE`], started as [`launch`] starts it.
+fn idle_alone(
+    binaries: &Binaries,
+    display: &Display,
+    workspace: &Path,
+    config_dir: &str,
+    knob: bool,
+) -> Result<BTreeMap<String, f64>> {
+    let (child, _) = launch(binaries, display, workspace, config_dir, knob)?;
+    std::thread::sleep(IDLE);
+    let measured = tree_pss(child.id());
+    stop(child);
     measured
 }
 

@@ -90,6 +90,22 @@ impl Session {
         }
     }
 
+    /// Waits until the JavaScript expression `condition` is true in the page
+    /// (the focus or a count the UI updates after an event, say).
+    pub async fn wait_until(&self, condition: &str) -> Result<()> {
+        let deadline = Instant::now() + WAIT;
+        let script = format!("return Boolean({condition});");
+        loop {
+            if let Ok(serde_json::Value::Bool(true)) = self.client.execute(&script, vec![]).await {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!("{condition} never held within {WAIT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
     /// The texts of every element matching `css`, in document order.
     pub async fn texts(&self, css: &str) -> Result<Vec<String>> {
         let mut texts = Vec::new();

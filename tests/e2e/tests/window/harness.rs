@@ -151,8 +151,34 @@ pub async fn page_errors(session: &Session) -> Result<Vec<String>> {
     Ok(serde_json::from_value(errors).unwrap_or_default())
 }
 
+/// Scrolls the inbox list down a screen at a time, as a user looks for a
+/// row, until delivery `id`'s row is drawn (only the rows near the view
+/// are). Answers whether it was found.
+const SCROLL_TO_ROW: &str = r#"
+const [id, done] = arguments;
+const scroller = document.querySelector('.delivery-scroller');
+const row = () => document.querySelector(`#inbox-list .delivery[data-id='${id}']`);
+let top = 0;
+const look = () => {
+  if (row()) {
+    row().scrollIntoView({block: 'center'});
+    return requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
+  }
+  if (!scroller || top > scroller.scrollHeight) return done(false);
+  scroller.scrollTop = top;
+  top += scroller.clientHeight;
+  requestAnimationFrame(() => requestAnimationFrame(look));
+};
+look();
+"#;
+
 /// Opens delivery `id` from the inbox list and waits for its view.
 pub async fn open_delivery(session: &Session, id: &str) -> Result<()> {
+    session.find("#inbox-list").await?;
+    session
+        .client
+        .execute_async(SCROLL_TO_ROW, vec![serde_json::Value::from(id)])
+        .await?;
     session
         .find(&format!("#inbox-list .delivery[data-id='{id}']"))
         .await?

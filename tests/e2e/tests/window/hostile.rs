@@ -131,11 +131,7 @@ async fn controls(session: &Session, ids: &[(String, usize, &str)]) -> Result<()
         .iter()
         .find(|(_, _, kind)| *kind == "html")
         .context("an html payload")?;
-    session
-        .find(&format!("#inbox-list .delivery[data-id='{html_id}']"))
-        .await?
-        .click()
-        .await?;
+    open_delivery(session, html_id).await?;
     let frame = session.find("#delivery-frame").await?;
     frame.enter_frame().await?;
     session

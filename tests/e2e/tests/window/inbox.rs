@@ -3,8 +3,11 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, ensure};
+use anyhow::{Context as _, Result, ensure};
+use fantoccini::key::Key;
 use switchboard_e2e::Session;
+use switchboard_model::{ContentType, DeliveryMode, NewDelivery};
+use switchboard_store::{Workspace, clock, deliveries};
 
 use crate::harness::{Environment, trial};
 
@@ -24,6 +27,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             environment,
             "inbox::unreadable_records_are_reported_not_hidden",
             unreadable_records_are_reported_not_hidden,
+        ),
+        trial(
+            environment,
+            "inbox::a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row",
+            a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row,
         ),
     ]
 }
@@ -134,6 +142,129 @@ fn unreadable_records_are_reported_not_hidden(environment: &Environment) -> Resu
             warning.contains("record 2"),
             "the bad record is named: {warning:?}"
         );
+        Ok(())
+    })
+}
+
+/// How many rows the list has, how many are in the page, and the focused
+/// row's title.
+const DRAWN: &str = r#"
+const focused = document.activeElement;
+return {
+  drawn: document.querySelectorAll('#inbox-list .delivery').length,
+  rows: Number(document.getElementById('inbox-list').dataset.rows),
+  focused: focused && focused.classList.contains('delivery')
+    ? focused.querySelector('.title').textContent : null,
+};
+"#;
+
+#[derive(Debug)]
+struct Drawn {
+    drawn: u64,
+    rows: u64,
+    focused: Option<String>,
+}
+
+async fn drawn(session: &Session) -> Result<Drawn> {
+    let value = session.client.execute(DRAWN, vec![]).await?;
+    Ok(Drawn {
+        drawn: value["drawn"].as_u64().context("drawn")?,
+        rows: value["rows"].as_u64().context("rows")?,
+        focused: value["focused"].as_str().map(str::to_owned),
+    })
+}
+
+/// Presses `key` on whatever has the focus.
+async fn press(session: &Session, key: Key) -> Result<()> {
+    session
+        .client
+        .active_element()
+        .await?
+        .send_keys(&char::from(key).to_string())
+        .await?;
+    Ok(())
+}
+
+/// Waits until the focused row is the one titled `title`.
+async fn focused_on(session: &Session, title: &str) -> Result<Drawn> {
+    let condition = format!(
+        "document.activeElement.matches('.delivery') && \
+         document.activeElement.querySelector('.title').textContent === {}",
+        serde_json::to_string(title)?
+    );
+    session.wait_until(&condition).await?;
+    drawn(session).await
+}
+
+fn a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row(
+    environment: &Environment,
+) -> Result<()> {
+    const TOTAL: u64 = 600;
+    let workspace = tempfile::tempdir()?;
+    let store = Workspace::open(workspace.path())?;
+    for n in 0..TOTAL {
+        let new = NewDelivery {
+            mode: DeliveryMode::Passive,
+            title: format!("delivery {n}"),
+            content_type: ContentType::Markdown,
+            body: format!("Result {n}"),
+            feedback_schema: None,
+        };
+        deliveries::append(&store, new, clock::now())?;
+    }
+    let binaries = &environment.binaries;
+    environment.with_app(workspace.path(), async |session: &Session| {
+        session
+            .wait_for_text("#inbox-list", |text| text.contains("delivery 599"))
+            .await?;
+        let top = drawn(session).await?;
+        ensure!(top.rows == TOTAL, "the list knows all its rows: {top:?}");
+        ensure!(
+            top.drawn >= 10 && top.drawn < 100,
+            "only the rows near the view are in the page: {top:?}"
+        );
+
+        // The keyboard walks the list: down a row, a page, to the end.
+        session
+            .find("#inbox-list .delivery")
+            .await?
+            .send_keys(&char::from(Key::Down).to_string())
+            .await?;
+        focused_on(session, "delivery 598").await?;
+        press(session, Key::PageDown).await?;
+        let paged = drawn(session).await?;
+        let title = paged.focused.clone().context("a row keeps the focus")?;
+        let number: u64 = title.trim_start_matches("delivery ").parse()?;
+        ensure!(
+            (570..598).contains(&number),
+            "Page Down moves a screenful: {paged:?}"
+        );
+        press(session, Key::End).await?;
+        let bottom = focused_on(session, "delivery 0").await?;
+        ensure!(
+            bottom.drawn < 100,
+            "at the end, still only the rows near the view: {bottom:?}"
+        );
+
+        // Opened and closed again, the list is where it was left, the row
+        // still focused, though it is far below the first screen.
+        press(session, Key::Enter).await?;
+        session
+            .wait_for_text("#delivery-title", |text| text == "delivery 0")
+            .await?;
+        session.find("#delivery-back").await?.click().await?;
+        focused_on(session, "delivery 0").await?;
+
+        // A delivery arriving meanwhile is counted, and Home reaches it.
+        binaries.deliver(workspace.path(), "Arrived at the bottom", "x")?;
+        session
+            .wait_until(&format!(
+                "document.getElementById('inbox-list').dataset.rows === '{}'",
+                TOTAL + 1
+            ))
+            .await?;
+        press(session, Key::Home).await?;
+        focused_on(session, "Arrived at the bottom").await?;
         Ok(())
     })
 }

@@ -1,11 +1,13 @@
-//! The inbox list: mode tabs with waiting counts, a status filter, the rows,
-//! and the pinned bar of blocking questions.
+//! The inbox list: mode tabs with waiting counts, a status filter, the rows
+//! (only those near the view are drawn), and the pinned bar of blocking
+//! questions.
 
-use leptos::prelude::*;
+use leptos::{ev, prelude::*};
 use switchboard_model::{
     Delivery, DeliveryMode, DeliveryStatus, Timestamp, age_label,
-    inbox::{InboxFilter, PendingCounts, waiting_blocking},
+    inbox::{InboxFilter, PendingCounts, drawn_rows, waiting_blocking},
 };
+use wasm_bindgen::JsCast as _;
 
 use super::Loaded;
 
@@ -69,15 +71,66 @@ pub fn AlertBar(loaded: RwSignal<Loaded>, selected: RwSignal<Option<String>>) ->
     }
 }
 
+/// How high a row is, in CSS pixels: the list lays rows out at this pitch
+/// (the stylesheet reads it as `--row-height`), so the rows in view follow
+/// from the scroll position alone.
+const ROW_PX: f64 = 44.0;
+
+/// What the list area shows.
+#[derive(Debug, Clone, PartialEq)]
+enum Body {
+    Loading,
+    Failed(String),
+    /// No deliveries at all.
+    Empty,
+    /// Deliveries, but none passes the filter.
+    NoMatch,
+    Rows,
+}
+
+/// Where the list was scrolled to, kept by the inbox while a delivery is
+/// open so the list comes back as it was left.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ListPlace {
+    scroll_top: i32,
+}
+
 /// The filter bar and the rows.
 #[component]
 pub fn DeliveryList(
     loaded: RwSignal<Loaded>,
     selected: RwSignal<Option<String>>,
     now: RwSignal<Timestamp>,
+    place: RwSignal<ListPlace>,
+    opened: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let filter = RwSignal::new(InboxFilter::default());
     let counts = Memo::new(move |_| loaded.with(|loaded| PendingCounts::of(deliveries_of(loaded))));
+    // Positions in `deliveries` of the rows the filter passes.
+    let shown = Memo::new(move |_| {
+        let filter = filter.get();
+        loaded.with(|loaded| {
+            deliveries_of(loaded)
+                .iter()
+                .enumerate()
+                .filter(|(_, delivery)| filter.matches(delivery))
+                .map(|(index, _)| index)
+                .collect::<Vec<_>>()
+        })
+    });
+    let body = Memo::new(move |_| {
+        loaded.with(|loaded| match loaded {
+            Loaded::Loading => Body::Loading,
+            Loaded::Failed(message) => Body::Failed(message.clone()),
+            Loaded::Ready { deliveries, .. } if deliveries.is_empty() => Body::Empty,
+            Loaded::Ready { .. } if shown.with(Vec::is_empty) => Body::NoMatch,
+            Loaded::Ready { .. } => Body::Rows,
+        })
+    });
+    let warnings = move || match &*loaded.read() {
+        Loaded::Ready { warnings, .. } => warnings.clone(),
+        _ => Vec::new(),
+    };
 
     view! {
         <header class="view-header">
@@ -123,44 +176,193 @@ pub fn DeliveryList(
                 </select>
             </div>
         </header>
-        {move || match loaded.get() {
-            Loaded::Loading => view! { <p class="muted">"Loading…"</p> }.into_any(),
-            Loaded::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
-            Loaded::Ready { deliveries, warnings } => {
-                let shown: Vec<Delivery> = deliveries.iter().filter(|d| filter.get().matches(d)).cloned().collect();
+        {move || {
+            warnings()
+                .into_iter()
+                .map(|warning| view! { <p class="warning" role="status">{warning}</p> })
+                .collect_view()
+        }}
+        {move || match body.get() {
+            Body::Loading => view! { <p class="muted">"Loading…"</p> }.into_any(),
+            Body::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
+            Body::Empty => {
                 view! {
-                    {warnings
-                        .into_iter()
-                        .map(|warning| view! { <p class="warning" role="status">{warning}</p> })
-                        .collect_view()}
-                    {if deliveries.is_empty() {
-                        view! {
-                            <div class="empty" id="inbox-empty">
-                                <h2>"No deliveries yet"</h2>
-                                <p>
-                                    "Agents publish here with "
-                                    <code>"switchboard deliver --title T --content B"</code>"."
-                                </p>
-                            </div>
-                        }
-                            .into_any()
-                    } else if shown.is_empty() {
-                        view! { <p class="muted" id="inbox-filtered-empty">"Nothing matches this filter."</p> }.into_any()
-                    } else {
-                        view! {
-                            <ul class="delivery-list" id="inbox-list">
-                                {shown
-                                    .into_iter()
-                                    .map(|delivery| view! { <DeliveryRow delivery now selected /> })
-                                    .collect_view()}
-                            </ul>
-                        }
-                            .into_any()
-                    }}
+                    <div class="empty" id="inbox-empty">
+                        <h2>"No deliveries yet"</h2>
+                        <p>
+                            "Agents publish here with "
+                            <code>"switchboard deliver --title T --content B"</code>"."
+                        </p>
+                    </div>
                 }
                     .into_any()
             }
+            Body::NoMatch => {
+                view! { <p class="muted" id="inbox-filtered-empty">"Nothing matches this filter."</p> }.into_any()
+            }
+            Body::Rows => view! { <Rows loaded shown selected now place opened /> }.into_any(),
         }}
+    }
+}
+
+/// The rows, drawn only around the part of the list in view: the list
+/// scrolls on its own and keeps the height of all its rows, and only the
+/// rows [`drawn_rows`] names are in the page. Arrow keys, Page Up/Down,
+/// Home and End move between rows, drawing the ones they reach.
+#[component]
+fn Rows(
+    loaded: RwSignal<Loaded>,
+    shown: Memo<Vec<usize>>,
+    selected: RwSignal<Option<String>>,
+    now: RwSignal<Timestamp>,
+    place: RwSignal<ListPlace>,
+    opened: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    // The scroll position and viewport height, in CSS pixels.
+    // Until the list is laid out, the window's height stands in for its own.
+    let window_height = window()
+        .inner_height()
+        .ok()
+        .and_then(|height| height.as_f64())
+        .unwrap_or(0.0);
+    let viewport = RwSignal::new((f64::from(place.get_untracked().scroll_top), window_height));
+    let measure = move || {
+        if let Some(element) = scroller.get_untracked() {
+            place.set(ListPlace {
+                scroll_top: element.scroll_top(),
+            });
+            viewport.set((
+                f64::from(element.scroll_top()),
+                f64::from(element.client_height()),
+            ));
+        }
+    };
+    // Back from a delivery: the list where it was, the opened row focused.
+    Effect::new(move |_| {
+        if let Some(element) = scroller.get() {
+            element.set_scroll_top(place.get_untracked().scroll_top);
+            measure();
+            if let Some(id) = opened.get_untracked() {
+                request_animation_frame(move || focus_row(scroller, &id));
+            }
+        }
+    });
+    let resize = window_event_listener(ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+
+    let total = move || shown.with(Vec::len);
+    let range = Memo::new(move |_| {
+        let (top, height) = viewport.get();
+        drawn_rows(top, height, ROW_PX, total())
+    });
+    let rows = move || {
+        let range = range.get();
+        loaded.with(|loaded| {
+            let deliveries = deliveries_of(loaded);
+            shown.with(|shown| {
+                shown
+                    .get(range)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|&index| deliveries.get(index).cloned())
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    // Moves the focus `by` rows (clamped to the list) from the focused one.
+    let step = move |from: &str, by: isize| {
+        let Some(at) = loaded.with_untracked(|loaded| {
+            let deliveries = deliveries_of(loaded);
+            shown.with_untracked(|shown| {
+                shown
+                    .iter()
+                    .position(|&index| deliveries.get(index).is_some_and(|d| d.id == from))
+            })
+        }) else {
+            return;
+        };
+        let last = total().saturating_sub(1);
+        let to = at.saturating_add_signed(by).min(last);
+        let Some(id) = loaded.with_untracked(|loaded| {
+            shown.with_untracked(|shown| {
+                shown
+                    .get(to)
+                    .and_then(|&index| deliveries_of(loaded).get(index))
+                    .map(|delivery| delivery.id.clone())
+            })
+        }) else {
+            return;
+        };
+        if let Some(element) = scroller.get_untracked() {
+            // Bring the row into view first, so it is drawn, then focus it.
+            let height = f64::from(element.client_height());
+            let row_top = to as f64 * ROW_PX;
+            let top = f64::from(element.scroll_top());
+            if row_top < top {
+                element.set_scroll_top(row_top as i32);
+            } else if row_top + ROW_PX > top + height {
+                element.set_scroll_top((row_top + ROW_PX - height) as i32);
+            }
+            measure();
+        }
+        request_animation_frame(move || focus_row(scroller, &id));
+    };
+    let page = move || {
+        let height = viewport.with_untracked(|(_, height)| *height);
+        ((height / ROW_PX).floor() as isize).max(1)
+    };
+    let on_key = move |event: leptos::ev::KeyboardEvent, id: &str| {
+        let by = match event.key().as_str() {
+            "ArrowDown" => 1,
+            "ArrowUp" => -1,
+            "PageDown" => page(),
+            "PageUp" => -page(),
+            "End" => isize::MAX,
+            "Home" => isize::MIN,
+            _ => return,
+        };
+        event.prevent_default();
+        step(id, by);
+    };
+
+    view! {
+        <div class="delivery-scroller" node_ref=scroller on:scroll=move |_| measure()>
+            <ul
+                class="delivery-list"
+                id="inbox-list"
+                data-rows=move || total().to_string()
+                style=move || {
+                    let range = range.get();
+                    format!(
+                        "--row-height: {ROW_PX}px; height: {}px; padding-top: {}px",
+                        total() as f64 * ROW_PX,
+                        range.start as f64 * ROW_PX,
+                    )
+                }
+            >
+                <For
+                    each=rows
+                    key=|delivery| (delivery.id.clone(), delivery.shown_status(), delivery.title.clone())
+                    let(delivery)
+                >
+                    <DeliveryRow delivery now selected opened on_key />
+                </For>
+            </ul>
+        </div>
+    }
+}
+
+/// Focuses the drawn row of delivery `id`, if it is drawn.
+fn focus_row(scroller: NodeRef<leptos::html::Div>, id: &str) {
+    let Some(element) = scroller.get_untracked() else {
+        return;
+    };
+    let selector = format!(".delivery[data-id='{id}']");
+    if let Ok(Some(row)) = element.query_selector(&selector)
+        && let Ok(row) = row.dyn_into::<web_sys::HtmlElement>()
+    {
+        let _ = row.focus();
     }
 }
 
@@ -170,21 +372,29 @@ fn DeliveryRow(
     delivery: Delivery,
     now: RwSignal<Timestamp>,
     selected: RwSignal<Option<String>>,
+    opened: RwSignal<Option<String>>,
+    on_key: impl Fn(leptos::ev::KeyboardEvent, &str) + Copy + 'static,
 ) -> impl IntoView {
     let created = delivery.created_at;
     let shown = delivery.shown_status();
-    let open_id = delivery.id.clone();
-    let key_id = delivery.id.clone();
+    let id = delivery.id.clone();
+    let open = move |id: &str| {
+        opened.set(Some(id.to_owned()));
+        selected.set(Some(id.to_owned()));
+    };
+    let click_id = id.clone();
     view! {
         <li
             class="delivery"
-            data-id=delivery.id.clone()
+            data-id=id.clone()
             tabindex="0"
             role="button"
-            on:click=move |_| selected.set(Some(open_id.clone()))
+            on:click=move |_| open(&click_id)
             on:keydown=move |event| {
                 if event.key() == "Enter" {
-                    selected.set(Some(key_id.clone()));
+                    open(&id);
+                } else {
+                    on_key(event, &id);
                 }
             }
         >

@@ -41,6 +41,10 @@ pub fn Inbox() -> impl IntoView {
     let revision = RwSignal::new(0_u64);
     // Ticks every 30 s so age labels stay true while the window is open.
     let now = RwSignal::new(browser_now());
+    // The list's scroll position and the row last opened, kept while a
+    // delivery is open.
+    let place = RwSignal::new(list::ListPlace::default());
+    let opened = RwSignal::new(None::<String>);
 
     let refresh = move || {
         tasks::fetch(async move {
@@ -81,11 +85,11 @@ pub fn Inbox() -> impl IntoView {
     });
 
     view! {
-        <section class="inbox" id="view-inbox">
+        <section class="inbox" class:listing=move || selected.with(Option::is_none) id="view-inbox">
             <list::AlertBar loaded selected />
             {move || match selected.get() {
                 Some(id) => view! { <detail::DeliveryView id selected revision now /> }.into_any(),
-                None => view! { <list::DeliveryList loaded selected now /> }.into_any(),
+                None => view! { <list::DeliveryList loaded selected now place opened /> }.into_any(),
             }}
         </section>
     }
