@@ -39,6 +39,14 @@ status=0
 rm -f "$link"
 [ "$status" -eq 0 ] || exit "$status"
 deb="$(ls "$root"/target/release/bundle/deb/*.deb)"
+# Tauri's bundler gzips the payload; xz (Debian's own default) makes the
+# package about half as big, for the same files (the three binaries share
+# much code, which xz's large window finds across files).
+repack="$(mktemp -d)"
+dpkg-deb -R "$deb" "$repack/package"
+dpkg-deb --root-owner-group -Zxz -z9 -b "$repack/package" "$deb" > /dev/null
+rm -rf "$repack"
+log "$(basename "$deb"): $(stat -c %s "$deb") bytes"
 
 log "checking $deb"
 scratch="$(mktemp -d)"

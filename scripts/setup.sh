@@ -35,7 +35,8 @@ if [ "$want" = package ] || [ "$want" = release ]; then
 fi
 if [ "$want" = test ]; then
   # sqlite3: the interactive program `switchboard rec` is tested against.
-  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon at-spi2-core imagemagick sqlite3)
+  # xdotool: types into the native save dialog the exports open.
+  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon at-spi2-core imagemagick sqlite3 xdotool)
 fi
 missing=()
 for pkg in "${apt_packages[@]}"; do

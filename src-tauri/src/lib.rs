@@ -78,7 +78,11 @@ pub fn run() -> ExitCode {
                 .callback(|app, _args, _cwd| instance::focus(app))
                 .build(),
         )
-        .plugin(tauri_plugin_notification::init());
+        .plugin(tauri_plugin_notification::init())
+        // Exports: the save dialog adds the one file the user picked to the
+        // fs plugin's scope, which holds nothing else (capabilities/).
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_fs::init());
     if let Some(file) = window_state {
         // Kept beside the settings (an absolute name: not in Tauri's own
         // config folder, so `--config-dir` keeps tests apart too).
@@ -109,6 +113,7 @@ pub fn run() -> ExitCode {
             commands::inbox::get_delivery,
             commands::inbox::reply,
             commands::inbox::add_annotation,
+            commands::inbox::export_delivery,
             commands::theme::get_theme,
             commands::chat::chat_send,
             commands::chat::chat_stop,

@@ -33,6 +33,8 @@ use switchboard_model::{
 };
 use wasm_bindgen::{JsValue, prelude::*};
 
+use switchboard_model::export::{DeliveryExportRequest, ExportFormat, ExportedText};
+use switchboard_model::ipc::CMD_EXPORT_DELIVERY;
 use switchboard_model::ipc::{
     CMD_TAPE, CMD_TAPE_EXPORT_CAST, CMD_TAPE_NOTE, CMD_TAPES, CMD_TAPES_SEARCH,
 };
@@ -49,6 +51,13 @@ use switchboard_model::tape::view::{
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "core"], js_name = invoke)]
     async fn tauri_invoke(command: &str, args: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "core"], js_name = invoke)]
+    async fn tauri_invoke_with_options(
+        command: &str,
+        args: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "event"], js_name = listen)]
     async fn tauri_listen(
@@ -102,6 +111,58 @@ fn decode_error(thrown: JsValue) -> ErrorPayload {
         let message = thrown.as_string().unwrap_or_else(|| format!("{thrown:?}"));
         ErrorPayload::new(ErrorCode::Internal, message)
     })
+}
+
+/// A delivery as a document to save.
+pub async fn export_delivery(id: &str, format: ExportFormat) -> Result<ExportedText, ErrorPayload> {
+    let request = DeliveryExportRequest {
+        id: id.to_owned(),
+        format,
+    };
+    call_with(CMD_EXPORT_DELIVERY, &request).await
+}
+
+/// Asks the user where to save a file of `format`, proposing `file_name`
+/// (the dialog plugin's `save`); `None` when they cancel. The file picked
+/// becomes the one the fs plugin may write.
+pub async fn save_dialog(
+    file_name: &str,
+    format: ExportFormat,
+) -> Result<Option<String>, ErrorPayload> {
+    let arguments = serde_json::json!({
+        "options": {
+            "title": format!("Save as {}", format.label()),
+            "defaultPath": file_name,
+            "filters": [{"name": format.label(), "extensions": [format.extension()]}],
+        }
+    });
+    let arguments = arguments
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|error| ErrorPayload::new(ErrorCode::Internal, error.to_string()))?;
+    decode(
+        "plugin:dialog|save",
+        tauri_invoke("plugin:dialog|save", arguments).await,
+    )
+}
+
+/// Writes `text` to `path` through the fs plugin, which allows only a file
+/// the save dialog handed out.
+pub async fn write_text_file(path: &str, text: &str) -> Result<(), ErrorPayload> {
+    let body = js_sys::Uint8Array::from(text.as_bytes());
+    let headers = js_sys::Object::new();
+    let encoded = String::from(js_sys::encode_uri_component(path));
+    js_sys::Reflect::set(&headers, &"path".into(), &encoded.into())
+        .map_err(|_| ErrorPayload::new(ErrorCode::Internal, "could not build the request"))?;
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &"headers".into(), &headers)
+        .map_err(|_| ErrorPayload::new(ErrorCode::Internal, "could not build the request"))?;
+    tauri_invoke_with_options("plugin:fs|write_text_file", body.into(), options.into())
+        .await
+        .map(|_| ())
+        .map_err(|thrown| {
+            let reason = decode_error(thrown).message;
+            ErrorPayload::new(ErrorCode::Io, format!("could not write {path}: {reason}"))
+        })
 }
 
 /// The open workspace.

@@ -124,6 +124,10 @@ pub const CMD_TAPE_NOTE: &str = "tape_note";
 /// Command: write a tape as asciicast v3 beside it. Request:
 /// [`TapeRequest`](crate::tape::view::TapeRequest); answers the file's path.
 pub const CMD_TAPE_EXPORT_CAST: &str = "tape_export_cast";
+/// Command: a delivery as a document to save. Request:
+/// [`DeliveryExportRequest`](crate::export::DeliveryExportRequest); answers
+/// an [`ExportedText`](crate::export::ExportedText).
+pub const CMD_EXPORT_DELIVERY: &str = "export_delivery";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.

@@ -8,6 +8,7 @@ pub mod annotation;
 pub mod chat;
 pub mod delivery;
 pub mod error;
+pub mod export;
 pub mod feedback;
 pub mod id;
 pub mod inbox;

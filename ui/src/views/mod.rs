@@ -5,6 +5,7 @@ pub mod edit_line;
 pub mod inbox;
 pub mod knowledge;
 pub mod markdown;
+pub mod save;
 pub mod settings;
 pub mod tapes;
 pub mod team;

@@ -44,6 +44,50 @@ impl Environment {
         command
     }
 
+    /// `xdotool ARGS…` on the apps' display, given 20 s at most (its
+    /// `search --sync` would wait for ever), so a test can type into a
+    /// native dialog as a person would.
+    pub fn xdotool(&self, arguments: &[&str]) -> Result<String> {
+        let output = std::process::Command::new("timeout")
+            .arg("20")
+            .arg("xdotool")
+            .args(arguments)
+            .env("DISPLAY", &self.display.name)
+            .output()?;
+        anyhow::ensure!(
+            output.status.success(),
+            "xdotool {arguments:?} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    }
+
+    /// Waits for the native save dialog titled `title`, then types `path`
+    /// into its name field and presses Enter, or presses Escape for `None`.
+    pub fn answer_save_dialog(&self, title: &str, path: Option<&Path>) -> Result<()> {
+        let found = self.xdotool(&[
+            "search",
+            "--sync",
+            "--onlyvisible",
+            "--name",
+            &format!("^{title}$"),
+        ])?;
+        let window = found.lines().next().unwrap_or_default().to_owned();
+        self.xdotool(&["windowfocus", "--sync", &window])?;
+        match path {
+            Some(path) => {
+                self.xdotool(&["key", "--clearmodifiers", "ctrl+a"])?;
+                self.xdotool(&["type", "--delay", "5", &path.display().to_string()])?;
+                self.xdotool(&["key", "Return"])?;
+            }
+            None => {
+                self.xdotool(&["key", "Escape"])?;
+            }
+        }
+        Ok(())
+    }
+
     /// Saves a screenshot of the display as `target/e2e/<name>`.
     pub fn screenshot(&self, name: &str) -> Result<()> {
         self.display.screenshot(&artifact(name))

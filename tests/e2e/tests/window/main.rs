@@ -6,6 +6,7 @@
 
 mod annotations;
 mod chat;
+mod export;
 mod harness;
 mod hostile;
 mod inbox;
@@ -45,6 +46,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(team::trials(&environment));
     trials.extend(tapes::trials(&environment));
     trials.extend(instance::trials(&environment));
+    trials.extend(export::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

@@ -11,11 +11,18 @@ mod transcript;
 use leptos::prelude::*;
 use switchboard_model::{
     chat::{ChatMode, ChatSession, transcript::Transcript},
+    export::{self, ExportFormat, ExportedText},
     ipc::{ChatSendRequest, SidecarHealth},
     sidecar::ResponseBody,
 };
 
-use crate::{events, ipc, tasks, views::settings::ModelPicker};
+use crate::{
+    events, ipc, tasks,
+    views::{
+        save::{SaveStatus, Saved, save_document},
+        settings::ModelPicker,
+    },
+};
 
 const MODES: [ChatMode; 3] = [ChatMode::Planning, ChatMode::Building, ChatMode::Analyzing];
 
@@ -50,6 +57,7 @@ pub fn Chat() -> impl IntoView {
     let draft = RwSignal::new(String::new());
     let health = RwSignal::new(None::<SidecarHealth>);
     let show_history = RwSignal::new(false);
+    let saved = RwSignal::new(None::<Saved>);
 
     let reload = move || {
         tasks::fetch(async move {
@@ -166,6 +174,25 @@ pub fn Chat() -> impl IntoView {
                 <ModelPicker />
                 <button id="chat-new" disabled=busy on:click=move |_| new_chat() title="Start a new chat (this one goes to the history)">"New chat"</button>
                 <button
+                    id="chat-export"
+                    title="Save this chat as a markdown file"
+                    disabled=move || state.session.with(|session| session.as_ref().is_none_or(|s| s.messages.is_empty()))
+                    on:click=move |_| {
+                        let document = state.session.with_untracked(|session| {
+                            session.as_ref().map(|session| ExportedText {
+                                file_name: export::file_name(
+                                    &format!("chat {}", session.created_at.date()),
+                                    ExportFormat::Markdown,
+                                ),
+                                text: export::chat_markdown(session),
+                            })
+                        });
+                        if let Some(document) = document {
+                            save_document(saved, ExportFormat::Markdown, async move { Ok(document) });
+                        }
+                    }
+                >"Save .md"</button>
+                <button
                     id="chat-history-toggle"
                     aria-expanded=move || show_history.get().to_string()
                     on:click=move |_| show_history.update(|open| *open = !*open)
@@ -178,6 +205,7 @@ pub fn Chat() -> impl IntoView {
                     }}
                 </span>
             </header>
+            <SaveStatus status=saved id="chat-export-status" />
             {move || show_history.get().then(|| view! { <history::History state open=show_history /> })}
             <div class="chat-columns">
                 <div class="chat-main">

@@ -5,14 +5,18 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 use switchboard_model::{
-    ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, ipc::DeliveryDetail,
+    ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, export,
+    ipc::DeliveryDetail,
 };
 
 use super::{
     annotate::{GeneralComment, Selected, SelectionBar, current_selection, fit_frame},
     form::FeedbackForm,
 };
-use crate::{ipc, tasks};
+use crate::{
+    ipc, tasks,
+    views::save::{SaveStatus, Saved, save_document},
+};
 
 /// The policy inside the frame of an HTML body: nothing runs, nothing loads
 /// but inline images and styles. The frame is also `sandbox`ed with one
@@ -189,6 +193,8 @@ fn DetailBody(
     let warnings = detail.warnings;
     let shown = delivery.shown_status();
     let withdrawn_at = delivery.withdrawn_at;
+    let saved = RwSignal::new(None::<Saved>);
+    let formats = export::delivery_formats(&delivery);
     view! {
         {warnings.into_iter().map(|warning| view! { <p class="warning" role="status">{warning}</p> }).collect_view()}
         <header class="delivery-header">
@@ -199,7 +205,29 @@ fn DetailBody(
                     {shown.replace('_', " ")}
                 </span>
                 <time class="age" datetime=created.to_string()>{move || age_label(created, now.get())}</time>
+                <span class="export-buttons">
+                    {formats
+                        .iter()
+                        .map(|&format| {
+                            let id = delivery.id.clone();
+                            view! {
+                                <button
+                                    class="export"
+                                    id=format!("export-{}", format.extension())
+                                    title=format!("Save this delivery as {}", format.label())
+                                    on:click=move |_| {
+                                        let id = id.clone();
+                                        save_document(saved, format, async move { ipc::export_delivery(&id, format).await });
+                                    }
+                                >
+                                    {format!("Save .{}", format.extension())}
+                                </button>
+                            }
+                        })
+                        .collect_view()}
+                </span>
             </div>
+            <SaveStatus status=saved id="export-status" />
         </header>
         {withdrawn_at.map(|at| view! {
             <p class="notice" id="delivery-withdrawn" role="status">
