@@ -2,6 +2,8 @@
 //! bench` on a release build):
 //! - start: spawn to the first painted inbox of 1,000 deliveries, as a user
 //!   starts the app (median of 5);
+//! - where that memory goes: the largest mappings (libraries, the heap,
+//!   anonymous memory) summed over the app's processes;
 //! - idle memory: the app on an inbox of 1,000 deliveries, left alone 60 s,
 //!   then the PSS of every process in its tree (the app, WebKit's web and
 //!   network processes, the sidecar), summed — started as a user starts it,
@@ -48,8 +50,8 @@ fn main() -> Result<()> {
     let config = tempfile::tempdir()?;
     let config_dir = config.path().display().to_string();
     let starts = cold_starts(&binaries, &display, workspace.path(), &config_dir)?;
-    let plain = idle_alone(&binaries, &display, workspace.path(), &config_dir, false)?;
-    let knob = idle_alone(&binaries, &display, workspace.path(), &config_dir, true)?;
+    let (plain, mappings) = idle_alone(&binaries, &display, workspace.path(), &config_dir, false)?;
+    let (knob, _) = idle_alone(&binaries, &display, workspace.path(), &config_dir, true)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -118,6 +120,21 @@ fn main() -> Result<()> {
         total(&idle),
         total(&visited)
     )?;
+
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| where the {} s idle PSS goes, all processes (mapping) | MB |",
+        IDLE.as_secs()
+    )?;
+    writeln!(out, "|---|---|")?;
+    let mut largest: Vec<(&String, &f64)> = mappings.iter().collect();
+    largest.sort_by(|a, b| b.1.total_cmp(a.1));
+    for (mapping, kb) in largest.iter().take(12) {
+        writeln!(out, "| {mapping} | {:.1} |", *kb / 1024.0)?;
+    }
+    let rest: f64 = largest.iter().skip(12).map(|(_, kb)| **kb).sum();
+    writeln!(out, "| everything else | {:.1} |", rest / 1024.0)?;
 
     writeln!(out)?;
     writeln!(
@@ -242,12 +259,47 @@ fn idle_alone(
     workspace: &Path,
     config_dir: &str,
     knob: bool,
-) -> Result<BTreeMap<String, f64>> {
+) -> Result<(BTreeMap<String, f64>, BTreeMap<String, f64>)> {
     let (child, _) = launch(binaries, display, workspace, config_dir, knob)?;
     std::thread::sleep(IDLE);
-    let measured = tree_pss(child.id());
+    let measured = tree_pss(child.id())
+        .and_then(|by_process| Ok((by_process, tree_pss_by_mapping(child.id())?)));
     stop(child);
     measured
+}
+
+/// PSS in kB of `root` and its descendants, summed by what is mapped: a
+/// library's or binary's path, or `[anon]`, `[heap]` and the like.
+fn tree_pss_by_mapping(root: u32) -> Result<BTreeMap<String, f64>> {
+    let mut by_mapping = BTreeMap::new();
+    for pid in tree_of(root) {
+        let Ok(smaps) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
+            continue;
+        };
+        let mut name = String::new();
+        for line in smaps.lines() {
+            if let Some(pss) = line.strip_prefix("Pss:") {
+                let kb: f64 = pss
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse()
+                    .unwrap_or(0.0);
+                *by_mapping.entry(name.clone()).or_insert(0.0) += kb;
+            } else if line
+                .split_whitespace()
+                .next()
+                .is_some_and(|range| range.contains('-') && !range.ends_with(':'))
+            {
+                // `start-end perms offset dev inode [path]`
+                let path = line.split_whitespace().nth(5).unwrap_or("[anon]");
+                name = Path::new(path)
+                    .file_name()
+                    .map_or(path.to_owned(), |file| file.to_string_lossy().into_owned());
+            }
+        }
+    }
+    Ok(by_mapping)
 }
 
 /// The first file in `dir` whose name ends with `suffix`.
@@ -296,8 +348,8 @@ fn processes() -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// PSS in kB of `root` and its descendants, summed by process name.
-fn tree_pss(root: u32) -> Result<BTreeMap<String, f64>> {
+/// `root` and its descendants.
+fn tree_of(root: u32) -> Vec<u32> {
     let all = processes();
     let mut tree = vec![root];
     let mut at = 0;
@@ -310,8 +362,13 @@ fn tree_pss(root: u32) -> Result<BTreeMap<String, f64>> {
         );
         at += 1;
     }
+    tree
+}
+
+/// PSS in kB of `root` and its descendants, summed by process name.
+fn tree_pss(root: u32) -> Result<BTreeMap<String, f64>> {
     let mut by_name = BTreeMap::new();
-    for pid in tree {
+    for pid in tree_of(root) {
         let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
             continue;
         };
