@@ -131,7 +131,8 @@ pub const CMD_EXPORT_DELIVERY: &str = "export_delivery";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 40] = [
+pub const COMMANDS: [&str; 41] = [
+    CMD_EXPORT_DELIVERY,
     CMD_TAPES,
     CMD_TAPE,
     CMD_TAPES_SEARCH,
