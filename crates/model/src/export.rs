@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     ContentType, Delivery,
     chat::{ChatSession, Role},
+    html,
 };
 
 /// What an export is written as.
@@ -89,7 +90,7 @@ pub fn html_document(title: &str, body_html: &str) -> String {
          <title>{title}</title>\n\
          <style>body{{max-width:52rem;margin:2rem auto;padding:0 1rem;font:15px/1.55 system-ui,sans-serif;overflow-wrap:anywhere}}pre{{overflow:auto;padding:.6rem .8rem;background:#f4f4f4}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2rem .5rem}}</style>\n\
          </head>\n<body>\n<h1>{title}</h1>\n{body_html}\n</body>\n</html>\n",
-        title = escape_html(title.trim()),
+        title = html::escape(title.trim()),
     )
 }
 
@@ -137,22 +138,6 @@ pub struct ExportedText {
     pub file_name: String,
     /// The whole file.
     pub text: String,
-}
-
-/// `text` with the five HTML-special characters escaped.
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod delivery;
 pub mod error;
 pub mod export;
 pub mod feedback;
+pub mod html;
 pub mod id;
 pub mod inbox;
 pub mod ipc;

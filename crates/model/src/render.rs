@@ -34,7 +34,7 @@ mod html_body;
 
 pub use html_body::render_html_marked;
 
-use crate::ContentType;
+use crate::{ContentType, html::escape};
 
 /// The attribute carrying a text run's source offset.
 pub const OFFSET_ATTRIBUTE: &str = "data-o";
@@ -346,20 +346,6 @@ fn marked_run(
         }
     }
     html
-}
-
-fn escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            other => escaped.push(other),
-        }
-    }
-    escaped
 }
 
 /// Converts byte offsets to UTF-16 offsets, fast for increasing positions
