@@ -45,12 +45,17 @@ impl Driver {
             .context("could not start tauri-driver (scripts/setup.sh test installs it)")?;
         let mut server = Guarded::new("tauri-driver", child);
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            server.ensure_running()?;
-            if Instant::now() > deadline {
-                bail!("tauri-driver did not listen on port {port} within 20 s");
+        // tauri-driver listens at once but forwards every request to the
+        // WebKitWebDriver it starts beside it, which takes longer to listen:
+        // a session asked for before then fails. Both must be up.
+        for (listener, wanted) in [("tauri-driver", port), ("WebKitWebDriver", native_port)] {
+            while TcpStream::connect(("127.0.0.1", wanted)).is_err() {
+                server.ensure_running()?;
+                if Instant::now() > deadline {
+                    bail!("{listener} did not listen on port {wanted} within 20 s");
+                }
+                std::thread::sleep(Duration::from_millis(50));
             }
-            std::thread::sleep(Duration::from_millis(50));
         }
         Ok(Self {
             url: format!("http://127.0.0.1:{port}"),
