@@ -51,8 +51,13 @@ log "$(basename "$deb"): $(stat -c %s "$deb") bytes"
 log "checking $deb"
 scratch="$(mktemp -d)"
 app_pid=""
+# The app runs in a session of its own (setsid): stopping that process group
+# stops xvfb-run, its Xvfb, the bus, the app and WebKit's processes alike.
 cleanup() {
-  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  if [ -n "$app_pid" ]; then
+    kill -TERM -- "-$app_pid" 2>/dev/null || true
+    wait "$app_pid" 2>/dev/null || true
+  fi
   rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -69,7 +74,7 @@ id="$("$bin/switchboard" -C "$scratch/workspace" deliver --title "Packaged" --co
 log "delivered $id with the packaged CLI"
 
 # The packaged app, on a private display and bus, to its first paint.
-NO_AT_BRIDGE=1 xvfb-run -a dbus-run-session -- "$bin/switchboard-app" "$scratch/workspace" \
+NO_AT_BRIDGE=1 setsid xvfb-run -a dbus-run-session -- "$bin/switchboard-app" "$scratch/workspace" \
   --config-dir "$scratch/config" > "$scratch/app.log" 2>&1 &
 app_pid=$!
 for _ in $(seq 1 600); do
