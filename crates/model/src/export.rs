@@ -122,6 +122,40 @@ pub fn chat_markdown(session: &ChatSession) -> String {
     out
 }
 
+/// `delivery` as a document of `format`, named after its title; `None`
+/// when it cannot be saved as that (see [`delivery_formats`]). The HTML
+/// page holds the body rendered and sanitized as the window shows it,
+/// without annotations.
+#[cfg(feature = "render")]
+pub fn delivery_document(delivery: &Delivery, format: ExportFormat) -> Option<ExportedText> {
+    if !delivery_formats(delivery).contains(&format) {
+        return None;
+    }
+    let text = match format {
+        ExportFormat::Markdown => delivery_markdown(delivery),
+        ExportFormat::Html => {
+            let body =
+                crate::render::render_body(delivery.content.kind, &delivery.content.body, &[]);
+            html_document(&delivery.title, &body.html)
+        }
+    };
+    Some(ExportedText {
+        file_name: file_name(&delivery.title, format),
+        text,
+    })
+}
+
+/// The chat `session` as a markdown document, named after the day it began.
+pub fn chat_document(session: &ChatSession) -> ExportedText {
+    ExportedText {
+        file_name: file_name(
+            &format!("chat {}", session.created_at.date()),
+            ExportFormat::Markdown,
+        ),
+        text: chat_markdown(session),
+    }
+}
+
 /// Asks the shell for a delivery as a document to save.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeliveryExportRequest {
@@ -188,6 +222,21 @@ mod tests {
         );
         let html = delivery("html", "Report", "<p>x</p>");
         assert_eq!(delivery_formats(&html), [ExportFormat::Html]);
+    }
+
+    #[cfg(feature = "render")]
+    #[test]
+    fn a_delivery_document_is_offered_only_in_its_formats_and_sanitized() {
+        let html = delivery("html", "Report", "<p>ok</p><script>alert(1)</script>");
+        assert_eq!(delivery_document(&html, ExportFormat::Markdown), None);
+        let page = delivery_document(&html, ExportFormat::Html).expect("an HTML page");
+        assert_eq!(page.file_name, "report.html");
+        assert!(page.text.contains("ok</"), "{}", page.text);
+        assert!(!page.text.contains("<script"), "{}", page.text);
+        let markdown = delivery("markdown", "Plan", "1. Do it\n");
+        let document = delivery_document(&markdown, ExportFormat::Markdown).expect("markdown");
+        assert_eq!(document.text, delivery_markdown(&markdown));
+        assert_eq!(document.file_name, "plan.md");
     }
 
     #[test]

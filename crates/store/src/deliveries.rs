@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use switchboard_model::{
-    Delivery, IdKind, NewDelivery, Timestamp,
+    Delivery, IdKind, NewDelivery, Timestamp, export,
     ipc::{DeliveryDetail, DeliveryList},
     render, sort_newest_first,
 };
@@ -123,6 +123,22 @@ pub fn detail(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreEr
         body_html: rendered.html,
         quotes: rendered.quotes,
         warnings,
+    })
+}
+
+/// The delivery with `id` as a document of `format` to save; refused
+/// (`INVALID_REQUEST`) for markdown of an HTML delivery.
+pub fn export(
+    workspace: &Workspace,
+    id: &str,
+    format: export::ExportFormat,
+) -> Result<export::ExportedText, StoreError> {
+    let delivery = get(workspace, id)?;
+    export::delivery_document(&delivery, format).ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "delivery {id} is HTML: it can be saved as an HTML page, not as {}",
+            format.label()
+        ))
     })
 }
 

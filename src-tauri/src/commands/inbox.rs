@@ -1,11 +1,10 @@
 //! Commands of the Inbox view.
 
 use switchboard_model::{
-    ErrorCode, ErrorPayload,
+    ErrorPayload,
     annotation::{Annotation, NewAnnotation},
-    export::{self, DeliveryExportRequest, ExportFormat, ExportedText},
+    export::{DeliveryExportRequest, ExportedText},
     ipc::{DeliveryDetail, DeliveryList, DeliveryRequest, ReplyRequest},
-    render,
 };
 use switchboard_store::{annotations, clock, deliveries, feedback};
 use tauri::State;
@@ -51,34 +50,16 @@ pub async fn add_annotation(
     .await
 }
 
-/// A delivery as a document to save: its markdown as written, or a
-/// standalone HTML page of its sanitized body (what the window shows,
-/// without annotations). The UI writes it to the file the user picked.
+/// A delivery as a document to save (markdown as written, or a standalone
+/// HTML page); the UI writes it to the file the user picked.
 #[tauri::command]
 pub async fn export_delivery(
     state: State<'_, AppState>,
     request: DeliveryExportRequest,
 ) -> Result<ExportedText, ErrorPayload> {
-    let delivery = deliveries::get(&state.workspace, &request.id)?;
-    if !export::delivery_formats(&delivery).contains(&request.format) {
-        return Err(ErrorPayload::new(
-            ErrorCode::InvalidRequest,
-            format!(
-                "delivery {} is HTML: it can be saved as an HTML page, not as {}",
-                delivery.id,
-                request.format.label()
-            ),
-        ));
-    }
-    let text = match request.format {
-        ExportFormat::Markdown => export::delivery_markdown(&delivery),
-        ExportFormat::Html => {
-            let body = render::render_body(delivery.content.kind, &delivery.content.body, &[]);
-            export::html_document(&delivery.title, &body.html)
-        }
-    };
-    Ok(ExportedText {
-        file_name: export::file_name(&delivery.title, request.format),
-        text,
-    })
+    Ok(deliveries::export(
+        &state.workspace,
+        &request.id,
+        request.format,
+    )?)
 }

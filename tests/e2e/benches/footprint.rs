@@ -278,13 +278,7 @@ fn tree_pss_by_mapping(root: u32) -> Result<BTreeMap<String, f64>> {
         };
         let mut name = String::new();
         for line in smaps.lines() {
-            if let Some(pss) = line.strip_prefix("Pss:") {
-                let kb: f64 = pss
-                    .trim()
-                    .trim_end_matches("kB")
-                    .trim()
-                    .parse()
-                    .unwrap_or(0.0);
+            if let Some(kb) = pss_kb(line) {
                 *by_mapping.entry(name.clone()).or_insert(0.0) += kb;
             } else if line
                 .split_whitespace()
@@ -348,6 +342,18 @@ fn processes() -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// The kB of a `Pss:` line of smaps or smaps_rollup; `None` for other lines.
+fn pss_kb(line: &str) -> Option<f64> {
+    let rest = line.strip_prefix("Pss:")?;
+    Some(
+        rest.trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .unwrap_or(0.0),
+    )
+}
+
 /// `root` and its descendants.
 fn tree_of(root: u32) -> Vec<u32> {
     let all = processes();
@@ -372,11 +378,7 @@ fn tree_pss(root: u32) -> Result<BTreeMap<String, f64>> {
         let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
             continue;
         };
-        let pss: f64 = rollup
-            .lines()
-            .find_map(|line| line.strip_prefix("Pss:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0.0);
+        let pss = rollup.lines().find_map(pss_kb).unwrap_or(0.0);
         let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
             .map(|comm| comm.trim().to_owned())
             .unwrap_or_else(|_| pid.to_string());

@@ -11,7 +11,7 @@ mod transcript;
 use leptos::prelude::*;
 use switchboard_model::{
     chat::{ChatMode, ChatSession, transcript::Transcript},
-    export::{self, ExportFormat, ExportedText},
+    export::{self, ExportFormat},
     ipc::{ChatSendRequest, SidecarHealth},
     sidecar::ResponseBody,
 };
@@ -178,15 +178,9 @@ pub fn Chat() -> impl IntoView {
                     title="Save this chat as a markdown file"
                     disabled=move || state.session.with(|session| session.as_ref().is_none_or(|s| s.messages.is_empty()))
                     on:click=move |_| {
-                        let document = state.session.with_untracked(|session| {
-                            session.as_ref().map(|session| ExportedText {
-                                file_name: export::file_name(
-                                    &format!("chat {}", session.created_at.date()),
-                                    ExportFormat::Markdown,
-                                ),
-                                text: export::chat_markdown(session),
-                            })
-                        });
+                        let document = state
+                            .session
+                            .with_untracked(|session| session.as_ref().map(export::chat_document));
                         if let Some(document) = document {
                             save_document(saved, ExportFormat::Markdown, async move { Ok(document) });
                         }
