@@ -9,7 +9,7 @@ use switchboard_e2e::Session;
 use switchboard_model::{ContentType, DeliveryMode, NewDelivery};
 use switchboard_store::{Workspace, clock, deliveries};
 
-use crate::harness::{Environment, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -214,6 +214,7 @@ fn a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row(
     }
     let binaries = &environment.binaries;
     environment.with_app(workspace.path(), async |session: &Session| {
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         session
             .wait_for_text("#inbox-list", |text| text.contains("delivery 599"))
             .await?;
@@ -246,17 +247,27 @@ fn a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row(
             "at the end, still only the rows near the view: {bottom:?}"
         );
 
-        // Opened and closed again, the list is where it was left, the row
-        // still focused, though it is far below the first screen.
+        // Opened, a delivery arrives while the list is away, and closed
+        // again: the list is where it was left, the row still focused
+        // though it is far below the first screen, and the newcomer is
+        // counted; Home reaches it.
         press(session, Key::Enter).await?;
         session
             .wait_for_text("#delivery-title", |text| text == "delivery 0")
             .await?;
+        const HANDLED: &str = "Number(document.documentElement.dataset.handledStore || 0)";
+        let handled = session
+            .client
+            .execute(&format!("return {HANDLED}"), vec![])
+            .await?
+            .as_u64()
+            .context("the handled-store count")?;
+        binaries.deliver(workspace.path(), "Arrived while away", "x")?;
+        session
+            .wait_until(&format!("{HANDLED} > {handled}"))
+            .await?;
         session.find("#delivery-back").await?.click().await?;
         focused_on(session, "delivery 0").await?;
-
-        // A delivery arriving meanwhile is counted, and Home reaches it.
-        binaries.deliver(workspace.path(), "Arrived at the bottom", "x")?;
         session
             .wait_until(&format!(
                 "document.getElementById('inbox-list').dataset.rows === '{}'",
@@ -264,7 +275,9 @@ fn a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row(
             ))
             .await?;
         press(session, Key::Home).await?;
-        focused_on(session, "Arrived at the bottom").await?;
+        focused_on(session, "Arrived while away").await?;
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "no page errors: {errors:?}");
         Ok(())
     })
 }
