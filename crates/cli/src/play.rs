@@ -1,11 +1,14 @@
 //! `switchboard play -- PROGRAM ARGS…`: stands in for a program from its
 //! tapes, on the terminal it is given (an expect-style client's
 //! pseudo-terminal, or a person's): the recorded start-up banner first,
-//! then each input answered with the recorded output at the recorded pace
-//! (or `--latency`, or the tape's own latency), and the recorded exit
-//! status. The prompt an input is looked up under is what the program last
-//! printed after a newline — the text actually on screen, so exchanges
-//! recorded at a prompt are found.
+//! (or, for a tape ClaudeControl recorded, which starts at the first send,
+//! the first exchange's prompt), then each input answered with the
+//! recorded output at the recorded pace (or `--latency`, or the tape's own
+//! latency), and the recorded exit status. An input is looked up under the
+//! end of what the screen shows, which a recorded prompt must fit as its
+//! recorder meant it (`model::tape::index::prompt_fits`: the line on
+//! screen, what an expect matched, or "at the start of a line"); the same
+//! input twice plays the tape's exchanges in their order.
 //!
 //! A miss fails with the key it looked for (`--fallback not-found`), or
 //! (`--fallback proxy`) starts the real program, brings it to where the
@@ -144,6 +147,9 @@ fn error_rate(tape: &Tape) -> f64 {
 const QUIET: Duration = Duration::from_millis(100);
 const PROMPT_WAIT: Duration = Duration::from_secs(5);
 
+/// The most of the output kept to fit recorded prompts to.
+const SHOWN_LIMIT: usize = 4096;
+
 /// The replay in progress.
 struct Player {
     target: Target,
@@ -158,6 +164,11 @@ struct Player {
     used: BTreeSet<usize>,
     /// The text after the last newline shown.
     screen: Vec<u8>,
+    /// The end of everything shown (its last [`SHOWN_LIMIT`] bytes), which
+    /// recorded prompts are fitted to.
+    shown: Vec<u8>,
+    /// The exchange played last.
+    last: Option<(usize, usize)>,
     /// The inputs played, each with the prompt it answered.
     played: Vec<(String, Vec<u8>)>,
     proxied: Option<String>,
@@ -169,7 +180,27 @@ impl Player {
             .and_then(|()| out.flush())
             .context("could not write to the terminal")?;
         follow_screen(&mut self.screen, bytes);
+        self.shown.extend_from_slice(bytes);
+        if self.shown.len() > SHOWN_LIMIT {
+            self.shown.drain(..self.shown.len() - SHOWN_LIMIT);
+        }
         Ok(())
+    }
+
+    /// What this command's tapes say the program showed before its first
+    /// input: the first recorded start-up banner, else (a tape that begins
+    /// at the first send, as ClaudeControl's do) the prompt its first
+    /// exchange was recorded at, unless that is only a line ending.
+    fn opening(&self) -> Option<(usize, Vec<Chunk>)> {
+        self.mine.iter().find_map(|t| {
+            let tape = &self.tapes[*t];
+            let banner = tape.meta.banner();
+            if !banner.is_empty() {
+                return Some((*t, banner));
+            }
+            let prompt = tape.exchanges.first()?.pre.prompt.as_deref()?;
+            (!prompt.trim().is_empty()).then(|| (*t, vec![Chunk::of(0, prompt.as_bytes())]))
+        })
     }
 
     fn stream(&mut self, out: &mut impl Write, t: usize, chunks: &[Chunk]) -> Result<()> {
@@ -185,13 +216,9 @@ impl Player {
     /// ends the program; returns its status.
     fn play(&mut self, sender: &Sender<Event>, events: &Receiver<Event>) -> Result<u8> {
         let mut out = std::io::stdout().lock();
-        // The start-up banner, from the first tape of this command with one.
-        if let Some((t, banner)) = self.mine.iter().find_map(|t| {
-            let banner = self.tapes[*t].meta.banner();
-            (!banner.is_empty()).then_some((*t, banner))
-        }) {
+        if let Some((t, opening)) = self.opening() {
             self.used.insert(t);
-            self.stream(&mut out, t, &banner)?;
+            self.stream(&mut out, t, &opening)?;
         }
         let mut lookup = self.target.lookup();
         let mut input = Vec::new();
@@ -206,10 +233,10 @@ impl Player {
                 input.push(*byte);
                 let submitted = matches!(byte, b'\r' | b'\n');
                 let prompt = String::from_utf8_lossy(&self.screen).into_owned();
-                lookup.prompt = Some(prompt.clone());
+                lookup.prompt = Some(String::from_utf8_lossy(&self.shown).into_owned());
                 let found = self
                     .index
-                    .lookup(&self.tapes, &lookup, &input)
+                    .lookup(&self.tapes, &lookup, &input, self.last)
                     .filter(|(t, e)| {
                         // A raw send matches as soon as its bytes are typed; a
                         // line on its terminator.
@@ -239,6 +266,7 @@ impl Player {
                 };
                 self.played.push((prompt, std::mem::take(&mut input)));
                 self.used.insert(t);
+                self.last = Some((t, e));
                 let chunks = self.tapes[t].exchanges[e].output.chunks.clone();
                 self.stream(&mut out, t, &chunks)?;
                 let rate = self
@@ -423,6 +451,8 @@ pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
         mine,
         used: BTreeSet::new(),
         screen: Vec::new(),
+        shown: Vec::new(),
+        last: None,
         played: Vec::new(),
         proxied: None,
     };

@@ -269,9 +269,12 @@ pub fn save(target: &Target, pty: Pty, recording: Recording) -> Result<String> {
     let mut fresh = Vec::new();
     let mut replaced = BTreeMap::<usize, usize>::new();
     let mut known = 0;
+    let mut last = None;
     for exchange in recording.exchanges {
         lookup.prompt = exchange.pre.prompt.clone();
-        match index.lookup(&tapes, &lookup, &input_bytes(&exchange)) {
+        let found = index.lookup(&tapes, &lookup, &input_bytes(&exchange), last);
+        last = found.or(last);
+        match found {
             None => fresh.push(exchange),
             Some(_) if target.mode == RecordMode::New => known += 1,
             Some((t, e)) => {

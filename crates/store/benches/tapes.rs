@@ -91,7 +91,7 @@ fn main() {
             t * 1000 + n
         );
         let started = Instant::now();
-        let found = index.lookup(&list, &wanted, input.as_bytes());
+        let found = index.lookup(&list, &wanted, input.as_bytes(), None);
         exact.push(started.elapsed().as_secs_f64() * 1e6);
         assert_eq!(found, Some((t, n)));
         // Another day, another id: only the fallback finds it.
@@ -100,7 +100,7 @@ fn main() {
             0xabc0_0000_u32 + n as u32
         );
         let started = Instant::now();
-        let found = index.lookup(&list, &wanted, later.as_bytes());
+        let found = index.lookup(&list, &wanted, later.as_bytes(), None);
         fallback.push(started.elapsed().as_secs_f64() * 1e6);
         assert_eq!(found, Some((t, n)));
     }

@@ -11,7 +11,7 @@ use rmcp::{
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp,
     annotation::AnnotationKind,
@@ -72,6 +72,7 @@ pub struct DeliverArgs {
     /// The feedback form (visual-delivery's schema: `confirm`, `select`,
     /// `form` or `rating`), for an interactive delivery.
     #[serde(default)]
+    #[schemars(with = "Option<Map<String, Value>>")]
     pub schema: Option<Value>,
 }
 
@@ -147,6 +148,7 @@ pub struct FeedbackRecord {
     /// `f_{unix}_{seq}`.
     pub id: String,
     /// The answer: a form's field map, else `{"value": …}`.
+    #[schemars(with = "Map<String, Value>")]
     pub values: Value,
     /// When it was given.
     pub created_at: String,
@@ -219,11 +221,13 @@ pub struct AskArgs {
     /// The feedback form in visual-delivery's shape (`confirm`, `select`,
     /// `form`, `rating`); give this or `requestedSchema`.
     #[serde(default)]
+    #[schemars(with = "Option<Map<String, Value>>")]
     pub schema: Option<Value>,
     /// The form as an MCP elicitation `requestedSchema` (a flat object of
     /// string, number, integer, boolean and enum properties); the answer
     /// comes back as elicitation `content` too.
     #[serde(default, rename = "requestedSchema")]
+    #[schemars(with = "Option<Map<String, Value>>")]
     pub requested_schema: Option<Value>,
     /// Seconds to wait; without it the call waits until the developer
     /// answers, declines or dismisses (there is no silent default).
@@ -241,6 +245,7 @@ pub struct Answer {
     /// The answer, when `responded`: a form's field map, else
     /// `{"value": …}`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Map<String, Value>>")]
     pub response: Option<Value>,
     /// Elicitation's action: `accept`, `decline` or `cancel` (none after a
     /// timeout).
@@ -249,6 +254,7 @@ pub struct Answer {
     /// Elicitation's content, when accepted: the field map of the form
     /// (`{"value": …}` for a visual-delivery form that is not a `form`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Map<String, Value>>")]
     pub content: Option<Value>,
 }
 

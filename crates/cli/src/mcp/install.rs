@@ -34,6 +34,8 @@ pub enum Client {
     Vscode,
     /// Zed: `.zed/settings.json`.
     Zed,
+    /// Gemini CLI: `.gemini/settings.json` (project settings).
+    Gemini,
 }
 
 /// Where a client's entry goes and what it holds.
@@ -98,6 +100,13 @@ fn entry(client: Client, workspace: &Path) -> Entry {
                 ("command", json!("switchboard")),
                 ("args", json!(["mcp", "-C", "${workspaceFolder}"])),
             ],
+            preamble: None,
+        },
+        // Gemini CLI starts servers in the folder it runs in, the project's.
+        Client::Gemini => Entry {
+            file: ".gemini/settings.json",
+            container: &["mcpServers"],
+            value: vec![("command", json!("switchboard")), ("args", json!(["mcp"]))],
             preamble: None,
         },
         Client::Zed => Entry {

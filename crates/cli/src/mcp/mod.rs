@@ -12,6 +12,7 @@ mod inbox;
 pub mod install;
 mod knowledge;
 mod resources;
+mod schema;
 mod team;
 
 use std::{
@@ -72,7 +73,9 @@ impl Server {
             search: Arc::new(Mutex::new(None)),
             subscriptions: Arc::default(),
             heartbeat,
-            tool_router: Self::inbox_tools() + Self::knowledge_tools() + Self::team_tools(),
+            tool_router: portable_tools(
+                Self::inbox_tools() + Self::knowledge_tools() + Self::team_tools(),
+            ),
         }
     }
 
@@ -263,6 +266,18 @@ impl ServerHandler for Server {
                  project's knowledge; work the team's task queue.",
         )
     }
+}
+
+/// `router` with every tool's input and output schema in the subset all
+/// agent clients accept (see [`schema`]).
+fn portable_tools(mut router: ToolRouter<Server>) -> ToolRouter<Server> {
+    for route in router.map.values_mut() {
+        route.attr.input_schema = Arc::new(schema::portable(&route.attr.input_schema));
+        if let Some(output) = &route.attr.output_schema {
+            route.attr.output_schema = Some(Arc::new(schema::portable(output)));
+        }
+    }
+    router
 }
 
 /// A failed tool call: the store's code and a message an agent can act

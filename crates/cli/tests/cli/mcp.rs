@@ -74,7 +74,9 @@ async fn call<H: ClientHandler>(
         .unwrap()
 }
 
-/// The structured result of a call that must succeed.
+/// The structured result of a call that must succeed, checked against the
+/// tool's output schema as a validating client (the TypeScript SDK's, with
+/// Ajv) checks it.
 async fn ok<H: ClientHandler>(
     session: &RunningService<RoleClient, H>,
     tool: &'static str,
@@ -82,7 +84,116 @@ async fn ok<H: ClientHandler>(
 ) -> Value {
     let result = call(session, tool, args).await;
     assert_ne!(result.is_error, Some(true), "{tool} failed: {result:?}");
-    result.structured_content.unwrap()
+    let content = result.structured_content.unwrap();
+    let tools = session.list_all_tools().await.unwrap();
+    let listed = tools.iter().find(|listed| listed.name == tool).unwrap();
+    let schema = Value::Object(listed.output_schema.as_deref().unwrap().clone());
+    let validator = strict_validator(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&content)
+        .map(|error| format!("{} at {}", error, error.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{tool}'s result does not fit its output schema: {errors:?}\n{content:#}"
+    );
+    content
+}
+
+/// A JSON Schema validator that refuses what strict clients warn about:
+/// formats it does not know, and schemas its meta-schema rejects.
+fn strict_validator(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .should_ignore_unknown_formats(false)
+        .build(schema)
+        .map_err(|error| error.to_string())
+}
+
+/// The keywords a portable schema node may use: what Gemini's function
+/// declarations, OpenAI's and Anthropic's tool schemas and Ajv's strict mode
+/// all accept.
+const PORTABLE_KEYWORDS: [&str; 17] = [
+    "type",
+    "title",
+    "description",
+    "properties",
+    "required",
+    "items",
+    "additionalProperties",
+    "enum",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "format",
+    "default",
+    "pattern",
+];
+
+/// The ways `node` (at `path`) and the schemas in it leave the subset.
+fn unportable(path: &str, node: &Value, problems: &mut Vec<String>) {
+    let Some(map) = node.as_object() else {
+        problems.push(format!("{path}: a schema that is not an object: {node}"));
+        return;
+    };
+    for key in map.keys() {
+        if !PORTABLE_KEYWORDS.contains(&key.as_str()) {
+            problems.push(format!("{path}: keyword {key}"));
+        }
+    }
+    let kind = match map.get("type") {
+        Some(Value::String(kind)) if kind != "null" => kind.as_str(),
+        other => {
+            problems.push(format!("{path}: type {other:?}, not one scalar type"));
+            ""
+        }
+    };
+    if let Some(format) = map.get("format") {
+        let standard = ["date-time", "date", "time", "email", "uri", "uuid"];
+        if kind != "string" || !standard.iter().any(|name| format == name) {
+            problems.push(format!("{path}: format {format} on {kind}"));
+        }
+    }
+    if let Some(values) = map.get("enum") {
+        let fits = values.as_array().is_some_and(|values| {
+            values.iter().all(|value| match kind {
+                "string" => value.is_string(),
+                "integer" => value.is_i64() || value.is_u64(),
+                _ => false,
+            })
+        });
+        if !fits {
+            problems.push(format!("{path}: enum {values} of type {kind}"));
+        }
+    }
+    if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            unportable(&format!("{path}.{name}"), property, problems);
+        }
+        for name in map
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if !name
+                .as_str()
+                .is_some_and(|name| properties.contains_key(name))
+            {
+                problems.push(format!("{path}: required {name} is no property"));
+            }
+        }
+    }
+    if let Some(items) = map.get("items") {
+        unportable(&format!("{path}[]"), items, problems);
+    }
+    match map.get("additionalProperties") {
+        None | Some(Value::Bool(_)) => {}
+        Some(values) => unportable(&format!("{path}{{}}"), values, problems),
+    }
 }
 
 /// The error code of a call that must fail as a tool error.
@@ -147,6 +258,32 @@ async fn tools_are_listed_in_a_stable_order_with_object_schemas() {
         serde_json::to_value(&first).unwrap(),
         serde_json::to_value(&second).unwrap()
     );
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_tool_schema_is_in_the_subset_every_client_accepts() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, _) = connect(workspace.path()).await;
+    let tools = session.list_all_tools().await.unwrap();
+    let mut problems = Vec::new();
+    let mut optional = 0;
+    for tool in &tools {
+        let input = Value::Object(tool.input_schema.as_ref().clone());
+        let output = Value::Object(tool.output_schema.as_deref().unwrap().clone());
+        for (side, schema) in [("input", &input), ("output", &output)] {
+            let path = format!("{}.{side}", tool.name);
+            unportable(&path, schema, &mut problems);
+            if let Err(error) = strict_validator(schema) {
+                problems.push(format!("{path}: a strict validator refuses it: {error}"));
+            }
+        }
+        let required = input["required"].as_array().map_or(0, Vec::len);
+        optional += input["properties"].as_object().map_or(0, |p| p.len()) - required;
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    // Optional fields are there, simply not required.
+    assert!(optional > 10, "only {optional} optional input fields");
     session.cancel().await.unwrap();
 }
 
@@ -811,6 +948,23 @@ async fn install_writes_an_entry_that_starts_the_server_and_keeps_the_rest() {
         "in this project's inbox"
     );
     session.cancel().await.unwrap();
+
+    // Gemini CLI's project settings keep the user's own, and its entry
+    // starts the server the same way (in the project folder).
+    std::fs::create_dir_all(root.join(".gemini")).unwrap();
+    let settings = "{\n  \"theme\": \"GitHub\", // mine\n  \"mcpServers\": {}\n}\n";
+    std::fs::write(root.join(".gemini/settings.json"), settings).unwrap();
+    ok_stdout(&switchboard(root, &["mcp", "install", "gemini", "--write"]));
+    let edited = std::fs::read_to_string(root.join(".gemini/settings.json")).unwrap();
+    assert!(
+        edited.contains("\"theme\": \"GitHub\", // mine"),
+        "{edited}"
+    );
+    let config: Value = serde_json::from_str(&edited.replace("// mine", "")).unwrap();
+    assert_eq!(
+        config["mcpServers"]["switchboard"],
+        json!({"command": "switchboard", "args": ["mcp"]})
+    );
 
     let broken = "{ not json";
     std::fs::create_dir_all(root.join(".cursor")).unwrap();

@@ -85,3 +85,104 @@ fn an_error_rate_of_100_fails_the_first_exchange_after_its_output() {
     let status = terminal.child.wait().unwrap();
     assert_eq!(status.exit_code(), 9, "UNAVAILABLE's exit status");
 }
+
+/// A tape ClaudeControl's own `Session(record=NEW)` wrote (see
+/// `fixtures/claudecontrol/README.md`), put in `workspace` as recorded
+/// there: its folder is the one it names.
+fn claudecontrol_tape(workspace: &Path, program: &str) -> serde_json::Value {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli/fixtures/claudecontrol")
+        .join(program);
+    let file = std::fs::read_dir(&folder).unwrap().next().unwrap().unwrap();
+    let text = std::fs::read_to_string(file.path()).unwrap();
+    let recorded_in = "\"cwd\":\"/tmp/cc-fixtures\"";
+    assert!(text.contains(recorded_in));
+    let here = format!("\"cwd\":{}", json!(workspace.display().to_string()));
+    let dir = workspace.join("tapes").join(program);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(file.file_name()), text.replace(recorded_in, &here)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// What the program showed, by exchange: the first prompt (ClaudeControl
+/// records none of what came before the first send), then each output.
+fn recorded_screens(tape: &serde_json::Value) -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
+    let exchanges = tape["exchanges"].as_array().unwrap();
+    let first = exchanges[0]["pre"]["prompt"].as_str().unwrap_or("");
+    let opening = if first.trim().is_empty() { "" } else { first };
+    let steps = exchanges
+        .iter()
+        .map(|exchange| {
+            let input = exchange["input"]["dataText"].as_str().unwrap();
+            let output = exchange["output"]["chunks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|chunk| {
+                    base64::engine::general_purpose::STANDARD
+                        .decode(chunk["dataB64"].as_str().unwrap())
+                        .unwrap()
+                })
+                .collect();
+            (input.replace('\n', "\r"), output)
+        })
+        .collect();
+    (opening.as_bytes().to_vec(), steps)
+}
+
+/// Plays each of ClaudeControl's tapes to a client that waits for each
+/// answer before it types the next input (`waits`), or that types every
+/// input at once; the screen is the
+/// recording, byte for byte, and the status the recorded one.
+fn claudecontrol_tapes_play(waits: bool) {
+    for (program, args) in [("bc", &["-q"][..]), ("python3", &["-i"]), ("sqlite3", &[])] {
+        let workspace = tempfile::tempdir().unwrap();
+        let root = workspace.path().canonicalize().unwrap();
+        let tape = claudecontrol_tape(&root, program);
+        let (opening, steps) = recorded_screens(&tape);
+        let mut command = vec!["play", "--", program];
+        command.extend(args);
+        let mut terminal = Terminal::start(&root, &command, &[]);
+        let mut expected = opening;
+        // Typed before the player has the terminal, keys would be echoed
+        // by the terminal itself (bc's tape has no prompt to wait for).
+        terminal.wait_raw();
+        if waits {
+            for (input, output) in &steps {
+                terminal.expect_bytes(&expected);
+                terminal.send(input);
+                expected.extend_from_slice(output);
+            }
+        } else {
+            let typed: String = steps.iter().map(|(input, _)| input.as_str()).collect();
+            terminal.send(&typed);
+            for (_, output) in &steps {
+                expected.extend_from_slice(output);
+            }
+        }
+        let status = terminal.finish();
+        let shown = &terminal.transcript;
+        assert!(
+            shown.starts_with(&expected),
+            "{program}: played {:?}\nrecorded {:?}",
+            String::from_utf8_lossy(shown),
+            String::from_utf8_lossy(&expected)
+        );
+        let after = String::from_utf8_lossy(&shown[expected.len()..]).into_owned();
+        assert!(
+            after.trim_start().starts_with("switchboard play: used ") && !after.contains("error"),
+            "{program}: only the summary follows: {after:?}"
+        );
+        assert_eq!(status, 0, "{program}: the recorded exit status");
+    }
+}
+
+#[test]
+fn claudecontrol_tapes_play_to_a_client_that_waits_for_each_prompt() {
+    claudecontrol_tapes_play(true);
+}
+
+#[test]
+fn claudecontrol_tapes_play_to_a_client_that_sends_without_waiting() {
+    claudecontrol_tapes_play(false);
+}

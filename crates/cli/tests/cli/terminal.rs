@@ -88,6 +88,30 @@ impl Terminal {
         self.seen.drain(..at).collect()
     }
 
+    /// Waits until the screen has shown `bytes` since the start, and
+    /// nothing else.
+    pub fn expect_bytes(&mut self, bytes: &[u8]) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.transcript.len() < bytes.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(read) => {
+                    self.seen.push_str(&String::from_utf8_lossy(&read));
+                    self.transcript.extend_from_slice(&read);
+                }
+                Err(_) => panic!(
+                    "never saw {:?}; saw {:?}",
+                    String::from_utf8_lossy(bytes),
+                    String::from_utf8_lossy(&self.transcript)
+                ),
+            }
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&self.transcript[..bytes.len()]),
+            String::from_utf8_lossy(bytes)
+        );
+    }
+
     /// Resizes the terminal (the program gets `SIGWINCH`).
     pub fn resize(&self, rows: u16, cols: u16) {
         self.master
@@ -98,6 +122,24 @@ impl Terminal {
                 pixel_height: 0,
             })
             .unwrap();
+    }
+
+    /// Waits until the command has put the terminal in raw mode (echo
+    /// off), as a program does before it reads keys.
+    pub fn wait_raw(&self) {
+        let echo = nix::sys::termios::LocalFlags::ECHO.bits();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self
+            .master
+            .get_termios()
+            .is_some_and(|termios| termios.local_flags.bits() & echo != 0)
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the terminal never left echo mode"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Types `keys`.

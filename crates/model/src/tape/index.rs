@@ -132,21 +132,21 @@ type Scope = usize;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Exact {
     scope: Scope,
-    prompt: String,
     input: Vec<u8>,
 }
 
-/// The fallback's key: the bucket ClaudeControl scans (program, folder,
-/// prompt) with the command and input already normalised, so a miss costs
-/// one more hash lookup instead of a scan of the bucket.
+/// The fallback's key: the bucket ClaudeControl scans (program, folder)
+/// with the command and input already normalised, so a miss costs one
+/// more hash lookup instead of a scan of the bucket.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Fallback {
     scope: Scope,
-    prompt: String,
     input: String,
 }
 
-/// Two exchanges with the same key (and environment): the first wins.
+/// Two exchanges of different tapes with the same key (prompt, input and
+/// environment): the first wins unless the second's tape is the one
+/// being played.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Duplicate {
     /// The exchange used.
@@ -155,7 +155,9 @@ pub struct Duplicate {
     pub hidden: Place,
 }
 
-/// The lookup tables over a set of tapes.
+/// The lookup tables over a set of tapes: exchanges by command, folder
+/// and input; the prompt each was recorded at is then compared with what
+/// is on screen ([`prompt_fits`]).
 #[derive(Debug, Default)]
 pub struct TapeIndex {
     /// (program and arguments, folder) → scope of the exact keys.
@@ -165,7 +167,7 @@ pub struct TapeIndex {
     loose_scopes: HashMap<(String, String, Vec<String>), Scope>,
     exact: HashMap<Exact, Vec<Place>>,
     fallback: HashMap<Fallback, Vec<Place>>,
-    /// Exchanges hidden by an earlier one with the same key.
+    /// Exchanges hidden by an earlier tape's with the same key.
     pub duplicates: Vec<Duplicate>,
 }
 
@@ -178,6 +180,75 @@ fn command_of(program: &str, args: &[String]) -> Vec<String> {
     command.push(program.to_owned());
     command.extend(args.iter().cloned());
     command
+}
+
+/// How well a recorded prompt fits the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fit {
+    /// It does not: another place in the program.
+    No,
+    /// No prompt was recorded (a tape's first send, before any expect):
+    /// anywhere will do.
+    Unknown,
+    /// The screen ends with it, as the recorder's expect matched it.
+    Suffix,
+    /// The line on screen is the prompt itself.
+    Whole,
+}
+
+/// Whether `recorded` (an exchange's `pre.prompt`: for ClaudeControl the
+/// text its caller's expect matched, for `switchboard rec` the line on
+/// screen) fits `shown`, the end of what the program showed, as its
+/// recorder meant it. ANSI escapes, carriage returns and trailing
+/// whitespace aside: a prompt that ends a line (`"\r\n"`, `"1\r\n"`)
+/// fits when the screen is at the start of a line just after it; any
+/// other fits when the screen ends with it.
+pub fn prompt_fits(recorded: &str, shown: &str) -> Fit {
+    let clean = |text: &str| strip_ansi(text).replace('\r', "");
+    let recorded = clean(recorded);
+    if recorded.is_empty() {
+        return Fit::Unknown;
+    }
+    let shown = clean(shown);
+    let line_start = shown.rfind('\n').map_or(0, |newline| newline + 1);
+    let (before, line) = shown.split_at(line_start);
+    let ends_line = recorded.trim_end_matches([' ', '\t']).ends_with('\n');
+    if ends_line {
+        if !line.trim().is_empty() {
+            return Fit::No;
+        }
+        let wanted = recorded.trim_end();
+        let had = before.trim_end();
+        return if wanted.is_empty() {
+            // A bare line ending: any start of a line, the first included.
+            Fit::Suffix
+        } else if let Some(rest) = had.strip_suffix(wanted) {
+            if rest.is_empty() || rest.ends_with('\n') {
+                Fit::Whole
+            } else {
+                Fit::Suffix
+            }
+        } else {
+            Fit::No
+        };
+    }
+    let wanted = recorded.trim_end();
+    let had = shown.trim_end();
+    if wanted.is_empty() {
+        // Whitespace only: fits a blank line.
+        return if line.trim().is_empty() {
+            Fit::Suffix
+        } else {
+            Fit::No
+        };
+    }
+    if line.trim_end() == wanted {
+        Fit::Whole
+    } else if had.ends_with(wanted) {
+        Fit::Suffix
+    } else {
+        Fit::No
+    }
 }
 
 impl TapeIndex {
@@ -199,7 +270,6 @@ impl TapeIndex {
             let next = index.loose_scopes.len();
             let loose_scope = *index.loose_scopes.entry(loose).or_insert(next);
             for (e, exchange) in tape.exchanges.iter().enumerate() {
-                let prompt = prompt_of(exchange);
                 let input = input_bytes(exchange);
                 let input = trim_line_end(&input);
                 let loose_input = normalise(&String::from_utf8_lossy(input));
@@ -207,13 +277,15 @@ impl TapeIndex {
                     .exact
                     .entry(Exact {
                         scope,
-                        prompt: prompt.clone(),
                         input: input.to_vec(),
                     })
                     .or_default();
-                if let Some(&kept) = places
-                    .iter()
-                    .find(|(other, _)| tapes[*other].meta.env == tape.meta.env)
+                let prompt = prompt_of(exchange);
+                if let Some(&kept) = places.iter().find(|(other, o)| {
+                    *other != t
+                        && tapes[*other].meta.env == tape.meta.env
+                        && prompt_of(&tapes[*other].exchanges[*o]) == prompt
+                }) && !index.duplicates.iter().any(|known| known.hidden == (t, e))
                 {
                     index.duplicates.push(Duplicate {
                         kept,
@@ -225,7 +297,6 @@ impl TapeIndex {
                     .fallback
                     .entry(Fallback {
                         scope: loose_scope,
-                        prompt,
                         input: loose_input,
                     })
                     .or_default()
@@ -235,47 +306,74 @@ impl TapeIndex {
         index
     }
 
-    /// The exchange recorded for `input` in `context`: an exact match
-    /// first, then the normalised fallback; the first that fits wins.
-    pub fn lookup(&self, tapes: &[Tape], context: &Context, input: &[u8]) -> Option<Place> {
-        let env_fits = |(t, _): &Place| {
-            tapes[*t]
-                .meta
-                .env
-                .iter()
-                .all(|(name, value)| context.env.get(name) == Some(value))
-        };
+    /// The exchange recorded for `input` in `context` (its `prompt` the
+    /// end of what is on screen), after `last` (the exchange played
+    /// before, if any): an exact match first, then the normalised
+    /// fallback. Among the exchanges whose prompt fits, the next one of
+    /// `last`'s tape wins (a session played in its order: the same input
+    /// twice gets each its own answer), then the best fit, then the
+    /// first.
+    pub fn lookup(
+        &self,
+        tapes: &[Tape],
+        context: &Context,
+        input: &[u8],
+        last: Option<Place>,
+    ) -> Option<Place> {
         let command = command_of(&context.program, &context.args);
-        let prompt = strip_ansi(context.prompt.as_deref().unwrap_or(""));
         let input = trim_line_end(input);
+        let exact = self
+            .scopes
+            .get(&(command.clone(), context.cwd.clone()))
+            .and_then(|&scope| {
+                self.exact.get(&Exact {
+                    scope,
+                    input: input.to_vec(),
+                })
+            });
+        if let Some(found) = exact.and_then(|places| best(tapes, context, places, last)) {
+            return Some(found);
+        }
         let loose = (
             context.program.clone(),
             context.cwd.clone(),
             command.iter().map(|part| normalise(part)).collect(),
         );
-        if let Some(&scope) = self.scopes.get(&(command, context.cwd.clone()))
-            && let Some(found) = self
-                .exact
-                .get(&Exact {
-                    scope,
-                    prompt: prompt.clone(),
-                    input: input.to_vec(),
-                })
-                .and_then(|places| places.iter().copied().find(env_fits))
-        {
-            return Some(found);
-        }
         let scope = *self.loose_scopes.get(&loose)?;
-        self.fallback
-            .get(&Fallback {
-                scope,
-                prompt,
-                input: normalise(&String::from_utf8_lossy(input)),
-            })?
-            .iter()
-            .copied()
-            .find(env_fits)
+        let places = self.fallback.get(&Fallback {
+            scope,
+            input: normalise(&String::from_utf8_lossy(input)),
+        })?;
+        best(tapes, context, places, last)
     }
+}
+
+/// The place among `places` (in tape order) to play in `context`.
+fn best(tapes: &[Tape], context: &Context, places: &[Place], last: Option<Place>) -> Option<Place> {
+    let shown = context.prompt.as_deref().unwrap_or("");
+    let fitting = places.iter().copied().filter_map(|(t, e)| {
+        let tape = &tapes[t];
+        let env_fits = tape
+            .meta
+            .env
+            .iter()
+            .all(|(name, value)| context.env.get(name) == Some(value));
+        let recorded = tape.exchanges[e].pre.prompt.as_deref().unwrap_or("");
+        let fit = prompt_fits(recorded, shown);
+        (env_fits && fit != Fit::No).then_some(((t, e), fit))
+    });
+    let mut chosen: Option<(Place, Fit)> = None;
+    for (place, fit) in fitting {
+        let next = last.is_some_and(|(t, e)| place.0 == t && place.1 > e);
+        if next {
+            // Places are in order: the first after `last` is the next one.
+            return Some(place);
+        }
+        if chosen.is_none_or(|(_, best)| fit > best) {
+            chosen = Some((place, fit));
+        }
+    }
+    chosen.map(|(place, _)| place)
 }
 
 #[cfg(test)]
@@ -321,15 +419,15 @@ mod tests {
         )];
         let index = TapeIndex::build(&tapes);
         assert_eq!(
-            index.lookup(&tapes, &context("db> "), b"select 1\r\n"),
+            index.lookup(&tapes, &context("db> "), b"select 1\r\n", None),
             Some((0, 0))
         );
         assert_eq!(
-            index.lookup(&tapes, &context("db> "), b"quit"),
+            index.lookup(&tapes, &context("db> "), b"quit", None),
             Some((0, 1))
         );
         assert_eq!(
-            index.lookup(&tapes, &context("> "), b"quit"),
+            index.lookup(&tapes, &context("> "), b"quit", None),
             None,
             "another prompt"
         );
@@ -341,13 +439,13 @@ mod tests {
         let index = TapeIndex::build(&tapes);
         assert!(
             index
-                .lookup(&tapes, &context("db> "), b"select 1")
+                .lookup(&tapes, &context("db> "), b"select 1", None)
                 .is_some(),
             "another PATH plays"
         );
         let mut french = context("db> ");
         french.env.insert("LANG".into(), "fr_FR".into());
-        assert_eq!(index.lookup(&tapes, &french, b"select 1"), None);
+        assert_eq!(index.lookup(&tapes, &french, b"select 1", None), None);
     }
 
     #[test]
@@ -361,8 +459,14 @@ mod tests {
         )];
         let index = TapeIndex::build(&tapes);
         let later = b"show 2026-11-22 08:30:00 at 0x1234 for 9abc0de1 now";
-        assert_eq!(index.lookup(&tapes, &context("db> "), later), Some((0, 0)));
-        assert_eq!(index.lookup(&tapes, &context("db> "), b"show tables"), None);
+        assert_eq!(
+            index.lookup(&tapes, &context("db> "), later, None),
+            Some((0, 0))
+        );
+        assert_eq!(
+            index.lookup(&tapes, &context("db> "), b"show tables", None),
+            None
+        );
     }
 
     #[test]
@@ -381,8 +485,53 @@ mod tests {
             }]
         );
         assert_eq!(
-            index.lookup(&tapes, &context("db> "), b"select 1"),
+            index.lookup(&tapes, &context("db> "), b"select 1", None),
             Some((0, 0))
+        );
+    }
+
+    #[test]
+    fn prompts_fit_as_their_recorder_meant_them() {
+        // ClaudeControl keeps what its caller's expect matched.
+        assert_eq!(prompt_fits("sqlite> ", "\x1b[?2004hsqlite> "), Fit::Whole);
+        assert_eq!(prompt_fits(">>> ", "2\r\n>>> "), Fit::Whole);
+        assert_eq!(prompt_fits("> ", "2\r\n>>> "), Fit::Suffix);
+        assert_eq!(prompt_fits(">>> ", "2\r\n... "), Fit::No);
+        // A line ending: at the start of a line, escapes aside.
+        assert_eq!(prompt_fits("\r\n", "\r\r\n2\r\n\x1b[?2004h"), Fit::Suffix);
+        assert_eq!(prompt_fits("\r\n", "2\r\nabc"), Fit::No);
+        assert_eq!(prompt_fits("\r\n", ""), Fit::Suffix, "the first line");
+        assert_eq!(prompt_fits("1\r\n", "\r\r\n1\r\n\x1b[?2004h"), Fit::Whole);
+        assert_eq!(prompt_fits("1\r\n", "\r\n21\r\n"), Fit::Suffix);
+        assert_eq!(prompt_fits("1\r\n", "\r\n2\r\n"), Fit::No);
+        // Trailing whitespace aside; nothing recorded fits anything.
+        assert_eq!(prompt_fits("db>  ", "db>"), Fit::Whole);
+        assert_eq!(prompt_fits("", "anything"), Fit::Unknown);
+    }
+
+    #[test]
+    fn the_same_input_twice_plays_in_tape_order() {
+        let tapes = vec![tape(
+            "{}",
+            &[
+                line("db> ", "count\\n"),
+                line("db> ", "insert\\n"),
+                line("db> ", "count\\n"),
+            ]
+            .join(","),
+        )];
+        let index = TapeIndex::build(&tapes);
+        assert!(index.duplicates.is_empty(), "a session may repeat itself");
+        let at = context("db> ");
+        assert_eq!(index.lookup(&tapes, &at, b"count", None), Some((0, 0)));
+        assert_eq!(
+            index.lookup(&tapes, &at, b"count", Some((0, 1))),
+            Some((0, 2))
+        );
+        assert_eq!(
+            index.lookup(&tapes, &at, b"count", Some((0, 2))),
+            Some((0, 0)),
+            "past the last one: the first again"
         );
     }
 }

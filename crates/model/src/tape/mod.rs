@@ -165,6 +165,17 @@ fn yes() -> bool {
 
 #[cfg(feature = "patterns")]
 impl Chunk {
+    /// A read of `bytes`, `delay_ms` after the previous one.
+    pub fn of(delay_ms: u64, bytes: &[u8]) -> Self {
+        use base64::Engine as _;
+        Self {
+            delay_ms,
+            data_b64: base64::engine::general_purpose::STANDARD.encode(bytes),
+            is_utf8: std::str::from_utf8(bytes).is_ok(),
+            extra: Map::new(),
+        }
+    }
+
     /// The bytes read (none when `dataB64` is not base64).
     pub fn bytes(&self) -> Vec<u8> {
         use base64::Engine as _;

@@ -79,15 +79,6 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn chunk(delay_ms: u64, bytes: &[u8]) -> Chunk {
-    Chunk {
-        delay_ms,
-        data_b64: base64::engine::general_purpose::STANDARD.encode(bytes),
-        is_utf8: std::str::from_utf8(bytes).is_ok(),
-        extra: Map::new(),
-    }
-}
-
 impl Recorder {
     /// A recorder with nothing seen yet; times are measured from its start.
     pub fn new() -> Self {
@@ -188,7 +179,7 @@ impl Recorder {
                 .banner
                 .iter()
                 .zip(&banner)
-                .map(|((delay, _), bytes)| chunk(*delay, bytes))
+                .map(|((delay, _), bytes)| Chunk::of(*delay, bytes))
                 .collect();
             json!({ "chunks": chunks })
         });
@@ -227,7 +218,7 @@ impl Recorder {
                             .reads
                             .iter()
                             .zip(&reads)
-                            .map(|((delay, _), bytes)| chunk(*delay, bytes))
+                            .map(|((delay, _), bytes)| Chunk::of(*delay, bytes))
                             .collect(),
                         extra: Map::new(),
                     },
