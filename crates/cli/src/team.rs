@@ -402,34 +402,25 @@ pub fn task(workspace: &Workspace, command: TaskCommand) -> Result<()> {
             ready,
             json,
         } => {
-            let names = match team {
-                Some(team) => vec![team],
-                None => teams.team_names()?,
-            };
             let filter = TaskFilter {
                 status: wanted.map(status),
                 owner,
                 ready,
             };
-            let mut found = Vec::new();
-            for name in names {
-                let board = teams.board(&name)?;
-                for problem in &board.problems {
-                    eprintln!("warning: {} not read: {}", problem.path, problem.reason);
-                }
-                for task in filter.select(&board.tasks) {
-                    found.push((name.clone(), task.clone()));
-                }
+            let listing = team::list_tasks(&teams, team.as_deref(), &filter)?;
+            for problem in &listing.problems {
+                eprintln!("warning: {} not read: {}", problem.path, problem.reason);
             }
             if json {
-                let rows: Vec<_> = found
+                let rows: Vec<_> = listing
+                    .tasks
                     .iter()
-                    .map(|(team, task)| json!({"team": team, "task": task}))
+                    .map(|found| json!({"team": found.team, "task": found.task}))
                     .collect();
                 return print_json(&json!(rows));
             }
-            for (team, task) in &found {
-                println!("{}", task_line(team, task));
+            for found in &listing.tasks {
+                println!("{}", task_line(&found.team, &found.task));
             }
             Ok(())
         }

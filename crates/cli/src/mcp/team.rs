@@ -10,7 +10,7 @@ use switchboard_model::team::{
 };
 use switchboard_store::{
     clock,
-    team::{self, NewTask, Teams},
+    team::{self, NewTask, TaskUpdate, Teams},
 };
 
 use super::{Server, ToolError};
@@ -266,32 +266,20 @@ impl Server {
             ready: args.ready,
         };
         self.blocking(move |workspace| {
-            let teams = Teams::locate(workspace);
-            let names = match args.team {
-                Some(team) => vec![team],
-                None => teams.team_names()?,
-            };
-            let mut list = TaskList {
-                tasks: Vec::new(),
-                problems: Vec::new(),
-            };
-            for name in names {
-                let board = teams.board(&name)?;
-                let ready = readiness(&board.tasks);
-                let selected = filter.select(&board.tasks);
-                for (task, ready) in board.tasks.iter().zip(ready) {
-                    if selected.iter().any(|chosen| chosen.id == task.id) {
-                        list.tasks.push(TaskView::of(&name, task, ready));
-                    }
-                }
-                list.problems.extend(
-                    board
-                        .problems
-                        .into_iter()
-                        .map(|problem| format!("{}: {}", problem.path, problem.reason)),
-                );
-            }
-            Ok(list)
+            let listing =
+                team::list_tasks(&Teams::locate(workspace), args.team.as_deref(), &filter)?;
+            Ok(TaskList {
+                tasks: listing
+                    .tasks
+                    .iter()
+                    .map(|found| TaskView::of(&found.team, &found.task, found.ready))
+                    .collect(),
+                problems: listing
+                    .problems
+                    .into_iter()
+                    .map(|problem| format!("{}: {}", problem.path, problem.reason))
+                    .collect(),
+            })
         })
         .await
         .map(Json)
@@ -357,8 +345,12 @@ impl Server {
         &self,
         Parameters(args): Parameters<UpdateArgs>,
     ) -> Result<Json<Updated>, ToolError> {
-        let to = args.status.as_deref().map(status).transpose()?;
-        if to.is_none() && args.add_dependencies.is_empty() && args.remove_dependencies.is_empty() {
+        let update = TaskUpdate {
+            status: args.status.as_deref().map(status).transpose()?,
+            add: args.add_dependencies,
+            remove: args.remove_dependencies,
+        };
+        if update.is_empty() {
             return Err(ToolError::invalid(
                 "nothing to change: give status, add_dependencies or remove_dependencies",
             ));
@@ -366,24 +358,8 @@ impl Server {
         self.blocking(move |workspace| {
             let teams = Teams::locate(workspace);
             let team = team::find_task_team(&teams, &args.id)?;
-            let mut task = None;
-            if !args.add_dependencies.is_empty() || !args.remove_dependencies.is_empty() {
-                task = Some(team::edit_dependencies(
-                    &teams,
-                    &team,
-                    &args.id,
-                    &args.add_dependencies,
-                    &args.remove_dependencies,
-                    clock::now(),
-                )?);
-            }
-            let mut unblocked = Vec::new();
-            if let Some(to) = to {
-                let (moved, freed) = team::advance_task(&teams, &team, &args.id, to, clock::now())?;
-                task = Some(moved);
-                unblocked = freed;
-            }
-            let task = task.ok_or_else(|| anyhow::anyhow!("nothing was changed"))?;
+            let (task, unblocked) =
+                team::update_task(&teams, &team, &args.id, &update, clock::now())?;
             Ok(Updated {
                 task: TaskView::fresh(&teams, &team, &task),
                 unblocked,

@@ -24,7 +24,8 @@ use switchboard_model::team::{
 pub use claude::{CLAUDE_CONFIG_ENV, ClaudeTeams};
 pub use inbox::{read_messages, send_broadcast, send_message};
 pub use tasks::{
-    NewTask, advance_task, claim_task, create_task, delete_task, edit_dependencies, find_task_team,
+    ListedTask, NewTask, TaskListing, TaskUpdate, advance_task, claim_task, create_task,
+    delete_task, edit_dependencies, find_task_team, list_tasks, update_task,
 };
 
 use crate::{StoreError, Workspace, lock::RecordLock};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use switchboard_model::{
     Timestamp,
     team::{
-        FileProblem, Priority, Task, TaskStatus, TeamError, cascade_completion, check_dependencies,
-        claim, dependents_of,
+        FileProblem, Priority, Task, TaskFilter, TaskStatus, TeamError, cascade_completion,
+        check_dependencies, check_transition, claim, dependents_of, readiness,
     },
 };
 
@@ -239,19 +239,7 @@ pub fn advance_task(
     to: TaskStatus,
     now: Timestamp,
 ) -> Result<(Task, Vec<String>), StoreError> {
-    let mut locked = Locked::open(teams, team)?;
-    let index = locked.index(id)?;
-    let was = locked.tasks[index].status;
-    locked.tasks[index].advance(to, now)?;
-    locked.write(index)?;
-    let mut cascaded = Vec::new();
-    if to == TaskStatus::Completed && was != TaskStatus::Completed {
-        for changed in cascade_completion(&mut locked.tasks, id) {
-            locked.write(changed)?;
-            cascaded.push(locked.tasks[changed].id.clone());
-        }
-    }
-    Ok((locked.tasks[index].clone(), cascaded))
+    update_task(teams, team, id, &TaskUpdate::status(to), now)
 }
 
 /// Adds and removes dependencies of task `id`, refusing unknown tasks and
@@ -264,23 +252,79 @@ pub fn edit_dependencies(
     remove: &[String],
     now: Timestamp,
 ) -> Result<Task, StoreError> {
+    let update = TaskUpdate {
+        status: None,
+        add: add.to_vec(),
+        remove: remove.to_vec(),
+    };
+    update_task(teams, team, id, &update, now).map(|(task, _)| task)
+}
+
+/// One change to a task: its dependencies edited, then its status moved
+/// forward.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskUpdate {
+    /// The status to move it to.
+    pub status: Option<TaskStatus>,
+    /// Dependencies to add.
+    pub add: Vec<String>,
+    /// Dependencies to remove.
+    pub remove: Vec<String>,
+}
+
+impl TaskUpdate {
+    /// A move to `to` alone.
+    pub fn status(to: TaskStatus) -> Self {
+        Self {
+            status: Some(to),
+            ..Self::default()
+        }
+    }
+
+    /// Whether it changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.status.is_none() && self.add.is_empty() && self.remove.is_empty()
+    }
+}
+
+/// Applies `update` to task `id` under one hold of the team's task lock:
+/// both parts are checked (the transition, known dependencies, no cycle)
+/// before anything is written, so a refused update changes nothing.
+/// Returns the task and the ids of the tasks a completion freed.
+pub fn update_task(
+    teams: &Teams,
+    team: &str,
+    id: &str,
+    update: &TaskUpdate,
+    now: Timestamp,
+) -> Result<(Task, Vec<String>), StoreError> {
     let mut locked = Locked::open(teams, team)?;
     let index = locked.index(id)?;
+    let was = locked.tasks[index].status;
+    if let Some(to) = update.status {
+        check_transition(was, to)?;
+    }
+    let edits = !update.add.is_empty() || !update.remove.is_empty();
     let old = locked.tasks[index].dependencies.clone();
     let mut wanted: Vec<String> = old
         .iter()
-        .filter(|dependency| !remove.contains(dependency))
+        .filter(|dependency| !update.remove.contains(dependency))
         .cloned()
         .collect();
-    for dependency in add {
+    for dependency in &update.add {
         check_file_id("dependency", dependency)?;
         if !wanted.contains(dependency) {
             wanted.push(dependency.clone());
         }
     }
-    check_dependencies(id, &wanted, |other| locked.find(other))?;
-    locked.tasks[index].dependencies = wanted.clone();
-    locked.tasks[index].updated_at = Some(now);
+    if edits {
+        check_dependencies(id, &wanted, |other| locked.find(other))?;
+        locked.tasks[index].dependencies = wanted.clone();
+        locked.tasks[index].updated_at = Some(now);
+    }
+    if let Some(to) = update.status {
+        locked.tasks[index].advance(to, now)?;
+    }
     locked.write(index)?;
     for gone in old.iter().filter(|dependency| !wanted.contains(dependency)) {
         locked.set_blocks(gone, id, false)?;
@@ -288,7 +332,14 @@ pub fn edit_dependencies(
     for added in wanted.iter().filter(|dependency| !old.contains(dependency)) {
         locked.set_blocks(added, id, true)?;
     }
-    Ok(locked.tasks[index].clone())
+    let mut cascaded = Vec::new();
+    if update.status == Some(TaskStatus::Completed) && was != TaskStatus::Completed {
+        for changed in cascade_completion(&mut locked.tasks, id) {
+            locked.write(changed)?;
+            cascaded.push(locked.tasks[changed].id.clone());
+        }
+    }
+    Ok((locked.tasks[index].clone(), cascaded))
 }
 
 /// Deletes task `id`, unless another task depends on it.
@@ -325,4 +376,61 @@ pub fn find_task_team(teams: &Teams, id: &str) -> Result<String, StoreError> {
         what: "task",
         id: id.to_owned(),
     })
+}
+
+/// One task found by [`list_tasks`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedTask {
+    /// Its team.
+    pub team: String,
+    /// The task.
+    pub task: Task,
+    /// Pending with every dependency completed: it can start now.
+    pub ready: bool,
+}
+
+/// What [`list_tasks`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskListing {
+    /// The tasks that fit, by team and the plugin's order.
+    pub tasks: Vec<ListedTask>,
+    /// Task files that could not be read, each with its reason.
+    pub problems: Vec<FileProblem>,
+}
+
+/// The tasks of `team` (every team when none) that fit `filter`, each
+/// team's read under its shared task lock.
+pub fn list_tasks(
+    teams: &Teams,
+    team: Option<&str>,
+    filter: &TaskFilter,
+) -> Result<TaskListing, StoreError> {
+    let names = match team {
+        Some(team) => vec![team.to_owned()],
+        None => teams.team_names()?,
+    };
+    let mut listing = TaskListing::default();
+    for name in names {
+        teams.config(&name)?;
+        let tasks = {
+            let _lock = teams.tasks_lock(&name, false)?;
+            read_all(&teams.tasks_dir(&name), &mut listing.problems)?
+        };
+        let ready = readiness(&tasks);
+        let selected: std::collections::HashSet<&str> = filter
+            .select(&tasks)
+            .into_iter()
+            .map(|task| task.id.as_str())
+            .collect();
+        for (task, ready) in tasks.iter().zip(ready) {
+            if selected.contains(&task.id.as_str()) {
+                listing.tasks.push(ListedTask {
+                    team: name.clone(),
+                    task: task.clone(),
+                    ready,
+                });
+            }
+        }
+    }
+    Ok(listing)
 }

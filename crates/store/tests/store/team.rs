@@ -19,8 +19,8 @@ use switchboard_model::{
 use switchboard_store::{
     StoreError,
     team::{
-        NewTask, Teams, advance_task, claim_task, create_task, edit_dependencies, read_messages,
-        send_broadcast, send_message,
+        NewTask, TaskUpdate, Teams, advance_task, claim_task, create_task, edit_dependencies,
+        list_tasks, read_messages, send_broadcast, send_message, update_task,
     },
 };
 
@@ -476,4 +476,66 @@ fn the_teams_folder_is_found_where_the_plugin_finds_it() {
         Teams::locate(&open(&inner)).root(),
         open(&inner).root().join(".opencode/opencode-teams")
     );
+}
+
+#[test]
+fn an_update_is_one_change_and_a_refused_one_changes_nothing() {
+    let (_dir, teams) = team();
+    let design = create_task(&teams, "alpha", new("Design", &[]), now()).unwrap();
+    let build = create_task(&teams, "alpha", new("Build", &[]), now()).unwrap();
+    let before = (task_file(&teams, &design.id), task_file(&teams, &build.id));
+
+    // A dependency that is fine and a transition that is not: neither.
+    let refused = update_task(
+        &teams,
+        "alpha",
+        &build.id,
+        &TaskUpdate {
+            status: Some(TaskStatus::Completed),
+            add: vec![design.id.clone()],
+            remove: Vec::new(),
+        },
+        now(),
+    );
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "Invalid status transition: pending -> completed"
+    );
+    assert_eq!(
+        (task_file(&teams, &design.id), task_file(&teams, &build.id)),
+        before
+    );
+
+    // Both at once: the dependency added (and its `blocks`), the task moved.
+    let (moved, freed) = update_task(
+        &teams,
+        "alpha",
+        &build.id,
+        &TaskUpdate {
+            status: Some(TaskStatus::InProgress),
+            add: vec![design.id.clone()],
+            remove: Vec::new(),
+        },
+        now(),
+    )
+    .unwrap();
+    assert!(freed.is_empty());
+    assert_eq!(moved.status, TaskStatus::InProgress);
+    assert_eq!(
+        task_file(&teams, &build.id)["dependencies"],
+        json!([design.id])
+    );
+    assert_eq!(task_file(&teams, &design.id)["blocks"], json!([build.id]));
+
+    // The listing across teams, with readiness: Design can start, Build
+    // waits for it.
+    let listing = list_tasks(&teams, None, &Default::default()).unwrap();
+    let mut ready: Vec<(&str, bool)> = listing
+        .tasks
+        .iter()
+        .map(|found| (found.task.title.as_str(), found.ready))
+        .collect();
+    ready.sort_unstable();
+    assert_eq!(ready, [("Build", false), ("Design", true)]);
+    assert!(listing.tasks.iter().all(|found| found.team == "alpha"));
 }
