@@ -426,16 +426,8 @@ pub struct KnowledgeOverview {
     pub warnings: Vec<String>,
 }
 
-/// A learning to append.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NewLearning {
-    /// The category (file).
-    pub category: String,
-    /// The heading.
-    pub title: String,
-    /// The text.
-    pub body: String,
-}
+/// A learning to append (the command's request).
+pub use crate::knowledge::learning::NewLearning;
 
 /// Names one bullet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

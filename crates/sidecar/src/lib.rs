@@ -64,16 +64,8 @@ fn audited(
     outcome.map_err(|(_, reason)| reason)
 }
 
-/// A learning the model asked to record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewLearning {
-    /// The category (names the file).
-    pub category: String,
-    /// The entry's title.
-    pub title: String,
-    /// The entry's text.
-    pub body: String,
-}
+/// A learning the model asked to record: the model crate's one type.
+pub use switchboard_model::knowledge::learning::NewLearning;
 
 /// Appends `learning` in `mode` through the store's learnings append (the
 /// folder's lock, the layout in use, a file that is not UTF-8 text or lies

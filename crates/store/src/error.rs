@@ -7,6 +7,7 @@ use switchboard_model::{
     DeliveryError, ErrorCode, ErrorPayload, ReplyRefusal,
     annotation::AnnotationError,
     feedback::{AnswerErrors, FieldError, SchemaError},
+    knowledge::{learning::LearningError, playbook::BulletError},
     team::TeamError,
 };
 use thiserror::Error;
@@ -84,8 +85,15 @@ pub enum StoreError {
     /// written.
     #[error(transparent)]
     Team(#[from] TeamError),
-    /// A request the data's rules refuse (e.g. a bullet too long); nothing
-    /// was written.
+    /// A change to a playbook its rules refuse (a bullet too long, a
+    /// duplicate, an unknown bullet); nothing was written.
+    #[error(transparent)]
+    Bullet(#[from] BulletError),
+    /// A learning the rules refuse (no title, no body); nothing was
+    /// written.
+    #[error(transparent)]
+    Learning(#[from] LearningError),
+    /// A request the data's rules refuse; nothing was written.
     #[error("{0}")]
     Invalid(String),
     /// The search index failed.
@@ -130,6 +138,7 @@ impl StoreError {
             Self::Corrupt { .. } => ErrorCode::CorruptFile,
             Self::Encode { .. } | Self::StoredSchema(_) => ErrorCode::Internal,
             Self::NotFound { .. }
+            | Self::Bullet(BulletError::Missing { .. })
             | Self::Team(TeamError::TaskMissing { .. } | TeamError::TeamMissing(_)) => {
                 ErrorCode::NotFound
             }
@@ -138,6 +147,8 @@ impl StoreError {
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,
             Self::Refused(ReplyRefusal::NoFeedbackExpected)
             | Self::Delivery(_)
+            | Self::Bullet(_)
+            | Self::Learning(_)
             | Self::Answer(_)
             | Self::Annotation(_) => ErrorCode::InvalidRequest,
         }

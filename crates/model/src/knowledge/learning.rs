@@ -5,6 +5,7 @@
 //! kept as entries and reported, never dropped.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::Timestamp;
 
@@ -33,6 +34,47 @@ pub struct LearningFile {
     pub entries: Vec<LearningEntry>,
     /// What looked wrong, with the line, in words; the entries are kept.
     pub problems: Vec<String>,
+}
+
+/// A learning to append: the CLI's, MCP's, the window's and the model's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewLearning {
+    /// The category (names the file).
+    pub category: String,
+    /// The entry's heading.
+    pub title: String,
+    /// The entry's text.
+    pub body: String,
+}
+
+/// Why a learning is refused; nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LearningError {
+    /// The title is blank.
+    #[error("a learning needs a title")]
+    NoTitle,
+    /// The body is blank.
+    #[error("a learning needs a body")]
+    NoBody,
+}
+
+impl NewLearning {
+    /// Whether it can be appended (see [`check_entry`]).
+    pub fn check(&self) -> Result<(), LearningError> {
+        check_entry(&self.title, &self.body)
+    }
+}
+
+/// Whether an entry can be appended: a title and a body that are not
+/// blank.
+pub fn check_entry(title: &str, body: &str) -> Result<(), LearningError> {
+    if title.trim().is_empty() {
+        Err(LearningError::NoTitle)
+    } else if body.trim().is_empty() {
+        Err(LearningError::NoBody)
+    } else {
+        Ok(())
+    }
 }
 
 /// One learnings file as read.

@@ -218,6 +218,131 @@ pub fn to_json(playbook: &Playbook) -> String {
     text
 }
 
+/// Why a change to a playbook is refused; nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BulletError {
+    /// The task type cannot name a file.
+    #[error("{0:?} is not a task type (letters, digits, - and _)")]
+    TaskType(String),
+    /// The content is too short or too long.
+    #[error("a bullet is {MIN_CONTENT}–{MAX_CONTENT} characters; this one is {0}")]
+    Length(usize),
+    /// The playbook already says this.
+    #[error("the playbook already has this bullet")]
+    Duplicate,
+    /// No bullet has the id.
+    #[error("no bullet with id \"{task_type}/{id}\"")]
+    Missing {
+        /// The playbook's task type.
+        task_type: String,
+        /// The id asked for.
+        id: String,
+    },
+}
+
+/// `task_type` if it is one: letters, digits, `-` and `_` (it names a
+/// file).
+pub fn check_task_type(task_type: &str) -> Result<&str, BulletError> {
+    let ok = !task_type.is_empty()
+        && task_type
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(task_type)
+    } else {
+        Err(BulletError::TaskType(task_type.to_owned()))
+    }
+}
+
+/// `content` trimmed, if it is [`MIN_CONTENT`]–[`MAX_CONTENT`] characters.
+pub fn check_content(content: &str) -> Result<String, BulletError> {
+    let content = content.trim();
+    let length = content.chars().count();
+    if (MIN_CONTENT..=MAX_CONTENT).contains(&length) {
+        Ok(content.to_owned())
+    } else {
+        Err(BulletError::Length(length))
+    }
+}
+
+impl Playbook {
+    /// An empty playbook of `task_type`, as a first manual bullet creates.
+    pub fn empty(task_type: &str) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            task_type: task_type.to_owned(),
+            updated_at: String::new(),
+            bullets: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+
+    fn bullet_mut(&mut self, id: &str) -> Result<&mut Bullet, BulletError> {
+        let task_type = &self.task_type;
+        self.bullets
+            .iter_mut()
+            .find(|bullet| bullet.id.as_deref() == Some(id))
+            .ok_or_else(|| BulletError::Missing {
+                task_type: task_type.clone(),
+                id: id.to_owned(),
+            })
+    }
+
+    /// Counts one helpful (or harmful) vote for bullet `id`; returns it.
+    pub fn vote(&mut self, id: &str, helpful: bool) -> Result<Bullet, BulletError> {
+        let bullet = self.bullet_mut(id)?;
+        if helpful {
+            bullet.helpful_count = bullet.helpful_count.saturating_add(1);
+        } else {
+            bullet.harmful_count = bullet.harmful_count.saturating_add(1);
+        }
+        Ok(bullet.clone())
+    }
+
+    /// Replaces bullet `id`'s content (checked by [`check_content`]).
+    pub fn edit(&mut self, id: &str, content: &str) -> Result<Bullet, BulletError> {
+        let content = check_content(content)?;
+        let bullet = self.bullet_mut(id)?;
+        bullet.content = Some(content);
+        Ok(bullet.clone())
+    }
+
+    /// Adds a manual bullet at `now` under `section` (none when blank),
+    /// unless the playbook already has it (case aside); returns it.
+    pub fn add_manual(
+        &mut self,
+        section: Option<&str>,
+        content: &str,
+        now: crate::Timestamp,
+    ) -> Result<Bullet, BulletError> {
+        let content = check_content(content)?;
+        if self
+            .bullets
+            .iter()
+            .any(|bullet| bullet.text().trim().eq_ignore_ascii_case(&content))
+        {
+            return Err(BulletError::Duplicate);
+        }
+        let bullet = Bullet {
+            id: Some(new_bullet_id(&content, now.unix_millis())),
+            content: Some(content),
+            section: section
+                .map(str::trim)
+                .filter(|section| !section.is_empty())
+                .map(str::to_owned),
+            helpful_count: 0,
+            harmful_count: 0,
+            created_at: Some(now.python_iso()),
+            last_used: None,
+            source_task: Some(self.task_type.clone()),
+            source: Some("manual".into()),
+            extra: Map::new(),
+        };
+        self.bullets.push(bullet.clone());
+        Ok(bullet)
+    }
+}
+
 /// A new bullet id for `content` added at `now_millis`: `strat-` and eight
 /// hex digits of an FNV-1a hash (stable, no randomness needed).
 pub fn new_bullet_id(content: &str, now_millis: i64) -> String {
@@ -301,5 +426,46 @@ mod tests {
         assert_ne!(new_bullet_id("a", 1), new_bullet_id("a", 2));
         assert!(new_bullet_id("a", 1).starts_with("strat-"));
         assert_eq!(new_bullet_id("a", 1).len(), 14);
+    }
+
+    #[test]
+    fn bullets_are_added_voted_and_edited_by_the_rules() {
+        let now = crate::Timestamp::parse("2026-02-10T10:00:00.000Z").unwrap();
+        let mut playbook = Playbook::empty("coding");
+        assert_eq!(
+            playbook.add_manual(None, "short", now),
+            Err(BulletError::Length(5))
+        );
+        let added = playbook
+            .add_manual(Some("  "), "  Run the tests before a commit.  ", now)
+            .unwrap();
+        assert_eq!(added.text(), "Run the tests before a commit.");
+        assert_eq!(added.section, None);
+        assert_eq!(added.source.as_deref(), Some("manual"));
+        assert_eq!(
+            playbook.add_manual(None, "RUN THE TESTS BEFORE A COMMIT.", now),
+            Err(BulletError::Duplicate)
+        );
+        let id = added.id.unwrap();
+        assert_eq!(playbook.vote(&id, true).unwrap().helpful_count, 1);
+        assert_eq!(playbook.vote(&id, false).unwrap().harmful_count, 1);
+        assert_eq!(
+            playbook
+                .vote("strat-00000000", true)
+                .unwrap_err()
+                .to_string(),
+            "no bullet with id \"coding/strat-00000000\""
+        );
+        let long = "x".repeat(MAX_CONTENT + 1);
+        assert_eq!(playbook.edit(&id, &long), Err(BulletError::Length(501)));
+        assert_eq!(
+            playbook.edit(&id, "Run every test first.").unwrap().text(),
+            "Run every test first."
+        );
+        assert_eq!(
+            check_task_type("a/b"),
+            Err(BulletError::TaskType("a/b".into()))
+        );
+        assert_eq!(check_task_type("code-review_2"), Ok("code-review_2"));
     }
 }

@@ -91,12 +91,7 @@ pub fn append(
     body: &str,
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
-    if title.trim().is_empty() {
-        return Err(StoreError::Invalid("a learning needs a title".into()));
-    }
-    if body.trim().is_empty() {
-        return Err(StoreError::Invalid("a learning needs a body".into()));
-    }
+    learning::check_entry(title, body)?;
     let path = target(workspace, category);
     let dir = path.parent().map(PathBuf::from).unwrap_or_default();
     if dir.exists() {

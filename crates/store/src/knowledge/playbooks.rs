@@ -9,10 +9,7 @@ pub use switchboard_model::knowledge::{playbook::PlaybookFile, validate::Report}
 use switchboard_model::{
     Timestamp,
     knowledge::{
-        playbook::{
-            self, Bullet, Loaded, MAX_CONTENT, MEMORY_DIR, MIN_CONTENT, PLAYBOOK_DIR, PROFILE_DIR,
-            Playbook,
-        },
+        playbook::{self, Bullet, Loaded, MEMORY_DIR, PLAYBOOK_DIR, PROFILE_DIR, Playbook},
         validate::{self, Problem, ProblemKind},
     },
 };
@@ -52,21 +49,6 @@ pub fn list(workspace: &Workspace) -> Result<Vec<PlaybookFile>, StoreError> {
         .collect()
 }
 
-/// A valid task type: letters, digits, `-` and `_` (it names a file).
-fn checked_task_type(task_type: &str) -> Result<&str, StoreError> {
-    let ok = !task_type.is_empty()
-        && task_type
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
-        Ok(task_type)
-    } else {
-        Err(StoreError::Invalid(format!(
-            "{task_type:?} is not a task type (letters, digits, - and _)"
-        )))
-    }
-}
-
 /// Reads playbook `task_type` under the lock, lets `change` edit it, and
 /// saves it as v2 with a fresh `updated_at`. `create` allows a missing file.
 fn update<T>(
@@ -76,7 +58,7 @@ fn update<T>(
     create: bool,
     change: impl FnOnce(&mut Playbook) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
-    let task_type = checked_task_type(task_type)?;
+    let task_type = playbook::check_task_type(task_type)?;
     let dir = dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
     let path = dir.join(format!("{task_type}.json"));
@@ -89,13 +71,9 @@ fn update<T>(
                 })?
                 .playbook
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound && create => Playbook {
-            schema_version: playbook::SCHEMA_VERSION,
-            task_type: task_type.to_owned(),
-            updated_at: String::new(),
-            bullets: Vec::new(),
-            extra: Default::default(),
-        },
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound && create => {
+            Playbook::empty(task_type)
+        }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(StoreError::NotFound {
                 what: "playbook",
@@ -110,30 +88,6 @@ fn update<T>(
     Ok(outcome)
 }
 
-fn bullet_mut<'a>(playbook: &'a mut Playbook, id: &str) -> Result<&'a mut Bullet, StoreError> {
-    let task_type = playbook.task_type.clone();
-    playbook
-        .bullets
-        .iter_mut()
-        .find(|bullet| bullet.id.as_deref() == Some(id))
-        .ok_or_else(|| StoreError::NotFound {
-            what: "bullet",
-            id: format!("{task_type}/{id}"),
-        })
-}
-
-fn checked_content(content: &str) -> Result<String, StoreError> {
-    let content = content.trim();
-    let length = content.chars().count();
-    if (MIN_CONTENT..=MAX_CONTENT).contains(&length) {
-        Ok(content.to_owned())
-    } else {
-        Err(StoreError::Invalid(format!(
-            "a bullet is {MIN_CONTENT}–{MAX_CONTENT} characters; this one is {length}"
-        )))
-    }
-}
-
 /// Counts one helpful (or harmful) vote for bullet `id`; returns the bullet.
 pub fn vote(
     workspace: &Workspace,
@@ -143,13 +97,7 @@ pub fn vote(
     now: Timestamp,
 ) -> Result<Bullet, StoreError> {
     update(workspace, task_type, now, false, |playbook| {
-        let bullet = bullet_mut(playbook, id)?;
-        if helpful {
-            bullet.helpful_count = bullet.helpful_count.saturating_add(1);
-        } else {
-            bullet.harmful_count = bullet.harmful_count.saturating_add(1);
-        }
-        Ok(bullet.clone())
+        Ok(playbook.vote(id, helpful)?)
     })
 }
 
@@ -161,11 +109,9 @@ pub fn edit(
     content: &str,
     now: Timestamp,
 ) -> Result<Bullet, StoreError> {
-    let content = checked_content(content)?;
+    playbook::check_content(content)?;
     update(workspace, task_type, now, false, |playbook| {
-        let bullet = bullet_mut(playbook, id)?;
-        bullet.content = Some(content);
-        Ok(bullet.clone())
+        Ok(playbook.edit(id, content)?)
     })
 }
 
@@ -177,34 +123,9 @@ pub fn add(
     content: &str,
     now: Timestamp,
 ) -> Result<Bullet, StoreError> {
-    let content = checked_content(content)?;
+    playbook::check_content(content)?;
     update(workspace, task_type, now, true, |playbook| {
-        if playbook
-            .bullets
-            .iter()
-            .any(|b| b.text().trim().eq_ignore_ascii_case(&content))
-        {
-            return Err(StoreError::Invalid(
-                "the playbook already has this bullet".into(),
-            ));
-        }
-        let bullet = Bullet {
-            id: Some(playbook::new_bullet_id(&content, now.unix_millis())),
-            content: Some(content),
-            section: section
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
-            helpful_count: 0,
-            harmful_count: 0,
-            created_at: Some(now.python_iso()),
-            last_used: None,
-            source_task: Some(playbook.task_type.clone()),
-            source: Some("manual".into()),
-            extra: Default::default(),
-        };
-        playbook.bullets.push(bullet.clone());
-        Ok(bullet)
+        Ok(playbook.add_manual(section, content, now)?)
     })
 }
 

@@ -1,7 +1,10 @@
 //! Learnings, playbooks, validation and quarantine on real folders.
 
 use serde_json::{Value, json};
-use switchboard_model::{Timestamp, knowledge::validate::ProblemKind};
+use switchboard_model::{
+    ErrorCode, Timestamp,
+    knowledge::{learning::LearningError, playbook::BulletError, validate::ProblemKind},
+};
 use switchboard_store::{
     StoreError, Workspace,
     knowledge::{
@@ -73,7 +76,7 @@ fn learnings_of_both_layouts_list_and_append_where_they_belong() {
     assert_eq!(fresh.line, 1);
     assert!(matches!(
         learnings::append(&workspace, "Testing", " ", "body", now()),
-        Err(StoreError::Invalid(_))
+        Err(StoreError::Learning(LearningError::NoTitle))
     ));
 }
 
@@ -130,11 +133,12 @@ fn votes_edits_and_additions_land_in_delia_format() {
 
     assert!(matches!(
         playbooks::edit(&workspace, "coding", "strat-00000001", "short", now()),
-        Err(StoreError::Invalid(_))
+        Err(StoreError::Bullet(BulletError::Length(5)))
     ));
     assert!(matches!(
         playbooks::vote(&workspace, "coding", "strat-404", true, now()),
-        Err(StoreError::NotFound { .. })
+        Err(error @ StoreError::Bullet(BulletError::Missing { .. }))
+            if error.code() == ErrorCode::NotFound
     ));
     assert!(matches!(
         playbooks::add(
@@ -144,7 +148,7 @@ fn votes_edits_and_additions_land_in_delia_format() {
             "Long enough content here",
             now()
         ),
-        Err(StoreError::Invalid(_))
+        Err(StoreError::Bullet(BulletError::TaskType(_)))
     ));
 }
 
