@@ -15,6 +15,7 @@ pub mod diff;
 pub mod export;
 #[cfg(feature = "patterns")]
 pub mod index;
+pub mod playback;
 #[cfg(feature = "patterns")]
 pub mod record;
 #[cfg(feature = "patterns")]

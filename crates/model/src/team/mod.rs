@@ -20,7 +20,7 @@ pub use claude::{TeamEntry, TeamSource};
 pub use config::{Member, TeamConfig, check_team_name};
 pub use message::{Message, MessageType, broadcast};
 pub use task::{
-    CLAIM_WARNING_MARK, Priority, Task, TaskFilter, TaskStatus, cascade_completion,
+    CLAIM_WARNING_MARK, Priority, Task, TaskAction, TaskFilter, TaskStatus, cascade_completion,
     check_dependencies, check_transition, claim, claim_warning, dependents_of, is_ready, readiness,
 };
 

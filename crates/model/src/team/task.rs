@@ -202,6 +202,35 @@ pub fn claim_warning(id: &str) -> String {
     format!("Warning: Task {id} {CLAIM_WARNING_MARK}. Proceed with caution.")
 }
 
+/// What the board offers to do to a task next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskAction {
+    /// Claim it for a member (it moves to in progress).
+    Claim,
+    /// Complete it (its dependents are freed).
+    Complete,
+    /// Add or remove dependencies.
+    EditDependencies,
+}
+
+impl TaskStatus {
+    /// What can be done to a task in this status, in the order the board
+    /// shows it: a pending task is claimed, one in progress completed, and
+    /// the dependencies of any task not yet completed edited.
+    pub fn actions(self) -> &'static [TaskAction] {
+        match self {
+            Self::Pending => &[TaskAction::Claim, TaskAction::EditDependencies],
+            Self::InProgress => &[TaskAction::Complete, TaskAction::EditDependencies],
+            Self::Completed => &[],
+        }
+    }
+
+    /// Whether [`TaskStatus::actions`] includes `action`.
+    pub fn allows(self, action: TaskAction) -> bool {
+        self.actions().contains(&action)
+    }
+}
+
 /// Forward-only: pending → in progress → completed.
 pub fn check_transition(from: TaskStatus, to: TaskStatus) -> Result<(), TeamError> {
     let allowed = from == to
@@ -523,5 +552,26 @@ pub(crate) mod tests {
             }
             prop_assert!(crate::team::graph::layout(&tasks).cyclic.is_empty());
         }
+    }
+
+    #[test]
+    fn each_status_offers_the_moves_its_transitions_allow() {
+        for status in TaskStatus::ALL {
+            for action in status.actions() {
+                let to = match action {
+                    TaskAction::Claim => TaskStatus::InProgress,
+                    TaskAction::Complete => TaskStatus::Completed,
+                    TaskAction::EditDependencies => continue,
+                };
+                assert!(
+                    check_transition(status, to).is_ok(),
+                    "{status:?} {action:?}"
+                );
+            }
+        }
+        assert!(TaskStatus::Pending.allows(TaskAction::Claim));
+        assert!(!TaskStatus::Pending.allows(TaskAction::Complete));
+        assert!(TaskStatus::InProgress.allows(TaskAction::EditDependencies));
+        assert!(TaskStatus::Completed.actions().is_empty());
     }
 }

@@ -70,7 +70,9 @@ impl TapesState {
                 Ok(tape) => {
                     let tape = Rc::new(tape);
                     let pos = match exchange {
-                        Some(exchange) => player::end_of(&tape, exchange),
+                        Some(exchange) => {
+                            switchboard_model::tape::playback::end_of(&tape, exchange)
+                        }
                         None => 0,
                     };
                     self.selected.set(exchange);

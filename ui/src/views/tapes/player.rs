@@ -7,45 +7,10 @@
 use std::time::Duration;
 
 use leptos::{ev, prelude::*};
-use switchboard_model::tape::view::TapeView;
+use switchboard_model::tape::playback::{self, end_of, times};
 
 use super::{TapesState, marked, minutes, screen::Rows, screen::Screen};
 use crate::{ipc, tasks};
-
-/// The position just after exchange `exchange`'s output (banner and
-/// earlier exchanges shown too).
-pub fn end_of(tape: &TapeView, exchange: usize) -> usize {
-    tape.frames
-        .iter()
-        .filter(|frame| frame.exchange.is_none_or(|n| n <= exchange))
-        .count()
-}
-
-/// The positions a step by exchange stops at: the start, the end of the
-/// banner, the end of each exchange.
-fn stops(tape: &TapeView) -> Vec<usize> {
-    let banner = tape
-        .frames
-        .iter()
-        .filter(|frame| frame.exchange.is_none())
-        .count();
-    let mut stops = vec![0, banner];
-    stops.extend((0..tape.exchanges.len()).map(|n| end_of(tape, n)));
-    stops.sort_unstable();
-    stops.dedup();
-    stops
-}
-
-/// The time (ms, idle capped at `cap`) at which each position is reached.
-fn times(tape: &TapeView, cap: u64) -> Vec<u64> {
-    let mut at = 0;
-    let mut times = vec![0];
-    for frame in &tape.frames {
-        at += frame.delay_ms.min(cap);
-        times.push(at);
-    }
-    times
-}
 
 /// The speeds offered.
 const SPEEDS: [f64; 5] = [0.5, 1.0, 2.0, 4.0, 8.0];
@@ -89,7 +54,7 @@ pub fn Player(state: TapesState) -> impl IntoView {
             playing.set(false);
             return;
         };
-        let wait = (delay.min(cap) as f64 / speed).round() as u64;
+        let wait = playback::wait_ms(delay, cap, speed);
         let handle = set_timeout_with_handle(
             move || state.pos.update(|pos| *pos += 1),
             Duration::from_millis(wait),
@@ -102,27 +67,8 @@ pub fn Player(state: TapesState) -> impl IntoView {
         playing.set(false);
         let pos = state.pos.get_untracked();
         let target = state.tape.with_untracked(|tape| {
-            let tape = tape.as_ref()?;
-            if !by_exchange {
-                return Some(if forward {
-                    (pos + 1).min(tape.frames.len())
-                } else {
-                    pos.saturating_sub(1)
-                });
-            }
-            let stops = stops(tape);
-            Some(if forward {
-                stops
-                    .into_iter()
-                    .find(|stop| *stop > pos)
-                    .unwrap_or(tape.frames.len())
-            } else {
-                stops
-                    .into_iter()
-                    .rev()
-                    .find(|stop| *stop < pos)
-                    .unwrap_or(0)
-            })
+            tape.as_ref()
+                .map(|tape| playback::step(tape, pos, forward, by_exchange))
         });
         if let Some(target) = target {
             state.pos.set(target);
@@ -205,11 +151,9 @@ pub fn Player(state: TapesState) -> impl IntoView {
                     playing.set(false);
                     let Ok(wanted) = event_target_value(&event).parse::<u64>() else { return };
                     let cap = cap.get_untracked();
-                    let pos = state.tape.with_untracked(|tape| {
-                        tape.as_ref().map(|tape| {
-                            times(tape, cap).iter().filter(|at| **at <= wanted).count().saturating_sub(1)
-                        })
-                    });
+                    let pos = state
+                        .tape
+                        .with_untracked(|tape| tape.as_ref().map(|tape| playback::seek(tape, cap, wanted)));
                     if let Some(pos) = pos {
                         state.pos.set(pos);
                     }

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use switchboard_model::{
     ipc::{TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest},
-    team::{Priority, Task, TaskStatus, readiness},
+    team::{Priority, Task, TaskAction, TaskStatus, readiness},
 };
 
 use super::TeamState;
@@ -234,7 +234,7 @@ fn TaskCard(
                 .collect::<Vec<_>>()
         })
     });
-    let editable = writable && task.status != TaskStatus::Completed;
+    let editable = writable && task.status.allows(TaskAction::EditDependencies);
     let dependencies = (!task.dependencies.is_empty()).then(|| {
         view! {
             <ul class="task-deps" aria-label="Depends on">
@@ -262,9 +262,10 @@ fn TaskCard(
             </ul>
         }
     });
-    let actions = match task.status {
-        _ if !writable => ().into_any(),
-        TaskStatus::Pending => view! {
+    let actions = if !writable {
+        ().into_any()
+    } else if task.status.allows(TaskAction::Claim) {
+        view! {
             <div class="task-actions">
                 <select class="claim-as" aria-label="Claim for" on:change=move |event| claimant.set(event_target_value(&event))>
                     {members.into_iter().map(|member| view! { <option value=member.clone()>{member.clone()}</option> }).collect_view()}
@@ -272,12 +273,14 @@ fn TaskCard(
                 <button class="claim" on:click=claim>"Claim"</button>
             </div>
         }
-        .into_any(),
-        TaskStatus::InProgress => view! {
+        .into_any()
+    } else if task.status.allows(TaskAction::Complete) {
+        view! {
             <div class="task-actions"><button class="complete" on:click=complete>"Complete"</button></div>
         }
-        .into_any(),
-        TaskStatus::Completed => ().into_any(),
+        .into_any()
+    } else {
+        ().into_any()
     };
     view! {
         <li class=if waiting { "task waiting" } else { "task" } data-id=task.id.clone()>
