@@ -282,45 +282,148 @@ pub fn responses_for(workspace: &Workspace, id: &str) -> Result<Vec<FeedbackResp
 pub const SAFETY_POLL: Duration = Duration::from_secs(5);
 
 /// Waits until `session` is answered, declined or dismissed, or its time
-/// runs out (then it is expired, see [`expire_session`]). Wakes on the
-/// watcher's notification that `sessions.json` changed; re-reads every
-/// [`SAFETY_POLL`] in case a notification is lost. `clock` gives the time.
+/// runs out (then it is expired, see [`expire_session`]): a
+/// [`ReplyWait`] with no heartbeat that is never cancelled.
 pub fn wait_for_reply(
     workspace: &Workspace,
     session_id: &str,
     clock: impl Fn() -> Timestamp,
 ) -> Result<AwaitOutcome, StoreError> {
-    wait_for_reply_polling(workspace, session_id, clock, SAFETY_POLL)
+    match ReplyWait::new().run(workspace, session_id, clock, |_| {})? {
+        Waited::Settled(outcome) => Ok(outcome),
+        Waited::Withdrawn(outcome) => Ok(outcome),
+    }
 }
 
-/// [`wait_for_reply`] with the safety poll `poll` (a test makes it so long
-/// that only the watcher's notification can wake the waiter in time).
-pub fn wait_for_reply_polling(
-    workspace: &Workspace,
-    session_id: &str,
-    clock: impl Fn() -> Timestamp,
+/// How a [`ReplyWait`] ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Waited {
+    /// The question was answered, declined, dismissed or ran out.
+    Settled(AwaitOutcome),
+    /// The waiter was cancelled and the question withdrawn (what the
+    /// session says now).
+    Withdrawn(AwaitOutcome),
+}
+
+/// Wakes a [`ReplyWait`].
+#[derive(Debug)]
+enum Wake {
+    /// `sessions.json` changed.
+    Sessions,
+    /// The waiter gave up.
+    Cancel,
+}
+
+/// The one wait for an answer, used by every edge (`switchboard await`,
+/// `deliver --mode blocking`, MCP `ask`): it wakes on the watcher's word
+/// that `sessions.json` changed, re-reads every [`SAFETY_POLL`] in case a
+/// notification is lost, calls back every heartbeat with the time waited
+/// (an MCP client's progress), and withdraws the question when cancelled
+/// from another thread ([`ReplyWait::canceller`]).
+#[derive(Debug)]
+pub struct ReplyWait {
+    wake: mpsc::Sender<Wake>,
+    woken: mpsc::Receiver<Wake>,
     poll: Duration,
-) -> Result<AwaitOutcome, StoreError> {
-    let (wake, woken) = mpsc::channel();
-    // Started before the first read, so no answer can slip in unseen.
-    let _watcher = WorkspaceWatcher::start(workspace, move |change| {
-        if change == StoreChange::Sessions {
-            let _ = wake.send(());
+    heartbeat: Option<Duration>,
+}
+
+/// Cancels the [`ReplyWait`] it came from; cancelling a wait that ended
+/// does nothing.
+#[derive(Debug, Clone)]
+pub struct Canceller(mpsc::Sender<Wake>);
+
+impl Canceller {
+    /// Ends the wait: the question is withdrawn.
+    pub fn cancel(&self) {
+        let _ = self.0.send(Wake::Cancel);
+    }
+}
+
+impl Default for ReplyWait {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReplyWait {
+    /// A wait with the default safety poll and no heartbeat.
+    pub fn new() -> Self {
+        let (wake, woken) = mpsc::channel();
+        Self {
+            wake,
+            woken,
+            poll: SAFETY_POLL,
+            heartbeat: None,
         }
-    })?;
-    loop {
-        let current = session(workspace, session_id)?;
-        if let Some(outcome) = AwaitOutcome::of_session(&current) {
-            return Ok(outcome);
+    }
+
+    /// The same, calling back every `every` with the time waited.
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = Some(every);
+        self
+    }
+
+    /// The same, re-reading every `poll` without a notification (a test
+    /// makes it so long that only the watcher can wake the waiter).
+    pub fn safety_poll(mut self, poll: Duration) -> Self {
+        self.poll = poll;
+        self
+    }
+
+    /// What cancels this wait from elsewhere.
+    pub fn canceller(&self) -> Canceller {
+        Canceller(self.wake.clone())
+    }
+
+    /// Waits for `session_id` to settle; `clock` gives the time, `beat`
+    /// hears of the time waited each heartbeat.
+    pub fn run(
+        self,
+        workspace: &Workspace,
+        session_id: &str,
+        clock: impl Fn() -> Timestamp,
+        mut beat: impl FnMut(Duration),
+    ) -> Result<Waited, StoreError> {
+        let wake = self.wake.clone();
+        // Started before the first read, so no answer can slip in unseen.
+        let _watcher = WorkspaceWatcher::start(workspace, move |change| {
+            if change == StoreChange::Sessions {
+                let _ = wake.send(Wake::Sessions);
+            }
+        })?;
+        let started = std::time::Instant::now();
+        let mut next_beat = self.heartbeat;
+        loop {
+            let current = session(workspace, session_id)?;
+            if let Some(outcome) = AwaitOutcome::of_session(&current) {
+                return Ok(Waited::Settled(outcome));
+            }
+            let left_ms = current.timeout_at.unix_millis() - clock().unix_millis();
+            if left_ms <= 0 {
+                return expire_session(workspace, session_id, clock()).map(Waited::Settled);
+            }
+            let left = Duration::from_millis(u64::try_from(left_ms).unwrap_or(0));
+            let mut nap = left.min(self.poll);
+            if let Some(at) = next_beat {
+                nap = nap.min(at.saturating_sub(started.elapsed()));
+            }
+            // A change, a cancellation, the safety poll, a beat or the
+            // deadline: all re-check.
+            let mut cancelled = matches!(self.woken.recv_timeout(nap), Ok(Wake::Cancel));
+            while let Ok(wake) = self.woken.try_recv() {
+                cancelled |= matches!(wake, Wake::Cancel);
+            }
+            if cancelled {
+                return withdraw_session(workspace, session_id, clock()).map(Waited::Withdrawn);
+            }
+            if let (Some(at), Some(every)) = (next_beat, self.heartbeat)
+                && started.elapsed() >= at
+            {
+                beat(started.elapsed());
+                next_beat = Some(at + every);
+            }
         }
-        let left_ms = current.timeout_at.unix_millis() - clock().unix_millis();
-        if left_ms <= 0 {
-            return expire_session(workspace, session_id, clock());
-        }
-        let left = Duration::from_millis(u64::try_from(left_ms).unwrap_or(0));
-        // Either a change, the safety poll, or the deadline: all re-check.
-        let _ = woken.recv_timeout(left.min(poll));
-        while woken.try_recv().is_ok() {}
     }
 }
 

@@ -19,7 +19,7 @@ use switchboard_model::{
     inbox::InboxFilter,
     session::AwaitOutcome,
 };
-use switchboard_store::{WorkspaceWatcher, clock, deliveries, feedback};
+use switchboard_store::{clock, deliveries, feedback};
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, ToolError};
@@ -533,63 +533,41 @@ struct Waiter {
 }
 
 impl Waiter {
-    /// Waits until the session is answered, declined, dismissed or runs
-    /// out; wakes on the watcher's word that `sessions.json` changed,
-    /// re-reads every [`feedback::SAFETY_POLL`], and sends a progress
-    /// notification each heartbeat. A cancelled call withdraws the
-    /// question.
+    /// Waits, through the store's one wait, until the session is answered,
+    /// declined, dismissed or runs out, sending a progress notification
+    /// each heartbeat; a cancelled call withdraws the question.
     async fn wait(self, cancelled: CancellationToken) -> Result<Answer, ToolError> {
-        let (wake, mut woken) = tokio::sync::mpsc::unbounded_channel();
+        let wait = feedback::ReplyWait::new().heartbeat(self.heartbeat);
+        let canceller = wait.canceller();
+        let (beats, mut beaten) = tokio::sync::mpsc::unbounded_channel();
         let workspace = self.server.workspace();
-        // Started before the first read, so no answer can slip in unseen.
-        let _watcher = WorkspaceWatcher::start(&workspace, move |change| {
-            if change == switchboard_model::ipc::StoreChange::Sessions {
-                let _ = wake.send(());
-            }
-        })
-        .map_err(|error| ToolError(error.into()))?;
-        let mut beats = tokio::time::interval(self.heartbeat);
-        beats.tick().await;
-        let mut waited = 0.0_f64;
-        loop {
-            let id = self.session.clone();
-            let current = self
-                .server
-                .blocking(move |workspace| Ok(feedback::session(workspace, &id)?))
-                .await?;
-            if let Some(outcome) = AwaitOutcome::of_session(&current) {
-                return Answer::of(outcome);
-            }
-            let left_ms = current.timeout_at.unix_millis() - clock::now().unix_millis();
-            if left_ms <= 0 {
-                let id = self.session.clone();
-                let outcome = self
-                    .server
-                    .blocking(move |workspace| {
-                        Ok(feedback::expire_session(workspace, &id, clock::now())?)
-                    })
-                    .await?;
-                return Answer::of(outcome);
-            }
-            let left = Duration::from_millis(u64::try_from(left_ms).unwrap_or(0));
+        let session = self.session.clone();
+        let mut waiting = tokio::task::spawn_blocking(move || {
+            wait.run(&workspace, &session, clock::now, |waited| {
+                let _ = beats.send(waited);
+            })
+        });
+        let mut cancelling = false;
+        let ended = loop {
             tokio::select! {
-                _ = woken.recv() => {}
-                _ = tokio::time::sleep(left.min(feedback::SAFETY_POLL)) => {}
-                _ = beats.tick() => {
-                    waited += self.heartbeat.as_secs_f64();
-                    self.beat(waited).await;
+                joined = &mut waiting => break joined,
+                Some(waited) = beaten.recv() => self.beat(waited.as_secs_f64()).await,
+                () = cancelled.cancelled(), if !cancelling => {
+                    cancelling = true;
+                    canceller.cancel();
                 }
-                () = cancelled.cancelled() => {
-                    let id = self.session.clone();
-                    let withdrawn = self
-                        .server
-                        .blocking(move |workspace| {
-                            Ok(feedback::withdraw_session(workspace, &id, clock::now())?)
-                        })
-                        .await;
-                    tracing::info!(session = %self.session, ?withdrawn, "the client cancelled; question withdrawn");
-                    return Err(ToolError::invalid("the call was cancelled; the question is withdrawn"));
-                }
+            }
+        };
+        let ended = ended
+            .map_err(|error| ToolError::internal(format!("the wait failed: {error}")))?
+            .map_err(|error| ToolError(error.into()))?;
+        match ended {
+            feedback::Waited::Settled(outcome) => Answer::of(outcome),
+            feedback::Waited::Withdrawn(outcome) => {
+                tracing::info!(session = %self.session, ?outcome, "the client cancelled; question withdrawn");
+                Err(ToolError::invalid(
+                    "the call was cancelled; the question is withdrawn",
+                ))
             }
         }
     }

@@ -60,12 +60,9 @@ fn a_reply_wakes_the_waiting_agent_and_closes_the_question() {
         let workspace = workspace.clone();
         let session = session.id.clone();
         std::thread::spawn(move || {
-            let outcome = feedback::wait_for_reply_polling(
-                &workspace,
-                &session,
-                clock::now,
-                Duration::from_secs(3600),
-            );
+            let outcome = feedback::ReplyWait::new()
+                .safety_poll(Duration::from_secs(3600))
+                .run(&workspace, &session, clock::now, |_| {});
             let _ = done.send(outcome);
         });
     }
@@ -73,6 +70,9 @@ fn a_reply_wakes_the_waiting_agent_and_closes_the_question() {
         .recv_timeout(Duration::from_secs(30))
         .expect("the answer woke the waiting agent")
         .unwrap();
+    let feedback::Waited::Settled(outcome) = outcome else {
+        panic!("settled, not withdrawn: {outcome:?}");
+    };
     answerer.join().unwrap();
     assert_eq!(
         outcome,
@@ -159,4 +159,30 @@ fn a_waiter_that_knows_only_the_seed_returns_at_once_on_decline_and_dismiss() {
             "{outcome:?}"
         );
     }
+}
+
+#[test]
+fn a_wait_beats_until_it_is_cancelled_and_then_withdraws_the_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (_, session) = feedback::ask(&workspace, question(), clock::now(), later(600)).unwrap();
+    let wait = feedback::ReplyWait::new().heartbeat(Duration::from_millis(20));
+    let canceller = wait.canceller();
+    let mut beats = Vec::new();
+    let ended = wait
+        .run(&workspace, &session.id, clock::now, |waited| {
+            beats.push(waited);
+            // The client gives up after the third beat.
+            if beats.len() == 3 {
+                canceller.cancel();
+            }
+        })
+        .unwrap();
+    assert!(matches!(ended, feedback::Waited::Withdrawn(_)), "{ended:?}");
+    assert_eq!(beats.len(), 3);
+    assert!(beats.windows(2).all(|pair| pair[0] < pair[1]), "{beats:?}");
+    assert!(beats[0] >= Duration::from_millis(20), "{beats:?}");
+    let after = feedback::session(&workspace, &session.id).unwrap();
+    assert_eq!(after.status, SessionStatus::Timeout);
+    assert!(after.extra.contains_key("withdrawn_at"), "{after:?}");
 }
