@@ -19,9 +19,10 @@ pub fn add(
     let delivery: Delivery = deliveries::get(workspace, &new.delivery_id)?;
     new.validate(&delivery.content.body)?;
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire_sweeping(&dir)?;
+    let lock = DirLock::acquire_sweeping(&dir)?;
     let (annotation, _) = records::append_one(
-        &dir.join(ANNOTATIONS_FILE),
+        &lock,
+        ANNOTATIONS_FILE,
         now,
         IdKind::Annotation,
         "annotation",

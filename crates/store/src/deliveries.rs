@@ -61,18 +61,19 @@ pub fn append(
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
     new.validate()?;
-    let _lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
-    append_locked(workspace, new, now)
+    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    append_locked(&lock, new, now)
 }
 
 /// [`append`] for a caller that validated `new` and holds the inbox lock.
 pub(crate) fn append_locked(
-    workspace: &Workspace,
+    lock: &DirLock,
     new: NewDelivery,
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
     let (delivery, backed_up) = records::append_one(
-        &workspace.inbox_data_dir().join(DELIVERIES_FILE),
+        lock,
+        DELIVERIES_FILE,
         now,
         IdKind::Delivery,
         "delivery",
@@ -172,8 +173,8 @@ fn tolerate_corrupt<T>(
 /// or an already completed one is refused.
 pub fn close(workspace: &Workspace, id: &str, now: Timestamp) -> Result<Delivery, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire_sweeping(&dir)?;
-    let mut file = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    let lock = DirLock::acquire_sweeping(&dir)?;
+    let mut file = Editable::load(&lock, DELIVERIES_FILE, now)?;
     let index = file.position(id).ok_or_else(|| StoreError::NotFound {
         what: "delivery",
         id: id.to_owned(),

@@ -59,8 +59,8 @@ pub fn reply(
     now: Timestamp,
 ) -> Result<Replied, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire_sweeping(&dir)?;
-    let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    let lock = DirLock::acquire_sweeping(&dir)?;
+    let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
     let index = deliveries.position(id).ok_or_else(|| not_found(id))?;
     let mut delivery: Delivery = deliveries.decode(index)?;
     delivery.check_open_for_reply()?;
@@ -80,7 +80,8 @@ pub fn reply(
     let feedback = match &values {
         Some(values) => {
             let (record, _) = records::append_one(
-                &dir.join(FEEDBACK_FILE),
+                &lock,
+                FEEDBACK_FILE,
                 now,
                 IdKind::Feedback,
                 "feedback response",
@@ -97,7 +98,7 @@ pub fn reply(
         None => None,
     };
 
-    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
+    let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
     let open: Vec<(usize, BlockingSession)> = sessions
         .decode_each::<BlockingSession>()
         .filter(|(_, session)| session.delivery_id == id && session.status.is_open())
@@ -132,9 +133,9 @@ pub fn ask(
     timeout_at: Timestamp,
 ) -> Result<(Appended, BlockingSession), StoreError> {
     new.validate()?;
-    let _lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
-    let appended = deliveries::append_locked(workspace, new, now)?;
-    let session = append_session(workspace, &appended.delivery.id, now, timeout_at)?;
+    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let appended = deliveries::append_locked(&lock, new, now)?;
+    let session = append_session(&lock, &appended.delivery.id, now, timeout_at)?;
     Ok((appended, session))
 }
 
@@ -148,20 +149,20 @@ pub fn open_session(
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<BlockingSession, StoreError> {
-    let _lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
     deliveries::get(workspace, id)?.check_open_for_reply()?;
-    append_session(workspace, id, now, timeout_at)
+    append_session(&lock, id, now, timeout_at)
 }
 
 fn append_session(
-    workspace: &Workspace,
+    lock: &DirLock,
     id: &str,
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<BlockingSession, StoreError> {
-    let dir = workspace.inbox_data_dir();
     let (session, _) = records::append_one(
-        &dir.join(SESSIONS_FILE),
+        lock,
+        SESSIONS_FILE,
         now,
         IdKind::Session,
         "session",
@@ -227,8 +228,8 @@ fn end_wait(
     ending: Ending,
 ) -> Result<AwaitOutcome, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let _lock = DirLock::acquire_sweeping(&dir)?;
-    let mut sessions = Editable::load(dir.join(SESSIONS_FILE), now)?;
+    let lock = DirLock::acquire_sweeping(&dir)?;
+    let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
     let index = sessions
         .position(session_id)
         .ok_or_else(|| StoreError::NotFound {
@@ -250,7 +251,7 @@ fn end_wait(
     sessions.replace(index, &session, "session")?;
     sessions.save()?;
 
-    let mut deliveries = Editable::load(dir.join(DELIVERIES_FILE), now)?;
+    let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
     if let Some(index) = deliveries.position(&session.delivery_id) {
         let mut delivery: Delivery = deliveries.decode(index)?;
         let ended = match ending {

@@ -5,13 +5,27 @@
 //! stable `.lock` file; holding it excludes every other Switchboard process
 //! (CLI, app) from changing that directory's files.
 
-use std::{fs::File, path::Path};
+use std::{
+    fs::File,
+    path::{Path, PathBuf},
+};
 
 use crate::StoreError;
 
-/// An exclusive lock on a data directory, released on drop.
+/// An exclusive lock on a data directory, released on drop. The files it
+/// guards are named through it ([`DirLock::file`]), and a data file can
+/// only be loaded for rewriting (`records::Editable`) or appended to with
+/// one in hand.
 #[derive(Debug)]
 pub(crate) struct DirLock {
+    _file: File,
+    dir: PathBuf,
+}
+
+/// A shared hold of a data directory's lock: no change is being written
+/// while it is held. Released on drop.
+#[derive(Debug)]
+pub(crate) struct SharedDirLock {
     _file: File,
 }
 
@@ -23,20 +37,28 @@ impl DirLock {
         let (file, path) = lock_file(dir)?;
         file.lock()
             .map_err(StoreError::io("could not lock", &path))?;
-        Ok(Self { _file: file })
+        Ok(Self {
+            _file: file,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The file `name` in the locked directory.
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
     }
 
     /// Blocks until no other process changes `dir` (a shared hold: readers
     /// do not wait for each other), for a read that must see a change whole
     /// or not at all. `None` when `dir` does not exist: nothing to read.
-    pub(crate) fn acquire_shared(dir: &Path) -> Result<Option<Self>, StoreError> {
+    pub(crate) fn acquire_shared(dir: &Path) -> Result<Option<SharedDirLock>, StoreError> {
         if !dir.is_dir() {
             return Ok(None);
         }
         let (file, path) = lock_file(dir)?;
         file.lock_shared()
             .map_err(StoreError::io("could not lock", &path))?;
-        Ok(Some(Self { _file: file }))
+        Ok(Some(SharedDirLock { _file: file }))
     }
 
     /// [`DirLock::acquire`] for a directory whose every write happens under
@@ -64,7 +86,7 @@ impl DirLock {
 }
 
 /// The `.lock` file of `dir`, opened (created if need be).
-fn lock_file(dir: &Path) -> Result<(File, std::path::PathBuf), StoreError> {
+fn lock_file(dir: &Path) -> Result<(File, PathBuf), StoreError> {
     let path = dir.join(".lock");
     let file = File::options()
         .create(true)

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::value::RawValue;
 use switchboard_model::{EntityId, IdKind, Timestamp};
 
-use crate::{StoreError, write_atomic};
+use crate::{StoreError, lock::DirLock, write_atomic};
 
 /// One record, exactly as stored.
 pub(crate) type RawRecord = Box<RawValue>;
@@ -107,12 +107,14 @@ pub(crate) fn back_up_corrupt(
     Ok(backup)
 }
 
-/// A data file loaded for rewriting. Only build one while holding the data
-/// directory's lock.
-pub(crate) struct Editable {
+/// A data file loaded for rewriting: loaded through the data directory's
+/// lock guard and unable to outlive it, so every rewrite happens under the
+/// lock.
+pub(crate) struct Editable<'lock> {
     path: PathBuf,
     /// The records, as stored.
     pub(crate) records: Vec<RawRecord>,
+    _lock: std::marker::PhantomData<&'lock DirLock>,
 }
 
 #[derive(Deserialize)]
@@ -120,10 +122,16 @@ struct IdOnly {
     id: String,
 }
 
-impl Editable {
-    /// Loads `path`; an unparsable file is moved aside (see
-    /// [`back_up_corrupt`]) and editing starts from an empty array.
-    pub(crate) fn load(path: PathBuf, now: Timestamp) -> Result<Self, StoreError> {
+impl<'lock> Editable<'lock> {
+    /// Loads `name` from the directory `lock` holds; an unparsable file is
+    /// moved aside (see [`back_up_corrupt`]) and editing starts from an
+    /// empty array.
+    pub(crate) fn load(
+        lock: &'lock DirLock,
+        name: &str,
+        now: Timestamp,
+    ) -> Result<Self, StoreError> {
+        let path = lock.file(name);
         let records = match read_raw(&path) {
             Ok(records) => records,
             Err(StoreError::Corrupt { reason, .. }) => {
@@ -133,7 +141,11 @@ impl Editable {
             }
             Err(error) => return Err(error),
         };
-        Ok(Self { path, records })
+        Ok(Self {
+            path,
+            records,
+            _lock: std::marker::PhantomData,
+        })
     }
 
     /// The index of the record with `id`.
@@ -180,19 +192,21 @@ impl Editable {
     }
 }
 
-/// Appends one record to the array file at `path` without re-encoding the
-/// records already there: the file is validated as a JSON array, the next
-/// id of `kind` at `now` is found by scanning for ids of that second, and
-/// the new record is spliced in before the closing bracket, all in one
-/// atomic write. An unparsable file is moved aside first. Hold the data
-/// directory's lock while calling this.
+/// Appends one record to the array file `name` in the directory `lock`
+/// holds, without re-encoding the records already there: the file is
+/// validated as a JSON array, the next id of `kind` at `now` is found by
+/// scanning for ids of that second, and the new record is spliced in before
+/// the closing bracket, all in one atomic write. An unparsable file is
+/// moved aside first.
 pub(crate) fn append_one<T: Serialize>(
-    path: &Path,
+    lock: &DirLock,
+    name: &str,
     now: Timestamp,
     kind: IdKind,
     what: &'static str,
     make: impl FnOnce(EntityId) -> T,
 ) -> Result<(T, Option<PathBuf>), StoreError> {
+    let path = &lock.file(name);
     let (text, backed_up) = match fs::read(path) {
         Ok(bytes) => match validate_array(&bytes) {
             Ok(()) => (bytes, None),
@@ -304,10 +318,13 @@ mod tests {
     fn append_one_splices_records_and_allocates_ids() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("list.json");
+        let lock = DirLock::acquire(dir.path()).unwrap();
         let now = Timestamp::from_unix_millis(7_000).unwrap();
         let make = |id: EntityId| serde_json::json!({"id": id.to_string()});
-        let (first, _) = append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
-        let (second, _) = append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
+        let (first, _) =
+            append_one(&lock, "list.json", now, IdKind::Delivery, "test", make).unwrap();
+        let (second, _) =
+            append_one(&lock, "list.json", now, IdKind::Delivery, "test", make).unwrap();
         assert_eq!(
             (first["id"].as_str(), second["id"].as_str()),
             (Some("d_7_001"), Some("d_7_002"))
@@ -322,7 +339,8 @@ mod tests {
 
         // Foreign layout and records are kept byte for byte.
         fs::write(&path, "[{\"id\":\"d_7_009\",\"x\":[1,2]}]").unwrap();
-        let (third, _) = append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
+        let (third, _) =
+            append_one(&lock, "list.json", now, IdKind::Delivery, "test", make).unwrap();
         assert_eq!(third["id"], "d_7_010");
         let text = fs::read_to_string(&path).unwrap();
         assert!(
@@ -332,7 +350,7 @@ mod tests {
         assert_eq!(read_raw(&path).unwrap().len(), 2);
 
         fs::write(&path, "[]").unwrap();
-        append_one(&path, now, IdKind::Delivery, "test", make).unwrap();
+        append_one(&lock, "list.json", now, IdKind::Delivery, "test", make).unwrap();
         assert_eq!(
             read_raw(&path).unwrap().len(),
             1,
@@ -344,10 +362,13 @@ mod tests {
     fn append_one_moves_a_corrupt_file_aside() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("list.json");
+        let lock = DirLock::acquire(dir.path()).unwrap();
         fs::write(&path, "{\"not\": \"an array\"}").unwrap();
         let now = Timestamp::from_unix_millis(9_000).unwrap();
-        let (_, backup) =
-            append_one(&path, now, IdKind::Session, "test", |id| id.to_string()).unwrap();
+        let (_, backup) = append_one(&lock, "list.json", now, IdKind::Session, "test", |id| {
+            id.to_string()
+        })
+        .unwrap();
         let backup = backup.expect("the corrupt file was moved aside");
         assert_eq!(
             fs::read_to_string(backup).unwrap(),
