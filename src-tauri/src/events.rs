@@ -19,12 +19,7 @@ fn sync_index(app: &AppHandle) {
     let Some(state) = app.try_state::<AppState>() else {
         return;
     };
-    let Ok(mut slot) = state.search.lock() else {
-        return;
-    };
-    if let Some(index) = slot.as_mut()
-        && let Err(error) = index.sync(&state.workspace)
-    {
+    if let Some(Err(error)) = state.search.if_open(|index| index.sync(&state.workspace)) {
         tracing::debug!(%error, "knowledge index not synced; the next search retries");
     }
 }

@@ -2,11 +2,11 @@
 
 use std::{
     path::PathBuf,
-    sync::{Arc, Mutex, atomic::AtomicBool},
+    sync::{Arc, atomic::AtomicBool},
     time::Instant,
 };
 
-use switchboard_store::{Workspace, WorkspaceWatcher, search::SearchIndex, team::ClaudeTeams};
+use switchboard_store::{Workspace, WorkspaceWatcher, search::SharedIndex, team::ClaudeTeams};
 
 use crate::sidecar::Sidecar;
 
@@ -24,7 +24,7 @@ pub struct AppState {
     pub config: Config,
     /// The knowledge index, opened at the first search (so opening a
     /// workspace creates nothing in it).
-    pub search: Arc<Mutex<Option<SearchIndex>>>,
+    pub search: SharedIndex,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
 }
@@ -44,7 +44,7 @@ impl AppState {
             painted: AtomicBool::new(false),
             sidecar,
             config,
-            search: Arc::new(Mutex::new(None)),
+            search: SharedIndex::default(),
             _watcher: watcher,
         }
     }

@@ -86,11 +86,12 @@ pub fn delivery_markdown(delivery: &Delivery) -> String {
 pub fn html_document(title: &str, body_html: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
          <title>{title}</title>\n\
          <style>body{{max-width:52rem;margin:2rem auto;padding:0 1rem;font:15px/1.55 system-ui,sans-serif;overflow-wrap:anywhere}}pre{{overflow:auto;padding:.6rem .8rem;background:#f4f4f4}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2rem .5rem}}</style>\n\
          </head>\n<body>\n<h1>{title}</h1>\n{body_html}\n</body>\n</html>\n",
         title = html::escape(title.trim()),
+        policy = html::CONTENT_POLICY,
     )
 }
 

@@ -1,5 +1,10 @@
 //! Text made safe to put into HTML.
 
+/// The Content-Security-Policy of every page that shows an agent's HTML
+/// (the delivery's frame in the window, an exported page): nothing runs,
+/// nothing loads but inline images and styles.
+pub const CONTENT_POLICY: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'";
+
 /// `text` with the five HTML-special characters escaped, for element
 /// content and quoted attribute values alike.
 pub fn escape(text: &str) -> String {

@@ -16,7 +16,7 @@ use switchboard_model::{
     settings::Settings,
     sidecar::{ChatRequest, ResponseBody},
 };
-use switchboard_store::{Workspace, chats, clock, search::SearchIndex};
+use switchboard_store::{Workspace, chats, clock, search::LazyIndex};
 use tokio::sync::watch;
 
 use crate::{
@@ -42,7 +42,7 @@ pub struct Shared {
     /// Writes held for approval.
     pub proposals: Mutex<Proposals>,
     /// The knowledge index of each workspace seen.
-    pub indexes: Mutex<HashMap<PathBuf, SearchIndex>>,
+    pub indexes: Mutex<HashMap<PathBuf, LazyIndex>>,
 }
 
 /// What long-term memory offers one prompt.
@@ -78,12 +78,11 @@ fn long_term(
         .lock()
         .map_err(|_| "the knowledge index is poisoned".to_owned())
         .and_then(|mut indexes| {
-            let index = match indexes.entry(root.to_owned()) {
-                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-                std::collections::hash_map::Entry::Vacant(entry) => {
-                    entry.insert(SearchIndex::open(workspace).map_err(|e| e.to_string())?)
-                }
-            };
+            let index = indexes
+                .entry(root.to_owned())
+                .or_default()
+                .get(workspace)
+                .map_err(|error| error.to_string())?;
             memory::relevant_knowledge(index, workspace, message, clock::now())
                 .map_err(|error| error.to_string())
         });

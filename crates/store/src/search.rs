@@ -195,6 +195,64 @@ fn file_title(path: &Path, text: &str) -> String {
         })
 }
 
+/// A knowledge index opened at its first use and kept for the next, as
+/// each long-lived process (the shell, the MCP server, the sidecar per
+/// workspace) holds one.
+#[derive(Default)]
+pub struct LazyIndex(Option<SearchIndex>);
+
+impl LazyIndex {
+    /// The index of `workspace`, opened now if it is not yet.
+    pub fn get(&mut self, workspace: &Workspace) -> Result<&mut SearchIndex, StoreError> {
+        match &mut self.0 {
+            Some(index) => Ok(index),
+            empty => Ok(empty.insert(SearchIndex::open(workspace)?)),
+        }
+    }
+
+    /// Closes the index (another workspace is used now); the next use
+    /// opens it again.
+    pub fn close(&mut self) {
+        self.0 = None;
+    }
+}
+
+/// A [`LazyIndex`] shared between threads. A thread that panicked while
+/// holding it leaves it closed, to be opened afresh, not poisoned.
+#[derive(Default, Clone)]
+pub struct SharedIndex(std::sync::Arc<std::sync::Mutex<LazyIndex>>);
+
+impl SharedIndex {
+    /// Runs `work` on the index of `workspace`, opening it if need be.
+    pub fn with<T>(
+        &self,
+        workspace: &Workspace,
+        work: impl FnOnce(&mut SearchIndex) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut slot = self.0.lock().unwrap_or_else(|poisoned| {
+            let mut slot = poisoned.into_inner();
+            slot.close();
+            slot
+        });
+        work(slot.get(workspace)?)
+    }
+
+    /// Runs `work` on the index only if it is open (a watcher keeping an
+    /// index in step need not open one nobody searched).
+    pub fn if_open<T>(&self, work: impl FnOnce(&mut SearchIndex) -> T) -> Option<T> {
+        let mut slot = self.0.lock().ok()?;
+        slot.0.as_mut().map(work)
+    }
+
+    /// Closes the index; the next use opens it again.
+    pub fn close(&self) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .close();
+    }
+}
+
 impl SearchIndex {
     /// Opens (or creates) the index of `workspace`; an index written by
     /// another version is rebuilt from scratch.

@@ -20,7 +20,6 @@ use switchboard_store::{
         documents::{self, DocumentKind},
         learnings, playbooks, quarantine,
     },
-    search::SearchIndex,
 };
 use tauri::State;
 
@@ -70,16 +69,11 @@ pub async fn knowledge_search(
     state: State<'_, AppState>,
     request: SearchQuery,
 ) -> Result<SearchResults, ErrorPayload> {
-    let search = std::sync::Arc::clone(&state.search);
+    let search = state.search.clone();
     on_workspace(&state, move |workspace| {
-        let mut slot = search.lock().map_err(|_| {
-            StoreError::Invalid("the search index is poisoned; reopen the window".into())
-        })?;
-        let index = match slot.as_mut() {
-            Some(index) => index,
-            None => slot.insert(SearchIndex::open(workspace)?),
-        };
-        index.sync_and_search(workspace, &request, clock::now())
+        search.with(workspace, |index| {
+            index.sync_and_search(workspace, &request, clock::now())
+        })
     })
     .await
 }

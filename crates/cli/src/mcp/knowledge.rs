@@ -6,9 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use switchboard_model::knowledge::search::{HitKind, SearchQuery};
 use switchboard_store::{
-    StoreError, clock,
+    clock,
     knowledge::{learnings, playbooks},
-    search::SearchIndex,
 };
 
 use super::{Server, ToolError};
@@ -139,17 +138,12 @@ impl Server {
             kinds,
             ..SearchQuery::new(args.query, args.limit.unwrap_or(10).clamp(1, 100))
         };
-        let index = std::sync::Arc::clone(&self.search);
+        let index = self.search.clone();
         let results = self
             .blocking(move |workspace| {
-                let mut slot = index.lock().map_err(|_| {
-                    StoreError::Invalid("the search index is poisoned; restart the server".into())
-                })?;
-                let index = match slot.as_mut() {
-                    Some(index) => index,
-                    None => slot.insert(SearchIndex::open(workspace)?),
-                };
-                Ok(index.sync_and_search(workspace, &query, clock::now())?)
+                Ok(index.with(workspace, |index| {
+                    index.sync_and_search(workspace, &query, clock::now())
+                })?)
             })
             .await?;
         Ok(Json(Hits {

@@ -17,7 +17,7 @@ mod team;
 
 use std::{
     os::unix::ffi::OsStringExt,
-    sync::{Arc, Mutex, RwLock},
+    sync::{Arc, RwLock},
     time::Duration,
 };
 
@@ -39,7 +39,7 @@ use rmcp::{
 };
 use serde_json::json;
 use switchboard_model::ErrorPayload;
-use switchboard_store::{Workspace, search::SearchIndex};
+use switchboard_store::{Workspace, search::SharedIndex};
 
 use crate::failure;
 
@@ -55,7 +55,7 @@ pub struct Server {
     /// Set once the client's roots were asked for, before the first tool
     /// call runs.
     roots_asked: Arc<tokio::sync::OnceCell<()>>,
-    search: Arc<Mutex<Option<SearchIndex>>>,
+    search: SharedIndex,
     subscriptions: Arc<resources::Subscriptions>,
     heartbeat: Duration,
     tool_router: ToolRouter<Self>,
@@ -70,7 +70,7 @@ impl Server {
             workspace: Arc::new(RwLock::new(Arc::new(workspace))),
             follow_roots,
             roots_asked: Arc::new(tokio::sync::OnceCell::new()),
-            search: Arc::new(Mutex::new(None)),
+            search: SharedIndex::default(),
             subscriptions: Arc::default(),
             heartbeat,
             tool_router: portable_tools(
@@ -118,9 +118,7 @@ impl Server {
                     .workspace
                     .write()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(workspace);
-                if let Ok(mut index) = self.search.lock() {
-                    *index = None;
-                }
+                self.search.close();
             }
             Err(error) => {
                 tracing::warn!(%error, "the client's root is not a workspace; staying in the current folder");

@@ -18,13 +18,14 @@ use crate::{
     views::save::{SaveStatus, Saved, save_document},
 };
 
-/// The policy inside the frame of an HTML body: nothing runs, nothing loads
-/// but inline images and styles. The frame is also `sandbox`ed with one
-/// permission, `allow-same-origin`, so the page can read the reviewer's
-/// selection in it; without `allow-scripts` nothing in it runs, and the
-/// body was sanitized like markdown before it got there. Its links open
-/// nothing: they target a new window, which the sandbox does not allow.
-const FRAME_POLICY: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'";
+/// The policy inside the frame of an HTML body (the exports' too): nothing
+/// runs, nothing loads but inline images and styles. The frame is also
+/// `sandbox`ed with one permission, `allow-same-origin`, so the page can
+/// read the reviewer's selection in it; without `allow-scripts` nothing in
+/// it runs, and the body was sanitized like markdown before it got there.
+/// Its links open nothing: they target a new window, which the sandbox does
+/// not allow.
+const FRAME_POLICY: &str = switchboard_model::html::CONTENT_POLICY;
 
 /// The frame's own style: annotated passages marked as in markdown bodies.
 const FRAME_STYLE: &str = "body{margin:12px 16px;font:14px/1.5 system-ui,sans-serif;overflow-wrap:anywhere}mark{background:rgba(245,196,81,.45);color:inherit;border-radius:2px}";
