@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use switchboard_model::{
     ErrorPayload,
     chat::ChatMode,
-    sidecar::{ChatRequest, RequestBody, ResponseBody},
+    sidecar::{ChatRequest, RequestBody, ResponseBody, WriteEvent},
 };
 use switchboard_sidecar::client::{self, Launch, Link, LinkError, Requests};
 use switchboard_store::Workspace;
@@ -106,11 +106,13 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
                 out.write_all(text.as_bytes())?;
                 out.flush()?;
             }
-            ResponseBody::WriteApplied { path, bytes } => {
+            ResponseBody::Write(WriteEvent::Applied { path, bytes }) => {
                 eprintln!("\nwrote {path} ({bytes} bytes)")
             }
-            ResponseBody::WriteRefused { path, reason } => eprintln!("\nrefused {path}: {reason}"),
-            ResponseBody::WriteProposed { path, bytes, .. } => {
+            ResponseBody::Write(WriteEvent::Refused { path, reason }) => {
+                eprintln!("\nrefused {path}: {reason}")
+            }
+            ResponseBody::Write(WriteEvent::Proposed { path, bytes, .. }) => {
                 eprintln!("\nwould write {path} ({bytes} bytes); not applied (dry run)")
             }
             ResponseBody::ChatDone {

@@ -17,7 +17,7 @@ fn unknown_code() -> ErrorCode {
 }
 
 /// The protocol version both ends must agree on.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A request from the app (or CLI) to the sidecar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,6 +99,49 @@ pub enum ProposalOutcome {
     Discarded,
 }
 
+/// A write the model asked for, as the sidecar's tools, its protocol and
+/// the chat transcript all tell it: one shape, tagged `write`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "write", rename_all = "snake_case")]
+pub enum WriteEvent {
+    /// A file the model wrote, within the allow-list.
+    Applied {
+        /// Workspace-relative path.
+        path: String,
+        /// Bytes written.
+        bytes: usize,
+    },
+    /// A write the allow-list or the file system refused.
+    Refused {
+        /// The path the model asked for.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A write held for the developer's approval (dry run).
+    Proposed {
+        /// The proposal's id, for [`RequestBody::ApplyWrite`].
+        proposal: String,
+        /// Workspace-relative path.
+        path: String,
+        /// The content's size.
+        bytes: usize,
+        /// The content (or its start, for large files).
+        preview: String,
+    },
+}
+
+impl WriteEvent {
+    /// The path the write was for.
+    pub fn path(&self) -> &str {
+        match self {
+            Self::Applied { path, .. }
+            | Self::Refused { path, .. }
+            | Self::Proposed { path, .. } => path,
+        }
+    }
+}
+
 /// A response from the sidecar.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SidecarResponse {
@@ -118,31 +161,8 @@ pub enum ResponseBody {
         /// The new text.
         text: String,
     },
-    /// A file the model wrote, within the allow-list.
-    WriteApplied {
-        /// Workspace-relative path.
-        path: String,
-        /// Bytes written.
-        bytes: usize,
-    },
-    /// A write the allow-list or the file system refused.
-    WriteRefused {
-        /// The path the model asked for.
-        path: String,
-        /// Why.
-        reason: String,
-    },
-    /// A write held for the developer's approval (dry run).
-    WriteProposed {
-        /// The proposal's id, for [`RequestBody::ApplyWrite`].
-        proposal: String,
-        /// Workspace-relative path.
-        path: String,
-        /// The content's size.
-        bytes: usize,
-        /// The content (or its start, for large files).
-        preview: String,
-    },
+    /// A write the model asked for: applied, refused or held for approval.
+    Write(WriteEvent),
     /// A proposal was applied, refused or dropped.
     ProposalSettled {
         /// The proposal's id.
@@ -214,6 +234,23 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<SidecarResponse>(&line).unwrap(),
             settled
+        );
+
+        let wrote = SidecarResponse {
+            id: 3,
+            body: ResponseBody::Write(WriteEvent::Applied {
+                path: "src/a.rs".into(),
+                bytes: 12,
+            }),
+        };
+        let line = serde_json::to_string(&wrote).unwrap();
+        assert_eq!(
+            line,
+            r#"{"id":3,"type":"write","write":"applied","path":"src/a.rs","bytes":12}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<SidecarResponse>(&line).unwrap(),
+            wrote
         );
 
         let old_client: SidecarRequest = serde_json::from_str(

@@ -320,23 +320,7 @@ pub async fn run_turn(
         .await?;
         for (call, (result, effect)) in completion.tool_calls.iter().zip(results) {
             match effect {
-                ToolEffect::Wrote { path, bytes } => {
-                    emit(ResponseBody::WriteApplied { path, bytes })
-                }
-                ToolEffect::Refused { path, reason } => {
-                    emit(ResponseBody::WriteRefused { path, reason })
-                }
-                ToolEffect::Proposed {
-                    proposal,
-                    path,
-                    bytes,
-                    preview,
-                } => emit(ResponseBody::WriteProposed {
-                    proposal,
-                    path,
-                    bytes,
-                    preview,
-                }),
+                ToolEffect::Write(event) => emit(ResponseBody::Write(event)),
                 ToolEffect::None => {}
             }
             api_messages.push(ApiMessage {

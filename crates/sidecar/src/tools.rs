@@ -6,7 +6,7 @@ use std::{io::Read, path::Path, sync::Mutex};
 
 use cap_std::{ambient_authority, fs::Dir};
 use serde_json::{Value, json};
-use switchboard_model::{Timestamp, chat::ChatMode, knowledge::learning};
+use switchboard_model::{Timestamp, chat::ChatMode, knowledge::learning, sidecar::WriteEvent};
 use switchboard_store::{Workspace, knowledge::learnings};
 
 use crate::{
@@ -70,31 +70,8 @@ pub fn definitions(mode: ChatMode) -> Vec<Value> {
 pub enum ToolEffect {
     /// Nothing visible beyond the result.
     None,
-    /// A file was written.
-    Wrote {
-        /// Workspace-relative path.
-        path: String,
-        /// Bytes written.
-        bytes: usize,
-    },
-    /// A write was refused.
-    Refused {
-        /// The path asked for.
-        path: String,
-        /// Why.
-        reason: String,
-    },
-    /// A write was held for the developer's approval.
-    Proposed {
-        /// The proposal's id.
-        proposal: String,
-        /// The path asked for.
-        path: String,
-        /// The content's size.
-        bytes: usize,
-        /// What the developer is shown.
-        preview: String,
-    },
+    /// A write, applied, refused or held for the developer's approval.
+    Write(WriteEvent),
 }
 
 /// Everything a tool needs.
@@ -181,17 +158,17 @@ fn applied(path: &str, outcome: Result<Written, String>) -> (String, ToolEffect)
     match outcome {
         Ok(written) => (
             format!("wrote {} ({} bytes)", written.path, written.bytes),
-            ToolEffect::Wrote {
+            ToolEffect::Write(WriteEvent::Applied {
                 path: written.path,
                 bytes: written.bytes,
-            },
+            }),
         ),
         Err(reason) => (
             format!("refused: {reason}"),
-            ToolEffect::Refused {
+            ToolEffect::Write(WriteEvent::Refused {
                 path: path.to_owned(),
                 reason,
-            },
+            }),
         ),
     }
 }
@@ -219,10 +196,10 @@ fn propose(
     if let Some(reason) = reason {
         return (
             format!("refused: {reason}"),
-            ToolEffect::Refused {
+            ToolEffect::Write(WriteEvent::Refused {
                 path: path.to_owned(),
                 reason,
-            },
+            }),
         );
     }
     let Ok(mut held) = held.lock() else {
@@ -243,12 +220,12 @@ fn propose(
             "proposed {path} ({} bytes) for the developer's approval; not written yet",
             bytes.len()
         ),
-        ToolEffect::Proposed {
+        ToolEffect::Write(WriteEvent::Proposed {
             proposal,
             path: path.to_owned(),
             bytes: bytes.len(),
             preview: proposals::preview(shown),
-        },
+        }),
     )
 }
 
@@ -393,7 +370,10 @@ mod tests {
                 scope.spawn(move || {
                     for n in 0..50 {
                         let effect = tool_append(root, None, &format!("tool {writer}-{n}"));
-                        assert!(matches!(effect, ToolEffect::Wrote { .. }), "{effect:?}");
+                        assert!(
+                            matches!(effect, ToolEffect::Write(WriteEvent::Applied { .. })),
+                            "{effect:?}"
+                        );
                     }
                 });
                 scope.spawn(move || {
@@ -428,7 +408,7 @@ mod tests {
         let bytes = b"## Latin-1 (2024-01-01)\n\ncaf\xe9 au lait\n".to_vec();
         std::fs::write(learnings.join("build.md"), &bytes).unwrap();
         match tool_append(dir.path(), None, "new") {
-            ToolEffect::Refused { path, reason } => {
+            ToolEffect::Write(WriteEvent::Refused { path, reason }) => {
                 assert_eq!(path, ".naide/learnings/build.md");
                 assert!(reason.contains("not UTF-8"), "{reason}");
             }
@@ -446,9 +426,9 @@ mod tests {
         let learnings_dir = dir.path().join(".naide/learnings");
         std::fs::create_dir_all(&learnings_dir).unwrap();
         let held = Mutex::new(Proposals::default());
-        let ToolEffect::Proposed {
+        let ToolEffect::Write(WriteEvent::Proposed {
             proposal, preview, ..
-        } = tool_append(dir.path(), Some(&held), "held")
+        }) = tool_append(dir.path(), Some(&held), "held")
         else {
             panic!("a dry run proposes");
         };

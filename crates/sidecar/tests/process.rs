@@ -8,7 +8,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use switchboard_model::sidecar::{PROTOCOL_VERSION, ResponseBody, SidecarResponse};
+use switchboard_model::sidecar::{PROTOCOL_VERSION, ResponseBody, SidecarResponse, WriteEvent};
 
 #[test]
 fn answers_health_survives_garbage_and_exits_on_shutdown() {
@@ -134,7 +134,7 @@ fn dry_run_writes_wait_for_approval_and_models_are_listed() {
     let proposals: Vec<(String, String)> = turn
         .iter()
         .filter_map(|r| match &r.body {
-            ResponseBody::WriteProposed { proposal, path, .. } => {
+            ResponseBody::Write(WriteEvent::Proposed { proposal, path, .. }) => {
                 Some((proposal.clone(), path.clone()))
             }
             _ => None,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ChatSession, Role, prompt::PromptPart, summary::SummaryChange};
-use crate::sidecar::{ProposalOutcome, ResponseBody};
+use crate::sidecar::{ProposalOutcome, ResponseBody, WriteEvent};
 
 /// One line of the transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,31 +17,12 @@ pub enum Entry {
         /// Its text.
         text: String,
     },
-    /// A file the model wrote.
-    Wrote {
-        /// The path.
-        path: String,
-        /// Bytes written.
-        bytes: usize,
-    },
-    /// A write that was refused.
-    Refused {
-        /// The path asked for.
-        path: String,
-        /// Why.
-        reason: String,
-    },
-    /// A write held for approval (dry run), and what became of it.
-    Proposed {
-        /// The proposal's id.
-        proposal: String,
-        /// The path.
-        path: String,
-        /// The content's size.
-        bytes: usize,
-        /// The content, or its start.
-        preview: String,
-        /// `None` while it waits for the developer.
+    /// A write the model asked for, and (for a proposal) what became of
+    /// it: `None` while it waits for the developer.
+    Write {
+        /// The write.
+        event: WriteEvent,
+        /// A proposal's fate, once settled.
         outcome: Option<ProposalOutcome>,
     },
     /// The developer stopped the answer; what arrived is kept.
@@ -106,10 +87,9 @@ impl Transcript {
         self.entries
             .iter()
             .filter_map(|entry| match entry {
-                Entry::Proposed {
-                    proposal,
+                Entry::Write {
+                    event: WriteEvent::Proposed { proposal, .. },
                     outcome: None,
-                    ..
                 } => Some(proposal.clone()),
                 _ => None,
             })
@@ -124,10 +104,12 @@ impl Transcript {
         } = &event
         {
             for entry in &mut self.entries {
-                if let Entry::Proposed {
-                    proposal: shown,
+                if let Entry::Write {
+                    event:
+                        WriteEvent::Proposed {
+                            proposal: shown, ..
+                        },
                     outcome: settled,
-                    ..
                 } = entry
                     && shown == proposal
                 {
@@ -140,28 +122,14 @@ impl Transcript {
             return;
         }
         match event {
-            ResponseBody::WriteProposed {
-                proposal,
-                path,
-                bytes,
-                preview,
-            } => self.entries.push(Entry::Proposed {
-                proposal,
-                path,
-                bytes,
-                preview,
+            ResponseBody::Write(event) => self.entries.push(Entry::Write {
+                event,
                 outcome: None,
             }),
             ResponseBody::Delta { text } => {
                 if let Some((_, so_far)) = &mut self.streaming {
                     so_far.push_str(&text);
                 }
-            }
-            ResponseBody::WriteApplied { path, bytes } => {
-                self.entries.push(Entry::Wrote { path, bytes })
-            }
-            ResponseBody::WriteRefused { path, reason } => {
-                self.entries.push(Entry::Refused { path, reason })
             }
             ResponseBody::ChatDone {
                 reply,
@@ -229,10 +197,10 @@ mod tests {
         assert_eq!(transcript.streaming, Some((7, "Planned.".into())));
         transcript.apply(
             7,
-            ResponseBody::WriteRefused {
+            ResponseBody::Write(WriteEvent::Refused {
                 path: "src/x".into(),
                 reason: "no".into(),
-            },
+            }),
         );
         transcript.apply(
             7,
@@ -252,9 +220,12 @@ mod tests {
                     role: Role::User,
                     text: "plan it".into()
                 },
-                Entry::Refused {
-                    path: "src/x".into(),
-                    reason: "no".into()
+                Entry::Write {
+                    event: WriteEvent::Refused {
+                        path: "src/x".into(),
+                        reason: "no".into()
+                    },
+                    outcome: None
                 },
                 Entry::Message {
                     role: Role::Assistant,
@@ -270,12 +241,12 @@ mod tests {
         transcript.begin(3, "write the plan");
         transcript.apply(
             3,
-            ResponseBody::WriteProposed {
+            ResponseBody::Write(WriteEvent::Proposed {
                 proposal: "p3-1".into(),
                 path: ".prompts/plan/a.md".into(),
                 bytes: 5,
                 preview: "# A\n".into(),
-            },
+            }),
         );
         transcript.apply(
             3,
@@ -299,7 +270,7 @@ mod tests {
         assert!(transcript.pending_proposals().is_empty());
         assert!(matches!(
             &transcript.entries[1],
-            Entry::Proposed {
+            Entry::Write {
                 outcome: Some(ProposalOutcome::Applied { bytes: 5 }),
                 ..
             }

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use switchboard_model::{
     chat::{Role, transcript::Entry},
-    sidecar::ProposalOutcome,
+    sidecar::{ProposalOutcome, WriteEvent},
 };
 
 use super::ChatState;
@@ -82,19 +82,28 @@ fn entry_view(state: ChatState, entry: Entry) -> AnyView {
             <li class="chat-message assistant markdown"><Markdown text /></li>
         }
         .into_any(),
-        Entry::Wrote { path, bytes } => view! {
+        Entry::Write {
+            event: WriteEvent::Applied { path, bytes },
+            ..
+        } => view! {
             <li class="chat-write applied">"✓ wrote " <code>{path}</code> {format!(" ({bytes} bytes)")}</li>
         }
         .into_any(),
-        Entry::Refused { path, reason } => view! {
+        Entry::Write {
+            event: WriteEvent::Refused { path, reason },
+            ..
+        } => view! {
             <li class="chat-write refused">"✗ refused " <code>{path}</code> ": " {reason}</li>
         }
         .into_any(),
-        Entry::Proposed {
-            proposal,
-            path,
-            bytes,
-            preview,
+        Entry::Write {
+            event:
+                WriteEvent::Proposed {
+                    proposal,
+                    path,
+                    bytes,
+                    preview,
+                },
             outcome,
         } => proposal_view(state, proposal, path, bytes, preview, outcome),
         Entry::Stopped => view! {
