@@ -1,6 +1,7 @@
 //! One module per view of the window.
 
 pub mod chat;
+pub mod composer;
 pub mod edit_line;
 pub mod inbox;
 pub mod knowledge;

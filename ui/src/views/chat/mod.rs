@@ -19,6 +19,7 @@ use switchboard_model::{
 use crate::{
     events, ipc, tasks,
     views::{
+        composer::Composer,
         save::{SaveStatus, Saved, save_document},
         settings::ModelPicker,
     },
@@ -206,19 +207,12 @@ pub fn Chat() -> impl IntoView {
                     <transcript::TranscriptView state />
                     {move || state.error.get().map(|message| view! { <p class="error" role="alert" id="chat-error">{message}</p> })}
                     <div class="chat-compose">
-                        <textarea
+                        <Composer
                             id="chat-input"
-                            rows="3"
                             placeholder="Ask about the workspace (Ctrl+Enter sends)"
-                            prop:value=move || draft.get()
-                            on:input=move |event| draft.set(event_target_value(&event))
-                            on:keydown=move |event| {
-                                if crate::keys::is_submit(&event) {
-                                    event.prevent_default();
-                                    send();
-                                }
-                            }
-                        ></textarea>
+                            text=draft
+                            on_submit=move |()| send()
+                        />
                         {move || {
                             if busy() {
                                 view! { <button id="chat-stop" title="Stop the answer (Esc)" on:click=move |_| stop()>"Stop"</button> }.into_any()

@@ -12,7 +12,7 @@ use switchboard_model::annotation::{AnnotationKind, MappedRun, NewAnnotation, sn
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlIFrameElement, Node};
 
-use crate::{ipc, tasks};
+use crate::{ipc, tasks, views::composer::Composer};
 
 /// A selection mapped to the body: offsets and the selected text.
 #[derive(Debug, Clone, PartialEq)]
@@ -268,19 +268,13 @@ pub fn SelectionBar(
                     {move || {
                         if writing.get() {
                             view! {
-                                <textarea
+                                <Composer
                                     id="annotate-text"
-                                    rows="2"
+                                    rows=2
                                     placeholder="Your comment (Ctrl+Enter saves)"
-                                    prop:value=move || text.get()
-                                    on:input=move |event| text.set(event_target_value(&event))
-                                    on:keydown=move |event| {
-                                        if crate::keys::is_submit(&event) {
-                                            event.prevent_default();
-                                            store(AnnotationKind::Comment);
-                                        }
-                                    }
-                                ></textarea>
+                                    text
+                                    on_submit=move |()| store(AnnotationKind::Comment)
+                                />
                                 <button id="annotate-save" class="primary" on:click=move |_| store(AnnotationKind::Comment)>"Save"</button>
                                 <button id="annotate-cancel" on:click=move |_| writing.set(false)>"Cancel"</button>
                             }
@@ -322,19 +316,12 @@ pub fn GeneralComment(delivery_id: String, on_saved: Callback<()>) -> impl IntoV
     };
     view! {
         <div class="general-comment">
-            <textarea
+            <Composer
                 id="general-comment"
-                rows="3"
                 placeholder="Comment on the whole delivery (Ctrl+Enter adds)"
-                prop:value=move || text.get()
-                on:input=move |event| text.set(event_target_value(&event))
-                on:keydown=move |event| {
-                    if crate::keys::is_submit(&event) {
-                        event.prevent_default();
-                        add();
-                    }
-                }
-            ></textarea>
+                text
+                on_submit=move |()| add()
+            />
             <button id="general-comment-add" on:click=move |_| add()>"Add comment"</button>
             {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
         </div>

@@ -10,7 +10,7 @@ use leptos::{ev, prelude::*};
 use switchboard_model::tape::playback::{self, end_of, times};
 
 use super::{TapesState, marked, minutes, screen::Rows, screen::Screen};
-use crate::{ipc, tasks};
+use crate::{ipc, tasks, views::composer::Composer};
 
 /// The speeds offered.
 const SPEEDS: [f64; 5] = [0.5, 1.0, 2.0, 4.0, 8.0];
@@ -255,19 +255,13 @@ fn Note(state: TapesState, index: usize, note: String) -> impl IntoView {
     };
     view! {
         <div class="exchange-note">
-            <textarea
-                rows="1"
-                placeholder="Note"
-                aria-label=format!("Note on exchange {}", index + 1)
-                prop:value=move || draft.get()
-                on:input=move |event| draft.set(event_target_value(&event))
-                on:keydown=move |event| {
-                    if event.key() == "Enter" && (event.ctrl_key() || event.meta_key()) {
-                        event.prevent_default();
-                        save();
-                    }
-                }
-            ></textarea>
+            <Composer
+                rows=1
+                placeholder="Note (Ctrl+Enter saves)"
+                label=format!("Note on exchange {}", index + 1)
+                text=draft
+                on_submit=move |()| save()
+            />
             <button class="exchange-note-save" disabled=move || draft.get() == saved.get() on:click=move |_| save()>"Save note"</button>
         </div>
     }

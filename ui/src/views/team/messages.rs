@@ -8,7 +8,7 @@ use switchboard_model::{
 };
 
 use super::TeamState;
-use crate::{ipc, tasks};
+use crate::{ipc, tasks, views::composer::Composer};
 
 /// The members, and the inbox of the one picked.
 #[component]
@@ -145,22 +145,13 @@ pub fn SendForm(state: TeamState) -> impl IntoView {
                     {MessageType::ALL.map(|kind| view! { <option value=kind.as_str()>{kind.as_str().replace('_', " ")}</option> }).collect_view()}
                 </select>
             </label>
-            <textarea
+            <Composer
                 id="msg-text"
-                rows="3"
                 placeholder="Message (Ctrl+Enter sends)"
-                prop:value=move || text.get()
-                on:input=move |event| {
-                    sent.set(false);
-                    text.set(event_target_value(&event));
-                }
-                on:keydown=move |event| {
-                    if crate::keys::is_submit(&event) {
-                        event.prevent_default();
-                        send();
-                    }
-                }
-            ></textarea>
+                text
+                on_submit=move |()| send()
+                on_edit=move |()| sent.set(false)
+            />
             <button type="submit" class="primary" id="msg-send">"Send"</button>
             {move || sent.get().then(|| view! { <span class="muted" id="msg-sent" role="status">"Sent."</span> })}
             {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
