@@ -85,56 +85,66 @@ impl Proposals {
         apply: bool,
         now: Timestamp,
     ) -> Result<ResponseBody, SidecarError> {
-        let proposal = self
-            .held
+        Ok(settle(id, self.take(id)?, apply, now))
+    }
+
+    /// Takes proposal `id` out, to be settled with [`settle`] without
+    /// holding the list (applying it may wait for a folder's lock).
+    pub fn take(&mut self, id: &str) -> Result<Proposal, SidecarError> {
+        self.held
             .remove(id)
-            .ok_or_else(|| SidecarError::NoProposal(id.to_owned()))?;
-        let audit = AuditLog::new(&proposal.root);
-        let outcome = if apply {
-            let applied = AllowList::for_mode(proposal.mode, &proposal.build_globs)
-                .map_err(|error| error.to_string())
-                .and_then(|allow| match &proposal.change {
-                    Change::Write(content) => {
-                        let writer = WorkspaceWriter::open(&proposal.root)
-                            .map_err(|error| error.to_string())?;
-                        apply_write(
-                            &allow,
-                            &writer,
-                            &audit,
-                            proposal.mode,
-                            &proposal.path,
-                            content,
-                            now,
-                        )
-                    }
-                    Change::Learning(learning) => {
-                        let workspace = switchboard_store::Workspace::open(&proposal.root)
-                            .map_err(|error| error.to_string())?;
-                        apply_learning(&allow, &audit, &workspace, proposal.mode, learning, now)
-                    }
-                });
-            match applied {
-                Ok(written) => ProposalOutcome::Applied {
-                    bytes: written.bytes,
-                },
-                Err(reason) => ProposalOutcome::Refused { reason },
-            }
-        } else {
-            audit.record_or_warn(&AuditEntry::of(
-                now,
-                proposal.mode,
-                &proposal.path,
-                &proposal.change.audited(now),
-                Decision::Discarded,
-                None,
-            ));
-            ProposalOutcome::Discarded
-        };
-        Ok(ResponseBody::ProposalSettled {
-            proposal: id.to_owned(),
-            path: proposal.path,
-            outcome,
-        })
+            .ok_or_else(|| SidecarError::NoProposal(id.to_owned()))
+    }
+}
+
+/// Applies or drops `proposal` (held as `id`): the event for the chat.
+/// Blocking file work, a lock wait among it.
+pub fn settle(id: &str, proposal: Proposal, apply: bool, now: Timestamp) -> ResponseBody {
+    let audit = AuditLog::new(&proposal.root);
+    let outcome = if apply {
+        let applied = AllowList::for_mode(proposal.mode, &proposal.build_globs)
+            .map_err(|error| error.to_string())
+            .and_then(|allow| match &proposal.change {
+                Change::Write(content) => {
+                    let writer =
+                        WorkspaceWriter::open(&proposal.root).map_err(|error| error.to_string())?;
+                    apply_write(
+                        &allow,
+                        &writer,
+                        &audit,
+                        proposal.mode,
+                        &proposal.path,
+                        content,
+                        now,
+                    )
+                }
+                Change::Learning(learning) => {
+                    let workspace = switchboard_store::Workspace::open(&proposal.root)
+                        .map_err(|error| error.to_string())?;
+                    apply_learning(&allow, &audit, &workspace, proposal.mode, learning, now)
+                }
+            });
+        match applied {
+            Ok(written) => ProposalOutcome::Applied {
+                bytes: written.bytes,
+            },
+            Err(reason) => ProposalOutcome::Refused { reason },
+        }
+    } else {
+        audit.record_or_warn(&AuditEntry::of(
+            now,
+            proposal.mode,
+            &proposal.path,
+            &proposal.change.audited(now),
+            Decision::Discarded,
+            None,
+        ));
+        ProposalOutcome::Discarded
+    };
+    ResponseBody::ProposalSettled {
+        proposal: id.to_owned(),
+        path: proposal.path,
+        outcome,
     }
 }
 

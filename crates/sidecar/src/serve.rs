@@ -24,6 +24,7 @@ use crate::{
     SidecarError,
     chat::{self, Shared},
     model_client::{ModelConfig, list_models},
+    proposals,
 };
 
 /// Where each turn gets its settings from (read afresh, so a change in the
@@ -126,15 +127,25 @@ where
             RequestBody::ApplyWrite { ref proposal }
             | RequestBody::DiscardWrite { ref proposal } => {
                 let apply = matches!(request.body, RequestBody::ApplyWrite { .. });
-                let settled = shared
+                let taken = shared
                     .proposals
                     .lock()
                     .map_err(|_| SidecarError::Internal("the proposal list is unavailable".into()))
-                    .and_then(|mut held| held.settle(proposal, apply, clock::now()));
-                responder.send(
-                    request.id,
-                    settled.unwrap_or_else(SidecarError::into_response),
-                );
+                    .and_then(|mut held| held.take(proposal));
+                match taken {
+                    // Applying may wait for a folder's lock (a learning is
+                    // appended under it): on the blocking pool, so this loop
+                    // goes on reading `stop` meanwhile.
+                    Ok(taken) => {
+                        let responder = responder.clone();
+                        let (id, proposal) = (request.id, proposal.clone());
+                        tokio::task::spawn_blocking(move || {
+                            let body = proposals::settle(&proposal, taken, apply, clock::now());
+                            responder.send(id, body);
+                        });
+                    }
+                    Err(error) => responder.send(request.id, error.into_response()),
+                }
             }
             RequestBody::Chat(chat_request) => {
                 let (stop, stopped) = watch::channel(false);
