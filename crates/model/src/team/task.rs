@@ -202,6 +202,40 @@ pub fn claim_warning(id: &str) -> String {
     format!("Warning: Task {id} {CLAIM_WARNING_MARK}. Proceed with caution.")
 }
 
+/// The tasks offered as a dependency while `query` is typed: open tasks
+/// (not completed) whose title contains it, case aside, those whose title
+/// starts with it first, then in board order; never one in `exclude` (the
+/// task itself, what it already waits for); at most `limit`. Cycles are
+/// left to [`check_dependencies`], which refuses them in the plugin's words.
+pub fn dependency_candidates<'a>(
+    tasks: &'a [Task],
+    exclude: &[String],
+    query: &str,
+    limit: usize,
+) -> Vec<&'a Task> {
+    let wanted = query.trim().to_lowercase();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<(bool, usize, &Task)> = tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, task)| task.status != TaskStatus::Completed && !exclude.contains(&task.id))
+        .filter_map(|(at, task)| {
+            let title = task.title.to_lowercase();
+            title
+                .contains(&wanted)
+                .then(|| (!title.starts_with(&wanted), at, task))
+        })
+        .collect();
+    found.sort_by_key(|(later, at, _)| (*later, *at));
+    found
+        .into_iter()
+        .take(limit)
+        .map(|(_, _, task)| task)
+        .collect()
+}
+
 /// What the board offers to do to a task next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskAction {
@@ -573,5 +607,41 @@ pub(crate) mod tests {
         assert!(!TaskStatus::Pending.allows(TaskAction::Complete));
         assert!(TaskStatus::InProgress.allows(TaskAction::EditDependencies));
         assert!(TaskStatus::Completed.actions().is_empty());
+    }
+
+    #[test]
+    fn dependencies_are_offered_by_title() {
+        let now = crate::Timestamp::parse("2026-02-10T10:00:00.000Z").unwrap();
+        let task = |id: &str, title: &str, status: TaskStatus| {
+            let mut task = Task::new(id.into(), title, now);
+            task.status = status;
+            task
+        };
+        let tasks = [
+            task("1-a", "Write the data model", TaskStatus::Pending),
+            task("2-b", "Define data model", TaskStatus::Pending),
+            task("3-c", "Data migration", TaskStatus::InProgress),
+            task("4-d", "Old data cleanup", TaskStatus::Completed),
+            task("5-e", "Ship", TaskStatus::Pending),
+        ];
+        let titles = |query: &str, exclude: &[String]| -> Vec<String> {
+            dependency_candidates(&tasks, exclude, query, 8)
+                .into_iter()
+                .map(|task| task.title.clone())
+                .collect()
+        };
+        assert_eq!(
+            titles("data", &[]),
+            [
+                "Data migration",
+                "Write the data model",
+                "Define data model"
+            ],
+            "a title starting with it first; completed tasks never"
+        );
+        assert_eq!(titles("  DEFINE ", &[]), ["Define data model"]);
+        assert_eq!(titles("model", &["1-a".to_owned()]), ["Define data model"]);
+        assert!(titles("", &[]).is_empty());
+        assert_eq!(dependency_candidates(&tasks, &[], "a", 2).len(), 2);
     }
 }

@@ -7,7 +7,7 @@
 use std::{fs, path::Path, sync::Arc};
 
 use anyhow::{Context, Result, ensure};
-use fantoccini::Locator;
+use fantoccini::{Locator, key::Key};
 use serde_json::{Value, json};
 use switchboard_e2e::Session;
 
@@ -19,6 +19,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             environment,
             "team::the_board_follows_the_cli_refuses_cycles_and_sends_messages",
             the_board_follows_the_cli_refuses_cycles_and_sends_messages,
+        ),
+        trial(
+            environment,
+            "team::a_long_ready_queue_shows_its_first_few_and_expands",
+            a_long_ready_queue_shows_its_first_few_and_expands,
         ),
         trial(
             environment,
@@ -43,6 +48,51 @@ fn team(workspace: &Path) -> Result<()> {
     });
     fs::write(&config, serde_json::to_string_pretty(&body)?)?;
     Ok(())
+}
+
+fn a_long_ready_queue_shows_its_first_few_and_expands(environment: &Environment) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    team(workspace.path())?;
+    for n in 1..=8 {
+        let output = environment
+            .binaries
+            .cli(workspace.path())
+            .args([
+                "task",
+                "create",
+                "--team",
+                "alpha",
+                "--title",
+                &format!("Step {n}"),
+            ])
+            .output()?;
+        ensure!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    environment.with_app(workspace.path(), async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.find("#nav-team").await?.click().await?;
+        session.find("#ready-more").await?;
+        let rows = "return document.querySelectorAll('#ready-queue li').length";
+        let shown = session.client.execute(rows, vec![]).await?;
+        ensure!(shown == json!(5), "the first five: {shown}");
+        ensure!(
+            session.texts("#ready-count").await? == ["8"],
+            "and how many there are"
+        );
+        let more = session.find("#ready-more").await?;
+        ensure!(more.text().await? == "Show all 8", "offered");
+        more.click().await?;
+        session
+            .wait_for_text("#ready-more", |text| text == "Show fewer")
+            .await?;
+        let shown = session.client.execute(rows, vec![]).await?;
+        ensure!(shown == json!(8), "all of them, on demand: {shown}");
+        Ok(())
+    })
 }
 
 fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
@@ -120,11 +170,20 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
         let card = session
             .find(&format!("#column-pending .task[data-id='{ship}']"))
             .await?;
-        card.find(Locator::Css(".dependency-id"))
+        let shown = card.text().await?;
+        ensure!(
+            shown.starts_with("Ship") && !shown.contains(&ship),
+            "a card leads with its title, not its id: {shown:?}"
+        );
+        // Picked by its title, as a person finds it.
+        card.find(Locator::Css(".dependency-search"))
             .await?
-            .send_keys(&last)
+            .send_keys("annou")
             .await?;
-        card.find(Locator::Css(".add-dependency button"))
+        session
+            .find(&format!(
+                ".task[data-id='{ship}'] .dependency-option[data-id='{last}']"
+            ))
             .await?
             .click()
             .await?;
@@ -194,6 +253,53 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
         session
             .find(&format!("#ready-queue [data-id='{last}']"))
             .await?;
+
+        // A dependency added by title from the keyboard: typed, the first
+        // match taken with Enter; Announce waits for it at once.
+        let notes = cli(&[
+            "task", "create", "--team", "alpha", "--title", "Write release notes",
+        ])?;
+        session
+            .find(&format!("#ready-queue [data-id='{notes}']"))
+            .await?;
+        session
+            .find(&format!(".task[data-id='{last}'] .dependency-search"))
+            .await?
+            .send_keys(&format!("release{}", char::from(Key::Enter)))
+            .await?;
+        let needs = session
+            .wait_for_text(
+                &format!(".task[data-id='{last}'] .task-dep[data-id='{notes}']"),
+                |text| !text.is_empty(),
+            )
+            .await?;
+        ensure!(needs.contains("Write release notes"), "by its title: {needs:?}");
+        session
+            .wait_for_text(&format!(".task[data-id='{last}'] .task-state"), |text| {
+                text == "waits for 1 task"
+            })
+            .await?;
+        ensure!(
+            session
+                .texts(&format!("#ready-queue [data-id='{last}']"))
+                .await?
+                .is_empty(),
+            "Announce left the ready queue"
+        );
+        let stored: Value = serde_json::from_str(&fs::read_to_string(
+            workspace
+                .path()
+                .join(format!(".opencode/opencode-teams/tasks/alpha/{last}.json")),
+        )?)?;
+        ensure!(
+            stored["dependencies"] == json!([notes]),
+            "in the plugin's file: {stored}"
+        );
+        session
+            .client
+            .execute("document.querySelector('#ready-queue').scrollIntoView()", vec![])
+            .await?;
+        environment.screenshot("team-board.png")?;
 
         // A message from the window, to b.
         let from = session.find("#msg-from").await?;

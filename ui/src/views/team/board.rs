@@ -8,7 +8,7 @@ use switchboard_model::{
     team::{Priority, Task, TaskAction, TaskStatus, readiness},
 };
 
-use super::TeamState;
+use super::{TeamState, picker};
 use crate::{ipc, tasks};
 
 /// A task as a card shows it, and the key that changes whenever anything
@@ -102,7 +102,7 @@ pub fn Board(state: TeamState) -> impl IntoView {
             </section>
         }
     });
-    let ready = move || {
+    let ready = Memo::new(move |_| {
         tasks.with(|tasks| {
             tasks
                 .iter()
@@ -110,12 +110,21 @@ pub fn Board(state: TeamState) -> impl IntoView {
                 .cloned()
                 .collect::<Vec<_>>()
         })
+    });
+    let expanded = RwSignal::new(false);
+    let ready_count = move || ready.with(Vec::len);
+    let ready_shown = move || {
+        let mut shown = ready.get();
+        if !expanded.get() {
+            shown.truncate(READY_SHOWN);
+        }
+        shown
     };
     view! {
             <section class="ready-queue" aria-label="Ready to start">
-                <h2>"Ready to start"</h2>
+                <h2>"Ready to start (" <span id="ready-count">{ready_count}</span> ")"</h2>
                 <ol id="ready-queue">
-                    <For each=ready key=|shown| shown.key.clone() let(shown)>
+                    <For each=ready_shown key=|shown| shown.key.clone() let(shown)>
                         <li class="ready" data-id=shown.task.id.clone()>
                             <span class=format!("badge priority-{}", shown.task.priority.as_str())>{shown.task.priority.as_str()}</span>
                             " "
@@ -126,10 +135,18 @@ pub fn Board(state: TeamState) -> impl IntoView {
                         </li>
                     </For>
                 </ol>
+                {move || (ready_count() > READY_SHOWN).then(|| view! {
+                    <button class="link" id="ready-more" aria-expanded=move || expanded.get().to_string() on:click=move |_| expanded.update(|on| *on = !*on)>
+                        {move || if expanded.get() { "Show fewer".to_owned() } else { format!("Show all {}", ready_count()) }}
+                    </button>
+                })}
             </section>
             <div class="task-columns">{columns}</div>
     }
 }
+
+/// How many tasks the ready queue shows before "Show all".
+const READY_SHOWN: usize = 5;
 
 /// Runs a change to task `id` and reloads the board after it, or shows
 /// the refusal on that task's card.
@@ -161,13 +178,6 @@ fn TaskCard(
 ) -> impl IntoView {
     let id = StoredValue::new(task.id.clone());
     let claimant = RwSignal::new(members.first().cloned().unwrap_or_default());
-    // The draft outlives this card: a refresh that redraws it keeps it.
-    let dependency = RwSignal::new(
-        state
-            .drafts
-            .with_value(|drafts| drafts.get(&task.id).cloned())
-            .unwrap_or_default(),
-    );
     let claim = move |_| {
         let request = TaskClaimRequest {
             team: state.team_name(),
@@ -199,18 +209,6 @@ fn TaskCard(
             ipc::task_deps(&request).await
         });
     };
-    let add_dependency = move |event: leptos::ev::SubmitEvent| {
-        event.prevent_default();
-        let wanted = dependency.get_untracked().trim().to_owned();
-        // Sent: a card redrawn by the change starts empty; a refused one
-        // is not redrawn and keeps what was typed.
-        state.drafts.update_value(|drafts| {
-            drafts.remove(&id.get_value());
-        });
-        if !wanted.is_empty() {
-            edit_dependencies(vec![wanted], Vec::new());
-        }
-    };
     let refusal = move || {
         state.refused.with(|refused| {
             refused
@@ -224,29 +222,33 @@ fn TaskCard(
             task.dependencies
                 .iter()
                 .map(|dependency| {
-                    let title = board
-                        .tasks
-                        .iter()
-                        .find(|other| other.id == *dependency)
-                        .map_or_else(|| dependency.clone(), |other| other.title.clone());
-                    (dependency.clone(), title)
+                    let found = board.tasks.iter().find(|other| other.id == *dependency);
+                    let title = found.map_or_else(
+                        || format!("{dependency} (not on the board)"),
+                        |other| other.title.clone(),
+                    );
+                    let done = found.is_some_and(|other| other.status == TaskStatus::Completed);
+                    (dependency.clone(), title, done)
                 })
                 .collect::<Vec<_>>()
         })
     });
     let editable = writable && task.status.allows(TaskAction::EditDependencies);
+    let open_dependencies = titles.as_ref().map_or(task.dependencies.len(), |titles| {
+        titles.iter().filter(|(_, _, done)| !done).count()
+    });
     let dependencies = (!task.dependencies.is_empty()).then(|| {
         view! {
             <ul class="task-deps" aria-label="Depends on">
                 {titles
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|(dependency, title)| {
+                    .map(|(dependency, title, done)| {
                         let label = format!("Remove the dependency on {title}");
                         let removed = dependency.clone();
                         view! {
-                            <li class="task-dep" data-id=dependency>
-                                "needs " {title}
+                            <li class="task-dep" class:done=done data-id=dependency>
+                                {if done { "✓ " } else { "needs " }} {title}
                                 {editable.then(|| view! {
                                     <button
                                         class="remove-dependency"
@@ -282,38 +284,39 @@ fn TaskCard(
     } else {
         ().into_any()
     };
+    let state_label = match task.status {
+        TaskStatus::Pending if waiting => format!(
+            "waits for {open_dependencies} task{}",
+            if open_dependencies == 1 { "" } else { "s" }
+        ),
+        TaskStatus::Pending => "ready".to_owned(),
+        TaskStatus::InProgress => "in progress".to_owned(),
+        TaskStatus::Completed => "done".to_owned(),
+    };
+    let state_class = if waiting {
+        "task-state waiting".to_owned()
+    } else {
+        format!("task-state status-{}", task.status.as_str())
+    };
+    let mut exclude = task.dependencies.clone();
+    exclude.push(task.id.clone());
+    let pick = Callback::new(move |chosen: String| edit_dependencies(vec![chosen], Vec::new()));
     view! {
         <li class=if waiting { "task waiting" } else { "task" } data-id=task.id.clone()>
-            <div class="task-head">
+            <button class="link task-title" title="Open the task (its id, history and links)" on:click=move |_| state.open.set(Some(id.get_value()))>
+                {task.title.clone()}
+            </button>
+            <div class="task-meta">
                 <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
-                <button class="link task-title" title="Open the task" on:click=move |_| state.open.set(Some(id.get_value()))>
-                    {task.title.clone()}
-                </button>
+                {task.owner.clone().map(|owner| view! { <span class="owner">"@" {owner}</span> })}
+                <span class=state_class>{state_label}</span>
             </div>
-            <code class="task-id">{task.id.clone()}</code>
-            {task.owner.clone().map(|owner| view! { <span class="owner">"@" {owner}</span> })}
-            {waiting.then(|| view! { <span class="blocked">" waits for " {task.dependencies.join(", ")}</span> })}
             {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
             {task.description.clone().map(|text| view! { <p class="description">{text}</p> })}
             {dependencies}
             {actions}
             {editable.then(|| view! {
-                <form class="add-dependency" on:submit=add_dependency>
-                    <input
-                        class="dependency-id"
-                        placeholder="Depends on (task id)"
-                        aria-label="Add a dependency"
-                        prop:value=move || dependency.get()
-                        on:input=move |event| {
-                            let draft = event_target_value(&event);
-                            state.drafts.update_value(|drafts| {
-                                drafts.insert(id.get_value(), draft.clone());
-                            });
-                            dependency.set(draft);
-                        }
-                    />
-                    <button type="submit">"Add"</button>
-                </form>
+                <picker::DependencyPicker id=task.id.clone() exclude state pick />
             })}
             {refusal}
         </li>

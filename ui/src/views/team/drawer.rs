@@ -75,7 +75,10 @@ fn drawer(task: Task, board: &TeamBoard, state: TeamState) -> impl IntoView + us
                 <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
                 {task.owner.clone().map(|owner| view! { <span class="owner">" @" {owner}</span> })}
             </p>
-            <code class="task-id">{task.id.clone()}</code>
+            <p class="task-id-line">
+                <code class="task-id" id="task-drawer-id">{task.id.clone()}</code>
+                <CopyId id=task.id.clone() />
+            </p>
             {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
             {task.extra.get("activeForm").and_then(|form| form.as_str()).map(|form| view! { <p class="active-form">{form.to_owned()}</p> })}
             <p class="description">{task.description.clone().unwrap_or_else(|| "No description.".into())}</p>
@@ -99,5 +102,25 @@ fn drawer(task: Task, board: &TeamBoard, state: TeamState) -> impl IntoView + us
                     .collect_view()}
             </ol>
         </aside>
+    }
+}
+
+/// Copies a task's id to the clipboard, and says so.
+#[component]
+fn CopyId(id: String) -> impl IntoView {
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let promise = window.navigator().clipboard().write_text(&id);
+        crate::tasks::act(async move {
+            copied.set(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+        });
+    };
+    view! {
+        <button class="link" id="task-drawer-copy-id" title="Copy the id (for the CLI and agents)" on:click=copy>
+            {move || if copied.get() { "Copied" } else { "Copy id" }}
+        </button>
     }
 }

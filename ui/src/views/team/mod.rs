@@ -8,6 +8,7 @@ mod board;
 mod drawer;
 mod graph;
 mod messages;
+mod picker;
 
 use std::collections::HashMap;
 

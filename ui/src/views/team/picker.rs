@@ -1,0 +1,135 @@
+//! Adding a dependency by its title: a type-ahead over the team's tasks
+//! (titles containing what is typed, those starting with it first), picked
+//! with the mouse or with ↑/↓ and Enter; Escape clears it. Raw ids stay in
+//! the drawer.
+
+use leptos::prelude::*;
+use switchboard_model::team::dependency_candidates;
+
+use super::TeamState;
+
+/// How many tasks the list offers at once.
+const OFFERED: usize = 8;
+
+/// The picker on task `id`'s card; `pick` adds the chosen task as a
+/// dependency. What is typed is kept in the board's drafts, so a refresh
+/// that redraws the card keeps it.
+#[component]
+pub fn DependencyPicker(
+    /// The task the dependency is added to.
+    id: String,
+    /// It and the tasks it already waits for: never offered.
+    exclude: Vec<String>,
+    /// The board's state.
+    state: TeamState,
+    /// Adds the chosen task's id.
+    pick: Callback<String>,
+) -> impl IntoView {
+    let key = StoredValue::new(id.clone());
+    let query = RwSignal::new(
+        state
+            .drafts
+            .with_value(|drafts| drafts.get(&id).cloned())
+            .unwrap_or_default(),
+    );
+    let highlighted = RwSignal::new(0_usize);
+    let exclude = StoredValue::new(exclude);
+    let offered = Memo::new(move |_| {
+        let typed = query.get();
+        if typed.trim().is_empty() {
+            return Vec::new();
+        }
+        state.board.with(|board| {
+            board.as_ref().map_or_else(Vec::new, |board| {
+                exclude.with_value(|exclude| {
+                    dependency_candidates(&board.tasks, exclude, &typed, OFFERED)
+                        .into_iter()
+                        .map(|task| (task.id.clone(), task.title.clone(), task.status.as_str()))
+                        .collect::<Vec<_>>()
+                })
+            })
+        })
+    });
+    let set_query = move |text: String| {
+        state.drafts.update_value(|drafts| {
+            if text.is_empty() {
+                drafts.remove(&key.get_value());
+            } else {
+                drafts.insert(key.get_value(), text.clone());
+            }
+        });
+        highlighted.set(0);
+        query.set(text);
+    };
+    let choose = move |chosen: String| {
+        set_query(String::new());
+        pick.run(chosen);
+    };
+    let list_id = format!("dependency-options-{id}");
+    let keydown = move |event: leptos::ev::KeyboardEvent| {
+        let count = offered.with_untracked(Vec::len);
+        match event.key().as_str() {
+            "ArrowDown" if count > 0 => highlighted.update(|at| *at = (*at + 1) % count),
+            "ArrowUp" if count > 0 => highlighted.update(|at| *at = (*at + count - 1) % count),
+            "Enter" => {
+                let chosen = offered.with_untracked(|offered| {
+                    offered
+                        .get(highlighted.get_untracked())
+                        .map(|(id, _, _)| id.clone())
+                });
+                if let Some(chosen) = chosen {
+                    choose(chosen);
+                }
+            }
+            "Escape" => set_query(String::new()),
+            _ => return,
+        }
+        event.prevent_default();
+        event.stop_propagation();
+    };
+    view! {
+        <div class="add-dependency">
+            <input
+                class="dependency-search"
+                role="combobox"
+                aria-label="Add a dependency: type a task's title"
+                aria-autocomplete="list"
+                aria-controls=list_id.clone()
+                aria-expanded=move || (!offered.with(Vec::is_empty)).to_string()
+                placeholder="Depends on… (type a title)"
+                prop:value=move || query.get()
+                on:input=move |event| set_query(event_target_value(&event))
+                on:keydown=keydown
+            />
+            <ul class="dependency-options" id=list_id role="listbox" class:hidden=move || offered.with(Vec::is_empty)>
+                {move || {
+                    offered
+                        .get()
+                        .into_iter()
+                        .enumerate()
+                        .map(|(at, (id, title, status))| {
+                            let chosen = id.clone();
+                            view! {
+                                <li
+                                    class="dependency-option"
+                                    role="option"
+                                    data-id=id
+                                    aria-selected=move || (highlighted.get() == at).to_string()
+                                    class:highlighted=move || highlighted.get() == at
+                                    on:mousedown=move |event| {
+                                        // Before the input loses the focus.
+                                        event.prevent_default();
+                                        choose(chosen.clone());
+                                    }
+                                >
+                                    <span class="option-title">{title}</span>
+                                    <span class="muted">{status.replace('_', " ")}</span>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+        </div>
+    }
+}
