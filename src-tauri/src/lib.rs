@@ -12,6 +12,7 @@ mod state;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
+use switchboard_model::ipc::StartPhase;
 use switchboard_store::Workspace;
 use tauri::Manager;
 
@@ -93,7 +94,18 @@ pub fn run() -> ExitCode {
         );
     }
     let result = builder
+        // The document loaded: a start-up phase.
+        .on_page_load(|webview, payload| {
+            if payload.event() == tauri::webview::PageLoadEvent::Finished
+                && let Some(state) = webview.try_state::<AppState>()
+            {
+                state.reach(StartPhase::PageLoaded, None);
+            }
+        })
         .setup(move |app| {
+            // Tauri creates the configured window and its webview just
+            // before this runs.
+            let webview_created = started.elapsed().as_millis();
             attention::add_tray(app.handle());
             let config = state::Config {
                 model_url: model_url.clone(),
@@ -102,7 +114,9 @@ pub fn run() -> ExitCode {
             };
             let watcher = events::forward_store_changes(app.handle(), &workspace, &config)?;
             let sidecar = sidecar::Sidecar::start(app.handle().clone(), config.clone());
-            app.manage(AppState::new(workspace, watcher, sidecar, config, started));
+            let state = AppState::new(workspace, watcher, sidecar, config, started);
+            state.reach(StartPhase::WebviewCreated, Some(webview_created));
+            app.manage(state);
             instance::exit_on_signals(app.handle());
             instance::lighten_webview(app.handle());
             Ok(())
@@ -149,6 +163,7 @@ pub fn run() -> ExitCode {
             commands::settings::get_settings,
             commands::settings::save_settings,
             commands::lifecycle::ui_ready,
+            commands::lifecycle::ui_phase,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     match result {

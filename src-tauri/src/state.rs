@@ -2,9 +2,11 @@
 
 use std::{
     path::PathBuf,
-    sync::{Arc, atomic::AtomicBool},
+    sync::{Arc, Mutex, atomic::AtomicBool},
     time::Instant,
 };
+
+use switchboard_model::ipc::StartPhase;
 
 use switchboard_store::{Workspace, WorkspaceWatcher, search::SharedIndex, team::ClaudeTeams};
 
@@ -18,6 +20,8 @@ pub struct AppState {
     pub started: Instant,
     /// Whether the UI has reported its first paint.
     pub painted: AtomicBool,
+    /// When each start-up phase was reached, in ms since `started`.
+    pub phases: Mutex<Vec<(StartPhase, u128)>>,
     /// The sidecar process, for chat.
     pub sidecar: Arc<Sidecar>,
     /// What the command line set.
@@ -42,11 +46,46 @@ impl AppState {
             workspace,
             started,
             painted: AtomicBool::new(false),
+            phases: Mutex::new(Vec::new()),
             sidecar,
             config,
             search: SharedIndex::default(),
             _watcher: watcher,
         }
+    }
+}
+
+impl AppState {
+    /// Notes that start-up reached `phase` now (once; later calls are
+    /// ignored), or `at` ms after the start when it is given.
+    pub fn reach(&self, phase: StartPhase, at: Option<u128>) {
+        let at = at.unwrap_or_else(|| self.started.elapsed().as_millis());
+        let mut phases = self
+            .phases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !phases.iter().any(|(known, _)| *known == phase) {
+            phases.push((phase, at));
+        }
+    }
+
+    /// The phases reached, in their order, as the start-up line lists them:
+    /// `webview_created=120 page_loaded=260 …` (ms after the start).
+    pub fn phase_list(&self) -> String {
+        let phases = self
+            .phases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        StartPhase::ALL
+            .iter()
+            .filter_map(|phase| {
+                phases
+                    .iter()
+                    .find(|(known, _)| known == phase)
+                    .map(|(_, at)| format!("{}={at}", phase.as_str()))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 

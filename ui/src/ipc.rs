@@ -14,10 +14,11 @@ use switchboard_model::{
         CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS, CMD_GET_THEME,
         CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH, CMD_LEARN, CMD_LIST_DELIVERIES, CMD_LIST_MODELS,
         CMD_QUARANTINE, CMD_RENDER_MARKDOWN, CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH,
-        CMD_UI_READY, CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest, ChatStopRequest,
-        DeliveryDetail, DeliveryList, DeliveryRequest, KnowledgeOverview, NewLearning,
-        QuarantineRequest, RenderRequest, ReplyRequest, SaveSettingsRequest, SettleWriteRequest,
-        SidecarHealth, SummaryEditRequest, VoteRequest, WorkspaceInfo,
+        CMD_UI_PHASE, CMD_UI_READY, CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest,
+        ChatStopRequest, DeliveryDetail, DeliveryList, DeliveryRequest, KnowledgeOverview,
+        NewLearning, QuarantineRequest, RenderRequest, ReplyRequest, SaveSettingsRequest,
+        SettleWriteRequest, SidecarHealth, StartPhase, SummaryEditRequest, UiPhaseRequest,
+        VoteRequest, WorkspaceInfo,
     },
     knowledge::{
         Quarantined,
@@ -199,6 +200,14 @@ pub async fn add_annotation(annotation: &NewAnnotation) -> Result<Annotation, Er
 /// The workspace theme's CSS variables.
 pub async fn get_theme() -> Result<ThemeVariables, ErrorPayload> {
     call(CMD_GET_THEME).await
+}
+
+/// Tells the shell start-up reached `phase` (for `make bench`'s phase
+/// table).
+pub async fn ui_phase(phase: StartPhase) -> Result<(), ErrorPayload> {
+    call_with::<_, Option<()>>(CMD_UI_PHASE, &UiPhaseRequest { phase })
+        .await
+        .map(|_| ())
 }
 
 /// Tells the shell the first frame is painted.

@@ -11,5 +11,9 @@ mod views;
 
 fn main() {
     console_error_panic_hook::set_once();
+    // Before Leptos (and its executor) starts: the wasm runs.
+    wasm_bindgen_futures::spawn_local(async {
+        let _ = ipc::ui_phase(switchboard_model::ipc::StartPhase::WasmStarted).await;
+    });
     leptos::mount::mount_to_body(app::App);
 }

@@ -88,6 +88,50 @@ pub const EVENT_SIDECAR: &str = "sidecar";
 pub const EVENT_SIDECAR_HEALTH: &str = "sidecar-health";
 /// Command: the UI has painted its first frame (used for start-up timing).
 pub const CMD_UI_READY: &str = "ui_ready";
+/// Command: the UI has reached a start-up phase. Request: [`UiPhaseRequest`].
+pub const CMD_UI_PHASE: &str = "ui_phase";
+
+/// A step of start-up, from the process's start to the first paint, as
+/// the shell times them for `make bench`'s phase table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StartPhase {
+    /// The window and its webview exist (the shell's setup runs).
+    WebviewCreated,
+    /// The page's document has loaded.
+    PageLoaded,
+    /// The UI's wasm is compiled and its `main` runs.
+    WasmStarted,
+    /// The first data (the inbox) has arrived.
+    FirstData,
+}
+
+impl StartPhase {
+    /// Every phase, in the order they happen.
+    pub const ALL: [Self; 4] = [
+        Self::WebviewCreated,
+        Self::PageLoaded,
+        Self::WasmStarted,
+        Self::FirstData,
+    ];
+
+    /// Its name in the start-up line: `webview_created`, ….
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::WebviewCreated => "webview_created",
+            Self::PageLoaded => "page_loaded",
+            Self::WasmStarted => "wasm_started",
+            Self::FirstData => "first_data",
+        }
+    }
+}
+
+/// [`CMD_UI_PHASE`]'s request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UiPhaseRequest {
+    /// The phase reached.
+    pub phase: StartPhase,
+}
 
 /// Command: the teams of the workspace, opencode-teams' and Claude Code's,
 /// as [`TeamEntry`](crate::team::TeamEntry)s. Request: none.
@@ -131,7 +175,7 @@ pub const CMD_EXPORT_DELIVERY: &str = "export_delivery";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 41] = [
+pub const COMMANDS: [&str; 42] = [
     CMD_EXPORT_DELIVERY,
     CMD_TAPES,
     CMD_TAPE,
@@ -173,6 +217,7 @@ pub const COMMANDS: [&str; 41] = [
     CMD_QUARANTINE,
     CMD_SIDECAR_HEALTH,
     CMD_UI_READY,
+    CMD_UI_PHASE,
 ];
 
 /// Event carrying a [`StoreChange`] whenever workspace data changes on disk.

@@ -52,6 +52,22 @@ fn main() -> Result<()> {
     let starts = cold_starts(&binaries, &display, workspace.path(), &config_dir)?;
     let (plain, mappings) = idle_alone(&binaries, &display, workspace.path(), &config_dir, false)?;
     let (knob, _) = idle_alone(&binaries, &display, workspace.path(), &config_dir, true)?;
+    let (app_child, _) = launch(&binaries, &display, workspace.path(), &config_dir, false)?;
+    std::thread::sleep(IDLE);
+    let app_memory = tree_memory(app_child.id())
+        .values()
+        .fold((0.0, 0.0), |(pss, uss), (p, u)| (pss + p, uss + u));
+    stop(app_child);
+    let mut floor = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard-floor"));
+    floor.arg("--stay");
+    let bare = idle_floor(floor, &display)?;
+    let mini = if Path::new(MINIBROWSER).exists() {
+        let mut browser = std::process::Command::new(MINIBROWSER);
+        browser.arg("about:blank");
+        Some(idle_floor(browser, &display)?)
+    } else {
+        None
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -120,6 +136,49 @@ fn main() -> Result<()> {
         total(&idle),
         total(&visited)
     )?;
+
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| memory against its floor, {} s idle, whole process tree (MB) | PSS | USS | PSS ÷ floor | USS ÷ floor |",
+        IDLE.as_secs()
+    )?;
+    writeln!(out, "|---|---|---|---|---|")?;
+    let floor_of = mini.unwrap_or(bare);
+    let row = |name: &str, (pss, uss): (f64, f64)| {
+        format!(
+            "| {name} | {:.1} | {:.1} | {:.2} | {:.2} |",
+            pss / 1024.0,
+            uss / 1024.0,
+            pss / floor_of.0.max(1.0),
+            uss / floor_of.1.max(1.0)
+        )
+    };
+    writeln!(
+        out,
+        "{}",
+        row(
+            &format!("Switchboard, {DELIVERIES} deliveries, as users start it"),
+            app_memory
+        )
+    )?;
+    writeln!(
+        out,
+        "{}",
+        row("bare wry webview, static page (`switchboard-floor`)", bare)
+    )?;
+    match mini {
+        Some(mini) => writeln!(
+            out,
+            "{}",
+            row("WebKitGTK MiniBrowser, blank page (the floor)", mini)
+        )?,
+        None => writeln!(
+            out,
+            "| WebKitGTK MiniBrowser | (not installed) | – | – | – |"
+        )?,
+    }
+    writeln!(out, "| goal | – | – | ≤ 1.2 | ≤ 1.2 |")?;
 
     writeln!(out)?;
     writeln!(
@@ -373,16 +432,60 @@ fn tree_of(root: u32) -> Vec<u32> {
 
 /// PSS in kB of `root` and its descendants, summed by process name.
 fn tree_pss(root: u32) -> Result<BTreeMap<String, f64>> {
+    Ok(tree_memory(root)
+        .into_iter()
+        .map(|(name, (pss, _))| (name, pss))
+        .collect())
+}
+
+/// PSS and USS (private pages: what the process alone costs) in kB of
+/// `root` and its descendants, summed by process name.
+fn tree_memory(root: u32) -> BTreeMap<String, (f64, f64)> {
     let mut by_name = BTreeMap::new();
     for pid in tree_of(root) {
         let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
             continue;
         };
         let pss = rollup.lines().find_map(pss_kb).unwrap_or(0.0);
+        let uss: f64 = ["Private_Clean:", "Private_Dirty:"]
+            .iter()
+            .filter_map(|field| rollup.lines().find_map(|line| kb_of(line, field)))
+            .sum();
         let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
             .map(|comm| comm.trim().to_owned())
             .unwrap_or_else(|_| pid.to_string());
-        *by_name.entry(name).or_insert(0.0) += pss;
+        let entry = by_name.entry(name).or_insert((0.0, 0.0));
+        entry.0 += pss;
+        entry.1 += uss;
     }
-    Ok(by_name)
+    by_name
 }
+
+/// The kB of a `field` line of smaps_rollup (`Private_Dirty:  12 kB`).
+fn kb_of(line: &str, field: &str) -> Option<f64> {
+    let rest = line.strip_prefix(field)?;
+    rest.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// `command` started on the display, left alone [`IDLE`], then the PSS and
+/// USS (kB) of its whole process tree; the floors the app is measured
+/// against.
+fn idle_floor(mut command: std::process::Command, display: &Display) -> Result<(f64, f64)> {
+    let child = command
+        .env("DISPLAY", &display.name)
+        .env("DBUS_SESSION_BUS_ADDRESS", &display.bus)
+        .env("NO_AT_BRIDGE", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .with_context(|| format!("could not start {command:?}"))?;
+    std::thread::sleep(IDLE);
+    let measured = tree_memory(child.id())
+        .values()
+        .fold((0.0, 0.0), |(pss, uss), (p, u)| (pss + p, uss + u));
+    stop(child);
+    Ok(measured)
+}
+
+/// Debian's WebKitGTK MiniBrowser (in libwebkit2gtk-4.1-0), when present.
+const MINIBROWSER: &str = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";

@@ -1,6 +1,10 @@
-//! Window benchmarks, printed as a table (run by `make bench` on a release
+//! Window benchmarks, printed as tables (run by `make bench` on a release
 //! build):
-//! - cold start: process spawn → the UI's first painted inbox (median of 5);
+//! - cold start: process spawn → the UI's first painted inbox (median of 5),
+//!   phase by phase (webview created, page loaded, wasm started, first
+//!   data, first paint, as the app reports them), beside the same
+//!   measurement of its floor — `switchboard-floor`, one bare window and
+//!   webview on the same tao, wry and WebKitGTK — and the ratio of the two;
 //! - live delivery: `switchboard deliver` returning → the title in the DOM
 //!   (median and p95 of 20), timed in the page by a MutationObserver against
 //!   the same wall clock the harness reads;
@@ -10,6 +14,7 @@
 //!   same way.
 
 use std::{
+    collections::BTreeMap,
     io::{BufRead, BufReader},
     process::{Command, Stdio},
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
@@ -28,7 +33,18 @@ fn main() -> Result<()> {
     // `cargo bench` passes `--bench`; there are no other options.
     let binaries = Binaries::locate()?;
     let display = Display::start()?;
-    let cold = cold_start(&binaries, &display)?;
+    let workspace = tempfile::tempdir()?;
+    let mut app = Command::new(&binaries.app);
+    app.arg(workspace.path());
+    let cold_phases = cold_start(app, &display)?;
+    let floor = cold_start(
+        Command::new(env!("CARGO_BIN_EXE_switchboard-floor")),
+        &display,
+    )?;
+    let cold: Vec<f64> = cold_phases
+        .iter()
+        .map(|phases| phases.get(FIRST_PAINT).copied().unwrap_or(0.0))
+        .collect();
     let driver = Driver::start(&display)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -54,17 +70,85 @@ fn main() -> Result<()> {
         percentile(&team, 50.0),
         percentile(&team, 95.0)
     );
+
+    println!();
+    println!(
+        "| cold start, ms after spawn (median of {COLD_STARTS}; empty workspace) | Switchboard | floor (bare wry webview) | Switchboard − floor |"
+    );
+    println!("|---|---|---|---|");
+    for (phase, label) in PHASES {
+        let median = |runs: &[BTreeMap<String, f64>]| {
+            let samples: Vec<f64> = runs
+                .iter()
+                .filter_map(|run| run.get(phase).copied())
+                .collect();
+            (!samples.is_empty()).then(|| percentile(&samples, 50.0))
+        };
+        let (ours, theirs) = (median(&cold_phases), median(&floor));
+        let shown = |value: Option<f64>| value.map_or("–".to_owned(), |ms| format!("{ms:.0}"));
+        let gap = match (ours, theirs) {
+            (Some(ours), Some(theirs)) => format!("{:+.0}", ours - theirs),
+            _ => "–".to_owned(),
+        };
+        println!("| {label} | {} | {} | {gap} |", shown(ours), shown(theirs));
+    }
+    let floor_paint: Vec<f64> = floor
+        .iter()
+        .filter_map(|run| run.get(FIRST_PAINT).copied())
+        .collect();
+    println!(
+        "| **first paint ÷ floor** (goal ≤ 1.2) | {:.2} | 1 | – |",
+        percentile(&cold, 50.0) / percentile(&floor_paint, 50.0).max(1.0)
+    );
     Ok(())
 }
 
-/// Milliseconds from spawning the app to its "first paint" line, per run.
-fn cold_start(binaries: &Binaries, display: &Display) -> Result<Vec<f64>> {
-    let workspace = tempfile::tempdir()?;
-    let mut samples = Vec::new();
+/// The first paint as the harness times it: spawn to the start-up line.
+const FIRST_PAINT: &str = "spawn_to_paint";
+
+/// The phases of the start-up line, in order, with their labels; times in
+/// ms after the process's `main` started, but the last.
+const PHASES: [(&str, &str); 6] = [
+    ("webview_created", "webview created"),
+    ("page_loaded", "page loaded"),
+    ("wasm_started", "wasm compiled and started"),
+    ("first_data", "first data (the inbox)"),
+    ("first_paint", "first paint"),
+    (
+        FIRST_PAINT,
+        "spawn → first paint (exec and linking included)",
+    ),
+];
+
+/// The phases a start-up line names (`first paint 640 ms after start;
+/// phases: page_loaded=260 …`), in ms after the process's start.
+fn phases_of(line: &str) -> BTreeMap<String, f64> {
+    let (head, list) = line.split_once("phases:").unwrap_or((line, ""));
+    let mut phases: BTreeMap<String, f64> = list
+        .split_whitespace()
+        .filter_map(|pair| {
+            let (name, ms) = pair.split_once('=')?;
+            Some((name.to_owned(), ms.parse().ok()?))
+        })
+        .collect();
+    let painted = head
+        .split_once("first paint ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|ms| ms.parse().ok());
+    if let Some(ms) = painted {
+        phases.insert("first_paint".to_owned(), ms);
+    }
+    phases
+}
+
+/// `command` (the app on an empty workspace, or the floor) spawned
+/// [`COLD_STARTS`] times: per run, the phases its start-up line reports and
+/// the first paint, timed from the spawn to that line.
+fn cold_start(mut command: Command, display: &Display) -> Result<Vec<BTreeMap<String, f64>>> {
+    let mut runs = Vec::new();
     for _ in 0..COLD_STARTS {
         let started = Instant::now();
-        let mut child = Command::new(&binaries.app)
-            .arg(workspace.path())
+        let mut child = command
             .env("DISPLAY", &display.name)
             .env("NO_AT_BRIDGE", "1")
             .stdout(Stdio::null())
@@ -74,8 +158,14 @@ fn cold_start(binaries: &Binaries, display: &Display) -> Result<Vec<f64>> {
         let stderr = child.stderr.take().context("no stderr")?;
         let mut painted = None;
         for line in BufReader::new(stderr).lines() {
-            if line?.contains("first paint") {
-                painted = Some(started.elapsed());
+            let line = line?;
+            if line.contains("first paint") {
+                let mut phases = phases_of(&line);
+                phases.insert(
+                    FIRST_PAINT.to_owned(),
+                    started.elapsed().as_secs_f64() * 1000.0,
+                );
+                painted = Some(phases);
                 break;
             }
             if started.elapsed() > WAIT {
@@ -85,11 +175,11 @@ fn cold_start(binaries: &Binaries, display: &Display) -> Result<Vec<f64>> {
         let _ = child.kill();
         let _ = child.wait();
         match painted {
-            Some(elapsed) => samples.push(elapsed.as_secs_f64() * 1000.0),
-            None => bail!("the app never reported its first paint"),
+            Some(phases) => runs.push(phases),
+            None => bail!("{command:?} never reported its first paint"),
         }
     }
-    Ok(samples)
+    Ok(runs)
 }
 
 const OBSERVER: &str = r#"

@@ -59,6 +59,9 @@ pub fn Inbox() -> impl IntoView {
             let first = loaded.get_untracked() == Loaded::Loading;
             loaded.set(next);
             if first {
+                tasks::act(async {
+                    let _ = ipc::ui_phase(switchboard_model::ipc::StartPhase::FirstData).await;
+                });
                 request_animation_frame(|| {
                     tasks::act(async {
                         let _ = ipc::ui_ready().await;
