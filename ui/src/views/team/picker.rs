@@ -33,6 +33,8 @@ pub fn DependencyPicker(
             .unwrap_or_default(),
     );
     let highlighted = RwSignal::new(0_usize);
+    // The list shows only while the search has the focus.
+    let focused = RwSignal::new(false);
     let exclude = StoredValue::new(exclude);
     let offered = Memo::new(move |_| {
         let typed = query.get();
@@ -95,13 +97,20 @@ pub fn DependencyPicker(
                 aria-label="Add a dependency: type a task's title"
                 aria-autocomplete="list"
                 aria-controls=list_id.clone()
-                aria-expanded=move || (!offered.with(Vec::is_empty)).to_string()
+                aria-expanded=move || (focused.get() && !offered.with(Vec::is_empty)).to_string()
                 placeholder="Depends on… (type a title)"
                 prop:value=move || query.get()
                 on:input=move |event| set_query(event_target_value(&event))
+                on:focus=move |_| focused.set(true)
+                on:blur=move |_| focused.set(false)
                 on:keydown=keydown
             />
-            <ul class="dependency-options" id=list_id role="listbox" class:hidden=move || offered.with(Vec::is_empty)>
+            <ul
+                class="dependency-options"
+                id=list_id
+                role="listbox"
+                class:hidden=move || !focused.get() || offered.with(Vec::is_empty)
+            >
                 {move || {
                     offered
                         .get()
