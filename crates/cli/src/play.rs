@@ -33,7 +33,7 @@ use switchboard_model::{
     tape::{
         Chunk, InputKind, Spread, Tape,
         index::{TapeIndex, strip_ansi},
-        record::{Recorder, follow_screen},
+        record::{Recorder, SCREEN_LIMIT, follow_screen},
         redact,
     },
 };
@@ -147,9 +147,6 @@ fn error_rate(tape: &Tape) -> f64 {
 const QUIET: Duration = Duration::from_millis(100);
 const PROMPT_WAIT: Duration = Duration::from_secs(5);
 
-/// The most of the output kept to fit recorded prompts to.
-const SHOWN_LIMIT: usize = 4096;
-
 /// The replay in progress.
 struct Player {
     target: Target,
@@ -162,9 +159,7 @@ struct Player {
     /// This command's tapes, by position.
     mine: Vec<usize>,
     used: BTreeSet<usize>,
-    /// The text after the last newline shown.
-    screen: Vec<u8>,
-    /// The end of everything shown (its last [`SHOWN_LIMIT`] bytes), which
+    /// The end of everything shown (its last [`SCREEN_LIMIT`] bytes), which
     /// recorded prompts are fitted to.
     shown: Vec<u8>,
     /// The exchange played last.
@@ -179,12 +174,22 @@ impl Player {
         out.write_all(bytes)
             .and_then(|()| out.flush())
             .context("could not write to the terminal")?;
-        follow_screen(&mut self.screen, bytes);
         self.shown.extend_from_slice(bytes);
-        if self.shown.len() > SHOWN_LIMIT {
-            self.shown.drain(..self.shown.len() - SHOWN_LIMIT);
+        if self.shown.len() > SCREEN_LIMIT {
+            self.shown.drain(..self.shown.len() - SCREEN_LIMIT);
         }
         Ok(())
+    }
+
+    /// The line on screen: what was shown after the last newline (as
+    /// `follow_screen` keeps it, both bounded by [`SCREEN_LIMIT`]).
+    fn screen(&self) -> String {
+        let start = self
+            .shown
+            .iter()
+            .rposition(|byte| *byte == b'\n')
+            .map_or(0, |newline| newline + 1);
+        String::from_utf8_lossy(&self.shown[start..]).into_owned()
     }
 
     /// What this command's tapes say the program showed before its first
@@ -232,7 +237,7 @@ impl Player {
             for (at, byte) in bytes.iter().enumerate() {
                 input.push(*byte);
                 let submitted = matches!(byte, b'\r' | b'\n');
-                let prompt = String::from_utf8_lossy(&self.screen).into_owned();
+                let prompt = self.screen();
                 lookup.prompt = Some(String::from_utf8_lossy(&self.shown).into_owned());
                 let found = self
                     .index
@@ -317,15 +322,10 @@ impl Player {
             settle(events, prompt, &mut screen, &mut early)?;
             live.write(input)?;
         }
-        settle(
-            events,
-            &String::from_utf8_lossy(&self.screen),
-            &mut screen,
-            &mut early,
-        )?;
+        settle(events, &self.screen(), &mut screen, &mut early)?;
         let size = live.size();
         let started = Instant::now();
-        let mut recorder = Recorder::at_prompt(&String::from_utf8_lossy(&self.screen));
+        let mut recorder = Recorder::at_prompt(&self.screen());
         recorder.input(&typed, Duration::ZERO);
         live.write(&typed)?;
         let exit = rec::pass_through(
@@ -450,7 +450,6 @@ pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
         fallback: args.fallback,
         mine,
         used: BTreeSet::new(),
-        screen: Vec::new(),
         shown: Vec::new(),
         last: None,
         played: Vec::new(),
