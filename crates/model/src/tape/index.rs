@@ -281,12 +281,12 @@ impl TapeIndex {
                     })
                     .or_default();
                 let prompt = prompt_of(exchange);
+                // Each exchange is met once, so it is reported at most once.
                 if let Some(&kept) = places.iter().find(|(other, o)| {
                     *other != t
                         && tapes[*other].meta.env == tape.meta.env
                         && prompt_of(&tapes[*other].exchanges[*o]) == prompt
-                }) && !index.duplicates.iter().any(|known| known.hidden == (t, e))
-                {
+                }) {
                     index.duplicates.push(Duplicate {
                         kept,
                         hidden: (t, e),
