@@ -50,14 +50,11 @@ fn main() -> Result<()> {
     let config = tempfile::tempdir()?;
     let config_dir = config.path().display().to_string();
     let starts = cold_starts(&binaries, &display, workspace.path(), &config_dir)?;
-    let (plain, mappings) = idle_alone(&binaries, &display, workspace.path(), &config_dir, false)?;
-    let (knob, _) = idle_alone(&binaries, &display, workspace.path(), &config_dir, true)?;
-    let (app_child, _) = launch(&binaries, &display, workspace.path(), &config_dir, false)?;
-    std::thread::sleep(IDLE);
-    let app_memory = tree_memory(app_child.id())
-        .values()
-        .fold((0.0, 0.0), |(pss, uss), (p, u)| (pss + p, uss + u));
-    stop(app_child);
+    let (plain_memory, mappings) =
+        idle_alone(&binaries, &display, workspace.path(), &config_dir, false)?;
+    let (knob_memory, _) = idle_alone(&binaries, &display, workspace.path(), &config_dir, true)?;
+    let (plain, knob) = (pss_of(&plain_memory), pss_of(&knob_memory));
+    let app_memory = summed(&plain_memory);
     let mut floor = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard-floor"));
     floor.arg("--stay");
     let bare = idle_floor(floor, &display)?;
@@ -82,13 +79,13 @@ fn main() -> Result<()> {
         session.find("#view-inbox").await?;
         tokio::time::sleep(IDLE).await;
         let app = app_pid(&binaries.app, workspace.path()).context("the app's process")?;
-        let idle = tree_pss(app)?;
+        let idle = pss_of(&tree_memory(app));
         for view in ["chat", "knowledge", "team", "tapes", "settings", "inbox"] {
             session.find(&format!("#nav-{view}")).await?.click().await?;
             session.find(&format!("#view-{view}")).await?;
         }
         tokio::time::sleep(Duration::from_secs(5)).await;
-        let visited = tree_pss(app)?;
+        let visited = pss_of(&tree_memory(app));
         session.close().await?;
         anyhow::Ok((idle, visited))
     })?;
@@ -311,20 +308,39 @@ fn cold_starts(
     Ok(samples)
 }
 
-/// The app's tree's PSS after [`IDLE`], started as [`launch`] starts it.
+/// The app's tree's PSS and USS by process, and its PSS by mapping, after
+/// [`IDLE`], started as [`launch`] starts it.
 fn idle_alone(
     binaries: &Binaries,
     display: &Display,
     workspace: &Path,
     config_dir: &str,
     knob: bool,
-) -> Result<(BTreeMap<String, f64>, BTreeMap<String, f64>)> {
+) -> Result<(Memory, BTreeMap<String, f64>)> {
     let (child, _) = launch(binaries, display, workspace, config_dir, knob)?;
     std::thread::sleep(IDLE);
-    let measured = tree_pss(child.id())
-        .and_then(|by_process| Ok((by_process, tree_pss_by_mapping(child.id())?)));
+    let by_process = tree_memory(child.id());
+    let measured = tree_pss_by_mapping(child.id()).map(|by_mapping| (by_process, by_mapping));
     stop(child);
     measured
+}
+
+/// PSS and USS in kB, by process name.
+type Memory = BTreeMap<String, (f64, f64)>;
+
+/// The PSS column of [`tree_memory`]'s figures.
+fn pss_of(memory: &Memory) -> BTreeMap<String, f64> {
+    memory
+        .iter()
+        .map(|(name, (pss, _))| (name.clone(), *pss))
+        .collect()
+}
+
+/// PSS and USS summed over every process.
+fn summed(memory: &Memory) -> (f64, f64) {
+    memory
+        .values()
+        .fold((0.0, 0.0), |(pss, uss), (p, u)| (pss + p, uss + u))
 }
 
 /// PSS in kB of `root` and its descendants, summed by what is mapped: a
@@ -430,17 +446,9 @@ fn tree_of(root: u32) -> Vec<u32> {
     tree
 }
 
-/// PSS in kB of `root` and its descendants, summed by process name.
-fn tree_pss(root: u32) -> Result<BTreeMap<String, f64>> {
-    Ok(tree_memory(root)
-        .into_iter()
-        .map(|(name, (pss, _))| (name, pss))
-        .collect())
-}
-
 /// PSS and USS (private pages: what the process alone costs) in kB of
 /// `root` and its descendants, summed by process name.
-fn tree_memory(root: u32) -> BTreeMap<String, (f64, f64)> {
+fn tree_memory(root: u32) -> Memory {
     let mut by_name = BTreeMap::new();
     for pid in tree_of(root) {
         let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
@@ -480,9 +488,7 @@ fn idle_floor(mut command: std::process::Command, display: &Display) -> Result<(
         .spawn()
         .with_context(|| format!("could not start {command:?}"))?;
     std::thread::sleep(IDLE);
-    let measured = tree_memory(child.id())
-        .values()
-        .fold((0.0, 0.0), |(pss, uss), (p, u)| (pss + p, uss + u));
+    let measured = summed(&tree_memory(child.id()));
     stop(child);
     Ok(measured)
 }

@@ -154,7 +154,7 @@ fn cold_start(mut command: Command, display: &Display) -> Result<Vec<BTreeMap<St
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .context("could not start the app")?;
+            .with_context(|| format!("could not start {command:?}"))?;
         let stderr = child.stderr.take().context("no stderr")?;
         let mut painted = None;
         for line in BufReader::new(stderr).lines() {

@@ -108,6 +108,7 @@ fn run() -> Result<(), Failure> {
             } => *control_flow = ControlFlow::Exit,
             _ => {}
         }
+        // The loop owns the webview: it lives as long as the window.
         let _ = &webview;
     })
 }
