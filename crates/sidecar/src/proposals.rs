@@ -78,16 +78,6 @@ impl Proposals {
         id
     }
 
-    /// Applies or drops proposal `id`; the event for the chat, or why not.
-    pub fn settle(
-        &mut self,
-        id: &str,
-        apply: bool,
-        now: Timestamp,
-    ) -> Result<ResponseBody, SidecarError> {
-        Ok(settle(id, self.take(id)?, apply, now))
-    }
-
     /// Takes proposal `id` out, to be settled with [`settle`] without
     /// holding the list (applying it may wait for a folder's lock).
     pub fn take(&mut self, id: &str) -> Result<Proposal, SidecarError> {

@@ -440,10 +440,8 @@ mod tests {
         // Another entry lands meanwhile; applying keeps it.
         let workspace = Workspace::open(dir.path()).unwrap();
         learnings::append(&workspace, "build", "meanwhile", "x", Timestamp::EPOCH).unwrap();
-        held.lock()
-            .unwrap()
-            .settle(&proposal, true, Timestamp::EPOCH)
-            .unwrap();
+        let taken = held.lock().unwrap().take(&proposal).unwrap();
+        proposals::settle(&proposal, taken, true, Timestamp::EPOCH);
         let text = std::fs::read_to_string(learnings_dir.join("build.md")).unwrap();
         let titles: Vec<_> = parse("build", &text)
             .entries

@@ -291,8 +291,7 @@ pub fn wait_for_reply(
     clock: impl Fn() -> Timestamp,
 ) -> Result<AwaitOutcome, StoreError> {
     match ReplyWait::new().run(workspace, session_id, clock, |_| {})? {
-        Waited::Settled(outcome) => Ok(outcome),
-        Waited::Withdrawn(outcome) => Ok(outcome),
+        Waited::Settled(outcome) | Waited::Withdrawn(outcome) => Ok(outcome),
     }
 }
 

@@ -239,7 +239,7 @@ pub fn advance_task(
     to: TaskStatus,
     now: Timestamp,
 ) -> Result<(Task, Vec<String>), StoreError> {
-    update_task(teams, team, id, &TaskUpdate::status(to), now)
+    update_task(teams, team, id, &TaskUpdate::move_to(to), now)
 }
 
 /// Adds and removes dependencies of task `id`, refusing unknown tasks and
@@ -274,7 +274,7 @@ pub struct TaskUpdate {
 
 impl TaskUpdate {
     /// A move to `to` alone.
-    pub fn status(to: TaskStatus) -> Self {
+    pub fn move_to(to: TaskStatus) -> Self {
         Self {
             status: Some(to),
             ..Self::default()
