@@ -74,6 +74,7 @@ fn a_long_ready_queue_shows_its_first_few_and_expands(environment: &Environment)
     }
     environment.with_app(workspace.path(), async |session: &Session| {
         session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         session.find("#nav-team").await?.click().await?;
         session.find("#ready-more").await?;
         let rows = "return document.querySelectorAll('#ready-queue li').length";
@@ -91,6 +92,8 @@ fn a_long_ready_queue_shows_its_first_few_and_expands(environment: &Environment)
             .await?;
         let shown = session.client.execute(rows, vec![]).await?;
         ensure!(shown == json!(8), "all of them, on demand: {shown}");
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })
 }
