@@ -4,7 +4,7 @@
 #   make bench                  release build, then the benchmark tables
 #   make package                .deb in target/release/bundle/deb, then checked
 #   make install [PREFIX=/usr/local]  release build; switchboard, switchboard-app
-#                               and switchboard-sidecar into PREFIX/bin
+#                               switchboard-sidecar and switchboard-session-host into PREFIX/bin
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 export PATH := $(HOME)/.cargo/bin:$(PATH)
@@ -13,7 +13,7 @@ WORKSPACE ?= $(CURDIR)
 CARGO ?= cargo
 # The UI is compiled to wasm32 by Trunk; every native cargo step leaves it out.
 NATIVE := --workspace --exclude switchboard-ui
-BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar
+BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar -p switchboard-session
 
 PREFIX ?= /usr/local
 
@@ -51,8 +51,9 @@ install: setup ui-release
 	$(CARGO) build --release $(BINS)
 	install -d "$(DESTDIR)$(PREFIX)/bin"
 	install -m 0755 target/release/switchboard target/release/switchboard-app \
-		target/release/switchboard-sidecar "$(DESTDIR)$(PREFIX)/bin/"
-	@echo "installed into $(DESTDIR)$(PREFIX)/bin: switchboard, switchboard-app, switchboard-sidecar"
+		target/release/switchboard-sidecar target/release/switchboard-session-host \
+		"$(DESTDIR)$(PREFIX)/bin/"
+	@echo "installed into $(DESTDIR)$(PREFIX)/bin: switchboard, switchboard-app, switchboard-sidecar, switchboard-session-host"
 
 setup-test:
 	scripts/setup.sh test

@@ -63,7 +63,7 @@ cleanup() {
 trap cleanup EXIT
 dpkg-deb -x "$deb" "$scratch/root"
 bin="$scratch/root/usr/bin"
-for file in switchboard switchboard-app switchboard-sidecar; do
+for file in switchboard switchboard-app switchboard-sidecar switchboard-session-host; do
   [ -x "$bin/$file" ] || { log "the package has no /usr/bin/$file"; exit 1; }
 done
 [ -f "$scratch/root/usr/share/applications/Switchboard.desktop" ] || { log "no desktop entry"; exit 1; }

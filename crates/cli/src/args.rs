@@ -69,6 +69,11 @@ pub enum Command {
     /// Run a program on a pseudo-terminal, used as usual, and record the
     /// session as a tape (banner, exchanges, exit; secrets masked).
     Rec(crate::rec::RecArgs),
+    /// Program sessions: interactive programs on pseudo-terminals that
+    /// outlive this command, driven by agents (start, send, expect, wait,
+    /// read, list, kill, resize).
+    #[command(subcommand)]
+    Session(crate::session::SessionCommand),
     /// Open the workspace's window, or bring it forward when it is open.
     Open(crate::open::OpenArgs),
     /// Serve the workspace to agents over the Model Context Protocol
@@ -120,6 +125,7 @@ impl Command {
             Command::Task(command) => command.wants_json(),
             Command::Msg(command) => command.wants_json(),
             Command::Tapes(command) => command.wants_json(),
+            Command::Session(command) => command.wants_json(),
             Command::Await(_)
             | Command::Answer(_)
             | Command::Close(_)

@@ -52,6 +52,13 @@ pub fn run(cli: Cli) -> Result<bool> {
             let status = crate::play::run(&workspace, args)?;
             std::process::exit(i32::from(status));
         }
+        Command::Session(command) => {
+            let status = crate::session::run(&workspace, command)?;
+            if status > 1 {
+                std::process::exit(i32::from(status));
+            }
+            Ok(status == 0)
+        }
         Command::Rec(args) => {
             // The program's exit status is the process's.
             let status = crate::rec::run(&workspace, args)?;

@@ -18,6 +18,7 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::Internal => 7,
         ErrorCode::Model => 8,
         ErrorCode::Unavailable => 9,
+        ErrorCode::LimitReached => 10,
     }
 }
 

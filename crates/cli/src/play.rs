@@ -39,13 +39,11 @@ use switchboard_model::{
 };
 use switchboard_store::Workspace;
 
-use crate::{
-    rec::{self, RecordArgs, RecordMode, Target},
-    session::{
-        Event,
-        live::Live,
-        terminal::{self, RawMode},
-    },
+use crate::rec::{self, RecordArgs, RecordMode, Target};
+use switchboard_session::pty::{
+    Event,
+    live::Live,
+    terminal::{self, RawMode},
 };
 
 /// What a miss does.

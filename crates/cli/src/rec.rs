@@ -27,7 +27,7 @@ use switchboard_model::{
 };
 use switchboard_store::{Workspace, clock, tapes::Tapes};
 
-use crate::session::{
+use switchboard_session::pty::{
     Event,
     live::Live,
     terminal::{self, RawMode},
@@ -183,7 +183,7 @@ pub fn pass_through(
             Event::Ended => break,
         }
     }
-    live.wait()
+    Ok(live.wait()?.into())
 }
 
 /// Records; returns the program's exit status.
@@ -204,7 +204,7 @@ pub fn run(workspace: &Workspace, args: RecArgs) -> Result<u8> {
         Ok(live) => live,
         Err(error) => {
             drop(raw);
-            return Err(error);
+            return Err(error.into());
         }
     };
     let started = Instant::now();

@@ -26,8 +26,10 @@ pub enum ErrorCode {
     /// The model server failed or misbehaved (unreachable, refused the key,
     /// no such model, stalled, over a limit).
     Model,
-    /// The sidecar is not running or did not answer.
+    /// The sidecar or the session host is not running or did not answer.
     Unavailable,
+    /// A limit was reached (e.g. the number of live program sessions).
+    LimitReached,
     /// Anything else; a bug.
     Internal,
 }

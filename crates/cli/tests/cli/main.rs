@@ -10,6 +10,7 @@ mod mcp;
 mod mcp_fuzz;
 mod play;
 mod rec;
+mod session;
 mod tapes;
 mod team;
 mod terminal;

@@ -1,0 +1,468 @@
+//! `switchboard session …`: program sessions from the terminal, each
+//! command one call over the session host's client.
+
+use std::{path::PathBuf, time::Duration};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use serde_json::json;
+use switchboard_model::{
+    Timestamp, age_label,
+    program::{Key, SessionInfo},
+};
+use switchboard_session::{
+    Client, ClientError,
+    protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
+};
+use switchboard_store::{Workspace, clock};
+
+/// The exit status of an expect or wait that ran out of time (as
+/// `timeout(1)`'s).
+pub const TIMED_OUT: u8 = 124;
+
+/// `switchboard session …`.
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Start a program on a pseudo-terminal held by the session host;
+    /// prints its id. The program is exec'd (not run through a shell) with
+    /// this environment plus `--env`.
+    Start(StartArgs),
+    /// Type into a session: text, a line (`--line`), or a key (`--key`).
+    Send(SendArgs),
+    /// Wait for the first of several patterns (regexes; `--exact` for
+    /// plain text; `eof` for the end) after the session's expect cursor;
+    /// prints the output up to and including the match. Exits 124 on a
+    /// timeout (the output's tail printed), 1 when the output ended first.
+    Expect(ExpectArgs),
+    /// Wait for a prompt, for quiet (`--for quiet MS`) or for the end.
+    /// Exits 124 on a timeout.
+    Wait(WaitArgs),
+    /// Print the output since a cursor, and/or the screen (`--screen`).
+    Read(ReadArgs),
+    /// The sessions of this workspace (`--all`: every session of yours).
+    List(ListArgs),
+    /// End a session: the signal (default TERM), then KILL after a grace.
+    Kill(KillArgs),
+    /// Change a session's terminal size.
+    Resize(ResizeArgs),
+}
+
+impl SessionCommand {
+    /// Whether failures are reported as JSON.
+    pub fn wants_json(&self) -> bool {
+        match self {
+            Self::Start(args) => args.json,
+            Self::Send(args) => args.json,
+            Self::Expect(args) => args.json,
+            Self::Wait(args) => args.json,
+            Self::Read(args) => args.json,
+            Self::List(args) => args.json,
+            Self::Kill(args) => args.json,
+            Self::Resize(args) => args.json,
+        }
+    }
+}
+
+/// `session start`.
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// A name to find it by (unique among live sessions).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The folder it runs in (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// A variable set over this environment (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Terminal rows.
+    #[arg(long, default_value_t = 24)]
+    pub rows: u16,
+    /// Terminal columns.
+    #[arg(long, default_value_t = 80)]
+    pub cols: u16,
+    /// Print the session as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, value_name = "PROGRAM ARGS")]
+    pub command: Vec<String>,
+}
+
+/// `session send`.
+#[derive(Debug, Args)]
+pub struct SendArgs {
+    /// The session's id or name.
+    pub session: String,
+    /// What to type.
+    #[arg(required_unless_present = "key", conflicts_with = "key")]
+    pub text: Option<String>,
+    /// Press Enter after the text.
+    #[arg(long)]
+    pub line: bool,
+    /// A key instead of text: ctrl-c, ctrl-d, esc, up, down, left, right,
+    /// enter, tab, …
+    #[arg(long)]
+    pub key: Option<Key>,
+    /// Keep it out of every log, tape and view (shown as ***).
+    #[arg(long)]
+    pub secret: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `session expect`.
+#[derive(Debug, Args)]
+pub struct ExpectArgs {
+    /// The session's id or name.
+    pub session: String,
+    /// Regular expressions (or exact text with `--exact`); `eof` waits
+    /// for the end of the output.
+    #[arg(required = true)]
+    pub patterns: Vec<String>,
+    /// The patterns are plain text.
+    #[arg(long)]
+    pub exact: bool,
+    /// Seconds to wait.
+    #[arg(long, default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `session wait`.
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    /// The session's id or name.
+    pub session: String,
+    /// `prompt`, `quiet MS` or `exit`.
+    #[arg(long = "for", num_args = 1..=2, value_names = ["WHAT", "MS"], required = true)]
+    pub until: Vec<String>,
+    /// Seconds to wait.
+    #[arg(long, default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `session read`.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The session's id or name.
+    pub session: String,
+    /// The cursor a previous read gave (default: the oldest output kept).
+    #[arg(long)]
+    pub since: Option<u64>,
+    /// The screen as a person sees it, instead of the output stream.
+    #[arg(long)]
+    pub screen: bool,
+    /// Print the output, cursor and screen as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `session list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Every session of yours, not only this workspace's.
+    #[arg(long)]
+    pub all: bool,
+    /// Print the sessions as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `session kill`.
+#[derive(Debug, Args)]
+pub struct KillArgs {
+    /// The session's id or name.
+    pub session: String,
+    /// The signal (TERM, INT, HUP, KILL, … or a number).
+    #[arg(long)]
+    pub signal: Option<String>,
+    /// Print the ended session as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `session resize`.
+#[derive(Debug, Args)]
+pub struct ResizeArgs {
+    /// The session's id or name.
+    pub session: String,
+    /// Rows.
+    #[arg(long)]
+    pub rows: u16,
+    /// Columns.
+    #[arg(long)]
+    pub cols: u16,
+    /// Print the session as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A client error as the CLI reports it (the host's code kept).
+fn failed(error: ClientError) -> anyhow::Error {
+    anyhow::Error::new(error.payload())
+}
+
+fn millis(secs: f64) -> Result<u64> {
+    if !secs.is_finite() || secs < 0.0 {
+        bail!("--timeout must be a number of seconds, not {secs}");
+    }
+    Ok(Duration::from_secs_f64(secs)
+        .as_millis()
+        .try_into()
+        .unwrap_or(u64::MAX))
+}
+
+/// Runs a `session` command; the process's exit status.
+pub fn run(workspace: &Workspace, command: SessionCommand) -> Result<u8> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    let client = Client::new().map_err(failed)?;
+    runtime.block_on(dispatch(&client, workspace, command))
+}
+
+async fn dispatch(client: &Client, workspace: &Workspace, command: SessionCommand) -> Result<u8> {
+    match command {
+        SessionCommand::Start(args) => start(client, workspace, args).await,
+        SessionCommand::Send(args) => {
+            let input = match (args.key, args.text) {
+                (Some(key), _) => Input::Key(key),
+                (None, Some(text)) if args.line => Input::Line(text),
+                (None, Some(text)) => Input::Text(text),
+                (None, None) => bail!("give the text to send, or --key"),
+            };
+            let cursor = client
+                .send(&args.session, input, args.secret)
+                .await
+                .map_err(failed)?;
+            if args.json {
+                println!("{}", json!({ "cursor": cursor }));
+            }
+            Ok(0)
+        }
+        SessionCommand::Expect(args) => expect(client, args).await,
+        SessionCommand::Wait(args) => wait(client, args).await,
+        SessionCommand::Read(args) => {
+            let output = client
+                .read(&args.session, args.since, args.screen)
+                .await
+                .map_err(failed)?;
+            if args.json {
+                println!("{}", serde_json::to_string(&output)?);
+            } else if let Some(screen) = &output.screen {
+                println!("{}", screen.join("\n").trim_end());
+            } else {
+                print!("{}", output.text);
+                if output.missed > 0 {
+                    eprintln!(
+                        "({} bytes fell out of the buffer before this read)",
+                        output.missed
+                    );
+                }
+                eprintln!("(next: --since {})", output.cursor);
+            }
+            Ok(0)
+        }
+        SessionCommand::List(args) => {
+            let filter = (!args.all).then(|| workspace.root().display().to_string());
+            let sessions = client.list(filter).await.map_err(failed)?;
+            if args.json {
+                println!("{}", json!({ "sessions": sessions }));
+            } else {
+                print_table(&sessions, clock::now());
+            }
+            Ok(0)
+        }
+        SessionCommand::Kill(args) => {
+            let info = client
+                .kill(&args.session, args.signal)
+                .await
+                .map_err(failed)?;
+            print_session(&info, args.json)?;
+            Ok(0)
+        }
+        SessionCommand::Resize(args) => {
+            let info = client
+                .resize(&args.session, args.rows, args.cols)
+                .await
+                .map_err(failed)?;
+            print_session(&info, args.json)?;
+            Ok(0)
+        }
+    }
+}
+
+async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Result<u8> {
+    let env = args
+        .env
+        .iter()
+        .map(|pair| {
+            pair.split_once('=')
+                .map(|(key, value)| (key.to_owned(), value.to_owned()))
+                .with_context(|| format!("--env {pair:?} is not KEY=VALUE"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let cwd = match args.cwd {
+        Some(dir) => std::path::absolute(&dir)
+            .with_context(|| format!("could not resolve {}", dir.display()))?,
+        None => std::env::current_dir().context("could not read the current directory")?,
+    };
+    let mut command = args.command.into_iter();
+    let program = command.next().context("no program to start")?;
+    let info = client
+        .start(StartRequest {
+            program,
+            args: command.collect(),
+            name: args.name,
+            cwd: cwd.display().to_string(),
+            base_env: std::env::vars().collect(),
+            env,
+            rows: Some(args.rows),
+            cols: Some(args.cols),
+            workspace: Some(workspace.root().display().to_string()),
+        })
+        .await
+        .map_err(failed)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&info)?);
+    } else {
+        println!("{}", info.id);
+    }
+    Ok(0)
+}
+
+async fn expect(client: &Client, args: ExpectArgs) -> Result<u8> {
+    let patterns = args
+        .patterns
+        .into_iter()
+        .map(|pattern| match pattern.as_str() {
+            "eof" | "EOF" => Pattern::Eof,
+            _ if args.exact => Pattern::Exact(pattern),
+            _ => Pattern::Regex(pattern),
+        })
+        .collect();
+    let outcome = client
+        .expect(&args.session, patterns, millis(args.timeout)?, |_| {})
+        .await
+        .map_err(failed)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&outcome)?);
+    }
+    Ok(match outcome {
+        ExpectOutcome::Matched {
+            before, matched, ..
+        } => {
+            if !args.json {
+                print!("{before}{matched}");
+            }
+            0
+        }
+        ExpectOutcome::Timeout { tail, .. } => {
+            if !args.json {
+                print!("{tail}");
+                eprintln!("\n(timed out after {} s)", args.timeout);
+            }
+            TIMED_OUT
+        }
+        ExpectOutcome::Eof { before, exit } => {
+            if !args.json {
+                print!("{before}");
+                let how = exit.map_or_else(|| "ended".to_owned(), |exit| exit.to_string());
+                eprintln!("\n(the output ended first: {how})");
+            }
+            1
+        }
+    })
+}
+
+async fn wait(client: &Client, args: WaitArgs) -> Result<u8> {
+    let until = match args.until.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["prompt"] => WaitFor::Prompt,
+        ["exit"] => WaitFor::Exit,
+        ["quiet", ms] => WaitFor::Quiet(
+            ms.parse()
+                .with_context(|| format!("quiet needs milliseconds, not {ms:?}"))?,
+        ),
+        ["quiet"] => bail!("--for quiet needs the milliseconds of quiet: --for quiet 500"),
+        _ => bail!("--for takes prompt, quiet MS or exit"),
+    };
+    let outcome = client
+        .wait(&args.session, until, millis(args.timeout)?, |_| {})
+        .await
+        .map_err(failed)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&outcome)?);
+    }
+    Ok(match outcome {
+        WaitOutcome::Prompt { prompt, output, .. } => {
+            if !args.json {
+                print!("{output}{prompt}");
+                println!();
+            }
+            0
+        }
+        WaitOutcome::Quiet { .. } => 0,
+        WaitOutcome::Exit { exit } => {
+            if !args.json {
+                println!("{exit}");
+            }
+            0
+        }
+        WaitOutcome::Timeout { tail, .. } => {
+            if !args.json {
+                print!("{tail}");
+                eprintln!("\n(timed out after {} s)", args.timeout);
+            }
+            TIMED_OUT
+        }
+    })
+}
+
+fn print_session(info: &SessionInfo, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(info)?);
+    } else {
+        let how = info
+            .exit
+            .map(|exit| format!(" ({exit})"))
+            .unwrap_or_default();
+        println!("{} {}{how}", info.label(), info.state.as_str());
+    }
+    Ok(())
+}
+
+fn print_table(sessions: &[SessionInfo], now: Timestamp) {
+    if sessions.is_empty() {
+        println!("no sessions (switchboard session start -- PROGRAM starts one)");
+        return;
+    }
+    println!(
+        "{:<16} {:<16} {:>7} {:<8} {:<10} {:<10} {:<6} COMMAND",
+        "ID", "NAME", "PID", "STATE", "STARTED", "ACTIVE", "BY"
+    );
+    for info in sessions {
+        println!(
+            "{:<16} {:<16} {:>7} {:<8} {:<10} {:<10} {:<6} {}",
+            info.id,
+            info.name.as_deref().unwrap_or("-"),
+            info.pid
+                .map_or_else(|| "-".to_owned(), |pid| pid.to_string()),
+            info.state.as_str(),
+            age_label(info.started, now),
+            age_label(info.last_activity, now),
+            match info.controller {
+                switchboard_model::program::Controller::Agent => "agent",
+                switchboard_model::program::Controller::User => "user",
+            },
+            info.command_line(),
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! `switchboard session …` as agents use it: each step a process of its
+//! own, the sessions held by a real host between them.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use serde_json::Value;
+
+/// A private host folder and workspace for one test.
+struct Sessions {
+    temp: tempfile::TempDir,
+}
+
+impl Sessions {
+    fn new() -> Self {
+        Self {
+            temp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn workspace(&self) -> PathBuf {
+        let dir = self.temp.path().join("ws");
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// `switchboard -C WORKSPACE session ARGS…` with the test's host.
+    fn run(&self, workspace: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+        let host = cli.with_file_name("switchboard-session-host");
+        assert!(
+            host.is_file(),
+            "{} is missing: build the workspace (make test does)",
+            host.display()
+        );
+        Command::new(cli)
+            .arg("-C")
+            .arg(workspace)
+            .arg("session")
+            .args(args)
+            .env("SWITCHBOARD_RUNTIME_DIR", self.temp.path().join("rt"))
+            .env("SWITCHBOARD_SESSION_HOST", host)
+            .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
+            .envs(env.iter().copied())
+            .current_dir(workspace)
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, workspace: &Path, args: &[&str]) -> String {
+        let output = self.run(workspace, args, &[]);
+        assert!(
+            output.status.success(),
+            "session {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn json(&self, workspace: &Path, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok(workspace, args)).unwrap()
+    }
+}
+
+#[test]
+fn one_process_starts_and_others_send_expect_read_and_kill() {
+    let sessions = Sessions::new();
+    let ws = sessions.workspace();
+    let id = sessions.ok(
+        &ws,
+        &[
+            "start",
+            "--name",
+            "py",
+            "--env",
+            "GREETING=hi there",
+            "--",
+            "python3",
+            "-i",
+            "-q",
+        ],
+    );
+    let id = id.trim();
+    assert!(id.starts_with("ps-"), "{id}");
+    sessions.ok(&ws, &["wait", "py", "--for", "prompt"]);
+    sessions.ok(
+        &ws,
+        &[
+            "send",
+            "py",
+            "--line",
+            "import os; print(os.environ['GREETING'].upper())",
+        ],
+    );
+    let matched = sessions.json(&ws, &["expect", id, "HI THERE", "--exact", "--json"]);
+    assert_eq!(matched["outcome"], "matched");
+    assert_eq!(matched["matched"], "HI THERE");
+    // The echo of the line (which holds "GREETING") is not in what came before.
+    assert!(
+        !matched["before"].as_str().unwrap().contains("GREETING"),
+        "{matched}"
+    );
+    let read = sessions.json(&ws, &["read", "py", "--json"]);
+    let cursor = read["cursor"].as_u64().unwrap();
+    assert_eq!(read["missed"], 0);
+    sessions.ok(&ws, &["send", "py", "--line", "print(2**10)"]);
+    sessions.ok(&ws, &["wait", "py", "--for", "prompt"]);
+    let since = sessions.json(
+        &ws,
+        &["read", "py", "--since", &cursor.to_string(), "--json"],
+    );
+    let text = since["text"].as_str().unwrap();
+    assert!(
+        text.contains("1024") && !text.contains("HI THERE"),
+        "{text:?}"
+    );
+    // Listed under this workspace, not under another, and with --all.
+    let listed = sessions.json(&ws, &["list", "--json"]);
+    assert_eq!(listed["sessions"][0]["name"], "py");
+    assert_eq!(listed["sessions"][0]["state"], "running");
+    let elsewhere = sessions.temp.path().to_owned();
+    let other = sessions.json(&elsewhere, &["list", "--json"]);
+    assert_eq!(other["sessions"].as_array().unwrap().len(), 0);
+    let all = sessions.json(&elsewhere, &["list", "--all", "--json"]);
+    assert_eq!(all["sessions"].as_array().unwrap().len(), 1);
+    sessions.ok(&ws, &["send", "py", "--key", "ctrl-d"]);
+    let exit = sessions.json(&ws, &["wait", "py", "--for", "exit", "--json"]);
+    assert_eq!(exit["exit"]["code"], 0, "{exit}");
+}
+
+#[test]
+fn timeouts_missing_sessions_and_bad_input_have_their_own_status() {
+    let sessions = Sessions::new();
+    let ws = sessions.workspace();
+    sessions.ok(&ws, &["start", "--name", "cat", "--", "cat"]);
+    let timeout = sessions.run(&ws, &["expect", "cat", "never", "--timeout", "0.3"], &[]);
+    assert_eq!(timeout.status.code(), Some(124));
+    let missing = sessions.run(&ws, &["send", "nobody", "x"], &[]);
+    assert_eq!(missing.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&missing.stderr).starts_with("error[NOT_FOUND]"));
+    let bad = sessions.run(&ws, &["send", "cat", "--key", "hyper-x"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    let json = sessions.run(&ws, &["start", "--name", "cat", "--json", "--", "cat"], &[]);
+    let error: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        error["error"]["code"], "INVALID_REQUEST",
+        "names are unique among live sessions"
+    );
+    let killed = sessions.json(&ws, &["kill", "cat", "--json"]);
+    assert_eq!(killed["state"], "killed");
+    assert_eq!(killed["ended_by"], "killed");
+}

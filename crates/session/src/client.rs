@@ -1,0 +1,329 @@
+//! The one way to reach the session host, for the CLI, the MCP server and
+//! the shell: connect to its socket, starting the host first when none
+//! listens, and ask.
+
+use std::{
+    io::{BufRead, BufReader as StdBufReader},
+    path::PathBuf,
+    process::{Command, Stdio},
+};
+
+use switchboard_model::{ErrorCode, ErrorPayload, program::SessionInfo};
+use thiserror::Error;
+use tokio::{
+    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+    net::UnixStream,
+};
+
+use crate::{
+    protocol::{
+        Envelope, ExpectOutcome, Input, Output, Pattern, Progress, Reply, Request, Response,
+        StartRequest, VERSION, WaitFor, WaitOutcome,
+    },
+    runtime::{RuntimeDir, RuntimeError},
+};
+
+/// The host binary: `$SWITCHBOARD_SESSION_HOST`, else
+/// `switchboard-session-host` beside the running binary.
+pub fn host_path() -> PathBuf {
+    if let Some(path) = std::env::var_os("SWITCHBOARD_SESSION_HOST") {
+        return PathBuf::from(path);
+    }
+    std::env::current_exe()
+        .map(|exe| exe.with_file_name("switchboard-session-host"))
+        .unwrap_or_else(|_| PathBuf::from("switchboard-session-host"))
+}
+
+/// Why a request did not get its answer.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    /// The private folder is missing or not private.
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// The host could not be started.
+    #[error("could not start the session host {path}: {reason}")]
+    Start {
+        /// The binary tried.
+        path: PathBuf,
+        /// Why (its log's last line when it ran and failed).
+        reason: String,
+    },
+    /// The socket failed.
+    #[error("could not reach the session host: {0}")]
+    Io(#[from] std::io::Error),
+    /// The host answered something this client does not understand.
+    #[error("the session host answered out of protocol: {0}")]
+    Protocol(String),
+    /// The host refused or failed the request.
+    #[error("{}", .0.message)]
+    Refused(ErrorPayload),
+}
+
+impl ClientError {
+    /// The error as every edge reports it: the host's own code, else
+    /// `UNAVAILABLE`.
+    pub fn payload(&self) -> ErrorPayload {
+        match self {
+            Self::Refused(payload) => payload.clone(),
+            other => ErrorPayload::new(ErrorCode::Unavailable, other.to_string()),
+        }
+    }
+}
+
+/// A client of the session host.
+#[derive(Debug, Clone)]
+pub struct Client {
+    runtime: RuntimeDir,
+    host: PathBuf,
+    host_env: Vec<(String, String)>,
+}
+
+impl Client {
+    /// A client of this user's host (which starts at the first request).
+    pub fn new() -> Result<Self, ClientError> {
+        Ok(Self::at(RuntimeDir::locate()?, host_path()))
+    }
+
+    /// A client of the host listening in `runtime`, started from `host`
+    /// when none does.
+    pub fn at(runtime: RuntimeDir, host: PathBuf) -> Self {
+        Self {
+            runtime,
+            host,
+            host_env: Vec::new(),
+        }
+    }
+
+    /// Variables a host this client starts gets (its limits, say).
+    pub fn with_host_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.host_env = env;
+        self
+    }
+
+    /// The private folder the host listens in.
+    pub fn runtime(&self) -> &RuntimeDir {
+        &self.runtime
+    }
+
+    async fn connect(&self) -> Result<UnixStream, ClientError> {
+        let socket = self.runtime.socket();
+        match UnixStream::connect(&socket).await {
+            Ok(stream) => return Ok(stream),
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
+                ) => {}
+            Err(error) => return Err(error.into()),
+        }
+        let client = self.clone();
+        tokio::task::spawn_blocking(move || start_host(&client))
+            .await
+            .map_err(|error| ClientError::Protocol(error.to_string()))??;
+        Ok(UnixStream::connect(&socket).await?)
+    }
+
+    /// Sends `request`; `progress` hears each progress line while the host
+    /// waits. Dropping the future hangs up, which ends the host's wait.
+    pub async fn call(
+        &self,
+        request: Request,
+        mut progress: impl FnMut(Progress),
+    ) -> Result<Response, ClientError> {
+        let stream = self.connect().await?;
+        let (read, mut write) = stream.into_split();
+        let mut line = serde_json::to_vec(&Envelope {
+            version: VERSION,
+            request,
+        })
+        .map_err(|error| ClientError::Protocol(error.to_string()))?;
+        line.push(b'\n');
+        write.write_all(&line).await?;
+        let mut lines = BufReader::new(read).lines();
+        loop {
+            let Some(line) = lines.next_line().await? else {
+                return Err(ClientError::Protocol(
+                    "the host closed the connection without an answer".into(),
+                ));
+            };
+            match serde_json::from_str::<Reply>(&line) {
+                Ok(Reply::Progress(step)) => progress(step),
+                Ok(Reply::Done(response)) => return Ok(*response),
+                Ok(Reply::Failed(error)) => return Err(ClientError::Refused(error)),
+                Err(error) => return Err(ClientError::Protocol(error.to_string())),
+            }
+        }
+    }
+
+    /// Whether a host answers (starting one if none does); its pid.
+    pub async fn hello(&self) -> Result<u32, ClientError> {
+        match self.call(Request::Hello, |_| {}).await? {
+            Response::Hello { pid, .. } => Ok(pid),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Starts a program.
+    pub async fn start(&self, start: StartRequest) -> Result<SessionInfo, ClientError> {
+        session(self.call(Request::Start(start), |_| {}).await?)
+    }
+
+    /// Types into a session; the output position at that moment.
+    pub async fn send(
+        &self,
+        session: &str,
+        input: Input,
+        secret: bool,
+    ) -> Result<u64, ClientError> {
+        let request = Request::Send {
+            session: session.to_owned(),
+            input,
+            secret,
+        };
+        match self.call(request, |_| {}).await? {
+            Response::Sent { cursor } => Ok(cursor),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Waits for the first of `patterns`.
+    pub async fn expect(
+        &self,
+        session: &str,
+        patterns: Vec<Pattern>,
+        timeout_ms: u64,
+        progress: impl FnMut(Progress),
+    ) -> Result<ExpectOutcome, ClientError> {
+        let request = Request::Expect {
+            session: session.to_owned(),
+            patterns,
+            timeout_ms,
+        };
+        match self.call(request, progress).await? {
+            Response::Expected(outcome) => Ok(outcome),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Waits for a prompt, quiet or the end.
+    pub async fn wait(
+        &self,
+        session: &str,
+        until: WaitFor,
+        timeout_ms: u64,
+        progress: impl FnMut(Progress),
+    ) -> Result<WaitOutcome, ClientError> {
+        let request = Request::Wait {
+            session: session.to_owned(),
+            until,
+            timeout_ms,
+        };
+        match self.call(request, progress).await? {
+            Response::Waited(outcome) => Ok(outcome),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Output since a cursor, and the screen when asked.
+    pub async fn read(
+        &self,
+        session: &str,
+        since: Option<u64>,
+        screen: bool,
+    ) -> Result<Output, ClientError> {
+        let request = Request::Read {
+            session: session.to_owned(),
+            since,
+            screen,
+        };
+        match self.call(request, |_| {}).await? {
+            Response::Output(output) => Ok(output),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// The sessions of `workspace`, or all of the user's.
+    pub async fn list(&self, workspace: Option<String>) -> Result<Vec<SessionInfo>, ClientError> {
+        match self.call(Request::List { workspace }, |_| {}).await? {
+            Response::Sessions { sessions } => Ok(sessions),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Ends a session; answered once it has ended.
+    pub async fn kill(
+        &self,
+        session: &str,
+        signal: Option<String>,
+    ) -> Result<SessionInfo, ClientError> {
+        let request = Request::Kill {
+            session: session.to_owned(),
+            signal,
+        };
+        self::session(self.call(request, |_| {}).await?)
+    }
+
+    /// Changes a session's terminal size.
+    pub async fn resize(
+        &self,
+        session: &str,
+        rows: u16,
+        cols: u16,
+    ) -> Result<SessionInfo, ClientError> {
+        let request = Request::Resize {
+            session: session.to_owned(),
+            rows,
+            cols,
+        };
+        self::session(self.call(request, |_| {}).await?)
+    }
+}
+
+fn session(response: Response) -> Result<SessionInfo, ClientError> {
+    match response {
+        Response::Session(info) => Ok(info),
+        other => Err(unexpected(&other)),
+    }
+}
+
+fn unexpected(response: &Response) -> ClientError {
+    ClientError::Protocol(format!("unexpected answer {response:?}"))
+}
+
+/// Starts the host and waits for its `ready` line (it prints one too when
+/// another host was first). It leaves the caller's process group and
+/// terminal; its stderr goes to its log.
+fn start_host(client: &Client) -> Result<(), ClientError> {
+    let (host, runtime) = (&client.host, &client.runtime);
+    let failed = |reason: String| ClientError::Start {
+        path: host.to_owned(),
+        reason,
+    };
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(runtime.log())
+        .map_err(|error| failed(format!("its log {}: {error}", runtime.log().display())))?;
+    let mut child = Command::new(host)
+        .env("SWITCHBOARD_RUNTIME_DIR", runtime.path())
+        .envs(client.host_env.iter().map(|(key, value)| (key, value)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .map_err(|error| failed(error.to_string()))?;
+    let mut line = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        let _ = StdBufReader::new(stdout).read_line(&mut line);
+    }
+    // Reaped when it ends, so a long-lived client leaves no zombie.
+    std::thread::spawn(move || child.wait());
+    if line.trim() == "ready" {
+        return Ok(());
+    }
+    let last = std::fs::read_to_string(runtime.log())
+        .ok()
+        .and_then(|log| log.lines().last().map(str::to_owned))
+        .unwrap_or_else(|| "it ended without a word".into());
+    Err(failed(last))
+}

@@ -1,0 +1,259 @@
+//! A session's output in memory: a bounded window onto the whole stream,
+//! addressed by absolute byte offsets (cursors) so readers that come back
+//! later lose nothing while it is kept, and are told what they missed when
+//! it is not. The echo of typed input is marked, so an expect never matches
+//! the caller's own send, and a secret's echo is masked as it arrives.
+
+use std::{collections::VecDeque, ops::Range};
+
+/// How many echo ranges are remembered.
+const MAX_ECHOES: usize = 256;
+
+/// The output kept, with cursors into the whole stream.
+#[derive(Debug)]
+pub struct OutputBuffer {
+    data: VecDeque<u8>,
+    /// Offset of `data[0]` in the stream.
+    start: u64,
+    /// Offsets just past each line feed kept, oldest first.
+    line_ends: VecDeque<u64>,
+    max_bytes: usize,
+    max_lines: usize,
+    /// Stream ranges that were the terminal's echo of input.
+    echoes: VecDeque<Range<u64>>,
+    /// The echo still expected of the last input, and whether to mask it.
+    pending: Option<PendingEcho>,
+}
+
+#[derive(Debug)]
+struct PendingEcho {
+    expected: Vec<u8>,
+    matched: usize,
+    secret: bool,
+    range_start: Option<u64>,
+}
+
+impl OutputBuffer {
+    /// An empty buffer keeping at most `max_bytes` and `max_lines`.
+    pub fn new(max_bytes: usize, max_lines: usize) -> Self {
+        Self {
+            data: VecDeque::new(),
+            start: 0,
+            line_ends: VecDeque::new(),
+            max_bytes: max_bytes.max(1024),
+            max_lines: max_lines.max(1),
+            echoes: VecDeque::new(),
+            pending: None,
+        }
+    }
+
+    /// The offset of the oldest byte kept.
+    pub fn start(&self) -> u64 {
+        self.start
+    }
+
+    /// The offset just past the newest byte: the stream's length.
+    pub fn end(&self) -> u64 {
+        self.start + self.data.len() as u64
+    }
+
+    /// Expects the terminal to echo `typed` next (as a terminal echoes:
+    /// a carriage return or line feed as CR LF; up to the first other
+    /// control character), masking it when it is a secret.
+    pub fn expect_echo(&mut self, typed: &[u8], secret: bool) {
+        let mut expected = Vec::with_capacity(typed.len() + 1);
+        for &byte in typed {
+            match byte {
+                b'\r' | b'\n' => expected.extend_from_slice(b"\r\n"),
+                b'\t' => expected.push(b'\t'),
+                byte if byte < 0x20 || byte == 0x7f => break,
+                byte => expected.push(byte),
+            }
+        }
+        self.close_echo();
+        self.pending = (!expected.is_empty()).then_some(PendingEcho {
+            expected,
+            matched: 0,
+            secret,
+            range_start: None,
+        });
+    }
+
+    /// Adds output; returns what was stored (a secret's echo masked).
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut stored = bytes.to_vec();
+        let here = self.end();
+        if let Some(pending) = &mut self.pending {
+            let mut taken = 0;
+            while taken < stored.len()
+                && pending.matched < pending.expected.len()
+                && stored[taken] == pending.expected[pending.matched]
+            {
+                if pending.secret && !matches!(stored[taken], b'\r' | b'\n') {
+                    stored[taken] = b'*';
+                }
+                taken += 1;
+                pending.matched += 1;
+            }
+            if taken > 0 {
+                pending.range_start.get_or_insert(here);
+            }
+            let done = pending.matched == pending.expected.len() || taken < stored.len();
+            if done {
+                self.close_echo_at(here + taken as u64);
+            }
+        }
+        let mut offset = self.end();
+        for &byte in &stored {
+            offset += 1;
+            if byte == b'\n' {
+                self.line_ends.push_back(offset);
+            }
+        }
+        self.data.extend(&stored);
+        self.trim();
+        stored
+    }
+
+    /// Ends the pending echo where the stream is now.
+    fn close_echo(&mut self) {
+        let end = self.end();
+        self.close_echo_at(end);
+    }
+
+    fn close_echo_at(&mut self, end: u64) {
+        if let Some(PendingEcho {
+            range_start: Some(start),
+            ..
+        }) = self.pending.take()
+            && end > start
+        {
+            if self.echoes.len() == MAX_ECHOES {
+                self.echoes.pop_front();
+            }
+            self.echoes.push_back(start..end);
+        }
+    }
+
+    fn trim(&mut self) {
+        let mut drop_to = self.start;
+        if self.data.len() > self.max_bytes {
+            drop_to = self.end() - self.max_bytes as u64;
+        }
+        if self.line_ends.len() > self.max_lines {
+            let keep_from = self.line_ends[self.line_ends.len() - self.max_lines - 1];
+            drop_to = drop_to.max(keep_from);
+        }
+        if drop_to > self.start {
+            let count = usize::try_from(drop_to - self.start).unwrap_or(self.data.len());
+            self.data.drain(..count.min(self.data.len()));
+            self.start = drop_to;
+            while self.line_ends.front().is_some_and(|&end| end <= drop_to) {
+                self.line_ends.pop_front();
+            }
+            while self
+                .echoes
+                .front()
+                .is_some_and(|range| range.end <= drop_to)
+            {
+                self.echoes.pop_front();
+            }
+        }
+    }
+
+    /// The bytes from `from` (clamped to what is kept) to the end.
+    pub fn bytes_from(&self, from: u64) -> Vec<u8> {
+        let from = from.clamp(self.start, self.end());
+        let skip = usize::try_from(from - self.start).unwrap_or(0);
+        self.data.range(skip..).copied().collect()
+    }
+
+    /// The last `count` bytes or fewer, as text.
+    pub fn tail(&self, count: usize) -> String {
+        let from = self.end().saturating_sub(count as u64);
+        String::from_utf8_lossy(&self.bytes_from(from)).into_owned()
+    }
+
+    /// The output from `from` to the end without the echo of input, and
+    /// for each byte of it the stream offset just past it.
+    pub fn searchable(&self, from: u64) -> (Vec<u8>, Vec<u64>) {
+        let from = from.clamp(self.start, self.end());
+        let mut text = Vec::new();
+        let mut offsets = Vec::new();
+        let mut echoes = self
+            .echoes
+            .iter()
+            .filter(|range| range.end > from)
+            .peekable();
+        let pending = self
+            .pending
+            .as_ref()
+            .and_then(|pending| pending.range_start)
+            .map(|start| start..self.end());
+        let skip = usize::try_from(from - self.start).unwrap_or(0);
+        for (at, &byte) in (from..).zip(self.data.range(skip..)) {
+            while echoes.peek().is_some_and(|range| range.end <= at) {
+                echoes.next();
+            }
+            let in_echo = echoes.peek().is_some_and(|range| range.contains(&at))
+                || pending.as_ref().is_some_and(|range| range.contains(&at));
+            if !in_echo {
+                text.push(byte);
+                offsets.push(at + 1);
+            }
+        }
+        (text, offsets)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_survive_trimming_and_say_what_was_missed() {
+        let mut buffer = OutputBuffer::new(1024, 3);
+        for n in 0..5 {
+            buffer.push(format!("line {n}\n").as_bytes());
+        }
+        assert_eq!(buffer.end(), 35);
+        assert_eq!(buffer.start(), 14, "two of five lines fell out");
+        assert_eq!(buffer.bytes_from(0), b"line 2\nline 3\nline 4\n");
+        assert_eq!(buffer.bytes_from(28), b"line 4\n");
+        let mut buffer = OutputBuffer::new(1024, 1_000_000);
+        buffer.push(&[b'x'; 3000]);
+        assert_eq!(buffer.start(), 3000 - 1024);
+        assert_eq!(buffer.bytes_from(0).len(), 1024);
+    }
+
+    #[test]
+    fn the_echo_of_input_is_not_searched() {
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.push(b">>> ");
+        buffer.expect_echo(b"print('>>> ')\r", false);
+        buffer.push(b"print('>>");
+        buffer.push(b"> ')\r\n>>> \r\n>>> ");
+        let (text, offsets) = buffer.searchable(0);
+        assert_eq!(text, b">>> >>> \r\n>>> ");
+        assert_eq!(*offsets.last().unwrap(), buffer.end());
+        assert_eq!(
+            offsets[4],
+            4 + 15 + 1,
+            "just past the first byte after the echo"
+        );
+    }
+
+    #[test]
+    fn a_secret_echo_is_masked_and_other_output_is_not() {
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.expect_echo(b"hunter2\n", true);
+        let stored = buffer.push(b"hunter2\r\nok hunter2\r\n");
+        assert_eq!(stored, b"*******\r\nok hunter2\r\n");
+        // No echo (a password prompt): nothing is taken for one.
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.expect_echo(b"pw\r", true);
+        let stored = buffer.push(b"\r\nwelcome\r\n");
+        assert_eq!(stored, b"\r\nwelcome\r\n");
+        assert_eq!(buffer.searchable(0).0, b"\r\nwelcome\r\n");
+    }
+}

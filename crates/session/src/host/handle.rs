@@ -1,0 +1,373 @@
+//! One connection: a request line in, progress while a wait is long, one
+//! answer out. A client that hangs up ends its wait, never the program.
+
+use std::{path::Path, sync::Arc, time::Duration};
+
+use nix::sys::signal::Signal;
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    program::{self, Controller, EndReason, SessionInfo, SessionState},
+};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
+    net::{
+        UnixStream,
+        unix::{OwnedReadHalf, OwnedWriteHalf},
+    },
+};
+
+use super::{Host, now, session::Session, waits};
+use crate::protocol::{
+    Envelope, Input, Output, Progress, Reply, Request, Response, StartRequest, VERSION,
+};
+
+/// The longest request line taken (a start carries the caller's
+/// environment).
+const MAX_REQUEST: u64 = 4 * 1024 * 1024;
+/// How often a long wait reports progress.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+type Answer = Result<Response, ErrorPayload>;
+
+fn invalid(message: impl Into<String>) -> ErrorPayload {
+    ErrorPayload::new(ErrorCode::InvalidRequest, message)
+}
+
+/// Serves one connection.
+pub async fn connection(host: &Arc<Host>, stream: UnixStream) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    let mut line = String::new();
+    let request = match (&mut reader).take(MAX_REQUEST).read_line(&mut line).await {
+        Ok(0) | Err(_) => return,
+        Ok(_) => serde_json::from_str::<Envelope>(&line),
+    };
+    let answer = match request {
+        Err(error) => Err(invalid(format!("not a request: {error}"))),
+        Ok(envelope) if envelope.version != VERSION => Err(ErrorPayload::new(
+            ErrorCode::Unavailable,
+            format!(
+                "the session host speaks protocol {VERSION}, this client {}; end the host (`switchboard session list --all` shows its sessions) and try again",
+                envelope.version
+            ),
+        )),
+        Ok(envelope) => answer(host, envelope.request, reader.into_inner(), &mut write).await,
+    };
+    let reply = match answer {
+        Ok(response) => Reply::Done(Box::new(response)),
+        Err(error) => Reply::Failed(error),
+    };
+    let _ = send(&mut write, &reply).await;
+}
+
+async fn send(write: &mut OwnedWriteHalf, reply: &Reply) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(reply).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    write.write_all(&line).await
+}
+
+fn find(host: &Host, reference: &str) -> Result<Arc<Session>, ErrorPayload> {
+    let sessions = host.sessions();
+    let matches = |session: &&Arc<Session>| {
+        let core = session.core();
+        core.info.id == reference || core.info.name.as_deref() == Some(reference)
+    };
+    // A live session first, else the newest ended one of that name.
+    sessions
+        .iter()
+        .filter(matches)
+        .find(|session| !session.core().ended())
+        .or_else(|| sessions.iter().rev().find(matches))
+        .cloned()
+        .ok_or_else(|| {
+            ErrorPayload::new(
+                ErrorCode::NotFound,
+                format!("no session {reference:?} (see `switchboard session list --all`)"),
+            )
+        })
+}
+
+async fn answer(
+    host: &Arc<Host>,
+    request: Request,
+    read: OwnedReadHalf,
+    write: &mut OwnedWriteHalf,
+) -> Answer {
+    match request {
+        Request::Hello => Ok(Response::Hello {
+            version: VERSION,
+            pid: std::process::id(),
+        }),
+        Request::Start(start) => self::start(host, start),
+        Request::List { workspace } => {
+            let mut sessions: Vec<SessionInfo> = host
+                .sessions()
+                .iter()
+                .map(|session| session.core().snapshot())
+                .filter(|info| {
+                    workspace
+                        .as_deref()
+                        .is_none_or(|workspace| info.workspace.as_deref() == Some(workspace))
+                })
+                .collect();
+            sessions.reverse();
+            Ok(Response::Sessions { sessions })
+        }
+        Request::Send {
+            session,
+            input,
+            secret,
+        } => {
+            let session = find(host, &session)?;
+            {
+                let core = session.core();
+                if core.ended() {
+                    return Err(invalid(format!(
+                        "session {} has ended ({})",
+                        core.info.label(),
+                        core.info.state.as_str()
+                    )));
+                }
+                if core.info.controller == Controller::User {
+                    return Err(ErrorPayload::new(
+                        ErrorCode::Unavailable,
+                        format!(
+                            "the developer has taken session {} over; wait until they hand it back",
+                            core.info.label()
+                        ),
+                    ));
+                }
+            }
+            let bytes = match input {
+                Input::Text(text) => text.into_bytes(),
+                Input::Line(text) => {
+                    let mut bytes = text.into_bytes();
+                    bytes.push(b'\r');
+                    bytes
+                }
+                Input::Key(key) => key.bytes(session.app_cursor()),
+            };
+            let typing = Arc::clone(&session);
+            let cursor =
+                tokio::task::spawn_blocking(move || typing.type_bytes(&bytes, secret, now()))
+                    .await
+                    .map_err(|error| ErrorPayload::new(ErrorCode::Internal, error.to_string()))?
+                    .map_err(|error| ErrorPayload::new(ErrorCode::Io, error.to_string()))?;
+            Ok(Response::Sent { cursor })
+        }
+        Request::Expect {
+            session,
+            patterns,
+            timeout_ms,
+        } => {
+            let session = find(host, &session)?;
+            if patterns.is_empty() {
+                return Err(invalid("expect needs at least one pattern"));
+            }
+            let compiled = waits::compile(&patterns).map_err(invalid)?;
+            let wait = waits::expect(
+                Arc::clone(&session),
+                compiled,
+                Duration::from_millis(timeout_ms),
+            );
+            long(wait, read, write, &session, timeout_ms)
+                .await
+                .map(|outcome| outcome.map(Response::Expected))
+                .unwrap_or(Err(cancelled()))
+        }
+        Request::Wait {
+            session,
+            until,
+            timeout_ms,
+        } => {
+            let session = find(host, &session)?;
+            let wait = waits::wait(
+                Arc::clone(&session),
+                until,
+                Duration::from_millis(timeout_ms),
+            );
+            long(wait, read, write, &session, timeout_ms)
+                .await
+                .map(|outcome| outcome.map(Response::Waited))
+                .unwrap_or(Err(cancelled()))
+        }
+        Request::Read {
+            session,
+            since,
+            screen,
+        } => {
+            let session = find(host, &session)?;
+            let core = session.core();
+            let start = core.buffer.start();
+            let end = core.buffer.end();
+            let asked = since.unwrap_or(start);
+            let from = asked.clamp(start, end);
+            let bytes = core.buffer.bytes_from(from);
+            // A character split across reads waits for the next one.
+            let complete = match std::str::from_utf8(&bytes) {
+                Ok(_) => bytes.len(),
+                Err(error) if error.error_len().is_none() => error.valid_up_to(),
+                Err(_) => bytes.len(),
+            };
+            Ok(Response::Output(Output {
+                text: String::from_utf8_lossy(&bytes[..complete]).into_owned(),
+                from,
+                cursor: from + complete as u64,
+                missed: start.saturating_sub(asked),
+                screen: screen.then(|| core.screen_text()),
+                session: core.snapshot(),
+            }))
+        }
+        Request::Kill { session, signal } => {
+            let session = find(host, &session)?;
+            let signal = parse_signal(signal.as_deref())?;
+            session.kill(
+                signal,
+                Duration::from_secs(host.limits.kill_grace_secs),
+                EndReason::Killed,
+            );
+            // Answered once it has ended (or the grace and KILL did it).
+            let grace = Duration::from_secs(host.limits.kill_grace_secs + 5);
+            let _ = waits::wait(Arc::clone(&session), crate::protocol::WaitFor::Exit, grace).await;
+            Ok(Response::Session(session.core().snapshot()))
+        }
+        Request::Resize {
+            session,
+            rows,
+            cols,
+        } => {
+            let session = find(host, &session)?;
+            if rows == 0 || cols == 0 {
+                return Err(invalid("rows and columns must be at least 1"));
+            }
+            session.resize(rows, cols);
+            Ok(Response::Session(session.core().snapshot()))
+        }
+    }
+}
+
+fn cancelled() -> ErrorPayload {
+    ErrorPayload::new(ErrorCode::Unavailable, "the client hung up")
+}
+
+/// Runs a wait, reporting progress each second; `None` when the client
+/// hung up first.
+async fn long<T>(
+    wait: impl Future<Output = T>,
+    mut read: OwnedReadHalf,
+    write: &mut OwnedWriteHalf,
+    session: &Session,
+    timeout_ms: u64,
+) -> Option<Result<T, ErrorPayload>> {
+    let began = tokio::time::Instant::now();
+    let start_bytes = session.core().buffer.end();
+    let mut ticks = tokio::time::interval_at(began + PROGRESS_EVERY, PROGRESS_EVERY);
+    let mut wait = std::pin::pin!(wait);
+    let mut probe = [0_u8; 1];
+    loop {
+        tokio::select! {
+            outcome = &mut wait => return Some(Ok(outcome)),
+            // Anything (or nothing: end of file) from the client now means
+            // it is done with this request.
+            _ = read.read(&mut probe) => return None,
+            _ = ticks.tick() => {
+                let progress = Progress {
+                    waited_ms: u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    timeout_ms,
+                    output_bytes: session.core().buffer.end() - start_bytes,
+                };
+                if send(write, &Reply::Progress(progress)).await.is_err() {
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+fn parse_signal(name: Option<&str>) -> Result<Signal, ErrorPayload> {
+    let Some(name) = name else {
+        return Ok(Signal::SIGTERM);
+    };
+    let upper = name.trim().to_ascii_uppercase();
+    let full = if upper.starts_with("SIG") {
+        upper
+    } else {
+        format!("SIG{upper}")
+    };
+    if let Ok(number) = name.trim().parse::<i32>() {
+        return Signal::try_from(number).map_err(|_| invalid(format!("{name:?} is not a signal")));
+    }
+    full.parse::<Signal>().map_err(|_| {
+        invalid(format!(
+            "{name:?} is not a signal (TERM, INT, HUP, KILL, …)"
+        ))
+    })
+}
+
+fn start(host: &Host, start: StartRequest) -> Answer {
+    if let Some(name) = &start.name {
+        program::check_name(name).map_err(|error| invalid(error.to_string()))?;
+        if let Some(taken) = host.sessions().iter().find(|session| {
+            let core = session.core();
+            !core.ended() && core.info.name.as_deref() == Some(name)
+        }) {
+            return Err(invalid(format!(
+                "a live session is already named {name:?} ({})",
+                taken.core().info.id
+            )));
+        }
+    }
+    if start.program.is_empty() {
+        return Err(invalid("no program to start"));
+    }
+    let cwd = Path::new(&start.cwd);
+    if !cwd.is_absolute() || !cwd.is_dir() {
+        return Err(invalid(format!("{:?} is not a folder", start.cwd)));
+    }
+    let running = host.running();
+    if running >= host.limits.max_sessions {
+        return Err(ErrorPayload::new(
+            ErrorCode::LimitReached,
+            format!(
+                "{running} sessions are live, the most allowed (SWITCHBOARD_MAX_SESSIONS); kill one first"
+            ),
+        ));
+    }
+    let mut env = start.base_env;
+    for (key, value) in start.env {
+        env.retain(|(known, _)| *known != key);
+        env.push((key, value));
+    }
+    let started = now();
+    let info = SessionInfo {
+        id: program::session_id(fastrand::u64(..)),
+        name: start.name,
+        program: start.program,
+        args: start.args,
+        cwd: start.cwd,
+        workspace: start.workspace,
+        pid: None,
+        state: SessionState::Running,
+        exit: None,
+        ended_by: None,
+        started,
+        last_activity: started,
+        controller: Controller::Agent,
+        rows: start.rows.unwrap_or(24).max(1),
+        cols: start.cols.unwrap_or(80).max(1),
+        recording: false,
+    };
+    let session = Session::start(info, &env, &host.limits, started).map_err(|error| {
+        let code = match error {
+            crate::pty::PtyError::Spawn { .. } => ErrorCode::NotFound,
+            _ => ErrorCode::Io,
+        };
+        ErrorPayload::new(code, error.to_string())
+    })?;
+    let info = session.core().snapshot();
+    host.sessions
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(session);
+    Ok(Response::Session(info))
+}

@@ -1,0 +1,338 @@
+//! One live session in the host: the program on its terminal, its output
+//! read continuously on a thread of its own into the bounded buffer and
+//! the screen, its end reaped on another, and every change announced to
+//! the waits over a watch channel.
+
+use std::{
+    io::Read,
+    path::Path,
+    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    time::{Duration, Instant},
+};
+
+use nix::sys::signal::Signal;
+use portable_pty::PtySize;
+use switchboard_model::{
+    Timestamp,
+    program::{EndReason, ExitStatus, Limits, SessionInfo, SessionState, prompt},
+};
+use tokio::sync::watch;
+
+use super::buffer::OutputBuffer;
+use crate::pty::{
+    PtyError,
+    live::{Live, Spawn},
+};
+
+/// What a session knows, under its lock.
+pub struct Core {
+    /// As `list` shows it.
+    pub info: SessionInfo,
+    /// The output kept.
+    pub buffer: OutputBuffer,
+    /// The screen as a person sees it.
+    pub screen: avt::Terminal,
+    /// Prompts seen before input.
+    pub prompts: prompt::Prompts,
+    /// Where the next expect searches from.
+    pub expect_cursor: u64,
+    /// The output position when input was last typed.
+    pub last_input_at: u64,
+    /// When output last came.
+    pub last_output: Instant,
+    /// When anything last went in or came out.
+    pub last_activity: Instant,
+    /// The terminal's output ended.
+    pub eof: bool,
+    /// Bytes of a UTF-8 character split across reads, for the screen.
+    partial: Vec<u8>,
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Core")
+            .field("info", &self.info)
+            .field("expect_cursor", &self.expect_cursor)
+            .field("eof", &self.eof)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Core {
+    /// The line the cursor is on, as text.
+    pub fn cursor_line(&self) -> String {
+        prompt::last_line(&self.buffer.tail(prompt::MAX_PROMPT_LEN * 4))
+    }
+
+    /// The session as `list` shows it, its last activity brought up to
+    /// date.
+    pub fn snapshot(&self) -> SessionInfo {
+        let mut info = self.info.clone();
+        let now = super::now();
+        let ago = i64::try_from(self.last_activity.elapsed().as_millis()).unwrap_or(0);
+        if let Some(at) = Timestamp::from_unix_millis(now.unix_millis() - ago) {
+            info.last_activity = at.max(info.started);
+        }
+        info
+    }
+
+    /// Whether the program has ended (exited, killed, lost).
+    pub fn ended(&self) -> bool {
+        self.info.state != SessionState::Running
+    }
+
+    /// The screen's rows, trailing blanks trimmed.
+    pub fn screen_text(&self) -> Vec<String> {
+        self.screen
+            .screen()
+            .visible_lines()
+            .map(|line| line.text().trim_end().to_owned())
+            .collect()
+    }
+
+    fn feed_screen(&mut self, bytes: &[u8]) {
+        self.partial.extend_from_slice(bytes);
+        let valid = match std::str::from_utf8(&self.partial) {
+            Ok(text) => text.len(),
+            Err(error) if error.error_len().is_none() => error.valid_up_to(),
+            Err(_) => {
+                let text = String::from_utf8_lossy(&self.partial).into_owned();
+                self.screen.feed(text.as_str());
+                self.partial.clear();
+                return;
+            }
+        };
+        let rest = self.partial.split_off(valid);
+        let text = String::from_utf8_lossy(&self.partial).into_owned();
+        self.screen.feed(text.as_str());
+        self.partial = rest;
+    }
+}
+
+/// A session the host holds.
+#[derive(Debug)]
+pub struct Session {
+    core: Mutex<Core>,
+    live: Mutex<Option<Live>>,
+    changed: watch::Sender<u64>,
+    started: Instant,
+}
+
+impl Session {
+    /// Starts the program and the threads that read and reap it.
+    pub fn start(
+        mut info: SessionInfo,
+        env: &[(String, String)],
+        limits: &Limits,
+        now: Timestamp,
+    ) -> Result<Arc<Self>, PtyError> {
+        let size = PtySize {
+            rows: info.rows,
+            cols: info.cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        let (live, reader) = Live::start(&Spawn {
+            program: &info.program,
+            args: &info.args,
+            cwd: Path::new(&info.cwd),
+            env,
+            inherit_env: false,
+            size,
+        })?;
+        info.pid = Some(live.pid());
+        info.started = now;
+        info.last_activity = now;
+        let screen = avt::Terminal::new(usize::from(info.cols), usize::from(info.rows))
+            .or_else(|_| avt::Terminal::new(80, 24))
+            .map_err(|error| PtyError::Open(error.to_string()))?;
+        let waiter = live.waiter();
+        let started = Instant::now();
+        let session = Arc::new(Self {
+            core: Mutex::new(Core {
+                info,
+                buffer: OutputBuffer::new(limits.buffer_bytes, limits.buffer_lines),
+                screen,
+                prompts: prompt::Prompts::default(),
+                expect_cursor: 0,
+                last_input_at: 0,
+                last_output: started,
+                last_activity: started,
+                eof: false,
+                partial: Vec::new(),
+            }),
+            live: Mutex::new(Some(live)),
+            changed: watch::Sender::new(0),
+            started,
+        });
+        let reading = Arc::clone(&session);
+        std::thread::Builder::new()
+            .name("session-read".into())
+            .spawn(move || reading.read_all(reader))
+            .map_err(|error| PtyError::Open(error.to_string()))?;
+        let reaping = Arc::clone(&session);
+        std::thread::Builder::new()
+            .name("session-reap".into())
+            .spawn(move || {
+                let exit = waiter.wait().ok();
+                reaping.ended(exit);
+            })
+            .map_err(|error| PtyError::Open(error.to_string()))?;
+        Ok(session)
+    }
+
+    /// The session's state, locked.
+    pub fn core(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A receiver told of each change (output, input, end).
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// How long it has run.
+    pub fn age(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|generation| *generation += 1);
+    }
+
+    fn read_all(&self, mut reader: Box<dyn Read + Send>) {
+        let mut chunk = vec![0_u8; 16 * 1024];
+        loop {
+            match reader.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => {
+                    let mut core = self.core();
+                    let stored = core.buffer.push(&chunk[..read]);
+                    core.feed_screen(&stored);
+                    let now = Instant::now();
+                    core.last_output = now;
+                    core.last_activity = now;
+                    drop(core);
+                    self.bump();
+                }
+            }
+        }
+        self.core().eof = true;
+        self.bump();
+    }
+
+    fn ended(&self, exit: Option<ExitStatus>) {
+        {
+            let mut core = self.core();
+            core.info.exit = exit;
+            if core.info.ended_by.is_none() {
+                core.info.ended_by = Some(EndReason::Exited);
+            }
+            core.info.state = match core.info.ended_by {
+                Some(EndReason::Exited) | None => SessionState::Exited,
+                Some(_) => SessionState::Killed,
+            };
+        }
+        // Its terminal closes: no descriptor outlives the program.
+        self.live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        self.bump();
+    }
+
+    /// Types `bytes` (a secret's echo masked as it comes back).
+    pub fn type_bytes(&self, bytes: &[u8], secret: bool, now: Timestamp) -> Result<u64, PtyError> {
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(live) = live.as_mut() else {
+            return Err(PtyError::Write(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the program has ended",
+            )));
+        };
+        let cursor = {
+            let mut core = self.core();
+            let line = core.cursor_line();
+            core.prompts.learn(&line);
+            core.buffer.expect_echo(bytes, secret);
+            core.last_input_at = core.buffer.end();
+            core.last_activity = Instant::now();
+            core.info.last_activity = now;
+            core.buffer.end()
+        };
+        live.write(bytes)?;
+        self.bump();
+        Ok(cursor)
+    }
+
+    /// Whether the program asked for application cursor keys.
+    pub fn app_cursor(&self) -> bool {
+        self.core().screen.cursor_key_app_mode()
+    }
+
+    /// Sends `signal`; with `KILL` to follow after `grace` if it has not
+    /// ended by then. `reason` is recorded as why it ended.
+    pub fn kill(self: &Arc<Self>, signal: Signal, grace: Duration, reason: EndReason) {
+        {
+            let mut core = self.core();
+            if core.ended() {
+                return;
+            }
+            core.info.ended_by = Some(reason);
+        }
+        if let Some(live) = self
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            let _ = live.signal(signal);
+            if signal != Signal::SIGKILL {
+                // Woken early when the program ends.
+                let session = Arc::clone(self);
+                let mut changes = self.subscribe();
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(grace, async {
+                        while !session.core().ended() {
+                            if changes.changed().await.is_err() {
+                                return;
+                            }
+                        }
+                    })
+                    .await;
+                    if !session.core().ended()
+                        && let Some(live) = session
+                            .live
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .as_ref()
+                    {
+                        let _ = live.signal(Signal::SIGKILL);
+                    }
+                });
+            }
+        }
+    }
+
+    /// Changes the terminal's size (and the screen's).
+    pub fn resize(&self, rows: u16, cols: u16) {
+        if let Some(live) = self
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            live.follow_size(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            });
+        }
+        let mut core = self.core();
+        core.screen
+            .resize(usize::from(cols.max(1)), usize::from(rows.max(1)));
+        core.info.rows = rows;
+        core.info.cols = cols;
+    }
+}

@@ -1,0 +1,229 @@
+//! The host's waits, each over one session's change channel (never a poll):
+//! expect (the first of several patterns after the expect cursor) and wait
+//! (a prompt after the last input, quiet, the program's end).
+
+use std::{sync::Arc, time::Duration};
+
+use regex::bytes::{Regex, RegexBuilder};
+use switchboard_model::program::prompt;
+use tokio::time::Instant;
+
+use super::session::{Core, Session};
+use crate::protocol::{ExpectOutcome, Pattern, WaitFor, WaitOutcome};
+
+/// How much output a timeout shows.
+const TAIL_BYTES: usize = 2_000;
+
+/// A pattern made ready to search.
+#[derive(Debug)]
+pub enum Compiled {
+    /// A regular expression or exact text.
+    Search(Regex),
+    /// The end of the output.
+    Eof,
+}
+
+/// A terminal's lines end in CR LF: `^` and `$` match at each line's
+/// start and end (before the CR), as people mean them.
+fn regex(text: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(text).multi_line(true).crlf(true).build()
+}
+
+/// Compiles the patterns; the message names the one that is not valid.
+pub fn compile(patterns: &[Pattern]) -> Result<Vec<Compiled>, String> {
+    patterns
+        .iter()
+        .map(|pattern| match pattern {
+            Pattern::Regex(text) => regex(text)
+                .map(Compiled::Search)
+                .map_err(|error| format!("pattern {text:?} is not a regular expression: {error}")),
+            Pattern::Exact(text) => regex(&regex::escape(text))
+                .map(Compiled::Search)
+                .map_err(|error| format!("pattern {text:?}: {error}")),
+            Pattern::Eof => Ok(Compiled::Eof),
+        })
+        .collect()
+}
+
+/// Waits for the first pattern to match after the expect cursor, and
+/// moves the cursor past the match.
+pub async fn expect(
+    session: Arc<Session>,
+    patterns: Vec<Compiled>,
+    timeout: Duration,
+) -> ExpectOutcome {
+    let deadline = Instant::now() + timeout;
+    let mut changes = session.subscribe();
+    loop {
+        changes.borrow_and_update();
+        if let Some(outcome) = try_expect(&mut session.core(), &patterns) {
+            return outcome;
+        }
+        match tokio::time::timeout_at(deadline, changes.changed()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) | Err(_) => {
+                let core = session.core();
+                if let Some(outcome) = try_expect_final(&core, &patterns) {
+                    return outcome;
+                }
+                return ExpectOutcome::Timeout {
+                    tail: core.buffer.tail(TAIL_BYTES),
+                    cursor: core.expect_cursor,
+                };
+            }
+        }
+    }
+}
+
+fn try_expect_final(core: &Core, patterns: &[Compiled]) -> Option<ExpectOutcome> {
+    // Nothing new can come: the outcome as it stands.
+    (core.eof)
+        .then(|| {
+            let (text, _) = core.buffer.searchable(core.expect_cursor);
+            ExpectOutcome::Eof {
+                before: String::from_utf8_lossy(&text).into_owned(),
+                exit: core.info.exit,
+            }
+        })
+        .filter(|_| {
+            !patterns
+                .iter()
+                .any(|pattern| matches!(pattern, Compiled::Eof))
+        })
+}
+
+fn try_expect(core: &mut Core, patterns: &[Compiled]) -> Option<ExpectOutcome> {
+    let (text, offsets) = core.buffer.searchable(core.expect_cursor);
+    let best = patterns
+        .iter()
+        .enumerate()
+        .filter_map(|(index, pattern)| match pattern {
+            Compiled::Search(regex) => regex
+                .find(&text)
+                .map(|found| (found.start(), index, found.end())),
+            Compiled::Eof => None,
+        })
+        .min();
+    if let Some((start, index, end)) = best {
+        let cursor = if end == 0 {
+            core.expect_cursor.max(core.buffer.start())
+        } else {
+            offsets[end - 1]
+        };
+        core.expect_cursor = cursor;
+        return Some(ExpectOutcome::Matched {
+            index,
+            before: String::from_utf8_lossy(&text[..start]).into_owned(),
+            matched: String::from_utf8_lossy(&text[start..end]).into_owned(),
+            cursor,
+        });
+    }
+    if !core.eof {
+        return None;
+    }
+    let before = String::from_utf8_lossy(&text).into_owned();
+    match patterns
+        .iter()
+        .position(|pattern| matches!(pattern, Compiled::Eof))
+    {
+        Some(index) => {
+            core.expect_cursor = core.buffer.end();
+            Some(ExpectOutcome::Matched {
+                index,
+                before,
+                matched: String::new(),
+                cursor: core.expect_cursor,
+            })
+        }
+        None => Some(ExpectOutcome::Eof {
+            before,
+            exit: core.info.exit,
+        }),
+    }
+}
+
+/// Waits for a prompt, quiet or the end.
+pub async fn wait(session: Arc<Session>, until: WaitFor, timeout: Duration) -> WaitOutcome {
+    let deadline = Instant::now() + timeout;
+    let mut changes = session.subscribe();
+    loop {
+        changes.borrow_and_update();
+        let next_check = {
+            let core = session.core();
+            match check(&core, until) {
+                Check::Done(outcome) => return outcome,
+                Check::Changes => None,
+                Check::At(at) => Some(at),
+            }
+        };
+        let wake = next_check.map_or(deadline, |at| at.min(deadline));
+        let changed = tokio::time::timeout_at(wake, changes.changed()).await;
+        if Instant::now() >= deadline && !matches!(changed, Ok(Ok(()))) {
+            let core = session.core();
+            if let Check::Done(outcome) = check(&core, until) {
+                return outcome;
+            }
+            return WaitOutcome::Timeout {
+                tail: core.buffer.tail(TAIL_BYTES),
+                cursor: core.buffer.end(),
+            };
+        }
+        if let Ok(Err(_)) = changed {
+            // The session is gone: nothing will change; wait out the time.
+            tokio::time::sleep_until(deadline).await;
+        }
+    }
+}
+
+enum Check {
+    Done(WaitOutcome),
+    /// Wait for the next change.
+    Changes,
+    /// Check again at this time (or at a change).
+    At(Instant),
+}
+
+fn check(core: &Core, until: WaitFor) -> Check {
+    if until == WaitFor::Exit || (core.ended() && until == WaitFor::Prompt) {
+        return match (core.ended(), core.info.exit) {
+            (true, exit) => Check::Done(WaitOutcome::Exit {
+                exit: exit.unwrap_or(switchboard_model::program::ExitStatus {
+                    code: None,
+                    signal: None,
+                }),
+            }),
+            (false, _) => Check::Changes,
+        };
+    }
+    match until {
+        WaitFor::Prompt => {
+            let (text, _) = core.buffer.searchable(core.last_input_at);
+            let text = String::from_utf8_lossy(&text);
+            let line = prompt::last_line(&text);
+            if !text.is_empty() && core.prompts.at_prompt(&line) {
+                let output = text
+                    .rfind(['\n', '\r'])
+                    .map_or("", |at| &text[..=at])
+                    .to_owned();
+                Check::Done(WaitOutcome::Prompt {
+                    prompt: line.trim_end().to_owned(),
+                    output,
+                    cursor: core.buffer.end(),
+                })
+            } else {
+                Check::Changes
+            }
+        }
+        WaitFor::Quiet(ms) => {
+            let quiet_at = Instant::from_std(core.last_output) + Duration::from_millis(ms);
+            if Instant::now() >= quiet_at {
+                Check::Done(WaitOutcome::Quiet {
+                    cursor: core.buffer.end(),
+                })
+            } else {
+                Check::At(quiet_at)
+            }
+        }
+        WaitFor::Exit => Check::Changes,
+    }
+}

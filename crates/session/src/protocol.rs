@@ -1,0 +1,302 @@
+//! What clients and the session host say to each other: one JSON object
+//! per line over the host's socket. A client sends one [`Request`]; the
+//! host answers with any number of [`Reply::Progress`] lines while a wait
+//! is long, then one [`Reply::Done`] or [`Reply::Failed`]. A client that
+//! hangs up stops its wait, never the program.
+
+use serde::{Deserialize, Serialize};
+use switchboard_model::{
+    ErrorPayload,
+    program::{ExitStatus, Key, SessionInfo},
+};
+
+/// The protocol's version; the host refuses a client of another.
+pub const VERSION: u32 = 1;
+
+/// A request, with the version of the client that sent it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Envelope {
+    /// [`VERSION`] of the client.
+    pub version: u32,
+    /// What is asked.
+    pub request: Request,
+}
+
+/// What a client asks the host.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// Is the host there? Answered with [`Response::Hello`].
+    Hello,
+    /// Start a program.
+    Start(StartRequest),
+    /// Type into a session.
+    Send {
+        /// Id or name.
+        session: String,
+        /// What to type.
+        input: Input,
+        /// Keep it out of every log, tape and view (`***` instead).
+        #[serde(default)]
+        secret: bool,
+    },
+    /// Wait for the first of several patterns after the expect cursor.
+    Expect {
+        /// Id or name.
+        session: String,
+        /// Tried in order at each place; the earliest match wins.
+        patterns: Vec<Pattern>,
+        /// Milliseconds to wait.
+        timeout_ms: u64,
+    },
+    /// Wait for a prompt, for quiet or for the program's end.
+    Wait {
+        /// Id or name.
+        session: String,
+        /// What to wait for.
+        until: WaitFor,
+        /// Milliseconds to wait.
+        timeout_ms: u64,
+    },
+    /// Output since a cursor, and/or the screen.
+    Read {
+        /// Id or name.
+        session: String,
+        /// The cursor a previous read returned (default: the oldest
+        /// output kept).
+        #[serde(default)]
+        since: Option<u64>,
+        /// Also the screen as a person sees it.
+        #[serde(default)]
+        screen: bool,
+    },
+    /// The sessions of a workspace, or every session.
+    List {
+        /// The workspace (absolute); `None`: every session of the user.
+        #[serde(default)]
+        workspace: Option<String>,
+    },
+    /// End a session: the signal (default `TERM`), then `KILL` after the
+    /// grace.
+    Kill {
+        /// Id or name.
+        session: String,
+        /// `TERM`, `INT`, `HUP`, `KILL`, … (with or without `SIG`).
+        #[serde(default)]
+        signal: Option<String>,
+    },
+    /// Change the terminal's size.
+    Resize {
+        /// Id or name.
+        session: String,
+        /// Rows.
+        rows: u16,
+        /// Columns.
+        cols: u16,
+    },
+}
+
+/// `session start`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StartRequest {
+    /// The program (exec'd, not run through a shell).
+    pub program: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// A name, unique among live sessions.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The folder it starts in (absolute).
+    pub cwd: String,
+    /// The caller's environment: the program's, under `env`.
+    #[serde(default)]
+    pub base_env: Vec<(String, String)>,
+    /// Variables set over the caller's environment.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+    /// Rows (default 24).
+    #[serde(default)]
+    pub rows: Option<u16>,
+    /// Columns (default 80).
+    #[serde(default)]
+    pub cols: Option<u16>,
+    /// The workspace it belongs to (absolute).
+    #[serde(default)]
+    pub workspace: Option<String>,
+}
+
+/// What a send types.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// Text as given.
+    Text(String),
+    /// Text and Enter.
+    Line(String),
+    /// A named key.
+    Key(Key),
+}
+
+/// One thing an expect waits for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    /// A regular expression (Rust's syntax, over bytes).
+    Regex(String),
+    /// These exact characters.
+    Exact(String),
+    /// The program's output ended.
+    Eof,
+}
+
+/// What a wait waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitFor {
+    /// The program shows a prompt (one learnt from what it showed before
+    /// input, else one that looks like a prompt) after the last input.
+    Prompt,
+    /// No output for this many milliseconds.
+    Quiet(u64),
+    /// The program ended.
+    Exit,
+}
+
+/// One line from the host.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reply {
+    /// Still waiting.
+    Progress(Progress),
+    /// The answer.
+    Done(Box<Response>),
+    /// The request failed.
+    Failed(ErrorPayload),
+}
+
+/// How a long wait is going.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Progress {
+    /// Milliseconds waited so far.
+    pub waited_ms: u64,
+    /// Of how many.
+    pub timeout_ms: u64,
+    /// Output bytes seen since the wait began.
+    pub output_bytes: u64,
+}
+
+/// The host's answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Response {
+    /// To [`Request::Hello`].
+    Hello {
+        /// The host's protocol version.
+        version: u32,
+        /// The host's process id.
+        pid: u32,
+    },
+    /// A session, as it is now.
+    Session(SessionInfo),
+    /// Sessions.
+    Sessions {
+        /// Newest first.
+        sessions: Vec<SessionInfo>,
+    },
+    /// Input was typed.
+    Sent {
+        /// The output position when it was typed: a read from here shows
+        /// what it drew.
+        cursor: u64,
+    },
+    /// An expect ended.
+    Expected(ExpectOutcome),
+    /// A wait ended.
+    Waited(WaitOutcome),
+    /// Output read.
+    Output(Output),
+}
+
+/// How an expect ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum ExpectOutcome {
+    /// A pattern matched.
+    Matched {
+        /// Which (0-based, in the order given).
+        index: usize,
+        /// The output between the cursor and the match (echo of input
+        /// left out).
+        before: String,
+        /// What matched (empty for `eof`).
+        matched: String,
+        /// The expect cursor now: just past the match.
+        cursor: u64,
+    },
+    /// Nothing matched in time.
+    Timeout {
+        /// The last of the output, to see where it stands.
+        tail: String,
+        /// The expect cursor (unchanged).
+        cursor: u64,
+    },
+    /// The output ended without a match (and `eof` was not asked for).
+    Eof {
+        /// What came after the cursor.
+        before: String,
+        /// How the program ended, if known yet.
+        exit: Option<ExitStatus>,
+    },
+}
+
+/// How a wait ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum WaitOutcome {
+    /// At a prompt.
+    Prompt {
+        /// The prompt's line.
+        prompt: String,
+        /// What the program printed since the last input (echo left out).
+        output: String,
+        /// The end of the output.
+        cursor: u64,
+    },
+    /// Quiet for the time asked.
+    Quiet {
+        /// The end of the output.
+        cursor: u64,
+    },
+    /// The program ended.
+    Exit {
+        /// How.
+        exit: ExitStatus,
+    },
+    /// Not in time.
+    Timeout {
+        /// The last of the output.
+        tail: String,
+        /// The end of the output.
+        cursor: u64,
+    },
+}
+
+/// Output read from a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Output {
+    /// The output from the cursor on (as UTF-8, invalid bytes replaced;
+    /// secrets masked).
+    pub text: String,
+    /// Where this read started (at least the `since` asked).
+    pub from: u64,
+    /// Where the next read starts.
+    pub cursor: u64,
+    /// Bytes that fell out of the buffer before this reader came back.
+    pub missed: u64,
+    /// The screen, one string per row, when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<Vec<String>>,
+    /// The session as it is now.
+    pub session: SessionInfo,
+}

@@ -1,0 +1,286 @@
+//! The session host as clients meet it: a real host process started on
+//! demand, real programs on real pseudo-terminals.
+
+use std::{path::Path, path::PathBuf};
+
+use switchboard_model::{ErrorCode, program::SessionState};
+use switchboard_session::{
+    Client, ClientError,
+    protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
+    runtime::RuntimeDir,
+};
+
+const HOST: &str = env!("CARGO_BIN_EXE_switchboard-session-host");
+
+/// A client of a host of its own, in a private folder under `dir`.
+fn client(dir: &Path, env: &[(&str, &str)]) -> Client {
+    let runtime = RuntimeDir::at(dir.join("rt")).expect("runtime folder");
+    // The host ends a second after its last session (not a minute).
+    let linger = [("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")];
+    Client::at(runtime, PathBuf::from(HOST)).with_host_env(
+        linger
+            .iter()
+            .chain(env)
+            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+            .collect(),
+    )
+}
+
+fn start(program: &str, args: &[&str], name: Option<&str>, cwd: &Path) -> StartRequest {
+    StartRequest {
+        program: program.into(),
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        name: name.map(str::to_owned),
+        cwd: cwd.display().to_string(),
+        base_env: std::env::vars().collect(),
+        env: vec![("SB_TEST".into(), "from-env".into())],
+        rows: None,
+        cols: None,
+        workspace: Some(cwd.display().to_string()),
+    }
+}
+
+const SECS: u64 = 10_000;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_outlives_its_client_and_answers_another() {
+    let temp = tempfile::tempdir().unwrap();
+    let first = client(temp.path(), &[]);
+    let info = first
+        .start(start("sh", &[], Some("shell"), temp.path()))
+        .await
+        .unwrap();
+    assert_eq!(info.state, SessionState::Running);
+    assert!(info.pid.is_some());
+    drop(first);
+    // Another client (as another process would be) finds it by name.
+    let second = client(temp.path(), &[]);
+    second
+        .send(
+            "shell",
+            Input::Line("echo \"[$SB_TEST]\"; cd /; pwd".into()),
+            false,
+        )
+        .await
+        .unwrap();
+    let outcome = second
+        .expect(
+            "shell",
+            vec![Pattern::Exact("[from-env]".into())],
+            SECS,
+            |_| {},
+        )
+        .await
+        .unwrap();
+    let ExpectOutcome::Matched { index, before, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(index, 0);
+    // The echo of the command (which holds the same text) was not matched.
+    assert!(!before.contains("echo"), "{before:?}");
+    let outcome = second
+        .expect(
+            "shell",
+            vec![
+                Pattern::Regex(r"^/tmp$".into()),
+                Pattern::Regex(r"^/$".into()),
+            ],
+            SECS,
+            |_| {},
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, ExpectOutcome::Matched { index: 1, .. }),
+        "{outcome:?}"
+    );
+    let listed = second
+        .list(Some(temp.path().display().to_string()))
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].name.as_deref(), Some("shell"));
+    let killed = second.kill("shell", None).await.unwrap();
+    assert_eq!(killed.state, SessionState::Killed);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_lose_nothing_and_waits_end_on_signals() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let info = client
+        .start(start("python3", &["-i", "-q"], None, temp.path()))
+        .await
+        .unwrap();
+    let id = info.id;
+    // The first prompt, before any input: guessed from its shape.
+    let waited = client
+        .wait(&id, WaitFor::Prompt, SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(
+        matches!(&waited, WaitOutcome::Prompt { prompt, .. } if prompt == ">>>"),
+        "{waited:?}"
+    );
+    client
+        .send(&id, Input::Line("print(6*7)".into()), false)
+        .await
+        .unwrap();
+    let waited = client
+        .wait(&id, WaitFor::Prompt, SECS, |_| {})
+        .await
+        .unwrap();
+    let WaitOutcome::Prompt { output, cursor, .. } = waited else {
+        panic!("{waited:?}");
+    };
+    assert!(output.contains("42"), "{output:?}");
+    assert!(
+        !output.contains("print"),
+        "the echo is left out: {output:?}"
+    );
+    let all = client.read(&id, Some(0), true).await.unwrap();
+    assert_eq!(all.missed, 0);
+    assert_eq!(all.cursor, cursor);
+    assert!(all.text.contains("print(6*7)") && all.text.contains("42"));
+    let screen = all.screen.unwrap();
+    assert!(screen.iter().any(|row| row == "42"), "{screen:?}");
+    let none = client.read(&id, Some(all.cursor), false).await.unwrap();
+    assert_eq!(none.text, "");
+    // Quiet, then the end with its status.
+    let quiet = client
+        .wait(&id, WaitFor::Quiet(50), SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(matches!(quiet, WaitOutcome::Quiet { .. }));
+    client
+        .send(&id, Input::Line("import sys; sys.exit(3)".into()), false)
+        .await
+        .unwrap();
+    let exit = client.wait(&id, WaitFor::Exit, SECS, |_| {}).await.unwrap();
+    assert!(
+        matches!(exit, WaitOutcome::Exit { exit } if exit.code == Some(3)),
+        "{exit:?}"
+    );
+    let after = client
+        .expect(&id, vec![Pattern::Exact("never".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(matches!(after, ExpectOutcome::Eof { .. }), "{after:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_timeout_is_an_outcome_and_secrets_stay_hidden() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let id = client
+        .start(start("cat", &[], None, temp.path()))
+        .await
+        .unwrap()
+        .id;
+    let mut progress = 0;
+    let outcome = client
+        .expect(&id, vec![Pattern::Exact("nothing".into())], 1_500, |_| {
+            progress += 1
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, ExpectOutcome::Timeout { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(progress, 1, "one progress line a second");
+    client
+        .send(&id, Input::Line("hunter2".into()), true)
+        .await
+        .unwrap();
+    // cat prints it back (that is not echo); the echo itself is masked.
+    let outcome = client
+        .expect(&id, vec![Pattern::Exact("hunter2".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(matches!(outcome, ExpectOutcome::Matched { .. }));
+    let read = client.read(&id, None, true).await.unwrap();
+    assert!(read.text.starts_with("*******\r\n"), "{:?}", read.text);
+    client.kill(&id, Some("KILL".into())).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn limits_and_bad_requests_say_what_is_wrong() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[("SWITCHBOARD_MAX_SESSIONS", "1")]);
+    let code = |error: ClientError| error.payload().code;
+    let id = client
+        .start(start("cat", &[], Some("one"), temp.path()))
+        .await
+        .unwrap()
+        .id;
+    let error = client
+        .start(start("cat", &[], Some("one"), temp.path()))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code(error),
+        ErrorCode::InvalidRequest,
+        "names are unique among live sessions"
+    );
+    let error = client
+        .start(start("cat", &[], None, temp.path()))
+        .await
+        .unwrap_err();
+    assert_eq!(code(error), ErrorCode::LimitReached);
+    let error = client
+        .start(start("cat", &[], Some("../x"), temp.path()))
+        .await
+        .unwrap_err();
+    assert_eq!(code(error), ErrorCode::InvalidRequest);
+    let error = client
+        .send("nobody", Input::Text("x".into()), false)
+        .await
+        .unwrap_err();
+    assert_eq!(code(error), ErrorCode::NotFound);
+    let error = client
+        .expect(&id, vec![Pattern::Regex("(".into())], 10, |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(code(error), ErrorCode::InvalidRequest);
+    client.kill(&id, None).await.unwrap();
+    let error = client
+        .start(start("no-such-program-here", &[], None, temp.path()))
+        .await
+        .unwrap_err();
+    assert_eq!(code(error), ErrorCode::NotFound);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_program_that_ignores_term_is_killed_and_reaped() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let id = client
+        .start(start(
+            "sh",
+            &["-c", "trap '' TERM; echo armed; while :; do sleep 1; done"],
+            None,
+            temp.path(),
+        ))
+        .await
+        .unwrap()
+        .id;
+    client
+        .expect(&id, vec![Pattern::Exact("armed".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    let pid = client
+        .read(&id, None, false)
+        .await
+        .unwrap()
+        .session
+        .pid
+        .unwrap();
+    let killed = client.kill(&id, None).await.unwrap();
+    assert_eq!(killed.state, SessionState::Killed);
+    assert_eq!(killed.exit.and_then(|exit| exit.signal), Some(9));
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "reaped: no zombie left"
+    );
+}
