@@ -13,6 +13,7 @@ pub mod install;
 mod knowledge;
 mod resources;
 mod schema;
+mod session;
 mod team;
 
 use std::{
@@ -74,7 +75,10 @@ impl Server {
             subscriptions: Arc::default(),
             heartbeat,
             tool_router: portable_tools(
-                Self::inbox_tools() + Self::knowledge_tools() + Self::team_tools(),
+                Self::inbox_tools()
+                    + Self::knowledge_tools()
+                    + Self::team_tools()
+                    + Self::session_tools(),
             ),
         }
     }
@@ -261,7 +265,8 @@ impl ServerHandler for Server {
             "Switchboard is the developer's window over this workspace. Deliver results with \
                  `deliver`; ask a question and wait for the answer with `ask`; read answers and \
                  annotations with `get_feedback` and `get_annotations`; search and add to the \
-                 project's knowledge; work the team's task queue.",
+                 project's knowledge; work the team's task queue; drive interactive programs \
+                 with the session_ tools (start, send, expect, wait, read, list, kill).",
         )
     }
 }

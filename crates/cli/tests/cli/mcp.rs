@@ -49,7 +49,11 @@ async fn connect(workspace: &Path) -> (Session, Client) {
     command
         .arg("-C")
         .arg(workspace)
-        .args(["mcp", "--heartbeat-ms", "50"]);
+        .args(["mcp", "--heartbeat-ms", "50"])
+        // Program sessions: a host of the test's own, gone a second after
+        // its last session.
+        .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".session-host"))
+        .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1");
     let transport = TokioChildProcess::new(command).unwrap();
     let client = Client::default();
     let session = client.clone().serve(transport).await.unwrap();
@@ -215,7 +219,7 @@ async fn refused<H: ClientHandler>(
     )
 }
 
-const TOOLS: [&str; 14] = [
+const TOOLS: [&str; 21] = [
     "add_learning",
     "ask",
     "claim_task",
@@ -229,6 +233,13 @@ const TOOLS: [&str; 14] = [
     "read_messages",
     "search_knowledge",
     "send_message",
+    "session_expect",
+    "session_kill",
+    "session_list",
+    "session_read",
+    "session_send",
+    "session_start",
+    "session_wait",
     "update_task",
 ];
 
@@ -1260,5 +1271,92 @@ async fn deliveries_and_learnings_are_resources_and_subscribers_hear_of_changes(
         ))
         .await;
     assert!(refused.is_err());
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_drives_a_program_session_with_server_side_waits() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, client) = connect(workspace.path()).await;
+    let started = ok(
+        &session,
+        "session_start",
+        json!({"program": "python3", "args": ["-i", "-q"], "name": "py", "env": ["SB_MCP=1"]}),
+    )
+    .await;
+    assert_eq!(started["state"], "running");
+    assert_eq!(started["command"], "python3 -i -q");
+    let prompt = ok(
+        &session,
+        "session_wait",
+        json!({"session": "py", "for": "prompt"}),
+    )
+    .await;
+    assert_eq!(prompt["outcome"], "prompt");
+    assert_eq!(prompt["prompt"], ">>>");
+    ok(
+        &session,
+        "session_send",
+        json!({"session": "py", "text": "import os, time; time.sleep(2.2); print('slept', os.environ['SB_MCP'])", "line": true}),
+    )
+    .await;
+    // A wait longer than the client's patience: progress keeps it alive.
+    let options =
+        PeerRequestOptions::with_timeout(Duration::from_millis(1_500)).reset_timeout_on_progress();
+    let handle = session
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(
+                CallToolRequestParams::new("session_expect").with_arguments(arguments(
+                    json!({"session": "py", "patterns": ["never here", "slept (\\d)"]}),
+                )),
+            )),
+            options,
+        )
+        .await
+        .unwrap();
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("not a tool result");
+    };
+    let matched = result.structured_content.unwrap();
+    assert_eq!(matched["outcome"], "matched", "{matched}");
+    assert_eq!(matched["index"], 1);
+    assert_eq!(matched["matched"], "slept 1");
+    assert!(
+        client.progress.load(Ordering::SeqCst) >= 2,
+        "progress while waiting"
+    );
+    let read = ok(
+        &session,
+        "session_read",
+        json!({"session": "py", "screen": true}),
+    )
+    .await;
+    assert!(read["text"].as_str().unwrap().contains("slept 1"));
+    assert_eq!(read["session"]["name"], "py");
+    let listed = ok(&session, "session_list", json!({})).await;
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), 1);
+    let timeout = ok(
+        &session,
+        "session_expect",
+        json!({"session": "py", "patterns": ["nothing"], "timeout": 0.2}),
+    )
+    .await;
+    assert_eq!(timeout["outcome"], "timeout");
+    let (code, _) = refused(
+        &session,
+        "session_send",
+        json!({"session": "nobody", "text": "x"}),
+    )
+    .await;
+    assert_eq!(code, "NOT_FOUND");
+    let (code, _) = refused(
+        &session,
+        "session_send",
+        json!({"session": "py", "key": "hyper"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST");
+    let killed = ok(&session, "session_kill", json!({"session": "py"})).await;
+    assert_eq!(killed["state"], "killed");
     session.cancel().await.unwrap();
 }
