@@ -162,6 +162,12 @@ pub fn run() -> ExitCode {
             commands::team::team_send,
             commands::settings::get_settings,
             commands::settings::save_settings,
+            commands::sessions::sessions_watch,
+            commands::sessions::sessions_unwatch,
+            commands::sessions::session_screen,
+            commands::sessions::session_type,
+            commands::sessions::session_control,
+            commands::sessions::session_end,
             commands::lifecycle::ui_ready,
             commands::lifecycle::ui_phase,
         ])

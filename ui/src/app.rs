@@ -19,17 +19,20 @@ pub enum View {
     Team,
     /// Terminal tapes.
     Tapes,
+    /// Program sessions, live.
+    Terminals,
     /// The model and chat settings.
     Settings,
 }
 
 impl View {
-    const ALL: [View; 6] = [
+    const ALL: [View; 7] = [
         View::Inbox,
         View::Chat,
         View::Knowledge,
         View::Team,
         View::Tapes,
+        View::Terminals,
         View::Settings,
     ];
 
@@ -40,11 +43,12 @@ impl View {
             View::Knowledge => "Knowledge",
             View::Team => "Team",
             View::Tapes => "Tapes",
+            View::Terminals => "Terminals",
             View::Settings => "Settings",
         }
     }
 
-    /// Alt+1…6 selects a view from the keyboard.
+    /// Alt+1…7 selects a view from the keyboard.
     fn shortcut(self) -> char {
         let index = View::ALL.iter().position(|view| *view == self).unwrap_or(0);
         char::from(b'1' + index as u8)
@@ -124,6 +128,7 @@ pub fn App() -> impl IntoView {
                     View::Knowledge => views::knowledge::Knowledge().into_any(),
                     View::Team => views::team::Team().into_any(),
                     View::Tapes => views::tapes::Tapes().into_any(),
+                    View::Terminals => views::terminals::Terminals().into_any(),
                     View::Settings => views::settings::SettingsPane().into_any(),
                 }}
             </main>

@@ -1,8 +1,8 @@
 //! The shell's events, fanned out to the views that are open.
 //!
 //! The page listens to each Tauri event exactly once ([`listen_to_shell`]).
-//! A view subscribes with [`on_store_change`], [`on_sidecar`] or
-//! [`on_sidecar_health`] while it is built: the subscription ends when the
+//! A view subscribes with [`on_store_change`], [`on_sidecar`],
+//! [`on_sidecar_health`] or [`on_sessions`] while it is built: the subscription ends when the
 //! view's reactive owner is cleaned up (the view is left), and the handler
 //! runs under that owner, so work it spawns with
 //! `spawn_local_scoped_with_cancellation` ends with the view too. A view
@@ -17,7 +17,11 @@ use std::{cell::RefCell, rc::Rc, thread::LocalKey};
 use leptos::prelude::{Owner, on_cleanup};
 use serde::de::DeserializeOwned;
 use switchboard_model::{
-    ipc::{EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED, SidecarHealth, StoreChange},
+    ipc::{
+        EVENT_SESSIONS, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED, SidecarHealth,
+        StoreChange,
+    },
+    program::SessionInfo,
     sidecar::SidecarResponse,
 };
 
@@ -58,6 +62,7 @@ thread_local! {
     static STORE: RefCell<Subscribers<StoreChange>> = const { RefCell::new(Subscribers::new("store")) };
     static SIDECAR: RefCell<Subscribers<SidecarResponse>> = const { RefCell::new(Subscribers::new("sidecar")) };
     static HEALTH: RefCell<Subscribers<SidecarHealth>> = const { RefCell::new(Subscribers::new("health")) };
+    static SESSIONS: RefCell<Subscribers<Vec<SessionInfo>>> = const { RefCell::new(Subscribers::new("sessions")) };
 }
 
 type Bus<T> = LocalKey<RefCell<Subscribers<T>>>;
@@ -130,6 +135,12 @@ pub fn on_sidecar_health(handler: impl Fn(SidecarHealth) + 'static) {
     subscribe(&HEALTH, handler);
 }
 
+/// Calls `handler` with the workspace's program sessions after each
+/// change, while the current view lives (and follows them).
+pub fn on_sessions(handler: impl Fn(Vec<SessionInfo>) + 'static) {
+    subscribe(&SESSIONS, handler);
+}
+
 /// Listens to `event` for the page's life, fanning it out through `bus`.
 async fn forward<T: DeserializeOwned + Clone + 'static>(
     event: &'static str,
@@ -145,5 +156,6 @@ async fn forward<T: DeserializeOwned + Clone + 'static>(
 pub async fn listen_to_shell() -> Result<(), String> {
     forward(EVENT_STORE_CHANGED, &STORE).await?;
     forward(EVENT_SIDECAR, &SIDECAR).await?;
-    forward(EVENT_SIDECAR_HEALTH, &HEALTH).await
+    forward(EVENT_SIDECAR_HEALTH, &HEALTH).await?;
+    forward(EVENT_SESSIONS, &SESSIONS).await
 }

@@ -37,12 +37,19 @@ use wasm_bindgen::{JsValue, prelude::*};
 use switchboard_model::export::{DeliveryExportRequest, ExportFormat, ExportedText};
 use switchboard_model::ipc::CMD_EXPORT_DELIVERY;
 use switchboard_model::ipc::{
+    CMD_SESSION_CONTROL, CMD_SESSION_END, CMD_SESSION_SCREEN, CMD_SESSION_TYPE,
+    CMD_SESSIONS_UNWATCH, CMD_SESSIONS_WATCH,
+};
+use switchboard_model::ipc::{
     CMD_TAPE, CMD_TAPE_EXPORT_CAST, CMD_TAPE_NOTE, CMD_TAPES, CMD_TAPES_SEARCH,
 };
 use switchboard_model::ipc::{
     CMD_TASK_ADVANCE, CMD_TASK_CLAIM, CMD_TASK_CREATE, CMD_TASK_DEPS, CMD_TEAM_BOARD,
     CMD_TEAM_SEND, CMD_TEAMS, TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest,
     TaskDepsRequest, TeamRequest, TeamSendRequest,
+};
+use switchboard_model::program::view::{
+    SessionControlRequest, SessionRequest, SessionScreen, SessionTypeRequest,
 };
 use switchboard_model::tape::view::{
     TapeHit, TapeList, TapeNoteRequest, TapeRequest, TapeSearchRequest, TapeView,
@@ -336,6 +343,56 @@ pub async fn bullet_add(request: &BulletAddRequest) -> Result<Bullet, ErrorPaylo
 /// Quarantines or releases a bullet.
 pub async fn quarantine(request: &QuarantineRequest) -> Result<Vec<Quarantined>, ErrorPayload> {
     call_with(CMD_QUARANTINE, request).await
+}
+
+/// Follows the workspace's program sessions (events until
+/// [`sessions_unwatch`] with the number this returns).
+pub async fn sessions_watch() -> Result<u64, ErrorPayload> {
+    call(CMD_SESSIONS_WATCH).await
+}
+
+/// Stops following the sessions, if `watch` is still the current watch.
+pub async fn sessions_unwatch(watch: u64) -> Result<(), ErrorPayload> {
+    call_with(CMD_SESSIONS_UNWATCH, &watch).await
+}
+
+/// A session's screen.
+pub async fn session_screen(session: &str) -> Result<SessionScreen, ErrorPayload> {
+    call_with(
+        CMD_SESSION_SCREEN,
+        &SessionRequest {
+            session: session.to_owned(),
+        },
+    )
+    .await
+}
+
+/// The developer types into a session.
+pub async fn session_type(request: &SessionTypeRequest) -> Result<(), ErrorPayload> {
+    call_with(CMD_SESSION_TYPE, request).await
+}
+
+/// Takes a session over (`take`) or hands it back.
+pub async fn session_control(session: &str, take: bool) -> Result<(), ErrorPayload> {
+    call_with(
+        CMD_SESSION_CONTROL,
+        &SessionControlRequest {
+            session: session.to_owned(),
+            take,
+        },
+    )
+    .await
+}
+
+/// Ends a session.
+pub async fn session_end(session: &str) -> Result<(), ErrorPayload> {
+    call_with(
+        CMD_SESSION_END,
+        &SessionRequest {
+            session: session.to_owned(),
+        },
+    )
+    .await
 }
 
 /// Calls `handler` with the payload of every `event`, for the life of the

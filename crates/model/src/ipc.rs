@@ -172,10 +172,39 @@ pub const CMD_TAPE_EXPORT_CAST: &str = "tape_export_cast";
 /// [`DeliveryExportRequest`](crate::export::DeliveryExportRequest); answers
 /// an [`ExportedText`](crate::export::ExportedText).
 pub const CMD_EXPORT_DELIVERY: &str = "export_delivery";
+/// Command: follow the workspace's program sessions: the shell emits
+/// [`EVENT_SESSIONS`] now and after each change until
+/// [`CMD_SESSIONS_UNWATCH`]. Request: none.
+pub const CMD_SESSIONS_WATCH: &str = "sessions_watch";
+/// Command: stop following the program sessions. Request: none.
+pub const CMD_SESSIONS_UNWATCH: &str = "sessions_unwatch";
+/// Command: a session's screen. Request:
+/// [`SessionRequest`](crate::program::view::SessionRequest); answers a
+/// [`SessionScreen`](crate::program::view::SessionScreen).
+pub const CMD_SESSION_SCREEN: &str = "session_screen";
+/// Command: the developer types into a session. Request:
+/// [`SessionTypeRequest`](crate::program::view::SessionTypeRequest).
+pub const CMD_SESSION_TYPE: &str = "session_type";
+/// Command: take a session over or hand it back. Request:
+/// [`SessionControlRequest`](crate::program::view::SessionControlRequest).
+pub const CMD_SESSION_CONTROL: &str = "session_control";
+/// Command: end a session. Request:
+/// [`SessionRequest`](crate::program::view::SessionRequest).
+pub const CMD_SESSION_END: &str = "session_end";
+/// Event carrying the workspace's program sessions
+/// (`Vec<`[`SessionInfo`](crate::program::SessionInfo)`>`) after a change,
+/// while the Terminals view follows them.
+pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 42] = [
+pub const COMMANDS: [&str; 48] = [
+    CMD_SESSIONS_WATCH,
+    CMD_SESSIONS_UNWATCH,
+    CMD_SESSION_SCREEN,
+    CMD_SESSION_TYPE,
+    CMD_SESSION_CONTROL,
+    CMD_SESSION_END,
     CMD_EXPORT_DELIVERY,
     CMD_TAPES,
     CMD_TAPE,

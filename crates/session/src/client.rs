@@ -8,7 +8,10 @@ use std::{
     process::{Command, Stdio},
 };
 
-use switchboard_model::{ErrorCode, ErrorPayload, program::SessionInfo};
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    program::{Controller, SessionInfo},
+};
 use thiserror::Error;
 use tokio::{
     io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
@@ -148,6 +151,7 @@ impl Client {
             };
             match serde_json::from_str::<Reply>(&line) {
                 Ok(Reply::Progress(step)) => progress(step),
+                Ok(Reply::Changed(_)) => {}
                 Ok(Reply::Done(response)) => return Ok(*response),
                 Ok(Reply::Failed(error)) => return Err(ClientError::Refused(error)),
                 Err(error) => return Err(ClientError::Protocol(error.to_string())),
@@ -168,17 +172,31 @@ impl Client {
         session(self.call(Request::Start(start), |_| {}).await?)
     }
 
-    /// Types into a session; the output position at that moment.
+    /// Types into a session (as an agent); the output position at that
+    /// moment.
     pub async fn send(
         &self,
         session: &str,
         input: Input,
         secret: bool,
     ) -> Result<u64, ClientError> {
+        self.send_as(session, input, secret, false).await
+    }
+
+    /// Types into a session, as the developer when `by_user` (accepted
+    /// while they control it).
+    pub async fn send_as(
+        &self,
+        session: &str,
+        input: Input,
+        secret: bool,
+        by_user: bool,
+    ) -> Result<u64, ClientError> {
         let request = Request::Send {
             session: session.to_owned(),
             input,
             secret,
+            by_user,
         };
         match self.call(request, |_| {}).await? {
             Response::Sent { cursor } => Ok(cursor),
@@ -261,6 +279,48 @@ impl Client {
             signal,
         };
         self::session(self.call(request, |_| {}).await?)
+    }
+
+    /// Hands a session to the developer or back to agents.
+    pub async fn control(
+        &self,
+        session: &str,
+        controller: Controller,
+    ) -> Result<SessionInfo, ClientError> {
+        let request = Request::Control {
+            session: session.to_owned(),
+            controller,
+        };
+        self::session(self.call(request, |_| {}).await?)
+    }
+
+    /// Follows the sessions of `workspace` (all with `None`): `changed`
+    /// hears the list now and after each change. Returns when the host
+    /// goes away; dropping the future stops following.
+    pub async fn watch(
+        &self,
+        workspace: Option<String>,
+        mut changed: impl FnMut(Vec<SessionInfo>),
+    ) -> Result<(), ClientError> {
+        let stream = self.connect().await?;
+        let (read, mut write) = stream.into_split();
+        let mut line = serde_json::to_vec(&Envelope {
+            version: VERSION,
+            request: Request::Watch { workspace },
+        })
+        .map_err(|error| ClientError::Protocol(error.to_string()))?;
+        line.push(b'\n');
+        write.write_all(&line).await?;
+        let mut lines = BufReader::new(read).lines();
+        while let Some(line) = lines.next_line().await? {
+            match serde_json::from_str::<Reply>(&line) {
+                Ok(Reply::Changed(sessions)) => changed(sessions),
+                Ok(Reply::Failed(error)) => return Err(ClientError::Refused(error)),
+                Ok(_) => {}
+                Err(error) => return Err(ClientError::Protocol(error.to_string())),
+            }
+        }
+        Ok(())
     }
 
     /// Changes a session's terminal size.

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use switchboard_model::{
     ErrorPayload,
-    program::{ExitStatus, Key, SessionInfo},
+    program::{Controller, ExitStatus, Key, SessionInfo},
 };
 
 /// The protocol's version; the host refuses a client of another.
@@ -39,6 +39,9 @@ pub enum Request {
         /// Keep it out of every log, tape and view (`***` instead).
         #[serde(default)]
         secret: bool,
+        /// Typed by the developer (who may type while they control it).
+        #[serde(default)]
+        by_user: bool,
     },
     /// Wait for the first of several patterns after the expect cursor.
     Expect {
@@ -84,6 +87,22 @@ pub enum Request {
         /// `TERM`, `INT`, `HUP`, `KILL`, … (with or without `SIG`).
         #[serde(default)]
         signal: Option<String>,
+    },
+    /// Hand a session to the developer (`user`), whose input alone it
+    /// takes then, or back to agents.
+    Control {
+        /// Id or name.
+        session: String,
+        /// Who controls it from now on.
+        controller: Controller,
+    },
+    /// Follow the sessions: the host answers with the list now and again
+    /// after each change (output, input, start, end), until the client
+    /// hangs up.
+    Watch {
+        /// The workspace (absolute); `None`: every session of the user.
+        #[serde(default)]
+        workspace: Option<String>,
     },
     /// Change the terminal's size.
     Resize {
@@ -169,6 +188,8 @@ pub enum WaitFor {
 pub enum Reply {
     /// Still waiting.
     Progress(Progress),
+    /// The sessions after a change (to [`Request::Watch`]).
+    Changed(Vec<SessionInfo>),
     /// The answer.
     Done(Box<Response>),
     /// The request failed.

@@ -284,3 +284,70 @@ async fn a_program_that_ignores_term_is_killed_and_reaped() {
         "reaped: no zombie left"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn watchers_hear_of_changes_and_the_developer_takes_over() {
+    use switchboard_model::program::Controller;
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let workspace = temp.path().display().to_string();
+    let (heard, mut hearing) = tokio::sync::mpsc::unbounded_channel();
+    let watcher = client.clone();
+    let watching = tokio::spawn(async move {
+        watcher
+            .watch(Some(workspace), move |sessions| {
+                let _ = heard.send(sessions);
+            })
+            .await
+    });
+    // The list as it is when the watch begins: empty.
+    assert!(hearing.recv().await.unwrap().is_empty());
+    let id = client
+        .start(start("cat", &[], Some("watched"), temp.path()))
+        .await
+        .unwrap()
+        .id;
+    let seen = loop {
+        let sessions = hearing.recv().await.unwrap();
+        if let Some(info) = sessions.into_iter().find(|info| info.id == id) {
+            break info;
+        }
+    };
+    assert_eq!(seen.controller, Controller::Agent);
+    client.control(&id, Controller::User).await.unwrap();
+    let error = client
+        .send(&id, Input::Line("from the agent".into()), false)
+        .await
+        .unwrap_err();
+    assert_eq!(error.payload().code, ErrorCode::Unavailable);
+    client
+        .send_as(&id, Input::Line("from the developer".into()), false, true)
+        .await
+        .unwrap();
+    let outcome = client
+        .expect(
+            &id,
+            vec![Pattern::Exact("from the developer".into())],
+            SECS,
+            |_| {},
+        )
+        .await
+        .unwrap();
+    assert!(matches!(outcome, ExpectOutcome::Matched { .. }));
+    loop {
+        let sessions = hearing.recv().await.unwrap();
+        if sessions
+            .iter()
+            .any(|info| info.controller == Controller::User)
+        {
+            break;
+        }
+    }
+    client.control(&id, Controller::Agent).await.unwrap();
+    client
+        .send(&id, Input::Line("agent again".into()), false)
+        .await
+        .unwrap();
+    client.kill(&id, None).await.unwrap();
+    watching.abort();
+}

@@ -10,3 +10,4 @@ pub mod save;
 pub mod settings;
 pub mod tapes;
 pub mod team;
+pub mod terminals;

@@ -6,6 +6,7 @@
 pub mod key;
 pub mod limits;
 pub mod prompt;
+pub mod view;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -99,24 +99,26 @@ async fn answer(
             pid: std::process::id(),
         }),
         Request::Start(start) => self::start(host, start),
-        Request::List { workspace } => {
-            let mut sessions: Vec<SessionInfo> = host
-                .sessions()
-                .iter()
-                .map(|session| session.core().snapshot())
-                .filter(|info| {
-                    workspace
-                        .as_deref()
-                        .is_none_or(|workspace| info.workspace.as_deref() == Some(workspace))
-                })
-                .collect();
-            sessions.reverse();
-            Ok(Response::Sessions { sessions })
+        Request::List { workspace } => Ok(Response::Sessions {
+            sessions: host.listed(workspace.as_deref()),
+        }),
+        Request::Watch { workspace } => {
+            watch(host, workspace.as_deref(), read, write).await;
+            Err(cancelled())
+        }
+        Request::Control {
+            session,
+            controller,
+        } => {
+            let session = find(host, &session)?;
+            session.set_controller(controller);
+            Ok(Response::Session(session.core().snapshot()))
         }
         Request::Send {
             session,
             input,
             secret,
+            by_user,
         } => {
             let session = find(host, &session)?;
             {
@@ -128,7 +130,7 @@ async fn answer(
                         core.info.state.as_str()
                     )));
                 }
-                if core.info.controller == Controller::User {
+                if core.info.controller == Controller::User && !by_user {
                     return Err(ErrorPayload::new(
                         ErrorCode::Unavailable,
                         format!(
@@ -246,6 +248,39 @@ async fn answer(
     }
 }
 
+/// How often a watcher hears of changes at most.
+const WATCH_EVERY: Duration = Duration::from_millis(50);
+
+/// Sends the sessions now and after each change (at most every
+/// [`WATCH_EVERY`]), until the client hangs up.
+async fn watch(
+    host: &Host,
+    workspace: Option<&str>,
+    mut read: OwnedReadHalf,
+    write: &mut OwnedWriteHalf,
+) {
+    let mut changes = host.changed.subscribe();
+    let mut probe = [0_u8; 1];
+    loop {
+        changes.borrow_and_update();
+        if send(write, &Reply::Changed(host.listed(workspace)))
+            .await
+            .is_err()
+        {
+            return;
+        }
+        tokio::select! {
+            _ = read.read(&mut probe) => return,
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                tokio::time::sleep(WATCH_EVERY).await;
+            }
+        }
+    }
+}
+
 fn cancelled() -> ErrorPayload {
     ErrorPayload::new(ErrorCode::Unavailable, "the client hung up")
 }
@@ -357,17 +392,19 @@ fn start(host: &Host, start: StartRequest) -> Answer {
         cols: start.cols.unwrap_or(80).max(1),
         recording: false,
     };
-    let session = Session::start(info, &env, &host.limits, started).map_err(|error| {
-        let code = match error {
-            crate::pty::PtyError::Spawn { .. } => ErrorCode::NotFound,
-            _ => ErrorCode::Io,
-        };
-        ErrorPayload::new(code, error.to_string())
-    })?;
+    let session = Session::start(info, &env, &host.limits, started, Arc::clone(&host.changed))
+        .map_err(|error| {
+            let code = match error {
+                crate::pty::PtyError::Spawn { .. } => ErrorCode::NotFound,
+                _ => ErrorCode::Io,
+            };
+            ErrorPayload::new(code, error.to_string())
+        })?;
     let info = session.core().snapshot();
     host.sessions
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .push(session);
+    host.changed.send_modify(|generation| *generation += 1);
     Ok(Response::Session(info))
 }

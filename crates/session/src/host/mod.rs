@@ -59,6 +59,8 @@ pub enum Served {
 pub struct Host {
     sessions: Mutex<Vec<Arc<Session>>>,
     limits: Limits,
+    /// Bumped on every change of every session, for watchers.
+    changed: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 /// The wall clock, for the times sessions show.
@@ -105,6 +107,7 @@ impl Host {
             }
         }
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = sessions.len();
         sessions.retain(|session| {
             let core = session.core();
             !core.ended() || core.last_activity.elapsed() < KEEP_ENDED
@@ -121,6 +124,23 @@ impl Host {
             }
             true
         });
+        if sessions.len() != before {
+            self.changed.send_modify(|generation| *generation += 1);
+        }
+    }
+
+    /// The sessions of `workspace` (all with `None`), newest first.
+    fn listed(&self, workspace: Option<&str>) -> Vec<switchboard_model::program::SessionInfo> {
+        let mut sessions: Vec<_> = self
+            .sessions()
+            .iter()
+            .map(|session| session.core().snapshot())
+            .filter(|info| {
+                workspace.is_none_or(|workspace| info.workspace.as_deref() == Some(workspace))
+            })
+            .collect();
+        sessions.reverse();
+        sessions
     }
 }
 
@@ -164,6 +184,7 @@ pub async fn serve(
     let host = Arc::new(Host {
         sessions: Mutex::new(Vec::new()),
         limits,
+        changed: Arc::new(tokio::sync::watch::Sender::new(0)),
     });
     let uid = nix::unistd::getuid().as_raw();
     let linger = Duration::from_secs(limits.host_linger_secs);

@@ -115,6 +115,8 @@ pub struct Session {
     core: Mutex<Core>,
     live: Mutex<Option<Live>>,
     changed: watch::Sender<u64>,
+    /// The host's channel: told of every session's changes.
+    host_changed: Arc<watch::Sender<u64>>,
     started: Instant,
 }
 
@@ -125,6 +127,7 @@ impl Session {
         env: &[(String, String)],
         limits: &Limits,
         now: Timestamp,
+        host_changed: Arc<watch::Sender<u64>>,
     ) -> Result<Arc<Self>, PtyError> {
         let size = PtySize {
             rows: info.rows,
@@ -163,6 +166,7 @@ impl Session {
             }),
             live: Mutex::new(Some(live)),
             changed: watch::Sender::new(0),
+            host_changed,
             started,
         });
         let reading = Arc::clone(&session);
@@ -198,6 +202,13 @@ impl Session {
 
     fn bump(&self) {
         self.changed.send_modify(|generation| *generation += 1);
+        self.host_changed.send_modify(|generation| *generation += 1);
+    }
+
+    /// Hands the session to the developer or back to agents.
+    pub fn set_controller(&self, controller: switchboard_model::program::Controller) {
+        self.core().info.controller = controller;
+        self.bump();
     }
 
     fn read_all(&self, mut reader: Box<dyn Read + Send>) {
@@ -280,6 +291,7 @@ impl Session {
             }
             core.info.ended_by = Some(reason);
         }
+        self.bump();
         if let Some(live) = self
             .live
             .lock()

@@ -19,6 +19,7 @@ mod questions;
 mod recovery;
 mod tapes;
 mod team;
+mod terminals;
 mod theme;
 
 fn main() -> std::process::ExitCode {
@@ -45,6 +46,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(mcp::trials(&environment));
     trials.extend(team::trials(&environment));
     trials.extend(tapes::trials(&environment));
+    trials.extend(terminals::trials(&environment));
     trials.extend(instance::trials(&environment));
     trials.extend(export::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
