@@ -69,6 +69,10 @@ pub enum Command {
     /// Run a program on a pseudo-terminal, used as usual, and record the
     /// session as a tape (banner, exchanges, exit; secrets masked).
     Rec(crate::rec::RecArgs),
+    /// Run a program once on a pseudo-terminal, answering it through
+    /// --expect/--send pairs; prints its output and exits with its status
+    /// (124 when --timeout ran out; it is never left running).
+    Run(crate::run::RunArgs),
     /// Program sessions: interactive programs on pseudo-terminals that
     /// outlive this command, driven by agents (start, send, expect, wait,
     /// read, list, kill, resize).
@@ -126,6 +130,7 @@ impl Command {
             Command::Msg(command) => command.wants_json(),
             Command::Tapes(command) => command.wants_json(),
             Command::Session(command) => command.wants_json(),
+            Command::Run(args) => args.json,
             Command::Await(_)
             | Command::Answer(_)
             | Command::Close(_)

@@ -52,6 +52,11 @@ pub fn run(cli: Cli) -> Result<bool> {
             let status = crate::play::run(&workspace, args)?;
             std::process::exit(i32::from(status));
         }
+        Command::Run(args) => {
+            // The program's exit status is the process's.
+            let status = crate::run::run(args)?;
+            std::process::exit(i32::from(status));
+        }
         Command::Session(command) => {
             let status = crate::session::run(&workspace, command)?;
             if status > 1 {

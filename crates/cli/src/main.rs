@@ -14,6 +14,7 @@ mod mcp;
 mod open;
 mod play;
 mod rec;
+mod run;
 mod session;
 mod tapes;
 mod team;

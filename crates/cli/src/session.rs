@@ -45,6 +45,16 @@ pub enum SessionCommand {
     Kill(KillArgs),
     /// Change a session's terminal size.
     Resize(ResizeArgs),
+    /// Your terminal on a session (raw mode): you have it while attached
+    /// (agents' input waits), Ctrl+] detaches and hands it back.
+    Attach(AttachArgs),
+}
+
+/// `session attach`.
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// The session's id or name.
+    pub session: String,
 }
 
 impl SessionCommand {
@@ -59,6 +69,7 @@ impl SessionCommand {
             Self::List(args) => args.json,
             Self::Kill(args) => args.json,
             Self::Resize(args) => args.json,
+            Self::Attach(_) => false,
         }
     }
 }
@@ -289,6 +300,7 @@ async fn dispatch(client: &Client, workspace: &Workspace, command: SessionComman
             print_session(&info, args.json)?;
             Ok(0)
         }
+        SessionCommand::Attach(args) => attach(client, &args.session).await,
         SessionCommand::Resize(args) => {
             let info = client
                 .resize(&args.session, args.rows, args.cols)
@@ -424,6 +436,69 @@ async fn wait(client: &Client, args: WaitArgs) -> Result<u8> {
             TIMED_OUT
         }
     })
+}
+
+/// Ctrl+]: detach, as ClaudeControl's (and telnet's) attach.
+const DETACH: u8 = 0x1d;
+
+async fn attach(client: &Client, session: &str) -> Result<u8> {
+    use base64::{Engine, engine::general_purpose::STANDARD};
+    use std::io::Write;
+    use switchboard_session::{
+        protocol::AttachMessage,
+        pty::terminal::{self, RawMode},
+    };
+    let size = terminal::size();
+    eprintln!("attached to {session}: agents wait while you have it; Ctrl+] detaches");
+    let raw = RawMode::enter();
+    let (keys, typed) = tokio::sync::mpsc::unbounded_channel();
+    let resizes = keys.clone();
+    terminal::on_stdin(move |bytes| {
+        let (before, detach) = match bytes.iter().position(|&byte| byte == DETACH) {
+            Some(at) => (&bytes[..at], true),
+            None => (bytes, bytes.is_empty()),
+        };
+        if !before.is_empty() {
+            let _ = keys.send(AttachMessage::Input(STANDARD.encode(before)));
+        }
+        if detach {
+            let _ = keys.send(AttachMessage::Detach);
+        }
+        !detach
+    });
+    terminal::on_resize(move || {
+        let size = terminal::size();
+        resizes
+            .send(AttachMessage::Resize {
+                rows: size.rows,
+                cols: size.cols,
+            })
+            .is_ok()
+    });
+    let mut out = std::io::stdout().lock();
+    let ended = client
+        .attach(
+            session,
+            size.rows,
+            size.cols,
+            |bytes| {
+                let _ = out.write_all(bytes).and_then(|()| out.flush());
+            },
+            typed,
+        )
+        .await;
+    drop(raw);
+    let info = ended.map_err(failed)?;
+    let how = info
+        .exit
+        .map(|exit| format!(" ({exit})"))
+        .unwrap_or_default();
+    eprintln!(
+        "\r\ndetached from {}: {}{how}",
+        info.label(),
+        info.state.as_str()
+    );
+    Ok(0)
 }
 
 fn print_session(info: &SessionInfo, json: bool) -> Result<()> {

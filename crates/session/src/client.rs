@@ -20,8 +20,8 @@ use tokio::{
 
 use crate::{
     protocol::{
-        Envelope, ExpectOutcome, Input, Output, Pattern, Progress, Reply, Request, Response,
-        StartRequest, VERSION, WaitFor, WaitOutcome,
+        AttachMessage, Envelope, ExpectOutcome, Input, Output, Pattern, Progress, Reply, Request,
+        Response, StartRequest, VERSION, WaitFor, WaitOutcome,
     },
     runtime::{RuntimeDir, RuntimeError},
 };
@@ -151,7 +151,7 @@ impl Client {
             };
             match serde_json::from_str::<Reply>(&line) {
                 Ok(Reply::Progress(step)) => progress(step),
-                Ok(Reply::Changed(_)) => {}
+                Ok(Reply::Changed(_) | Reply::Output(_)) => {}
                 Ok(Reply::Done(response)) => return Ok(*response),
                 Ok(Reply::Failed(error)) => return Err(ClientError::Refused(error)),
                 Err(error) => return Err(ClientError::Protocol(error.to_string())),
@@ -323,6 +323,63 @@ impl Client {
         Ok(())
     }
 
+    /// Attaches the developer's terminal to a session: `output` hears what
+    /// to show (a repaint, then the output as it comes); `input` carries
+    /// keys, resizes and the detach. Ends when they detach, the program
+    /// ends or the host goes; the session as it is then.
+    pub async fn attach(
+        &self,
+        session: &str,
+        rows: u16,
+        cols: u16,
+        mut output: impl FnMut(&[u8]),
+        mut input: tokio::sync::mpsc::UnboundedReceiver<AttachMessage>,
+    ) -> Result<SessionInfo, ClientError> {
+        use base64::{Engine, engine::general_purpose::STANDARD};
+        let stream = self.connect().await?;
+        let (read, mut write) = stream.into_split();
+        let request = Request::Attach {
+            session: session.to_owned(),
+            rows,
+            cols,
+        };
+        write_line(
+            &mut write,
+            &Envelope {
+                version: VERSION,
+                request,
+            },
+        )
+        .await?;
+        let mut lines = BufReader::new(read).lines();
+        let mut detached = false;
+        loop {
+            tokio::select! {
+                line = lines.next_line() => {
+                    let Some(line) = line? else {
+                        return Err(ClientError::Protocol("the host closed the connection".into()));
+                    };
+                    match serde_json::from_str::<Reply>(&line) {
+                        Ok(Reply::Output(data)) => {
+                            if let Ok(bytes) = STANDARD.decode(data) {
+                                output(&bytes);
+                            }
+                        }
+                        Ok(Reply::Done(response)) => return self::session(*response),
+                        Ok(Reply::Failed(error)) => return Err(ClientError::Refused(error)),
+                        Ok(_) => {}
+                        Err(error) => return Err(ClientError::Protocol(error.to_string())),
+                    }
+                }
+                message = input.recv(), if !detached => {
+                    let message = message.unwrap_or(AttachMessage::Detach);
+                    detached = matches!(message, AttachMessage::Detach);
+                    write_line(&mut write, &message).await?;
+                }
+            }
+        }
+    }
+
     /// Changes a session's terminal size.
     pub async fn resize(
         &self,
@@ -337,6 +394,17 @@ impl Client {
         };
         self::session(self.call(request, |_| {}).await?)
     }
+}
+
+async fn write_line(
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+    value: &impl serde::Serialize,
+) -> Result<(), ClientError> {
+    let mut line =
+        serde_json::to_vec(value).map_err(|error| ClientError::Protocol(error.to_string()))?;
+    line.push(b'\n');
+    write.write_all(&line).await?;
+    Ok(())
 }
 
 fn session(response: Response) -> Result<SessionInfo, ClientError> {

@@ -12,6 +12,7 @@ pub mod client;
 pub mod host;
 pub mod protocol;
 pub mod pty;
+pub mod run;
 pub mod runtime;
 
 pub use client::{Client, ClientError};

@@ -104,6 +104,18 @@ pub enum Request {
         #[serde(default)]
         workspace: Option<String>,
     },
+    /// The developer's terminal on a session: the host takes it over for
+    /// them, answers with [`Reply::Output`] (a repaint of the screen, then
+    /// the output as it comes), and reads [`AttachMessage`] lines from the
+    /// client until it detaches or hangs up; then agents have it back.
+    Attach {
+        /// Id or name.
+        session: String,
+        /// The developer's terminal's rows.
+        rows: u16,
+        /// Its columns.
+        cols: u16,
+    },
     /// Change the terminal's size.
     Resize {
         /// Id or name.
@@ -113,6 +125,23 @@ pub enum Request {
         /// Columns.
         cols: u16,
     },
+}
+
+/// What an attached client sends after [`Request::Attach`], one per line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachMessage {
+    /// Keys typed, base64.
+    Input(String),
+    /// The developer's terminal changed size.
+    Resize {
+        /// Rows.
+        rows: u16,
+        /// Columns.
+        cols: u16,
+    },
+    /// Detach: agents have the session back.
+    Detach,
 }
 
 /// `session start`.
@@ -190,6 +219,8 @@ pub enum Reply {
     Progress(Progress),
     /// The sessions after a change (to [`Request::Watch`]).
     Changed(Vec<SessionInfo>),
+    /// Output for an attached terminal, base64 (to [`Request::Attach`]).
+    Output(String),
     /// The answer.
     Done(Box<Response>),
     /// The request failed.

@@ -152,3 +152,138 @@ fn timeouts_missing_sessions_and_bad_input_have_their_own_status() {
     assert_eq!(killed["state"], "killed");
     assert_eq!(killed["ended_by"], "killed");
 }
+
+#[test]
+fn run_answers_a_program_and_never_leaves_it_behind() {
+    let sessions = Sessions::new();
+    let ws = sessions.workspace();
+    let cli = env!("CARGO_BIN_EXE_switchboard");
+    let output = Command::new(cli)
+        .args([
+            "run",
+            "--expect",
+            ">>> ",
+            "--send",
+            "print(6*7)",
+            "--expect",
+            "^42",
+        ])
+        .args([
+            "--send",
+            "raise SystemExit(4)",
+            "--exact",
+            "--timeout",
+            "2",
+            "--",
+            "python3",
+            "-i",
+            "-q",
+        ])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    // With --exact, "^42" is text that never shows: the run says so.
+    assert_eq!(output.status.code(), Some(124), "{output:?}");
+    let output = Command::new(cli)
+        .args([
+            "run",
+            "--expect",
+            ">>> ",
+            "--send",
+            "print(6*7)",
+            "--expect",
+            "^42$",
+        ])
+        .args([
+            "--send",
+            "raise SystemExit(4)",
+            "--json",
+            "--",
+            "python3",
+            "-i",
+            "-q",
+        ])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "the program's status");
+    let ran: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(ran["exit_code"], 4);
+    assert_eq!(ran["timed_out"], false);
+    assert!(ran["output"].as_str().unwrap().contains("42"));
+    // Past its time the program is ended, not left running.
+    let pid_file = ws.join("pid");
+    let script = format!("echo $$ > {}; exec sleep 30", pid_file.display());
+    let output = Command::new(cli)
+        .args(["run", "--timeout", "0.5", "--", "sh", "-c", &script])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(124));
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+    assert!(stat.is_err(), "the program was left behind: {stat:?}");
+}
+
+#[test]
+fn attach_gives_the_terminal_to_the_developer_until_ctrl_bracket() {
+    use std::io::{Read, Write};
+    let sessions = Sessions::new();
+    let ws = sessions.workspace();
+    sessions.ok(&ws, &["start", "--name", "py", "--", "python3", "-i", "-q"]);
+    sessions.ok(&ws, &["wait", "py", "--for", "prompt"]);
+    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+    let mut attached = Command::new(&cli)
+        .args(["session", "attach", "py"])
+        .env("SWITCHBOARD_RUNTIME_DIR", sessions.temp.path().join("rt"))
+        .current_dir(&ws)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = attached.stdin.take().unwrap();
+    let mut stdout = attached.stdout.take().unwrap();
+    let (seen_tx, seen) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut buffer = [0_u8; 4096];
+        let mut all = String::new();
+        while let Ok(read) = stdout.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            all.push_str(&String::from_utf8_lossy(&buffer[..read]));
+            let _ = seen_tx.send(all.clone());
+        }
+    });
+    let wait_for = |text: &str| loop {
+        let all = seen
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap();
+        if all.contains(text) {
+            return all;
+        }
+    };
+    // The repaint shows the screen as it is.
+    wait_for(">>>");
+    // While attached, the developer has it: an agent's send waits.
+    let refused = sessions.run(&ws, &["send", "py", "--line", "print('agent')"], &[]);
+    assert_eq!(refused.status.code(), Some(9));
+    stdin.write_all(b"print(6*70)\r").unwrap();
+    wait_for("420");
+    stdin.write_all(&[0x1d]).unwrap();
+    let status = attached.wait().unwrap();
+    assert!(status.success());
+    let mut stderr = String::new();
+    attached
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(stderr.contains("detached from py: running"), "{stderr}");
+    // Handed back on detach.
+    sessions.ok(&ws, &["send", "py", "--line", "print('agent again')"]);
+    sessions.ok(&ws, &["expect", "py", "agent again", "--exact"]);
+    sessions.ok(&ws, &["kill", "py"]);
+}

@@ -18,7 +18,8 @@ use tokio::{
 
 use super::{Host, now, session::Session, waits};
 use crate::protocol::{
-    Envelope, Input, Output, Progress, Reply, Request, Response, StartRequest, VERSION,
+    AttachMessage, Envelope, Input, Output, Progress, Reply, Request, Response, StartRequest,
+    VERSION,
 };
 
 /// The longest request line taken (a start carries the caller's
@@ -51,7 +52,7 @@ pub async fn connection(host: &Arc<Host>, stream: UnixStream) {
                 envelope.version
             ),
         )),
-        Ok(envelope) => answer(host, envelope.request, reader.into_inner(), &mut write).await,
+        Ok(envelope) => answer(host, envelope.request, reader, &mut write).await,
     };
     let reply = match answer {
         Ok(response) => Reply::Done(Box::new(response)),
@@ -90,7 +91,7 @@ fn find(host: &Host, reference: &str) -> Result<Arc<Session>, ErrorPayload> {
 async fn answer(
     host: &Arc<Host>,
     request: Request,
-    read: OwnedReadHalf,
+    read: BufReader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
 ) -> Answer {
     match request {
@@ -105,6 +106,15 @@ async fn answer(
         Request::Watch { workspace } => {
             watch(host, workspace.as_deref(), read, write).await;
             Err(cancelled())
+        }
+        Request::Attach {
+            session,
+            rows,
+            cols,
+        } => {
+            let session = find(host, &session)?;
+            attach(&session, rows, cols, read, write).await;
+            Ok(Response::Session(session.core().snapshot()))
         }
         Request::Control {
             session,
@@ -256,7 +266,7 @@ const WATCH_EVERY: Duration = Duration::from_millis(50);
 async fn watch(
     host: &Host,
     workspace: Option<&str>,
-    mut read: OwnedReadHalf,
+    mut read: BufReader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
 ) {
     let mut changes = host.changed.subscribe();
@@ -281,6 +291,82 @@ async fn watch(
     }
 }
 
+/// The developer's terminal on `session` until they detach, hang up or
+/// the program ends; agents have it back afterwards.
+async fn attach(
+    session: &Arc<Session>,
+    rows: u16,
+    cols: u16,
+    read: BufReader<OwnedReadHalf>,
+    write: &mut OwnedWriteHalf,
+) {
+    use base64::{Engine, engine::general_purpose::STANDARD};
+    session.set_controller(Controller::User);
+    if rows > 0 && cols > 0 {
+        session.resize(rows, cols);
+    }
+    let mut changes = session.subscribe();
+    let (repaint, mut cursor) = {
+        let core = session.core();
+        let mut repaint = String::from("\x1b[H\x1b[2J");
+        repaint.push_str(&core.screen_text().join("\r\n"));
+        (repaint, core.buffer.end())
+    };
+    let mut lines = read.lines();
+    if send(write, &Reply::Output(STANDARD.encode(repaint)))
+        .await
+        .is_ok()
+    {
+        loop {
+            let (fresh, ended) = {
+                let core = session.core();
+                let fresh = core.buffer.bytes_from(cursor);
+                cursor = core.buffer.end();
+                (fresh, core.ended() && core.eof)
+            };
+            if !fresh.is_empty()
+                && send(write, &Reply::Output(STANDARD.encode(&fresh)))
+                    .await
+                    .is_err()
+            {
+                break;
+            }
+            if ended {
+                break;
+            }
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                }
+                line = lines.next_line() => {
+                    let Ok(Some(line)) = line else { break };
+                    match serde_json::from_str::<AttachMessage>(&line) {
+                        Ok(AttachMessage::Input(data)) => {
+                            let Ok(bytes) = STANDARD.decode(data) else { continue };
+                            let typing = Arc::clone(session);
+                            let typed = tokio::task::spawn_blocking(move || {
+                                typing.type_bytes(&bytes, false, now())
+                            })
+                            .await;
+                            if !matches!(typed, Ok(Ok(_))) {
+                                break;
+                            }
+                        }
+                        Ok(AttachMessage::Resize { rows, cols }) if rows > 0 && cols > 0 => {
+                            session.resize(rows, cols);
+                        }
+                        Ok(AttachMessage::Resize { .. }) => {}
+                        Ok(AttachMessage::Detach) | Err(_) => break,
+                    }
+                }
+            }
+        }
+    }
+    session.set_controller(Controller::Agent);
+}
+
 fn cancelled() -> ErrorPayload {
     ErrorPayload::new(ErrorCode::Unavailable, "the client hung up")
 }
@@ -289,7 +375,7 @@ fn cancelled() -> ErrorPayload {
 /// hung up first.
 async fn long<T>(
     wait: impl Future<Output = T>,
-    mut read: OwnedReadHalf,
+    mut read: BufReader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
     session: &Session,
     timeout_ms: u64,

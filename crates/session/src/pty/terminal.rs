@@ -55,6 +55,16 @@ pub fn size() -> PtySize {
 /// Reads stdin on a thread of its own, each read sent as
 /// [`Event::Typed`]; an empty one when stdin closes.
 pub fn forward_stdin(events: Sender<Event>) {
+    on_stdin(move |bytes| {
+        events
+            .send(Event::Typed(bytes.to_vec(), Instant::now()))
+            .is_ok()
+    });
+}
+
+/// Calls `each` with every read of stdin, on a thread of its own (an empty
+/// read when stdin closes, then no more), until it returns `false`.
+pub fn on_stdin(mut each: impl FnMut(&[u8]) -> bool + Send + 'static) {
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut buffer = [0_u8; 4096];
@@ -63,11 +73,7 @@ pub fn forward_stdin(events: Sender<Event>) {
                 Ok(0) | Err(_) => 0,
                 Ok(read) => read,
             };
-            if events
-                .send(Event::Typed(buffer[..read].to_vec(), Instant::now()))
-                .is_err()
-                || read == 0
-            {
+            if !each(&buffer[..read]) || read == 0 {
                 return;
             }
         }
@@ -77,13 +83,19 @@ pub fn forward_stdin(events: Sender<Event>) {
 /// Sends [`Event::Resized`] each time the user's terminal changes size
 /// (`SIGWINCH`), so the program's follows at once, not at the next key.
 pub fn forward_resizes(events: Sender<Event>) {
+    on_resize(move || events.send(Event::Resized).is_ok());
+}
+
+/// Calls `each` on a thread of its own each time the user's terminal
+/// changes size (`SIGWINCH`), until it returns `false`.
+pub fn on_resize(mut each: impl FnMut() -> bool + Send + 'static) {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([signal_hook::consts::SIGWINCH])
     else {
         return;
     };
     std::thread::spawn(move || {
         for _ in signals.forever() {
-            if events.send(Event::Resized).is_err() {
+            if !each() {
                 return;
             }
         }
