@@ -351,3 +351,53 @@ async fn watchers_hear_of_changes_and_the_developer_takes_over() {
     client.kill(&id, None).await.unwrap();
     watching.abort();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_log_is_asciicast_and_holds_no_secret() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    // A password prompt: echo off while it reads.
+    let script = "stty -echo; printf 'Password: '; read pw; stty echo; echo; echo \"len ${#pw}\"";
+    let id = client
+        .start(start("sh", &["-c", script], None, temp.path()))
+        .await
+        .unwrap()
+        .id;
+    client
+        .expect(&id, vec![Pattern::Exact("Password: ".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    // Not sent as a secret: the echo being off makes it one.
+    client
+        .send(&id, Input::Line("hunter2".into()), false)
+        .await
+        .unwrap();
+    let outcome = client
+        .expect(&id, vec![Pattern::Exact("len 7".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, ExpectOutcome::Matched { .. }),
+        "{outcome:?}"
+    );
+    let exit = client.wait(&id, WaitFor::Exit, SECS, |_| {}).await.unwrap();
+    assert!(matches!(exit, WaitOutcome::Exit { .. }));
+    let log = std::fs::read_to_string(temp.path().join(format!(".switchboard/sessions/{id}.cast")))
+        .unwrap();
+    assert!(!log.contains("hunter2"), "{log}");
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["version"], 3);
+    assert_eq!(lines[0]["term"]["cols"], 80);
+    let codes: Vec<&str> = lines[1..]
+        .iter()
+        .map(|event| event[1].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"o") && codes.contains(&"i"), "{codes:?}");
+    assert_eq!(codes.last(), Some(&"x"), "the exit comes last: {codes:?}");
+    let input = lines.iter().find(|event| event[1] == "i").unwrap();
+    assert_eq!(input[2], "***");
+    assert_eq!(lines.last().unwrap()[2], "0");
+}

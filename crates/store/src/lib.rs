@@ -18,6 +18,7 @@ pub mod knowledge;
 mod lock;
 mod records;
 pub mod search;
+pub mod session_log;
 pub mod settings;
 pub mod tapes;
 pub mod team;

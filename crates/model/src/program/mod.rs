@@ -3,6 +3,8 @@
 //! window. The types every edge shares (what a session is, how it is named,
 //! how it ended) and the pure rules over them (names, keys, prompts, limits).
 
+#[cfg(feature = "patterns")]
+pub mod cast;
 pub mod key;
 pub mod limits;
 pub mod prompt;

@@ -31,6 +31,22 @@ struct PendingEcho {
     matched: usize,
     secret: bool,
     range_start: Option<u64>,
+    /// Output seen before the echo began.
+    skipped: usize,
+}
+
+/// How much output may come between typing and its echo (output that was
+/// already on its way) before no echo is expected any more.
+const MAX_ECHO_DELAY: usize = 4096;
+
+/// Where in `chunk` the echo of `expected` begins: the first place from
+/// which the chunk's rest and the expected text agree.
+fn echo_start(chunk: &[u8], expected: &[u8]) -> Option<usize> {
+    (0..chunk.len()).find(|&at| {
+        let rest = &chunk[at..];
+        let common = rest.len().min(expected.len());
+        rest[..common] == expected[..common]
+    })
 }
 
 impl OutputBuffer {
@@ -76,6 +92,7 @@ impl OutputBuffer {
             matched: 0,
             secret,
             range_start: None,
+            skipped: 0,
         });
     }
 
@@ -84,23 +101,53 @@ impl OutputBuffer {
         let mut stored = bytes.to_vec();
         let here = self.end();
         if let Some(pending) = &mut self.pending {
-            let mut taken = 0;
-            while taken < stored.len()
-                && pending.matched < pending.expected.len()
-                && stored[taken] == pending.expected[pending.matched]
-            {
-                if pending.secret && !matches!(stored[taken], b'\r' | b'\n') {
-                    stored[taken] = b'*';
+            // Output already on its way when the input was typed comes
+            // first: the echo starts where the expected text does (a false
+            // start that diverges within this read is passed over).
+            let resumed = pending.matched > 0;
+            let mut from = 0;
+            let (start, taken) = loop {
+                let start = if resumed {
+                    0
+                } else {
+                    match echo_start(&stored[from..], &pending.expected) {
+                        Some(at) => from + at,
+                        None => break (stored.len(), 0),
+                    }
+                };
+                let rest = &stored[start..];
+                let wanted = &pending.expected[pending.matched..];
+                let taken = rest
+                    .iter()
+                    .zip(wanted)
+                    .take_while(|(got, want)| got == want)
+                    .count();
+                let diverged = start + taken < stored.len() && taken < wanted.len();
+                if diverged && !resumed {
+                    from = start + 1;
+                    continue;
                 }
-                taken += 1;
-                pending.matched += 1;
+                break (start, taken);
+            };
+            if taken == 0 && !resumed {
+                pending.skipped += stored.len();
+            }
+            pending.matched += taken;
+            if pending.secret {
+                for byte in &mut stored[start..start + taken] {
+                    if !matches!(*byte, b'\r' | b'\n') {
+                        *byte = b'*';
+                    }
+                }
             }
             if taken > 0 {
-                pending.range_start.get_or_insert(here);
+                pending.range_start.get_or_insert(here + start as u64);
             }
-            let done = pending.matched == pending.expected.len() || taken < stored.len();
-            if done {
-                self.close_echo_at(here + taken as u64);
+            let diverged =
+                resumed && taken < stored.len() && pending.matched < pending.expected.len();
+            let expired = pending.matched == 0 && pending.skipped > MAX_ECHO_DELAY;
+            if pending.matched == pending.expected.len() || diverged || expired {
+                self.close_echo_at(here + (start + taken) as u64);
             }
         }
         let mut offset = self.end();
@@ -241,6 +288,20 @@ mod tests {
             4 + 15 + 1,
             "just past the first byte after the echo"
         );
+    }
+
+    #[test]
+    fn the_echo_follows_output_that_was_already_on_its_way() {
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.expect_echo(b"pwd\r", false);
+        buffer.push(b"$ pw");
+        buffer.push(b"d\r\n/tmp\r\n$ ");
+        assert_eq!(buffer.searchable(0).0, b"$ /tmp\r\n$ ");
+        // A prompt that starts like the input is not taken for its echo.
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.expect_echo(b"print(1)\r", false);
+        buffer.push(b"p> print(1)\r\n1\r\n");
+        assert_eq!(buffer.searchable(0).0, b"p> 1\r\n");
     }
 
     #[test]

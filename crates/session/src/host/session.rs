@@ -18,6 +18,9 @@ use switchboard_model::{
 };
 use tokio::sync::watch;
 
+use switchboard_model::program::cast::{self, CastEvent};
+use switchboard_store::session_log::SessionLog;
+
 use super::buffer::OutputBuffer;
 use crate::pty::{
     PtyError,
@@ -46,6 +49,10 @@ pub struct Core {
     pub eof: bool,
     /// Bytes of a UTF-8 character split across reads, for the screen.
     partial: Vec<u8>,
+    /// The session's log in its workspace, while it can be written.
+    log: Option<SessionLog>,
+    /// When the last event was logged.
+    last_event: Instant,
 }
 
 impl std::fmt::Debug for Core {
@@ -59,6 +66,20 @@ impl std::fmt::Debug for Core {
 }
 
 impl Core {
+    /// Logs `event` (a log that fails is dropped, once, with a warning).
+    fn log(&mut self, event: &CastEvent<'_>) {
+        let Some(log) = &mut self.log else {
+            return;
+        };
+        let now = Instant::now();
+        let after = u64::try_from(now.duration_since(self.last_event).as_millis()).unwrap_or(0);
+        self.last_event = now;
+        if let Err(error) = log.append(&cast::line(after, event)) {
+            tracing::warn!(%error, session = %self.info.id, "the session's log stops here");
+            self.log = None;
+        }
+    }
+
     /// The line the cursor is on, as text.
     pub fn cursor_line(&self) -> String {
         prompt::last_line(&self.buffer.tail(prompt::MAX_PROMPT_LEN * 4))
@@ -151,6 +172,16 @@ impl Session {
             .map_err(|error| PtyError::Open(error.to_string()))?;
         let waiter = live.waiter();
         let started = Instant::now();
+        let log = info.workspace.as_deref().and_then(|workspace| {
+            SessionLog::create(
+                Path::new(workspace),
+                &info.id,
+                cast::header(&info),
+                limits.log_rotate_bytes,
+            )
+            .map_err(|error| tracing::warn!(%error, "the session runs without a log"))
+            .ok()
+        });
         let session = Arc::new(Self {
             core: Mutex::new(Core {
                 info,
@@ -163,6 +194,8 @@ impl Session {
                 last_activity: started,
                 eof: false,
                 partial: Vec::new(),
+                log,
+                last_event: started,
             }),
             live: Mutex::new(Some(live)),
             changed: watch::Sender::new(0),
@@ -220,6 +253,7 @@ impl Session {
                     let mut core = self.core();
                     let stored = core.buffer.push(&chunk[..read]);
                     core.feed_screen(&stored);
+                    core.log(&CastEvent::Output(&stored));
                     let now = Instant::now();
                     core.last_output = now;
                     core.last_activity = now;
@@ -228,7 +262,14 @@ impl Session {
                 }
             }
         }
-        self.core().eof = true;
+        let mut core = self.core();
+        core.eof = true;
+        if core.ended()
+            && let Some(exit) = core.info.exit
+        {
+            core.log(&CastEvent::Exit(exit));
+        }
+        drop(core);
         self.bump();
     }
 
@@ -236,6 +277,12 @@ impl Session {
         {
             let mut core = self.core();
             core.info.exit = exit;
+            // Logged after the last output: now if it was all read.
+            if core.eof
+                && let Some(exit) = exit
+            {
+                core.log(&CastEvent::Exit(exit));
+            }
             if core.info.ended_by.is_none() {
                 core.info.ended_by = Some(EndReason::Exited);
             }
@@ -261,8 +308,12 @@ impl Session {
                 "the program has ended",
             )));
         };
+        // Typed while the program hides what is typed (a password prompt):
+        // a secret too.
+        let masked = secret || !live.echoes();
         let cursor = {
             let mut core = self.core();
+            core.log(&CastEvent::Input { bytes, masked });
             let line = core.cursor_line();
             core.prompts.learn(&line);
             core.buffer.expect_echo(bytes, secret);

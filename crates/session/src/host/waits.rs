@@ -11,6 +11,10 @@ use tokio::time::Instant;
 use super::session::{Core, Session};
 use crate::protocol::{ExpectOutcome, Pattern, WaitFor, WaitOutcome};
 
+/// How long a program must be quiet after a line that only looks like a
+/// prompt (none learnt yet) before it counts as one.
+const GUESS_SETTLE: Duration = Duration::from_millis(60);
+
 /// How much output a timeout shows.
 const TAIL_BYTES: usize = 2_000;
 
@@ -201,6 +205,14 @@ fn check(core: &Core, until: WaitFor) -> Check {
             let text = String::from_utf8_lossy(&text);
             let line = prompt::last_line(&text);
             if !text.is_empty() && core.prompts.at_prompt(&line) {
+                // A guessed prompt may be half drawn (`>` of `>>> `): it
+                // counts once the program has been quiet a moment.
+                if core.prompts.seen.is_empty() {
+                    let settled = Instant::from_std(core.last_output) + GUESS_SETTLE;
+                    if Instant::now() < settled {
+                        return Check::At(settled);
+                    }
+                }
                 let output = text
                     .rfind(['\n', '\r'])
                     .map_or("", |at| &text[..=at])

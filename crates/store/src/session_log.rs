@@ -1,0 +1,169 @@
+//! A program session's log in the workspace: `.switchboard/sessions/<id>.cast`
+//! (asciicast v3, lines from `model::program::cast`), private to the user
+//! (0600), appended to as the session goes — the one kind of workspace file
+//! written by appending — and rotated at a size cap: the full file becomes
+//! `<id>.<n>.cast` and a new one starts with the header.
+
+use std::{
+    fs::{File, OpenOptions},
+    io::Write,
+    os::unix::fs::OpenOptionsExt,
+    path::{Path, PathBuf},
+};
+
+use crate::StoreError;
+
+/// The folder of session logs in a workspace.
+pub fn dir(workspace_root: &Path) -> PathBuf {
+    workspace_root.join(".switchboard").join("sessions")
+}
+
+/// One session's log, open for appending.
+#[derive(Debug)]
+pub struct SessionLog {
+    path: PathBuf,
+    file: File,
+    header: String,
+    written: u64,
+    cap: u64,
+    rotations: u32,
+}
+
+fn open_new(path: &Path) -> Result<File, StoreError> {
+    OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|source| StoreError::Io {
+            action: "could not create",
+            path: path.to_owned(),
+            source,
+        })
+}
+
+impl SessionLog {
+    /// Starts the log of session `id` (an id, never a path: the caller's
+    /// model checks it) with its `header` line; rotated past `cap` bytes.
+    pub fn create(
+        workspace_root: &Path,
+        id: &str,
+        header: String,
+        cap: u64,
+    ) -> Result<Self, StoreError> {
+        let dir = dir(workspace_root);
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+            action: "could not create",
+            path: dir.clone(),
+            source,
+        })?;
+        let path = dir.join(format!("{id}.cast"));
+        let file = open_new(&path)?;
+        let mut log = Self {
+            path,
+            file,
+            header,
+            written: 0,
+            cap: cap.max(4096),
+            rotations: 0,
+        };
+        let header = log.header.clone();
+        log.write_line(&header)?;
+        Ok(log)
+    }
+
+    /// The log's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_line(&mut self, line: &str) -> Result<(), StoreError> {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        self.file
+            .write_all(&bytes)
+            .map_err(|source| StoreError::Io {
+                action: "could not append to",
+                path: self.path.clone(),
+                source,
+            })?;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Appends one event line, rotating first when the file is full.
+    pub fn append(&mut self, line: &str) -> Result<(), StoreError> {
+        if self.written + line.len() as u64 + 1 > self.cap {
+            self.rotate()?;
+        }
+        self.write_line(line)
+    }
+
+    fn rotate(&mut self) -> Result<(), StoreError> {
+        self.rotations += 1;
+        let stem = self
+            .path
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let stem = stem.split('.').next().unwrap_or_default().to_owned();
+        let full = self
+            .path
+            .with_file_name(format!("{stem}.{}.cast", self.rotations));
+        std::fs::rename(&self.path, &full).map_err(|source| StoreError::Io {
+            action: "could not rotate",
+            path: self.path.clone(),
+            source,
+        })?;
+        self.file = open_new(&self.path)?;
+        self.written = 0;
+        let header = self.header.clone();
+        self.write_line(&header)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_log_is_private_appended_and_rotated_at_its_cap() {
+        let temp = tempfile::tempdir().unwrap();
+        let mut log = SessionLog::create(
+            temp.path(),
+            "ps-0123456789ab",
+            "{\"version\":3}".into(),
+            4096,
+        )
+        .unwrap();
+        let path = log.path().to_owned();
+        assert_eq!(
+            path,
+            temp.path()
+                .join(".switchboard/sessions/ps-0123456789ab.cast")
+        );
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let event = format!("[0.1,\"o\",\"{}\"]", "x".repeat(100));
+        for _ in 0..60 {
+            log.append(&event).unwrap();
+        }
+        let rotated = temp
+            .path()
+            .join(".switchboard/sessions/ps-0123456789ab.1.cast");
+        let full = std::fs::read_to_string(&rotated).unwrap();
+        assert!(full.len() <= 4096 && full.starts_with("{\"version\":3}\n"));
+        let current = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            current.starts_with("{\"version\":3}\n"),
+            "a new file starts with the header"
+        );
+        let events = full.lines().count() + current.lines().count() - 2;
+        assert_eq!(events, 60, "no event lost across the rotation");
+        // A second log of the same id is refused, not appended to.
+        assert!(SessionLog::create(temp.path(), "ps-0123456789ab", String::new(), 4096).is_err());
+    }
+}
