@@ -401,3 +401,57 @@ async fn the_log_is_asciicast_and_holds_no_secret() {
     assert_eq!(input[2], "***");
     assert_eq!(lines.last().unwrap()[2], "0");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_host_leaves_lost_sessions_and_a_new_one_starts() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let info = client
+        .start(start("cat", &[], Some("orphan"), temp.path()))
+        .await
+        .unwrap();
+    let program = info.pid.unwrap();
+    let host = client.hello().await.unwrap();
+    // Waiting on the session while its host is killed: the client hears.
+    let waiting = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .expect("orphan", vec![Pattern::Exact("never".into())], SECS, |_| {})
+                .await
+        })
+    };
+    // The registry is written within a sweep (a second) of the start.
+    let registry = temp.path().join("rt/sessions.json");
+    while !std::fs::read_to_string(&registry).is_ok_and(|text| text.contains("orphan")) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(host).unwrap()),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let error = waiting.await.unwrap().unwrap_err();
+    assert_eq!(error.payload().code, ErrorCode::Unavailable, "{error}");
+    // The program ended with its terminal.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_to_string(format!("/proc/{program}/stat"))
+        .is_ok_and(|stat| !stat.contains(") Z"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the program outlived its host"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The next request starts a new host, which lists the session as lost.
+    let listed = client.list(None).await.unwrap();
+    assert_ne!(client.hello().await.unwrap(), host);
+    let lost = listed.iter().find(|each| each.id == info.id).unwrap();
+    assert_eq!(lost.state, SessionState::Lost);
+    let error = client
+        .send("orphan", Input::Text("x".into()), false)
+        .await
+        .unwrap_err();
+    assert_eq!(error.payload().code, ErrorCode::Unavailable);
+}

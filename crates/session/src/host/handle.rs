@@ -81,6 +81,19 @@ fn find(host: &Host, reference: &str) -> Result<Arc<Session>, ErrorPayload> {
         .or_else(|| sessions.iter().rev().find(matches))
         .cloned()
         .ok_or_else(|| {
+            if let Some(lost) = host
+                .lost
+                .iter()
+                .find(|info| info.id == reference || info.name.as_deref() == Some(reference))
+            {
+                return ErrorPayload::new(
+                    ErrorCode::Unavailable,
+                    format!(
+                        "session {} was lost: the host that held it was killed, and its program ended with it",
+                        lost.label()
+                    ),
+                );
+            }
             ErrorPayload::new(
                 ErrorCode::NotFound,
                 format!("no session {reference:?} (see `switchboard session list --all`)"),
@@ -492,5 +505,6 @@ fn start(host: &Host, start: StartRequest) -> Answer {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .push(session);
     host.changed.send_modify(|generation| *generation += 1);
+    host.remember();
     Ok(Response::Session(info))
 }

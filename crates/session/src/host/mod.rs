@@ -6,6 +6,7 @@
 
 pub mod buffer;
 mod handle;
+mod registry;
 pub mod session;
 pub mod waits;
 
@@ -19,7 +20,7 @@ use std::{
 use nix::sys::signal::Signal;
 use switchboard_model::{
     Timestamp,
-    program::{EndReason, Limits},
+    program::{EndReason, Limits, SessionInfo, SessionState},
 };
 use thiserror::Error;
 use tokio::net::UnixListener;
@@ -61,6 +62,12 @@ pub struct Host {
     limits: Limits,
     /// Bumped on every change of every session, for watchers.
     changed: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Sessions a killed host left behind (their programs ended with it).
+    lost: Vec<SessionInfo>,
+    /// The runtime folder, where the registry is kept.
+    dir: std::path::PathBuf,
+    /// The ids of the running sessions as last written to the registry.
+    saved: Mutex<Vec<String>>,
 }
 
 /// The wall clock, for the times sessions show.
@@ -129,18 +136,37 @@ impl Host {
         }
     }
 
-    /// The sessions of `workspace` (all with `None`), newest first.
-    fn listed(&self, workspace: Option<&str>) -> Vec<switchboard_model::program::SessionInfo> {
+    /// The sessions of `workspace` (all with `None`), newest first, then
+    /// those a killed host lost.
+    fn listed(&self, workspace: Option<&str>) -> Vec<SessionInfo> {
+        let mine = |info: &SessionInfo| {
+            workspace.is_none_or(|workspace| info.workspace.as_deref() == Some(workspace))
+        };
         let mut sessions: Vec<_> = self
             .sessions()
             .iter()
             .map(|session| session.core().snapshot())
-            .filter(|info| {
-                workspace.is_none_or(|workspace| info.workspace.as_deref() == Some(workspace))
-            })
+            .filter(|info| mine(info))
             .collect();
         sessions.reverse();
+        sessions.extend(self.lost.iter().rev().filter(|info| mine(info)).cloned());
         sessions
+    }
+
+    /// Writes the running sessions to the registry when they changed.
+    fn remember(&self) {
+        let running: Vec<_> = self
+            .sessions()
+            .iter()
+            .map(|session| session.core().snapshot())
+            .filter(|info| info.state == SessionState::Running)
+            .collect();
+        let ids: Vec<String> = running.iter().map(|info| info.id.clone()).collect();
+        let mut saved = self.saved.lock().unwrap_or_else(PoisonError::into_inner);
+        if *saved != ids {
+            registry::save(&self.dir, &running);
+            *saved = ids;
+        }
     }
 }
 
@@ -181,10 +207,20 @@ pub async fn serve(
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
         .map_err(listen_error(&socket))?;
     ready();
+    let lost = registry::take_lost(runtime.path());
+    if !lost.is_empty() {
+        tracing::warn!(
+            count = lost.len(),
+            "a previous host was killed; its sessions are lost"
+        );
+    }
     let host = Arc::new(Host {
         sessions: Mutex::new(Vec::new()),
         limits,
         changed: Arc::new(tokio::sync::watch::Sender::new(0)),
+        lost,
+        dir: runtime.path().to_owned(),
+        saved: Mutex::new(Vec::new()),
     });
     let uid = nix::unistd::getuid().as_raw();
     let linger = Duration::from_secs(limits.host_linger_secs);
@@ -217,6 +253,7 @@ pub async fn serve(
             }
             _ = sweep.tick() => {
                 host.sweep();
+                host.remember();
                 let busy = host.running() > 0
                     || connections.load(std::sync::atomic::Ordering::SeqCst) > 0;
                 if busy {
@@ -225,6 +262,7 @@ pub async fn serve(
                     let since = *idle_since.get_or_insert_with(tokio::time::Instant::now);
                     if since.elapsed() >= linger {
                         let _ = std::fs::remove_file(&socket);
+                        let _ = std::fs::remove_file(registry::path(runtime.path()));
                         return Ok(Served::Idle);
                     }
                 }

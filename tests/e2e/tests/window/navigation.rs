@@ -22,8 +22,17 @@ fn sidebar_switches_views_by_click_and_keyboard(environment: &Environment) -> Re
         session.find("#view-inbox").await?;
         let labels = session.texts(".sidebar .nav-item").await?;
         ensure!(
-            labels == ["Inbox", "Chat", "Knowledge", "Team", "Tapes", "Settings"],
-            "the sidebar lists the six views: {labels:?}"
+            labels
+                == [
+                    "Inbox",
+                    "Chat",
+                    "Knowledge",
+                    "Team",
+                    "Tapes",
+                    "Terminals",
+                    "Settings"
+                ],
+            "the sidebar lists the seven views: {labels:?}"
         );
         session.find("#nav-chat").await?.click().await?;
         session.find("#view-chat").await?;

@@ -1,0 +1,49 @@
+//! What the host remembers across its own death: the sessions it holds,
+//! written to `sessions.json` in the runtime folder as they start and end.
+//! A host that finds sessions marked running there was not shut down by
+//! itself (it was killed): their programs ended with their terminals, and
+//! they are listed as `lost`.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_model::program::{SessionInfo, SessionState};
+
+/// The registry file in `dir`.
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join("sessions.json")
+}
+
+/// The sessions a previous host left running, now lost; the file is
+/// removed. A file that does not parse is set aside, never trusted.
+pub fn take_lost(dir: &Path) -> Vec<SessionInfo> {
+    let file = path(dir);
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return Vec::new();
+    };
+    let _ = std::fs::remove_file(&file);
+    let Ok(sessions) = serde_json::from_str::<Vec<SessionInfo>>(&text) else {
+        tracing::warn!(file = %file.display(), "a previous host's registry did not parse; ignored");
+        return Vec::new();
+    };
+    sessions
+        .into_iter()
+        .filter(|info| info.state == SessionState::Running)
+        .map(|mut info| {
+            info.state = SessionState::Lost;
+            info
+        })
+        .collect()
+}
+
+/// Writes the live sessions (atomically: a temp file renamed over).
+pub fn save(dir: &Path, sessions: &[SessionInfo]) {
+    let file = path(dir);
+    let temp = dir.join("sessions.json.tmp");
+    let written = serde_json::to_vec(sessions)
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| std::fs::write(&temp, bytes))
+        .and_then(|()| std::fs::rename(&temp, &file));
+    if let Err(error) = written {
+        tracing::warn!(%error, "the session registry was not written");
+    }
+}
