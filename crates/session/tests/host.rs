@@ -455,3 +455,37 @@ async fn a_killed_host_leaves_lost_sessions_and_a_new_one_starts() {
         .unwrap_err();
     assert_eq!(error.payload().code, ErrorCode::Unavailable);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_is_bounded_and_its_last_line_is_found() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let script = "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo END-MARK";
+    let id = client
+        .start(start("sh", &["-c", script], None, temp.path()))
+        .await
+        .unwrap()
+        .id;
+    let outcome = client
+        .expect(
+            &id,
+            vec![Pattern::Regex("^END-MARK$".into())],
+            120_000,
+            |_| {},
+        )
+        .await
+        .unwrap();
+    let ExpectOutcome::Matched { before, cursor, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        before.len() <= 2 * 1024 * 1024,
+        "only what is kept: {}",
+        before.len()
+    );
+    assert!(cursor > 20_000_000);
+    // A reader from the start is told how much fell out of the buffer.
+    let read = client.read(&id, Some(0), false).await.unwrap();
+    assert!(read.missed > 17_000_000, "{}", read.missed);
+    assert!(read.text.ends_with("END-MARK\r\n"));
+}

@@ -221,35 +221,61 @@ impl OutputBuffer {
         String::from_utf8_lossy(&self.bytes_from(from)).into_owned()
     }
 
-    /// The output from `from` to the end without the echo of input, and
-    /// for each byte of it the stream offset just past it.
-    pub fn searchable(&self, from: u64) -> (Vec<u8>, Vec<u64>) {
+    /// The output from `from` to the end without the echo of input.
+    pub fn searchable(&self, from: u64) -> Searchable {
         let from = from.clamp(self.start, self.end());
-        let mut text = Vec::new();
-        let mut offsets = Vec::new();
-        let mut echoes = self
-            .echoes
-            .iter()
-            .filter(|range| range.end > from)
-            .peekable();
+        let end = self.end();
         let pending = self
             .pending
             .as_ref()
             .and_then(|pending| pending.range_start)
-            .map(|start| start..self.end());
-        let skip = usize::try_from(from - self.start).unwrap_or(0);
-        for (at, &byte) in (from..).zip(self.data.range(skip..)) {
-            while echoes.peek().is_some_and(|range| range.end <= at) {
-                echoes.next();
+            .map(|start| start..end);
+        let mut text = Vec::new();
+        let mut segments = Vec::new();
+        let mut at = from;
+        for echo in self.echoes.iter().chain(pending.as_ref()) {
+            if echo.end <= at {
+                continue;
             }
-            let in_echo = echoes.peek().is_some_and(|range| range.contains(&at))
-                || pending.as_ref().is_some_and(|range| range.contains(&at));
-            if !in_echo {
-                text.push(byte);
-                offsets.push(at + 1);
+            if echo.start > at {
+                self.copy(at, echo.start.min(end), &mut text, &mut segments);
             }
+            at = at.max(echo.end);
         }
-        (text, offsets)
+        if at < end {
+            self.copy(at, end, &mut text, &mut segments);
+        }
+        Searchable { text, segments }
+    }
+
+    fn copy(&self, from: u64, to: u64, text: &mut Vec<u8>, segments: &mut Vec<(usize, u64)>) {
+        let skip = usize::try_from(from - self.start).unwrap_or(0);
+        let count = usize::try_from(to - from).unwrap_or(0);
+        segments.push((text.len(), from));
+        text.extend(self.data.range(skip..skip + count));
+    }
+}
+
+/// Output with the echo of input left out, and where each piece of it is
+/// in the stream.
+#[derive(Debug, Clone, Default)]
+pub struct Searchable {
+    /// The text.
+    pub text: Vec<u8>,
+    /// `(position in text, stream offset)` where each piece starts.
+    segments: Vec<(usize, u64)>,
+}
+
+impl Searchable {
+    /// The stream offset just past the text's first `count` bytes.
+    pub fn offset_after(&self, count: usize) -> Option<u64> {
+        let last = count.checked_sub(1)?;
+        let index = self
+            .segments
+            .partition_point(|(at, _)| *at <= last)
+            .checked_sub(1)?;
+        let (at, offset) = self.segments[index];
+        Some(offset + (last - at) as u64 + 1)
     }
 }
 
@@ -280,13 +306,20 @@ mod tests {
         buffer.expect_echo(b"print('>>> ')\r", false);
         buffer.push(b"print('>>");
         buffer.push(b"> ')\r\n>>> \r\n>>> ");
-        let (text, offsets) = buffer.searchable(0);
-        assert_eq!(text, b">>> >>> \r\n>>> ");
-        assert_eq!(*offsets.last().unwrap(), buffer.end());
+        let searchable = buffer.searchable(0);
+        assert_eq!(searchable.text, b">>> >>> \r\n>>> ");
+        let all = searchable.text.len();
+        assert_eq!(searchable.offset_after(all), Some(buffer.end()));
         assert_eq!(
-            offsets[4],
-            4 + 15 + 1,
-            "just past the first byte after the echo"
+            searchable.offset_after(5),
+            Some(4 + 15 + 1),
+            "past the echo"
+        );
+        assert_eq!(searchable.offset_after(4), Some(4));
+        assert_eq!(
+            buffer.searchable(10).text,
+            b">>> \r\n>>> ",
+            "from inside the echo"
         );
     }
 
@@ -296,12 +329,12 @@ mod tests {
         buffer.expect_echo(b"pwd\r", false);
         buffer.push(b"$ pw");
         buffer.push(b"d\r\n/tmp\r\n$ ");
-        assert_eq!(buffer.searchable(0).0, b"$ /tmp\r\n$ ");
+        assert_eq!(buffer.searchable(0).text, b"$ /tmp\r\n$ ");
         // A prompt that starts like the input is not taken for its echo.
         let mut buffer = OutputBuffer::new(4096, 100);
         buffer.expect_echo(b"print(1)\r", false);
         buffer.push(b"p> print(1)\r\n1\r\n");
-        assert_eq!(buffer.searchable(0).0, b"p> 1\r\n");
+        assert_eq!(buffer.searchable(0).text, b"p> 1\r\n");
     }
 
     #[test]
@@ -315,6 +348,6 @@ mod tests {
         buffer.expect_echo(b"pw\r", true);
         let stored = buffer.push(b"\r\nwelcome\r\n");
         assert_eq!(stored, b"\r\nwelcome\r\n");
-        assert_eq!(buffer.searchable(0).0, b"\r\nwelcome\r\n");
+        assert_eq!(buffer.searchable(0).text, b"\r\nwelcome\r\n");
     }
 }

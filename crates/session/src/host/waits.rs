@@ -49,8 +49,14 @@ pub fn compile(patterns: &[Pattern]) -> Result<Vec<Compiled>, String> {
         .collect()
 }
 
+/// How far back each search reaches into output already searched without a
+/// match, for a match that straddles two reads.
+const OVERLAP: u64 = 64 * 1024;
+
 /// Waits for the first pattern to match after the expect cursor, and
-/// moves the cursor past the match.
+/// moves the cursor past the match. Each search covers what came since the
+/// last (and [`OVERLAP`] before it), so a flood is searched once, not again
+/// at every read.
 pub async fn expect(
     session: Arc<Session>,
     patterns: Vec<Compiled>,
@@ -58,9 +64,10 @@ pub async fn expect(
 ) -> ExpectOutcome {
     let deadline = Instant::now() + timeout;
     let mut changes = session.subscribe();
+    let mut scanned = None;
     loop {
         changes.borrow_and_update();
-        if let Some(outcome) = try_expect(&mut session.core(), &patterns) {
+        if let Some(outcome) = try_expect(&mut session.core(), &patterns, &mut scanned) {
             return outcome;
         }
         match tokio::time::timeout_at(deadline, changes.changed()).await {
@@ -82,12 +89,10 @@ pub async fn expect(
 fn try_expect_final(core: &Core, patterns: &[Compiled]) -> Option<ExpectOutcome> {
     // Nothing new can come: the outcome as it stands.
     (core.eof)
-        .then(|| {
-            let (text, _) = core.buffer.searchable(core.expect_cursor);
-            ExpectOutcome::Eof {
-                before: String::from_utf8_lossy(&text).into_owned(),
-                exit: core.info.exit,
-            }
+        .then(|| ExpectOutcome::Eof {
+            before: String::from_utf8_lossy(&core.buffer.searchable(core.expect_cursor).text)
+                .into_owned(),
+            exit: core.info.exit,
         })
         .filter(|_| {
             !patterns
@@ -96,36 +101,50 @@ fn try_expect_final(core: &Core, patterns: &[Compiled]) -> Option<ExpectOutcome>
         })
 }
 
-fn try_expect(core: &mut Core, patterns: &[Compiled]) -> Option<ExpectOutcome> {
-    let (text, offsets) = core.buffer.searchable(core.expect_cursor);
+/// One search; `scanned` is where the last one that found nothing ended.
+fn try_expect(
+    core: &mut Core,
+    patterns: &[Compiled],
+    scanned: &mut Option<u64>,
+) -> Option<ExpectOutcome> {
+    let cursor = core.expect_cursor.max(core.buffer.start());
+    // The window starts a byte early, so `^` and `\b` see what precedes it.
+    let window = scanned
+        .map(|end| end.saturating_sub(OVERLAP).max(cursor))
+        .unwrap_or(cursor);
+    let lead = u64::from(window > cursor);
+    let haystack = core.buffer.searchable(window - lead);
+    let skip = usize::from(window > cursor && !haystack.text.is_empty());
     let best = patterns
         .iter()
         .enumerate()
         .filter_map(|(index, pattern)| match pattern {
             Compiled::Search(regex) => regex
-                .find(&text)
+                .find_at(&haystack.text, skip)
                 .map(|found| (found.start(), index, found.end())),
             Compiled::Eof => None,
         })
         .min();
     if let Some((start, index, end)) = best {
-        let cursor = if end == 0 {
-            core.expect_cursor.max(core.buffer.start())
-        } else {
-            offsets[end - 1]
-        };
-        core.expect_cursor = cursor;
+        // The window is the end of the text from the cursor: what came
+        // before the match is the rest of that text.
+        let text = core.buffer.searchable(cursor).text;
+        let before_end = text.len() - (haystack.text.len() - start);
+        let after = haystack.offset_after(end).unwrap_or(window);
+        core.expect_cursor = after;
+        *scanned = None;
         return Some(ExpectOutcome::Matched {
             index,
-            before: String::from_utf8_lossy(&text[..start]).into_owned(),
-            matched: String::from_utf8_lossy(&text[start..end]).into_owned(),
-            cursor,
+            before: String::from_utf8_lossy(&text[..before_end]).into_owned(),
+            matched: String::from_utf8_lossy(&haystack.text[start..end]).into_owned(),
+            cursor: after,
         });
     }
+    *scanned = Some(core.buffer.end());
     if !core.eof {
         return None;
     }
-    let before = String::from_utf8_lossy(&text).into_owned();
+    let before = String::from_utf8_lossy(&core.buffer.searchable(cursor).text).into_owned();
     match patterns
         .iter()
         .position(|pattern| matches!(pattern, Compiled::Eof))
@@ -201,7 +220,13 @@ fn check(core: &Core, until: WaitFor) -> Check {
     }
     match until {
         WaitFor::Prompt => {
-            let (text, _) = core.buffer.searchable(core.last_input_at);
+            // The line at the cursor first (cheap), the whole output since
+            // the input only at a prompt.
+            let tail = core.buffer.tail(prompt::MAX_PROMPT_LEN * 4);
+            if !core.prompts.at_prompt(&prompt::last_line(&tail)) {
+                return Check::Changes;
+            }
+            let text = core.buffer.searchable(core.last_input_at).text;
             let text = String::from_utf8_lossy(&text);
             let line = prompt::last_line(&text);
             if !text.is_empty() && core.prompts.at_prompt(&line) {
