@@ -36,6 +36,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-store --bench tapes
 	$(CARGO) bench -p switchboard-cli --bench mcp
 	$(CARGO) bench -p switchboard-cli --bench tapes
+	$(CARGO) bench -p switchboard-session --bench sessions
 
 setup:
 	scripts/setup.sh run

@@ -487,5 +487,8 @@ async fn a_flood_is_bounded_and_its_last_line_is_found() {
     // A reader from the start is told how much fell out of the buffer.
     let read = client.read(&id, Some(0), false).await.unwrap();
     assert!(read.missed > 17_000_000, "{}", read.missed);
-    assert!(read.text.ends_with("END-MARK\r\n"));
+    assert!(
+        read.text.trim_end().ends_with("END-MARK"),
+        "the last line was read"
+    );
 }

@@ -222,7 +222,7 @@ async fn answer(
             screen,
         } => {
             let session = find(host, &session)?;
-            let core = session.core();
+            let mut core = session.core();
             let start = core.buffer.start();
             let end = core.buffer.end();
             let asked = since.unwrap_or(start);
@@ -320,7 +320,7 @@ async fn attach(
     }
     let mut changes = session.subscribe();
     let (repaint, mut cursor) = {
-        let core = session.core();
+        let mut core = session.core();
         let mut repaint = String::from("\x1b[H\x1b[2J");
         repaint.push_str(&core.screen_text().join("\r\n"));
         (repaint, core.buffer.end())

@@ -49,6 +49,8 @@ pub struct Core {
     pub eof: bool,
     /// Bytes of a UTF-8 character split across reads, for the screen.
     partial: Vec<u8>,
+    /// Output not yet put on the screen.
+    unfed: Vec<u8>,
     /// The session's log in its workspace, while it can be written.
     log: Option<SessionLog>,
     /// When the last event was logged.
@@ -102,8 +104,10 @@ impl Core {
         self.info.state != SessionState::Running
     }
 
-    /// The screen's rows, trailing blanks trimmed.
-    pub fn screen_text(&self) -> Vec<String> {
+    /// The screen's rows, trailing blanks trimmed (output not yet on the
+    /// screen is put there first).
+    pub fn screen_text(&mut self) -> Vec<String> {
+        self.sync_screen();
         self.screen
             .screen()
             .visible_lines()
@@ -111,17 +115,38 @@ impl Core {
             .collect()
     }
 
-    fn feed_screen(&mut self, bytes: &[u8]) {
-        self.partial.extend_from_slice(bytes);
+    /// Whether the program asked for application cursor keys.
+    pub fn app_cursor(&mut self) -> bool {
+        self.sync_screen();
+        self.screen.cursor_key_app_mode()
+    }
+
+    /// Output waits to be put on the screen until someone looks (the
+    /// emulator costs more than reading does); of a flood nobody watched,
+    /// only the last [`SCREEN_TAIL`] bytes are put there.
+    fn queue_screen(&mut self, bytes: &[u8]) {
+        self.unfed.extend_from_slice(bytes);
+        if self.unfed.len() > SCREEN_BACKLOG {
+            let mut cut = self.unfed.len() - SCREEN_TAIL;
+            // From a line's start when one is near.
+            if let Some(at) = self.unfed[cut..].iter().position(|&byte| byte == b'\n') {
+                cut += at + 1;
+            }
+            self.unfed.drain(..cut);
+            self.partial.clear();
+        }
+    }
+
+    fn sync_screen(&mut self) {
+        if self.unfed.is_empty() {
+            return;
+        }
+        let bytes = std::mem::take(&mut self.unfed);
+        self.partial.extend_from_slice(&bytes);
         let valid = match std::str::from_utf8(&self.partial) {
             Ok(text) => text.len(),
             Err(error) if error.error_len().is_none() => error.valid_up_to(),
-            Err(_) => {
-                let text = String::from_utf8_lossy(&self.partial).into_owned();
-                self.screen.feed(text.as_str());
-                self.partial.clear();
-                return;
-            }
+            Err(_) => self.partial.len(),
         };
         let rest = self.partial.split_off(valid);
         let text = String::from_utf8_lossy(&self.partial).into_owned();
@@ -129,6 +154,11 @@ impl Core {
         self.partial = rest;
     }
 }
+
+/// How much output may wait for the screen.
+const SCREEN_BACKLOG: usize = 1024 * 1024;
+/// How much of a backlog that overflowed is put on the screen.
+const SCREEN_TAIL: usize = 64 * 1024;
 
 /// A session the host holds.
 #[derive(Debug)]
@@ -194,6 +224,7 @@ impl Session {
                 last_activity: started,
                 eof: false,
                 partial: Vec::new(),
+                unfed: Vec::new(),
                 log,
                 last_event: started,
             }),
@@ -252,7 +283,7 @@ impl Session {
                 Ok(read) => {
                     let mut core = self.core();
                     let stored = core.buffer.push(&chunk[..read]);
-                    core.feed_screen(&stored);
+                    core.queue_screen(&stored);
                     core.log(&CastEvent::Output(&stored));
                     let now = Instant::now();
                     core.last_output = now;
@@ -329,7 +360,7 @@ impl Session {
 
     /// Whether the program asked for application cursor keys.
     pub fn app_cursor(&self) -> bool {
-        self.core().screen.cursor_key_app_mode()
+        self.core().app_cursor()
     }
 
     /// Sends `signal`; with `KILL` to follow after `grace` if it has not

@@ -51,7 +51,7 @@ pub fn compile(patterns: &[Pattern]) -> Result<Vec<Compiled>, String> {
 
 /// How far back each search reaches into output already searched without a
 /// match, for a match that straddles two reads.
-const OVERLAP: u64 = 64 * 1024;
+const OVERLAP: u64 = 16 * 1024;
 
 /// Waits for the first pattern to match after the expect cursor, and
 /// moves the cursor past the match. Each search covers what came since the
