@@ -45,6 +45,10 @@ pub enum SessionCommand {
     Kill(KillArgs),
     /// Change a session's terminal size.
     Resize(ResizeArgs),
+    /// Save a session as ClaudeControl's program configuration NAME: its
+    /// command and the patterns its expects matched, with what was sent
+    /// after each (ClaudeControl's `config show` reads it).
+    SaveConfig(SaveConfigArgs),
     /// Your terminal on a session (raw mode): you have it while attached
     /// (agents' input waits), Ctrl+] detaches and hands it back.
     Attach(AttachArgs),
@@ -70,6 +74,7 @@ impl SessionCommand {
             Self::Kill(args) => args.json,
             Self::Resize(args) => args.json,
             Self::Attach(_) => false,
+            Self::SaveConfig(args) => args.json,
         }
     }
 }
@@ -92,12 +97,34 @@ pub struct StartArgs {
     /// Terminal columns.
     #[arg(long, default_value_t = 80)]
     pub cols: u16,
+    /// Start from ClaudeControl's program configuration NAME
+    /// (`~/.claude-control/programs/NAME.json`; `$CLAUDE_CONTROL_HOME`
+    /// moves it): its command unless one is given here, then each of its
+    /// steps' pattern expected and its answer sent.
+    #[arg(long, value_name = "NAME")]
+    pub config: Option<String>,
     /// Print the session as JSON.
     #[arg(long)]
     pub json: bool,
     /// The program and its arguments.
-    #[arg(last = true, required = true, value_name = "PROGRAM ARGS")]
+    #[arg(
+        last = true,
+        required_unless_present = "config",
+        value_name = "PROGRAM ARGS"
+    )]
     pub command: Vec<String>,
+}
+
+/// `session save-config`.
+#[derive(Debug, Args)]
+pub struct SaveConfigArgs {
+    /// The session's id or name.
+    pub session: String,
+    /// The configuration's name.
+    pub name: String,
+    /// Print the configuration as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `session send`.
@@ -301,6 +328,22 @@ async fn dispatch(client: &Client, workspace: &Workspace, command: SessionComman
             Ok(0)
         }
         SessionCommand::Attach(args) => attach(client, &args.session).await,
+        SessionCommand::SaveConfig(args) => {
+            let (config, path) =
+                switchboard_session::config::save(client, &args.session, &args.name)
+                    .await
+                    .map_err(anyhow::Error::new)?;
+            if args.json {
+                println!("{}", serde_json::to_string(&config)?);
+            } else {
+                println!(
+                    "{} ({} steps)",
+                    path.display(),
+                    config.expect_sequences.len()
+                );
+            }
+            Ok(0)
+        }
         SessionCommand::Resize(args) => {
             let info = client
                 .resize(&args.session, args.rows, args.cols)
@@ -328,21 +371,28 @@ async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Resul
         None => std::env::current_dir().context("could not read the current directory")?,
     };
     let mut command = args.command.into_iter();
-    let program = command.next().context("no program to start")?;
-    let info = client
-        .start(StartRequest {
-            program,
-            args: command.collect(),
-            name: args.name,
-            cwd: cwd.display().to_string(),
-            base_env: std::env::vars().collect(),
-            env,
-            rows: Some(args.rows),
-            cols: Some(args.cols),
-            workspace: Some(workspace.root().display().to_string()),
-        })
-        .await
-        .map_err(failed)?;
+    let program = match (command.next(), &args.config) {
+        (Some(program), _) => program,
+        (None, Some(_)) => String::new(),
+        (None, None) => bail!("no program to start"),
+    };
+    let request = StartRequest {
+        program,
+        args: command.collect(),
+        name: args.name,
+        cwd: cwd.display().to_string(),
+        base_env: std::env::vars().collect(),
+        env,
+        rows: Some(args.rows),
+        cols: Some(args.cols),
+        workspace: Some(workspace.root().display().to_string()),
+    };
+    let info = match &args.config {
+        Some(name) => switchboard_session::config::start_with(client, name, request)
+            .await
+            .map_err(anyhow::Error::new)?,
+        None => client.start(request).await.map_err(failed)?,
+    };
     if args.json {
         println!("{}", serde_json::to_string(&info)?);
     } else {

@@ -281,6 +281,21 @@ impl Client {
         self::session(self.call(request, |_| {}).await?)
     }
 
+    /// The patterns a session's expects matched, each with what was sent
+    /// after it, and the session.
+    pub async fn history(
+        &self,
+        session: &str,
+    ) -> Result<(SessionInfo, Vec<(String, Option<String>)>), ClientError> {
+        let request = Request::History {
+            session: session.to_owned(),
+        };
+        match self.call(request, |_| {}).await? {
+            Response::History { session, steps } => Ok((session, steps)),
+            other => Err(unexpected(&other)),
+        }
+    }
+
     /// Hands a session to the developer or back to agents.
     pub async fn control(
         &self,

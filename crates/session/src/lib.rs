@@ -9,6 +9,7 @@
 //! used by the CLI, the MCP server and the shell.
 
 pub mod client;
+pub mod config;
 pub mod host;
 pub mod protocol;
 pub mod pty;

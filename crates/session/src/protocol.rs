@@ -116,6 +116,12 @@ pub enum Request {
         /// Its columns.
         cols: u16,
     },
+    /// The patterns a session's expects matched, with what was sent
+    /// after each (for `save-config`).
+    History {
+        /// Id or name.
+        session: String,
+    },
     /// Change the terminal's size.
     Resize {
         /// Id or name.
@@ -268,6 +274,13 @@ pub enum Response {
     Waited(WaitOutcome),
     /// Output read.
     Output(Output),
+    /// A session's expect history, oldest first.
+    History {
+        /// The session.
+        session: SessionInfo,
+        /// `(pattern, sent after it)`.
+        steps: Vec<(String, Option<String>)>,
+    },
 }
 
 /// How an expect ended.

@@ -16,6 +16,7 @@ mod error;
 pub mod feedback;
 pub mod knowledge;
 mod lock;
+pub mod program_configs;
 mod records;
 pub mod search;
 pub mod session_log;

@@ -82,8 +82,10 @@ impl From<SessionInfo> for SessionView {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartArgs {
-    /// The program (exec'd, not run through a shell unless it is one).
-    pub program: String,
+    /// The program (exec'd, not run through a shell unless it is one);
+    /// may be left out with `config`.
+    #[serde(default)]
+    pub program: Option<String>,
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
@@ -104,6 +106,11 @@ pub struct StartArgs {
     #[serde(default)]
     #[schemars(range(min = 1, max = 1000))]
     pub cols: Option<u16>,
+    /// Start from ClaudeControl's program configuration of this name: its
+    /// command (unless `program` is given), then each step's pattern
+    /// expected and its answer sent.
+    #[serde(default)]
+    pub config: Option<String>,
 }
 
 /// `session_send`'s arguments.
@@ -483,20 +490,34 @@ impl Server {
             Some(dir) => workspace.join(dir).display().to_string(),
             None => workspace.display().to_string(),
         };
-        let info = client()?
-            .start(StartRequest {
-                program: args.program,
-                args: args.args,
-                name: args.name,
-                cwd,
-                base_env: std::env::vars().collect(),
-                env,
-                rows: args.rows,
-                cols: args.cols,
-                workspace: Some(workspace.display().to_string()),
-            })
-            .await
-            .map_err(|error| ToolError(error.payload()))?;
+        let program = match (args.program, &args.config) {
+            (Some(program), _) => program,
+            (None, Some(_)) => String::new(),
+            (None, None) => {
+                return Err(ToolError::invalid("give the program to start, or a config"));
+            }
+        };
+        let request = StartRequest {
+            program,
+            args: args.args,
+            name: args.name,
+            cwd,
+            base_env: std::env::vars().collect(),
+            env,
+            rows: args.rows,
+            cols: args.cols,
+            workspace: Some(workspace.display().to_string()),
+        };
+        let client = client()?;
+        let info = match &args.config {
+            Some(name) => switchboard_session::config::start_with(&client, name, request)
+                .await
+                .map_err(ToolError)?,
+            None => client
+                .start(request)
+                .await
+                .map_err(|error| ToolError(error.payload()))?,
+        };
         Ok(Json(info.into()))
     }
 

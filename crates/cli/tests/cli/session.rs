@@ -287,3 +287,69 @@ fn attach_gives_the_terminal_to_the_developer_until_ctrl_bracket() {
     sessions.ok(&ws, &["expect", "py", "agent again", "--exact"]);
     sessions.ok(&ws, &["kill", "py"]);
 }
+
+#[test]
+fn claude_control_configs_start_sessions_and_sessions_save_as_configs() {
+    let sessions = Sessions::new();
+    let ws = sessions.workspace();
+    let home = sessions.temp.path().join("cc-home");
+    std::fs::create_dir_all(home.join("programs")).unwrap();
+    // Its docs' shape.
+    std::fs::write(
+        home.join("programs/py.json"),
+        r#"{"name": "py", "command_template": "python3 -i -q", "typical_timeout": 10,
+            "expect_sequences": [{"pattern": ">>> ", "response": "x = 6*7"},
+                                 {"pattern": ">>> ", "response": null}]}"#,
+    )
+    .unwrap();
+    let home_env = [("CLAUDE_CONTROL_HOME", home.to_str().unwrap())];
+    let started = sessions.run(
+        &ws,
+        &["start", "--name", "c", "--config", "py", "--json"],
+        &home_env,
+    );
+    assert!(
+        started.status.success(),
+        "{}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    let info: Value = serde_json::from_slice(&started.stdout).unwrap();
+    assert_eq!(info["program"], "python3");
+    sessions.ok(&ws, &["send", "c", "--line", "print(x)"]);
+    sessions.ok(&ws, &["expect", "c", "^42$"]);
+    let saved = sessions.run(&ws, &["save-config", "c", "again", "--json"], &home_env);
+    assert!(
+        saved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("programs/again.json")).unwrap())
+            .unwrap();
+    // Its code's shape, which its `config show` reads.
+    assert_eq!(file["name"], "again");
+    assert_eq!(file["command_template"], "python3 -i -q");
+    let steps = file["expect_sequences"].as_array().unwrap();
+    assert_eq!(steps.len(), 3, "{file:#}");
+    assert_eq!(steps[0]["step"], 1);
+    assert_eq!(steps[0]["expect"], ">>> ");
+    assert_eq!(steps[0]["sent"], "x = 6*7");
+    assert_eq!(steps[1]["sent"], "print(x)");
+    assert_eq!(steps[2]["expect"], "^42$");
+    // The saved configuration plays back.
+    let again = sessions.run(
+        &ws,
+        &["start", "--name", "d", "--config", "again"],
+        &home_env,
+    );
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let missing = sessions.run(&ws, &["start", "--config", "nope"], &home_env);
+    assert_eq!(missing.status.code(), Some(3));
+    for name in ["c", "d"] {
+        sessions.ok(&ws, &["kill", name]);
+    }
+}

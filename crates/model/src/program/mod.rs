@@ -5,6 +5,7 @@
 
 #[cfg(feature = "patterns")]
 pub mod cast;
+pub mod config;
 pub mod key;
 pub mod limits;
 pub mod prompt;

@@ -129,6 +129,14 @@ async fn answer(
             attach(&session, rows, cols, read, write).await;
             Ok(Response::Session(session.core().snapshot()))
         }
+        Request::History { session } => {
+            let session = find(host, &session)?;
+            let core = session.core();
+            Ok(Response::History {
+                session: core.snapshot(),
+                steps: core.history.clone(),
+            })
+        }
         Request::Control {
             session,
             controller,

@@ -51,6 +51,9 @@ pub struct Core {
     partial: Vec<u8>,
     /// Output not yet put on the screen.
     unfed: Vec<u8>,
+    /// The patterns expects matched, in order, each with the line sent
+    /// after it (for `save-config`).
+    pub history: Vec<(String, Option<String>)>,
     /// The session's log in its workspace, while it can be written.
     log: Option<SessionLog>,
     /// When the last event was logged.
@@ -104,6 +107,27 @@ impl Core {
         self.info.state != SessionState::Running
     }
 
+    /// Notes that an expect matched `pattern`.
+    pub fn matched(&mut self, pattern: &str) {
+        if self.history.len() < MAX_HISTORY {
+            self.history.push((pattern.to_owned(), None));
+        }
+    }
+
+    /// Notes what was typed after the last match (once).
+    fn typed(&mut self, bytes: &[u8], masked: bool) {
+        if let Some((_, sent @ None)) = self.history.last_mut() {
+            let text = if masked {
+                "***".to_owned()
+            } else {
+                String::from_utf8_lossy(bytes)
+                    .trim_end_matches(['\r', '\n'])
+                    .to_owned()
+            };
+            *sent = Some(text);
+        }
+    }
+
     /// The screen's rows, trailing blanks trimmed (output not yet on the
     /// screen is put there first).
     pub fn screen_text(&mut self) -> Vec<String> {
@@ -154,6 +178,9 @@ impl Core {
         self.partial = rest;
     }
 }
+
+/// How many matches a session remembers for `save-config`.
+const MAX_HISTORY: usize = 1_000;
 
 /// How much output may wait for the screen.
 const SCREEN_BACKLOG: usize = 1024 * 1024;
@@ -225,6 +252,7 @@ impl Session {
                 eof: false,
                 partial: Vec::new(),
                 unfed: Vec::new(),
+                history: Vec::new(),
                 log,
                 last_event: started,
             }),
@@ -341,10 +369,11 @@ impl Session {
         };
         // Typed while the program hides what is typed (a password prompt):
         // a secret too.
-        let masked = secret || !live.echoes();
+        let masked = secret || live.hides_input();
         let cursor = {
             let mut core = self.core();
             core.log(&CastEvent::Input { bytes, masked });
+            core.typed(bytes, masked);
             let line = core.cursor_line();
             core.prompts.learn(&line);
             core.buffer.expect_echo(bytes, secret);

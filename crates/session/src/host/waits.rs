@@ -21,8 +21,8 @@ const TAIL_BYTES: usize = 2_000;
 /// A pattern made ready to search.
 #[derive(Debug)]
 pub enum Compiled {
-    /// A regular expression or exact text.
-    Search(Regex),
+    /// A regular expression or exact text, and the pattern as given.
+    Search(Regex, String),
     /// The end of the output.
     Eof,
 }
@@ -39,10 +39,10 @@ pub fn compile(patterns: &[Pattern]) -> Result<Vec<Compiled>, String> {
         .iter()
         .map(|pattern| match pattern {
             Pattern::Regex(text) => regex(text)
-                .map(Compiled::Search)
+                .map(|compiled| Compiled::Search(compiled, text.clone()))
                 .map_err(|error| format!("pattern {text:?} is not a regular expression: {error}")),
             Pattern::Exact(text) => regex(&regex::escape(text))
-                .map(Compiled::Search)
+                .map(|compiled| Compiled::Search(compiled, text.clone()))
                 .map_err(|error| format!("pattern {text:?}: {error}")),
             Pattern::Eof => Ok(Compiled::Eof),
         })
@@ -119,7 +119,7 @@ fn try_expect(
         .iter()
         .enumerate()
         .filter_map(|(index, pattern)| match pattern {
-            Compiled::Search(regex) => regex
+            Compiled::Search(regex, _) => regex
                 .find_at(&haystack.text, skip)
                 .map(|found| (found.start(), index, found.end())),
             Compiled::Eof => None,
@@ -133,6 +133,9 @@ fn try_expect(
         let after = haystack.offset_after(end).unwrap_or(window);
         core.expect_cursor = after;
         *scanned = None;
+        if let Compiled::Search(_, given) = &patterns[index] {
+            core.matched(given);
+        }
         return Some(ExpectOutcome::Matched {
             index,
             before: String::from_utf8_lossy(&text[..before_end]).into_owned(),

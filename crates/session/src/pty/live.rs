@@ -174,13 +174,15 @@ impl Live {
         self.pid.as_raw().unsigned_abs()
     }
 
-    /// Whether the terminal echoes what is typed (off at a password
-    /// prompt, and while a program draws its own echo).
-    pub fn echoes(&self) -> bool {
+    /// Whether the program hides what is typed, as a password prompt does:
+    /// the terminal's echo off while it reads whole lines (canonical mode).
+    /// A line editor (readline) turns echo off too, but reads key by key
+    /// and echoes itself, so it does not count.
+    pub fn hides_input(&self) -> bool {
+        use nix_pty::sys::termios::LocalFlags;
         self.master.get_termios().is_some_and(|termios| {
-            termios
-                .local_flags
-                .contains(nix_pty::sys::termios::LocalFlags::ECHO)
+            !termios.local_flags.contains(LocalFlags::ECHO)
+                && termios.local_flags.contains(LocalFlags::ICANON)
         })
     }
 

@@ -1,0 +1,114 @@
+//! ClaudeControl's program configurations: `programs/NAME.json` in its
+//! home (`$CLAUDE_CONTROL_HOME`, else `~/.claude-control`), read in either
+//! shape it uses and written in its code's shape, atomically, indented as
+//! it writes them.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_model::program::config::{ProgramConfig, check_name};
+
+use crate::{StoreError, write_atomic};
+
+/// The variable that moves ClaudeControl's home.
+pub const HOME_ENV: &str = "CLAUDE_CONTROL_HOME";
+
+/// The configurations folder.
+#[derive(Debug, Clone)]
+pub struct ProgramConfigs {
+    dir: PathBuf,
+}
+
+impl ProgramConfigs {
+    /// `$CLAUDE_CONTROL_HOME/programs`, else `~/.claude-control/programs`;
+    /// `None` without either.
+    pub fn locate() -> Option<Self> {
+        let home = match std::env::var_os(HOME_ENV) {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => PathBuf::from(std::env::var_os("HOME").filter(|home| !home.is_empty())?)
+                .join(".claude-control"),
+        };
+        Some(Self::at(home.join("programs")))
+    }
+
+    /// A folder given explicitly.
+    pub fn at(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
+        check_name(name).map_err(|error| StoreError::Invalid(error.to_string()))?;
+        Ok(self.dir.join(format!("{name}.json")))
+    }
+
+    /// Configuration `name`.
+    pub fn get(&self, name: &str) -> Result<ProgramConfig, StoreError> {
+        let path = self.path(name)?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StoreError::NotFound {
+                    what: "program configuration",
+                    id: name.to_owned(),
+                });
+            }
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "could not read",
+                    path,
+                    source,
+                });
+            }
+        };
+        serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+            path,
+            reason: error.to_string(),
+        })
+    }
+
+    /// Writes `config` as `NAME.json` (replacing one of that name).
+    pub fn save(&self, config: &ProgramConfig) -> Result<PathBuf, StoreError> {
+        let path = self.path(&config.name)?;
+        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
+            action: "could not create",
+            path: self.dir.clone(),
+            source,
+        })?;
+        let text = serde_json::to_string_pretty(config).map_err(|source| StoreError::Encode {
+            what: "a program configuration",
+            source,
+        })?;
+        write_atomic(&path, text.as_bytes())?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configurations_round_trip_and_names_are_never_paths() {
+        let temp = tempfile::tempdir().unwrap();
+        let configs = ProgramConfigs::at(temp.path().join("programs"));
+        let config =
+            ProgramConfig::recorded("bc", &["bc".into(), "-q".into()], &[], 30, "n".into());
+        let path = configs.save(&config).unwrap();
+        assert_eq!(path, temp.path().join("programs/bc.json"));
+        assert_eq!(configs.get("bc").unwrap(), config);
+        assert!(matches!(
+            configs.get("nope"),
+            Err(StoreError::NotFound { .. })
+        ));
+        assert!(configs.get("../etc/passwd").is_err());
+        std::fs::write(temp.path().join("programs/bad.json"), "{").unwrap();
+        assert!(matches!(
+            configs.get("bad"),
+            Err(StoreError::Corrupt { .. })
+        ));
+    }
+}
