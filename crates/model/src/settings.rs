@@ -44,6 +44,17 @@ pub struct Settings {
     /// Most tokens the model may answer with, sent as `max_tokens`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u32>,
+    /// Live program sessions at once (default 20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sessions: Option<u64>,
+    /// Seconds a program session may sit idle before it is ended (default
+    /// 300; 0: never).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_idle_secs: Option<u64>,
+    /// Seconds a program session may run before it is ended (default
+    /// 3,600; 0: never).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_max_secs: Option<u64>,
     /// Building mode's extra writable globs; none means the allow-list's
     /// default (`src/**`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,7 +73,7 @@ pub struct EnvOverride {
 }
 
 /// Every override, in the order the settings view lists them.
-pub const ENV_OVERRIDES: [EnvOverride; 8] = [
+pub const ENV_OVERRIDES: [EnvOverride; 11] = [
     EnvOverride {
         variable: "SWITCHBOARD_MODEL_URL",
         setting: "modelUrl",
@@ -95,6 +106,18 @@ pub const ENV_OVERRIDES: [EnvOverride; 8] = [
         variable: "SWITCHBOARD_MAX_OUTPUT_TOKENS",
         setting: "maxOutputTokens",
     },
+    EnvOverride {
+        variable: "SWITCHBOARD_MAX_SESSIONS",
+        setting: "maxSessions",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_SESSION_IDLE_SECS",
+        setting: "sessionIdleSecs",
+    },
+    EnvOverride {
+        variable: "SWITCHBOARD_SESSION_MAX_SECS",
+        setting: "sessionMaxSecs",
+    },
 ];
 
 fn non_empty(value: Option<String>) -> Option<String> {
@@ -126,6 +149,15 @@ impl Settings {
         }
         if let Some(tokens) = number("SWITCHBOARD_MAX_OUTPUT_TOKENS") {
             self.max_output_tokens = u32::try_from(tokens).ok();
+        }
+        if let Some(max) = number("SWITCHBOARD_MAX_SESSIONS") {
+            self.max_sessions = Some(max);
+        }
+        if let Some(secs) = number("SWITCHBOARD_SESSION_IDLE_SECS") {
+            self.session_idle_secs = Some(secs);
+        }
+        if let Some(secs) = number("SWITCHBOARD_SESSION_MAX_SECS") {
+            self.session_max_secs = Some(secs);
         }
         if let Some(globs) = env("SWITCHBOARD_BUILD_GLOBS") {
             self.build_globs = Some(split_globs(&globs));

@@ -35,7 +35,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let limits = Limits::default().with_env(|name| std::env::var(name).ok());
+    // The settings file's session limits under their variables.
+    let limits = Limits::default()
+        .with_settings(&switchboard_store::settings::effective())
+        .with_host_env(|name| std::env::var(name).ok());
     let built = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -15,11 +15,15 @@ const HOST: &str = env!("CARGO_BIN_EXE_switchboard-session-host");
 /// A client of a host of its own, in a private folder under `dir`.
 fn client(dir: &Path, env: &[(&str, &str)]) -> Client {
     let runtime = RuntimeDir::at(dir.join("rt")).expect("runtime folder");
-    // The host ends a second after its last session (not a minute).
-    let linger = [("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")];
+    // The host ends a second after its last session, and reads the
+    // test's (empty) settings, not the developer's.
+    let config = dir.join("config").display().to_string();
+    let own = [
+        ("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1"),
+        ("SWITCHBOARD_CONFIG_DIR", config.as_str()),
+    ];
     Client::at(runtime, PathBuf::from(HOST)).with_host_env(
-        linger
-            .iter()
+        own.iter()
             .chain(env)
             .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
             .collect(),

@@ -40,29 +40,31 @@ impl Default for Limits {
     }
 }
 
-/// The variables that override the limits, with the limit each sets.
-pub const LIMIT_OVERRIDES: [(&str, &str); 4] = [
-    ("SWITCHBOARD_MAX_SESSIONS", "maxSessions"),
-    ("SWITCHBOARD_SESSION_IDLE_SECS", "idleSecs"),
-    ("SWITCHBOARD_SESSION_MAX_SECS", "maxRuntimeSecs"),
-    ("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "hostLingerSecs"),
-];
-
 impl Limits {
-    /// These limits with the variables `env` knows laid over them; a value
-    /// that is not a whole number is ignored.
-    pub fn with_env(mut self, env: impl Fn(&str) -> Option<String>) -> Self {
-        let number = |name: &str| env(name).and_then(|value| value.trim().parse::<u64>().ok());
-        if let Some(max) = number("SWITCHBOARD_MAX_SESSIONS") {
+    /// These limits with the settings' session limits (already under their
+    /// environment overrides: `SWITCHBOARD_MAX_SESSIONS`,
+    /// `SWITCHBOARD_SESSION_IDLE_SECS`, `SWITCHBOARD_SESSION_MAX_SECS`) laid
+    /// over them.
+    pub fn with_settings(mut self, settings: &crate::settings::Settings) -> Self {
+        if let Some(max) = settings.max_sessions {
             self.max_sessions = usize::try_from(max).unwrap_or(usize::MAX);
         }
-        if let Some(secs) = number("SWITCHBOARD_SESSION_IDLE_SECS") {
+        if let Some(secs) = settings.session_idle_secs {
             self.idle_secs = secs;
         }
-        if let Some(secs) = number("SWITCHBOARD_SESSION_MAX_SECS") {
+        if let Some(secs) = settings.session_max_secs {
             self.max_runtime_secs = secs;
         }
-        if let Some(secs) = number("SWITCHBOARD_SESSION_HOST_LINGER_SECS") {
+        self
+    }
+
+    /// These limits with the host's own variable laid over them
+    /// (`SWITCHBOARD_SESSION_HOST_LINGER_SECS`); a value that is not a whole
+    /// number is ignored.
+    pub fn with_host_env(mut self, env: impl Fn(&str) -> Option<String>) -> Self {
+        if let Some(secs) = env("SWITCHBOARD_SESSION_HOST_LINGER_SECS")
+            .and_then(|value| value.trim().parse::<u64>().ok())
+        {
             self.host_linger_secs = secs;
         }
         self
@@ -74,15 +76,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_environment_overrides_what_parses() {
-        let limits = Limits::default().with_env(|name| match name {
+    fn settings_and_their_overrides_set_the_limits() {
+        let settings = crate::settings::Settings {
+            max_sessions: Some(5),
+            session_idle_secs: Some(60),
+            ..Default::default()
+        }
+        .with_env(|name| match name {
             "SWITCHBOARD_MAX_SESSIONS" => Some("3".into()),
-            "SWITCHBOARD_SESSION_IDLE_SECS" => Some(" 5 ".into()),
             "SWITCHBOARD_SESSION_MAX_SECS" => Some("soon".into()),
             _ => None,
         });
-        assert_eq!(limits.max_sessions, 3);
-        assert_eq!(limits.idle_secs, 5);
-        assert_eq!(limits.max_runtime_secs, 3_600);
+        let limits = Limits::default()
+            .with_settings(&settings)
+            .with_host_env(|name| {
+                (name == "SWITCHBOARD_SESSION_HOST_LINGER_SECS").then(|| "1".into())
+            });
+        assert_eq!(limits.max_sessions, 3, "the variable over the file");
+        assert_eq!(limits.idle_secs, 60, "the file over the default");
+        assert_eq!(
+            limits.max_runtime_secs, 3_600,
+            "a value that is no number is ignored"
+        );
+        assert_eq!(limits.host_linger_secs, 1);
     }
 }

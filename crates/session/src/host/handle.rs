@@ -462,6 +462,21 @@ fn start(host: &Host, start: StartRequest) -> Answer {
     if start.program.is_empty() {
         return Err(invalid("no program to start"));
     }
+    let words = std::iter::once(&start.program).chain(&start.args);
+    if let Some(word) = words.into_iter().find(|word| word.contains('\0')) {
+        return Err(invalid(format!(
+            "{word:?} holds a NUL byte, which no program can be given"
+        )));
+    }
+    if let Some((key, _)) = start
+        .env
+        .iter()
+        .find(|(key, value)| key.is_empty() || key.contains(['=', '\0']) || value.contains('\0'))
+    {
+        return Err(invalid(format!(
+            "{key:?} is not an environment variable (a name without '=' or NUL, a value without NUL)"
+        )));
+    }
     let cwd = Path::new(&start.cwd);
     if !cwd.is_absolute() || !cwd.is_dir() {
         return Err(invalid(format!("{:?} is not a folder", start.cwd)));

@@ -1,0 +1,156 @@
+//! The host's limits and its refusals, with a host of each test's own:
+//! sessions idle or running past their time end (recorded as such), two
+//! clients expecting on one session share its output without racing, and
+//! hostile requests are refused with a clear code.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_model::{
+    ErrorCode,
+    program::{EndReason, SessionState},
+};
+use switchboard_session::{
+    Client,
+    protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
+    runtime::RuntimeDir,
+};
+
+const HOST: &str = env!("CARGO_BIN_EXE_switchboard-session-host");
+const SECS: u64 = 10_000;
+
+fn client(dir: &Path, env: &[(&str, &str)]) -> Client {
+    let runtime = RuntimeDir::at(dir.join("rt")).expect("runtime folder");
+    // The host ends a second after its last session, and reads the
+    // test's (empty) settings, not the developer's.
+    let config = dir.join("config").display().to_string();
+    let own = [
+        ("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1"),
+        ("SWITCHBOARD_CONFIG_DIR", config.as_str()),
+    ];
+    Client::at(runtime, PathBuf::from(HOST)).with_host_env(
+        own.iter()
+            .chain(env)
+            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+            .collect(),
+    )
+}
+
+fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
+    StartRequest {
+        program: program.into(),
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        name: None,
+        cwd: cwd.display().to_string(),
+        base_env: std::env::vars().collect(),
+        env: Vec::new(),
+        rows: None,
+        cols: None,
+        workspace: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_and_long_sessions_end_and_say_why() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(
+        temp.path(),
+        &[
+            ("SWITCHBOARD_SESSION_IDLE_SECS", "1"),
+            ("SWITCHBOARD_SESSION_MAX_SECS", "3"),
+        ],
+    );
+    let idle = client
+        .start(start("cat", &[], temp.path()))
+        .await
+        .unwrap()
+        .id;
+    // Busy (output every 100 ms), so only the runtime limit ends it.
+    let busy = client
+        .start(start(
+            "sh",
+            &["-c", "while :; do echo .; sleep 0.1; done"],
+            temp.path(),
+        ))
+        .await
+        .unwrap()
+        .id;
+    for (id, reason) in [(idle, EndReason::Idle), (busy, EndReason::Runtime)] {
+        let ended = client.wait(&id, WaitFor::Exit, SECS, |_| {}).await.unwrap();
+        assert!(matches!(ended, WaitOutcome::Exit { .. }), "{ended:?}");
+        let info = client.read(&id, None, false).await.unwrap().session;
+        assert_eq!(info.state, SessionState::Killed);
+        assert_eq!(info.ended_by, Some(reason), "{info:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_clients_expecting_on_one_session_each_get_their_own_match() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let id = client
+        .start(start("cat", &[], temp.path()))
+        .await
+        .unwrap()
+        .id;
+    let expecting = |client: Client, id: String| {
+        tokio::spawn(async move {
+            client
+                .expect(&id, vec![Pattern::Regex(r"^item \d$".into())], SECS, |_| {})
+                .await
+                .unwrap()
+        })
+    };
+    let first = expecting(client.clone(), id.clone());
+    let second = expecting(client.clone(), id.clone());
+    client
+        .send(&id, Input::Line("item 1".into()), false)
+        .await
+        .unwrap();
+    client
+        .send(&id, Input::Line("item 2".into()), false)
+        .await
+        .unwrap();
+    let mut matched = Vec::new();
+    for waiting in [first, second] {
+        match waiting.await.unwrap() {
+            ExpectOutcome::Matched { matched: text, .. } => matched.push(text),
+            other => panic!("{other:?}"),
+        }
+    }
+    matched.sort();
+    assert_eq!(matched, ["item 1", "item 2"], "each line matched once");
+    client.kill(&id, None).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hostile_starts_are_refused() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let refused = |request: StartRequest| {
+        let client = client.clone();
+        async move { client.start(request).await.unwrap_err().payload().code }
+    };
+    let mut relative = start("cat", &[], temp.path());
+    relative.cwd = "../..".into();
+    assert_eq!(refused(relative).await, ErrorCode::InvalidRequest);
+    let mut missing = start("cat", &[], temp.path());
+    missing.cwd = temp.path().join("nowhere").display().to_string();
+    assert_eq!(refused(missing).await, ErrorCode::InvalidRequest);
+    for name in ["../etc", "a/b", ".hidden", "ps-0123456789ab", "-rf", ""] {
+        let mut named = start("cat", &[], temp.path());
+        named.name = Some(name.into());
+        assert_eq!(refused(named).await, ErrorCode::InvalidRequest, "{name:?}");
+    }
+    let mut bad_env = start("cat", &[], temp.path());
+    bad_env.env = vec![("A=B".into(), "c".into())];
+    assert_eq!(refused(bad_env).await, ErrorCode::InvalidRequest);
+    let mut nul = start("cat", &[], temp.path());
+    nul.args = vec!["a\0b".into()];
+    assert_eq!(refused(nul).await, ErrorCode::InvalidRequest);
+    // Ids and names never reach a path: a lookup by one is just not found.
+    let error = client
+        .read("../../../etc/passwd", None, false)
+        .await
+        .unwrap_err();
+    assert_eq!(error.payload().code, ErrorCode::NotFound);
+}
