@@ -9,19 +9,26 @@
 
 use std::{
     io::Read,
-    path::{Path, PathBuf},
+    path::Path,
     time::{Duration, Instant},
 };
 
 use portable_pty::PtySize;
 use switchboard_session::{
     Client,
-    protocol::{ExpectOutcome, Input, Pattern, StartRequest},
+    protocol::{ExpectOutcome, Input, Pattern},
     pty::live::{Live, Spawn},
-    runtime::RuntimeDir,
 };
 
-const HOST: &str = env!("CARGO_BIN_EXE_switchboard-session-host");
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use support::{SECS, start};
+
+/// A client of a host of its own in `dir` (not started yet).
+fn client(dir: &Path) -> Client {
+    support::client(dir, &[])
+}
 const ROUND_TRIPS: usize = 300;
 const FLOOD_BYTES: u64 = 100 * 1024 * 1024;
 const BUSY: usize = 20;
@@ -39,20 +46,6 @@ fn size() -> PtySize {
         cols: 80,
         pixel_width: 0,
         pixel_height: 0,
-    }
-}
-
-fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
-    StartRequest {
-        program: program.into(),
-        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
-        name: None,
-        cwd: cwd.display().to_string(),
-        base_env: std::env::vars().collect(),
-        env: Vec::new(),
-        rows: None,
-        cols: None,
-        workspace: None,
     }
 }
 
@@ -107,13 +100,6 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-fn client(dir: &Path) -> Client {
-    Client::at(RuntimeDir::at(dir.to_owned()).unwrap(), PathBuf::from(HOST)).with_host_env(vec![(
-        "SWITCHBOARD_SESSION_HOST_LINGER_SECS".into(),
-        "5".into(),
-    )])
-}
-
 fn main() {
     let temp = tempfile::tempdir().unwrap();
     let cwd = temp.path();
@@ -136,7 +122,7 @@ fn main() {
         from = direct.read_until(token.as_bytes(), echoed);
         floor.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    let host_dir = cwd.join("rt-warm");
+    let host_dir = cwd.join("warm");
     let client = client(&host_dir);
     let (host_ms, host_pid) = runtime.block_on(async {
         let id = client.start(start("cat", &[], cwd)).await.unwrap().id;
@@ -149,7 +135,7 @@ fn main() {
                 .await
                 .unwrap();
             let outcome = client
-                .expect(&id, vec![Pattern::Exact(token)], 10_000, |_| {})
+                .expect(&id, vec![Pattern::Exact(token)], SECS, |_| {})
                 .await
                 .unwrap();
             assert!(matches!(outcome, ExpectOutcome::Matched { .. }));
@@ -220,7 +206,7 @@ fn main() {
                 .unwrap()
                 .id;
             client
-                .expect(&id, vec![Pattern::Exact("ready".into())], 10_000, |_| {})
+                .expect(&id, vec![Pattern::Exact("ready".into())], SECS, |_| {})
                 .await
                 .unwrap();
             warm.push(started.elapsed().as_secs_f64() * 1e3);
@@ -237,7 +223,7 @@ fn main() {
                 .unwrap()
                 .id;
             fresh
-                .expect(&id, vec![Pattern::Exact("ready".into())], 10_000, |_| {})
+                .expect(&id, vec![Pattern::Exact("ready".into())], SECS, |_| {})
                 .await
                 .unwrap();
             cold.push(started.elapsed().as_secs_f64() * 1e3);
@@ -315,5 +301,5 @@ fn main() {
 
 /// A client of a host of its own (not started yet).
 fn client_for_cold(cwd: &Path, n: usize) -> Client {
-    client(&cwd.join(format!("rt-cold-{n}")))
+    client(&cwd.join(format!("cold-{n}")))
 }

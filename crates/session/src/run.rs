@@ -6,9 +6,7 @@
 use std::{sync::Arc, time::Duration};
 
 use nix::sys::signal::Signal;
-use switchboard_model::program::{
-    Controller, EndReason, ExitStatus, Limits, SessionInfo, SessionState,
-};
+use switchboard_model::program::{EndReason, ExitStatus, Limits, SessionInfo};
 use tokio::time::Instant;
 
 use crate::{
@@ -71,24 +69,13 @@ pub async fn run(request: RunRequest) -> Result<Ran, RunError> {
     let compiled = waits::compile(&patterns).map_err(RunError::Pattern)?;
     let limits = Limits::default();
     let started = now();
-    let info = SessionInfo {
-        id: switchboard_model::program::session_id(fastrand::u64(..)),
-        name: None,
-        program: request.program,
-        args: request.args,
-        cwd: request.cwd,
-        workspace: None,
-        pid: None,
-        state: SessionState::Running,
-        exit: None,
-        ended_by: None,
+    let info = SessionInfo::starting(
+        switchboard_model::program::session_id(fastrand::u64(..)),
+        request.program,
+        request.args,
+        request.cwd,
         started,
-        last_activity: started,
-        controller: Controller::Agent,
-        rows: 24,
-        cols: 80,
-        recording: false,
-    };
+    );
     let changes = Arc::new(tokio::sync::watch::Sender::new(0));
     let session = Session::start(info, &request.env, &limits, started, changes)?;
     let deadline = Instant::now() + request.timeout;

@@ -1,50 +1,27 @@
 //! The session host as clients meet it: a real host process started on
 //! demand, real programs on real pseudo-terminals.
 
-use std::{path::Path, path::PathBuf};
+use std::path::Path;
 
 use switchboard_model::{ErrorCode, program::SessionState};
 use switchboard_session::{
-    Client, ClientError,
+    ClientError,
     protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
-    runtime::RuntimeDir,
 };
 
-const HOST: &str = env!("CARGO_BIN_EXE_switchboard-session-host");
+mod support;
 
-/// A client of a host of its own, in a private folder under `dir`.
-fn client(dir: &Path, env: &[(&str, &str)]) -> Client {
-    let runtime = RuntimeDir::at(dir.join("rt")).expect("runtime folder");
-    // The host ends a second after its last session, and reads the
-    // test's (empty) settings, not the developer's.
-    let config = dir.join("config").display().to_string();
-    let own = [
-        ("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1"),
-        ("SWITCHBOARD_CONFIG_DIR", config.as_str()),
-    ];
-    Client::at(runtime, PathBuf::from(HOST)).with_host_env(
-        own.iter()
-            .chain(env)
-            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
-            .collect(),
-    )
-}
+use support::{SECS, client};
 
+/// `program ARGS` named `name`, with `SB_TEST` set, in workspace `cwd`.
 fn start(program: &str, args: &[&str], name: Option<&str>, cwd: &Path) -> StartRequest {
     StartRequest {
-        program: program.into(),
-        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
         name: name.map(str::to_owned),
-        cwd: cwd.display().to_string(),
-        base_env: std::env::vars().collect(),
         env: vec![("SB_TEST".into(), "from-env".into())],
-        rows: None,
-        cols: None,
         workspace: Some(cwd.display().to_string()),
+        ..support::start(program, args, cwd)
     }
 }
-
-const SECS: u64 = 10_000;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_outlives_its_client_and_answers_another() {

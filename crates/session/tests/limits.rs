@@ -3,8 +3,6 @@
 //! clients expecting on one session share its output without racing, and
 //! hostile requests are refused with a clear code.
 
-use std::path::{Path, PathBuf};
-
 use switchboard_model::{
     ErrorCode,
     program::{EndReason, SessionState},
@@ -12,42 +10,11 @@ use switchboard_model::{
 use switchboard_session::{
     Client,
     protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
-    runtime::RuntimeDir,
 };
 
-const HOST: &str = env!("CARGO_BIN_EXE_switchboard-session-host");
-const SECS: u64 = 10_000;
+mod support;
 
-fn client(dir: &Path, env: &[(&str, &str)]) -> Client {
-    let runtime = RuntimeDir::at(dir.join("rt")).expect("runtime folder");
-    // The host ends a second after its last session, and reads the
-    // test's (empty) settings, not the developer's.
-    let config = dir.join("config").display().to_string();
-    let own = [
-        ("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1"),
-        ("SWITCHBOARD_CONFIG_DIR", config.as_str()),
-    ];
-    Client::at(runtime, PathBuf::from(HOST)).with_host_env(
-        own.iter()
-            .chain(env)
-            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
-            .collect(),
-    )
-}
-
-fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
-    StartRequest {
-        program: program.into(),
-        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
-        name: None,
-        cwd: cwd.display().to_string(),
-        base_env: std::env::vars().collect(),
-        env: Vec::new(),
-        rows: None,
-        cols: None,
-        workspace: None,
-    }
-}
+use support::{SECS, client, start};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn idle_and_long_sessions_end_and_say_why() {

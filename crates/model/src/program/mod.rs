@@ -195,6 +195,35 @@ pub struct SessionInfo {
 }
 
 impl SessionInfo {
+    /// A session about to start: running, controlled by agents, its size
+    /// at least 1×1 (24×80 when not given).
+    pub fn starting(
+        id: String,
+        program: String,
+        args: Vec<String>,
+        cwd: String,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            id,
+            name: None,
+            program,
+            args,
+            cwd,
+            workspace: None,
+            pid: None,
+            state: SessionState::Running,
+            exit: None,
+            ended_by: None,
+            started: now,
+            last_activity: now,
+            controller: Controller::Agent,
+            rows: 24,
+            cols: 80,
+            recording: false,
+        }
+    }
+
     /// The name, else the id: what a person calls it.
     pub fn label(&self) -> &str {
         self.name.as_deref().unwrap_or(&self.id)

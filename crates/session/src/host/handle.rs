@@ -6,7 +6,7 @@ use std::{path::Path, sync::Arc, time::Duration};
 use nix::sys::signal::Signal;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    program::{self, Controller, EndReason, SessionInfo, SessionState},
+    program::{self, Controller, EndReason, SessionInfo},
 };
 use tokio::{
     io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
@@ -497,22 +497,17 @@ fn start(host: &Host, start: StartRequest) -> Answer {
     }
     let started = now();
     let info = SessionInfo {
-        id: program::session_id(fastrand::u64(..)),
         name: start.name,
-        program: start.program,
-        args: start.args,
-        cwd: start.cwd,
         workspace: start.workspace,
-        pid: None,
-        state: SessionState::Running,
-        exit: None,
-        ended_by: None,
-        started,
-        last_activity: started,
-        controller: Controller::Agent,
         rows: start.rows.unwrap_or(24).max(1),
         cols: start.cols.unwrap_or(80).max(1),
-        recording: false,
+        ..SessionInfo::starting(
+            program::session_id(fastrand::u64(..)),
+            start.program,
+            start.args,
+            start.cwd,
+            started,
+        )
     };
     let session = Session::start(info, &env, &host.limits, started, Arc::clone(&host.changed))
         .map_err(|error| {

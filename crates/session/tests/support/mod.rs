@@ -1,0 +1,46 @@
+//! What the host tests share: a client of a host of the test's own, and a
+//! start request for a program.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_session::{Client, protocol::StartRequest, runtime::RuntimeDir};
+
+/// The host binary under test.
+pub const HOST: &str = env!("CARGO_BIN_EXE_switchboard-session-host");
+
+/// Ten seconds, for waits that should end long before.
+pub const SECS: u64 = 10_000;
+
+/// A client of a host of its own, in a private folder under `dir`, with
+/// `env` given to the host. The host ends a second after its last session
+/// and reads the test's (empty) settings, not the developer's.
+pub fn client(dir: &Path, env: &[(&str, &str)]) -> Client {
+    std::fs::create_dir_all(dir).expect("the test's folder");
+    let runtime = RuntimeDir::at(dir.join("rt")).expect("runtime folder");
+    let config = dir.join("config").display().to_string();
+    let own = [
+        ("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1"),
+        ("SWITCHBOARD_CONFIG_DIR", config.as_str()),
+    ];
+    Client::at(runtime, PathBuf::from(HOST)).with_host_env(
+        own.iter()
+            .chain(env)
+            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+            .collect(),
+    )
+}
+
+/// Starting `program ARGS` in `cwd`, with this environment.
+pub fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
+    StartRequest {
+        program: program.into(),
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        name: None,
+        cwd: cwd.display().to_string(),
+        base_env: std::env::vars().collect(),
+        env: Vec::new(),
+        rows: None,
+        cols: None,
+        workspace: None,
+    }
+}
