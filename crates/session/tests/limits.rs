@@ -121,3 +121,60 @@ async fn hostile_starts_are_refused() {
         .unwrap_err();
     assert_eq!(error.payload().code, ErrorCode::NotFound);
 }
+
+/// The host's open descriptors.
+fn fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count()
+}
+
+/// The host's resident memory, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thousand_sessions_started_and_killed_leave_no_descriptor_behind() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let host = client.hello().await.unwrap();
+    let cycle = || async {
+        let id = client
+            .start(start("cat", &[], temp.path()))
+            .await
+            .unwrap()
+            .id;
+        let info = client.kill(&id, None).await.unwrap();
+        assert_eq!(info.state, SessionState::Killed);
+    };
+    // Warm up (threads, allocator), then measure.
+    for _ in 0..50 {
+        cycle().await;
+    }
+    let (fds_before, rss_before) = (fds(host), rss_kib(host));
+    for _ in 0..1_000 {
+        cycle().await;
+    }
+    let (fds_after, rss_after) = (fds(host), rss_kib(host));
+    assert!(
+        fds_after <= fds_before + 2,
+        "descriptors: {fds_before} before, {fds_after} after"
+    );
+    assert!(
+        rss_after < rss_before + 32 * 1024,
+        "memory: {rss_before} KiB before, {rss_after} KiB after"
+    );
+    // No zombie among the host's children.
+    let children =
+        std::fs::read_to_string(format!("/proc/{host}/task/{host}/children")).unwrap_or_default();
+    for child in children.split_whitespace() {
+        let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+        assert!(!stat.contains(") Z "), "a zombie: {stat}");
+    }
+}
