@@ -164,7 +164,7 @@ pub fn run() -> ExitCode {
             commands::settings::save_settings,
             commands::sessions::sessions_watch,
             commands::sessions::sessions_unwatch,
-            commands::sessions::session_screen,
+            commands::sessions::session_output,
             commands::sessions::session_type,
             commands::sessions::session_control,
             commands::sessions::session_end,

@@ -37,7 +37,7 @@ use wasm_bindgen::{JsValue, prelude::*};
 use switchboard_model::export::{DeliveryExportRequest, ExportFormat, ExportedText};
 use switchboard_model::ipc::CMD_EXPORT_DELIVERY;
 use switchboard_model::ipc::{
-    CMD_SESSION_CONTROL, CMD_SESSION_END, CMD_SESSION_SCREEN, CMD_SESSION_TYPE,
+    CMD_SESSION_CONTROL, CMD_SESSION_END, CMD_SESSION_OUTPUT, CMD_SESSION_TYPE,
     CMD_SESSIONS_UNWATCH, CMD_SESSIONS_WATCH,
 };
 use switchboard_model::ipc::{
@@ -49,7 +49,7 @@ use switchboard_model::ipc::{
     TaskDepsRequest, TeamRequest, TeamSendRequest,
 };
 use switchboard_model::program::view::{
-    SessionControlRequest, SessionRequest, SessionScreen, SessionTypeRequest,
+    SessionControlRequest, SessionOutput, SessionOutputRequest, SessionRequest, SessionTypeRequest,
 };
 use switchboard_model::tape::view::{
     TapeHit, TapeList, TapeNoteRequest, TapeRequest, TapeSearchRequest, TapeView,
@@ -356,12 +356,16 @@ pub async fn sessions_unwatch(watch: u64) -> Result<(), ErrorPayload> {
     call_with(CMD_SESSIONS_UNWATCH, &watch).await
 }
 
-/// A session's screen.
-pub async fn session_screen(session: &str) -> Result<SessionScreen, ErrorPayload> {
+/// A session's output since `since` (all that is kept with `None`).
+pub async fn session_output(
+    session: &str,
+    since: Option<u64>,
+) -> Result<SessionOutput, ErrorPayload> {
     call_with(
-        CMD_SESSION_SCREEN,
-        &SessionRequest {
+        CMD_SESSION_OUTPUT,
+        &SessionOutputRequest {
             session: session.to_owned(),
+            since,
         },
     )
     .await

@@ -178,10 +178,10 @@ pub const CMD_EXPORT_DELIVERY: &str = "export_delivery";
 pub const CMD_SESSIONS_WATCH: &str = "sessions_watch";
 /// Command: stop following the program sessions. Request: none.
 pub const CMD_SESSIONS_UNWATCH: &str = "sessions_unwatch";
-/// Command: a session's screen. Request:
-/// [`SessionRequest`](crate::program::view::SessionRequest); answers a
-/// [`SessionScreen`](crate::program::view::SessionScreen).
-pub const CMD_SESSION_SCREEN: &str = "session_screen";
+/// Command: a session's output since a cursor. Request:
+/// [`SessionOutputRequest`](crate::program::view::SessionOutputRequest);
+/// answers a [`SessionOutput`](crate::program::view::SessionOutput).
+pub const CMD_SESSION_OUTPUT: &str = "session_output";
 /// Command: the developer types into a session. Request:
 /// [`SessionTypeRequest`](crate::program::view::SessionTypeRequest).
 pub const CMD_SESSION_TYPE: &str = "session_type";
@@ -201,7 +201,7 @@ pub const EVENT_SESSIONS: &str = "sessions";
 pub const COMMANDS: [&str; 48] = [
     CMD_SESSIONS_WATCH,
     CMD_SESSIONS_UNWATCH,
-    CMD_SESSION_SCREEN,
+    CMD_SESSION_OUTPUT,
     CMD_SESSION_TYPE,
     CMD_SESSION_CONTROL,
     CMD_SESSION_END,

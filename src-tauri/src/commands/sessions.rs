@@ -7,7 +7,10 @@ use switchboard_model::{
     ipc::EVENT_SESSIONS,
     program::{
         Controller, Key,
-        view::{SessionControlRequest, SessionRequest, SessionScreen, SessionTypeRequest},
+        view::{
+            SessionControlRequest, SessionOutput, SessionOutputRequest, SessionRequest,
+            SessionTypeRequest,
+        },
     },
 };
 use switchboard_session::{Client, ClientError, protocol::Input};
@@ -77,16 +80,18 @@ pub async fn sessions_unwatch(
     Ok(())
 }
 
-/// A session's screen.
+/// A session's output since a cursor.
 #[tauri::command]
-pub async fn session_screen(request: SessionRequest) -> Result<SessionScreen, ErrorPayload> {
+pub async fn session_output(request: SessionOutputRequest) -> Result<SessionOutput, ErrorPayload> {
     let output = client()?
-        .read(&request.session, Some(u64::MAX), true)
+        .read(&request.session, request.since, false)
         .await
         .map_err(failed)?;
-    Ok(SessionScreen {
+    Ok(SessionOutput {
         session: output.session,
-        rows: output.screen.unwrap_or_default(),
+        text: output.text,
+        cursor: output.cursor,
+        missed: output.missed,
     })
 }
 

@@ -10,4 +10,5 @@ pub mod save;
 pub mod settings;
 pub mod tapes;
 pub mod team;
+pub mod terminal;
 pub mod terminals;

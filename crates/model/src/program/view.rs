@@ -12,13 +12,28 @@ pub struct SessionRequest {
     pub session: String,
 }
 
-/// A session's screen as a person sees it.
+/// A session's output since a cursor (the view's own emulator draws it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionScreen {
+pub struct SessionOutputRequest {
+    /// Its id.
+    pub session: String,
+    /// The cursor the last read returned (none: all that is kept).
+    #[serde(default)]
+    pub since: Option<u64>,
+}
+
+/// What a session printed since a cursor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionOutput {
     /// The session now.
     pub session: SessionInfo,
-    /// The screen's rows, trailing blanks trimmed.
-    pub rows: Vec<String>,
+    /// The output (secrets masked).
+    pub text: String,
+    /// Where the next read starts.
+    pub cursor: u64,
+    /// Bytes that fell out of the buffer before this read: the view starts
+    /// its screen over.
+    pub missed: u64,
 }
 
 /// What the developer types.

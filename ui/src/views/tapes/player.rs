@@ -9,7 +9,8 @@ use std::time::Duration;
 use leptos::{ev, prelude::*};
 use switchboard_model::tape::playback::{self, end_of, times};
 
-use super::{TapesState, marked, minutes, screen::Rows, screen::Screen};
+use super::{TapesState, marked, minutes, screen::Screen};
+use crate::views::terminal::Rows;
 use crate::{ipc, tasks, views::composer::Composer};
 
 /// The speeds offered.

@@ -11,39 +11,109 @@ use std::sync::{
 };
 
 use leptos::{ev::KeyboardEvent, prelude::*};
-use switchboard_model::program::{
-    Controller, SessionInfo, SessionState,
-    view::{SessionScreen, SessionTypeRequest},
+use switchboard_model::program::{Controller, SessionInfo, SessionState, view::SessionTypeRequest};
+
+use crate::{
+    events, ipc, tasks,
+    views::terminal::{Rows, styled_rows},
 };
 
-use crate::{events, ipc, tasks};
+/// The chosen session's terminal, fed its output as it comes.
+struct Live {
+    id: String,
+    cursor: u64,
+    terminal: avt::Terminal,
+}
+
+impl Live {
+    fn fresh(info: &SessionInfo) -> Self {
+        let terminal =
+            avt::Terminal::new(usize::from(info.cols.max(1)), usize::from(info.rows.max(1)))
+                .or_else(|_| avt::Terminal::new(80, 24))
+                .unwrap_or_else(|_| unreachable!("80×24 is a valid size"));
+        Self {
+            id: info.id.clone(),
+            cursor: 0,
+            terminal,
+        }
+    }
+}
+
+/// What the screen shows: the session and its styled rows.
+#[derive(Clone, PartialEq)]
+struct Shown {
+    session: SessionInfo,
+    rows: Vec<Vec<(String, String)>>,
+}
 
 /// What the view's parts share.
 #[derive(Clone, Copy)]
 struct TerminalsState {
     sessions: RwSignal<Vec<SessionInfo>>,
     selected: RwSignal<Option<String>>,
-    screen: RwSignal<Option<SessionScreen>>,
+    screen: RwSignal<Option<Shown>>,
+    live: StoredValue<Option<Live>, LocalStorage>,
+    /// A read is on its way; `again`: another was asked for meanwhile.
+    busy: StoredValue<bool>,
+    again: StoredValue<bool>,
     error: RwSignal<Option<String>>,
 }
 
 impl TerminalsState {
-    /// Reads the chosen session's screen again.
+    /// Reads what the chosen session printed since the last read and puts
+    /// it on its terminal (from the start when the session changed or the
+    /// reader fell behind); one read at a time, another after it when
+    /// asked for meanwhile.
     fn refresh(self) {
-        let Some(id) = self.selected.get_untracked() else {
+        if self.selected.get_untracked().is_none() {
             self.screen.set(None);
             return;
-        };
+        }
+        if self.busy.get_value() {
+            self.again.set_value(true);
+            return;
+        }
+        self.busy.set_value(true);
         tasks::fetch(async move {
-            match ipc::session_screen(&id).await {
-                Ok(screen) => {
-                    if self.selected.get_untracked().as_deref() == Some(screen.session.id.as_str())
-                    {
-                        self.screen.set(Some(screen));
+            loop {
+                self.again.set_value(false);
+                let Some(id) = self.selected.get_untracked() else {
+                    break;
+                };
+                let since = self.live.with_value(|live| {
+                    live.as_ref()
+                        .filter(|live| live.id == id)
+                        .map(|live| live.cursor)
+                });
+                match ipc::session_output(&id, since).await {
+                    Ok(output) if self.selected.get_untracked().as_deref() == Some(id.as_str()) => {
+                        let rows = self
+                            .live
+                            .try_update_value(|live| {
+                                let current = live.as_ref().is_some_and(|live| live.id == id);
+                                if !current || output.missed > 0 && since.is_some() {
+                                    *live = Some(Live::fresh(&output.session));
+                                }
+                                live.as_mut().map(|live| {
+                                    live.terminal.feed(output.text.as_str());
+                                    live.cursor = output.cursor;
+                                    styled_rows(&live.terminal)
+                                })
+                            })
+                            .flatten();
+                        self.screen.set(rows.map(|rows| Shown {
+                            session: output.session,
+                            rows,
+                        }));
                     }
+                    Ok(_) => {}
+                    Err(failure) => self.error.set(Some(failure.message)),
                 }
-                Err(failure) => self.error.set(Some(failure.message)),
+                if !self.again.get_value() {
+                    break;
+                }
             }
+            self.busy.set_value(false);
         });
     }
 
@@ -96,6 +166,9 @@ pub fn Terminals() -> impl IntoView {
         sessions: RwSignal::new(Vec::new()),
         selected: RwSignal::new(None),
         screen: RwSignal::new(None),
+        live: StoredValue::new_local(None),
+        busy: StoredValue::new(false),
+        again: StoredValue::new(false),
         error: RwSignal::new(None),
     };
     events::on_sessions(move |sessions| {
@@ -218,7 +291,7 @@ fn Screen(state: TerminalsState) -> impl IntoView {
         let id = session.id.clone();
         let running = session.state == SessionState::Running;
         let yours = session.controller == Controller::User;
-        let rows = screen.rows.join("\n");
+        let rows = screen.rows.clone();
         let take = {
             let id = id.clone();
             move |_| {
@@ -309,7 +382,7 @@ fn Screen(state: TerminalsState) -> impl IntoView {
                 aria-label="The program's screen; while you have the session, keys typed here go to it"
                 on:keydown=keys
             >
-                {rows}
+                <Rows rows />
             </pre>
             {(running && yours).then(|| view! {
                 <div class="terminal-input">
