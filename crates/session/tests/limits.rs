@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+use std::path::Path;
+
 use switchboard_model::{
     ErrorCode,
     program::{EndReason, SessionState},
@@ -180,4 +182,72 @@ async fn a_thousand_sessions_started_and_killed_leave_no_descriptor_behind() {
         let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
         assert!(!stat.contains(") Z "), "a zombie: {stat}");
     }
+}
+
+/// A Python every user can run (a version manager's shim in root's home is
+/// not one).
+const SYSTEM_PYTHON: &str = "/usr/bin/python3";
+
+/// Runs a Python snippet as `nobody` (uid 65534); its stdout.
+fn as_nobody(script: &str) -> String {
+    let output = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            SYSTEM_PYTHON,
+            "-c",
+            script,
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_user_cannot_reach_the_host() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: making another user's process needs root");
+        return;
+    }
+    if std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: setpriv (util-linux) is not installed");
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    // The test folder must be enterable for the other user to get as far
+    // as the host's own folder.
+    std::fs::set_permissions(
+        temp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let client = client(temp.path(), &[]);
+    client.hello().await.unwrap();
+    let socket = temp.path().join("rt/host.sock");
+    let connect = format!(
+        "import socket\n\
+         s = socket.socket(socket.AF_UNIX)\n\
+         try:\n    s.connect({:?})\nexcept PermissionError:\n    print('refused: folder'); raise SystemExit\n\
+         try:\n    s.sendall(b'{{\"version\":1,\"request\":{{\"op\":\"hello\"}}}}\\n')\n    \
+         answer = s.recv(4096)\nexcept (BrokenPipeError, ConnectionResetError):\n    answer = b''\n\
+         print('answered' if answer else 'refused: uid')",
+        socket.display().to_string()
+    );
+    // The private folder keeps them out.
+    assert_eq!(as_nobody(&connect), "refused: folder");
+    // Were the folder and socket opened up, the peer's uid still is.
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+    };
+    mode(&temp.path().join("rt"), 0o711);
+    mode(&socket, 0o666);
+    assert_eq!(as_nobody(&connect), "refused: uid");
+    mode(&temp.path().join("rt"), 0o700);
+    mode(&socket, 0o600);
+    client.hello().await.unwrap();
 }
