@@ -473,3 +473,35 @@ async fn a_flood_is_bounded_and_its_last_line_is_found() {
         "the last line was read"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_starts_its_own_line_once_the_echo_is_left_out() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let id = client
+        .start(start("python3", &["-i", "-q"], None, temp.path()))
+        .await
+        .unwrap()
+        .id;
+    // At its prompt (typed ahead, the line would be echoed twice: by the
+    // terminal, then by python's line editor), with no expect before: the
+    // cursor is still before the prompt.
+    let waited = client
+        .wait(&id, WaitFor::Prompt, SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(matches!(waited, WaitOutcome::Prompt { .. }), "{waited:?}");
+    client
+        .send(&id, Input::Line("print(6*7)".into()), false)
+        .await
+        .unwrap();
+    let outcome = client
+        .expect(&id, vec![Pattern::Regex("^42$".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    let ExpectOutcome::Matched { before, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(before, ">>> \r\n", "the prompt, then the input's line end");
+    client.kill(&id, None).await.unwrap();
+}

@@ -147,7 +147,12 @@ impl OutputBuffer {
                 resumed && taken < stored.len() && pending.matched < pending.expected.len();
             let expired = pending.matched == 0 && pending.skipped > MAX_ECHO_DELAY;
             if pending.matched == pending.expected.len() || diverged || expired {
-                self.close_echo_at(here + (start + taken) as u64);
+                // The line end of an echoed line stays in what is searched:
+                // what follows starts a line, as on screen (`^42$` after
+                // `>>> ` and the echo of `print(6*7)`).
+                let line_end = pending.expected[..pending.matched].ends_with(b"\r\n");
+                let end = here + (start + taken) as u64 - if line_end { 2 } else { 0 };
+                self.close_echo_at(end);
             }
         }
         let mut offset = self.end();
@@ -307,18 +312,18 @@ mod tests {
         buffer.push(b"print('>>");
         buffer.push(b"> ')\r\n>>> \r\n>>> ");
         let searchable = buffer.searchable(0);
-        assert_eq!(searchable.text, b">>> >>> \r\n>>> ");
+        assert_eq!(searchable.text, b">>> \r\n>>> \r\n>>> ");
         let all = searchable.text.len();
         assert_eq!(searchable.offset_after(all), Some(buffer.end()));
         assert_eq!(
             searchable.offset_after(5),
-            Some(4 + 15 + 1),
+            Some(4 + 13 + 1),
             "past the echo"
         );
         assert_eq!(searchable.offset_after(4), Some(4));
         assert_eq!(
             buffer.searchable(10).text,
-            b">>> \r\n>>> ",
+            b"\r\n>>> \r\n>>> ",
             "from inside the echo"
         );
     }
@@ -329,12 +334,12 @@ mod tests {
         buffer.expect_echo(b"pwd\r", false);
         buffer.push(b"$ pw");
         buffer.push(b"d\r\n/tmp\r\n$ ");
-        assert_eq!(buffer.searchable(0).text, b"$ /tmp\r\n$ ");
+        assert_eq!(buffer.searchable(0).text, b"$ \r\n/tmp\r\n$ ");
         // A prompt that starts like the input is not taken for its echo.
         let mut buffer = OutputBuffer::new(4096, 100);
         buffer.expect_echo(b"print(1)\r", false);
         buffer.push(b"p> print(1)\r\n1\r\n");
-        assert_eq!(buffer.searchable(0).text, b"p> 1\r\n");
+        assert_eq!(buffer.searchable(0).text, b"p> \r\n1\r\n");
     }
 
     #[test]

@@ -241,10 +241,9 @@ fn check(core: &Core, until: WaitFor) -> Check {
                         return Check::At(settled);
                     }
                 }
-                let output = text
-                    .rfind(['\n', '\r'])
-                    .map_or("", |at| &text[..=at])
-                    .to_owned();
+                // (Without the line end the echo of the input left.)
+                let output = text.rfind(['\n', '\r']).map_or("", |at| &text[..=at]);
+                let output = output.strip_prefix("\r\n").unwrap_or(output).to_owned();
                 Check::Done(WaitOutcome::Prompt {
                     prompt: line.trim_end().to_owned(),
                     output,
