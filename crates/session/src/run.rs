@@ -11,7 +11,6 @@ use tokio::time::Instant;
 
 use crate::{
     host::{
-        now,
         session::Session,
         waits::{self, Compiled},
     },
@@ -68,7 +67,7 @@ pub async fn run(request: RunRequest) -> Result<Ran, RunError> {
         .collect();
     let compiled = waits::compile(&patterns).map_err(RunError::Pattern)?;
     let limits = Limits::default();
-    let started = now();
+    let started = switchboard_store::clock::now();
     let info = SessionInfo::starting(
         switchboard_model::program::session_id(fastrand::u64(..)),
         request.program,
@@ -77,7 +76,7 @@ pub async fn run(request: RunRequest) -> Result<Ran, RunError> {
         started,
     );
     let changes = Arc::new(tokio::sync::watch::Sender::new(0));
-    let session = Session::start(info, &request.env, &limits, started, changes)?;
+    let session = Session::start(info, &request.env, &limits, changes)?;
     let deadline = Instant::now() + request.timeout;
     let mut unmet = None;
     let mut timed_out = false;
@@ -99,7 +98,7 @@ pub async fn run(request: RunRequest) -> Result<Ran, RunError> {
             let mut bytes = line.clone().into_bytes();
             bytes.push(b'\r');
             let typing = Arc::clone(&session);
-            tokio::task::spawn_blocking(move || typing.type_bytes(&bytes, false, now()))
+            tokio::task::spawn_blocking(move || typing.type_bytes(&bytes, false))
                 .await
                 .map_err(|error| RunError::Pty(PtyError::Open(error.to_string())))??;
         }

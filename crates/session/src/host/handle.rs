@@ -16,11 +16,12 @@ use tokio::{
     },
 };
 
-use super::{Host, now, session::Session, waits};
+use super::{Host, session::Session, waits};
 use crate::protocol::{
     AttachMessage, Envelope, Input, Output, Progress, Reply, Request, Response, StartRequest,
     VERSION,
 };
+use switchboard_store::clock;
 
 /// The longest request line taken (a start carries the caller's
 /// environment).
@@ -181,11 +182,10 @@ async fn answer(
                 Input::Key(key) => key.bytes(session.app_cursor()),
             };
             let typing = Arc::clone(&session);
-            let cursor =
-                tokio::task::spawn_blocking(move || typing.type_bytes(&bytes, secret, now()))
-                    .await
-                    .map_err(|error| ErrorPayload::new(ErrorCode::Internal, error.to_string()))?
-                    .map_err(|error| ErrorPayload::new(ErrorCode::Io, error.to_string()))?;
+            let cursor = tokio::task::spawn_blocking(move || typing.type_bytes(&bytes, secret))
+                .await
+                .map_err(|error| ErrorPayload::new(ErrorCode::Internal, error.to_string()))?
+                .map_err(|error| ErrorPayload::new(ErrorCode::Io, error.to_string()))?;
             Ok(Response::Sent { cursor })
         }
         Request::Expect {
@@ -368,7 +368,7 @@ async fn attach(
                             let Ok(bytes) = STANDARD.decode(data) else { continue };
                             let typing = Arc::clone(session);
                             let typed = tokio::task::spawn_blocking(move || {
-                                typing.type_bytes(&bytes, false, now())
+                                typing.type_bytes(&bytes, false)
                             })
                             .await;
                             if !matches!(typed, Ok(Ok(_))) {
@@ -495,7 +495,7 @@ fn start(host: &Host, start: StartRequest) -> Answer {
         env.retain(|(known, _)| *known != key);
         env.push((key, value));
     }
-    let started = now();
+    let started = clock::now();
     let info = SessionInfo {
         name: start.name,
         workspace: start.workspace,
@@ -509,8 +509,8 @@ fn start(host: &Host, start: StartRequest) -> Answer {
             started,
         )
     };
-    let session = Session::start(info, &env, &host.limits, started, Arc::clone(&host.changed))
-        .map_err(|error| {
+    let session =
+        Session::start(info, &env, &host.limits, Arc::clone(&host.changed)).map_err(|error| {
             let code = match error {
                 crate::pty::PtyError::Spawn { .. } => ErrorCode::NotFound,
                 _ => ErrorCode::Io,

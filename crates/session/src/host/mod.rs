@@ -14,14 +14,11 @@ use std::{
     fs::File,
     os::unix::fs::PermissionsExt,
     sync::{Arc, Mutex, PoisonError},
-    time::{Duration, SystemTime, UNIX_EPOCH},
+    time::Duration,
 };
 
 use nix::sys::signal::Signal;
-use switchboard_model::{
-    Timestamp,
-    program::{EndReason, Limits, SessionInfo, SessionState},
-};
+use switchboard_model::program::{EndReason, Limits, SessionInfo, SessionState};
 use thiserror::Error;
 use tokio::net::UnixListener;
 
@@ -68,15 +65,6 @@ pub struct Host {
     dir: std::path::PathBuf,
     /// The ids of the running sessions as last written to the registry.
     saved: Mutex<Vec<String>>,
-}
-
-/// The wall clock, for the times sessions show.
-pub fn now() -> Timestamp {
-    let millis = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
-    Timestamp::from_unix_millis(millis).unwrap_or(Timestamp::EPOCH)
 }
 
 impl Host {

@@ -35,14 +35,15 @@ pub fn take_lost(dir: &Path) -> Vec<SessionInfo> {
         .collect()
 }
 
-/// Writes the live sessions (atomically: a temp file renamed over).
+/// Writes the live sessions (the store's atomic write, private to the
+/// user).
 pub fn save(dir: &Path, sessions: &[SessionInfo]) {
-    let file = path(dir);
-    let temp = dir.join("sessions.json.tmp");
     let written = serde_json::to_vec(sessions)
-        .map_err(std::io::Error::other)
-        .and_then(|bytes| std::fs::write(&temp, bytes))
-        .and_then(|()| std::fs::rename(&temp, &file));
+        .map_err(|error| error.to_string())
+        .and_then(|bytes| {
+            switchboard_store::write_atomic_private(&path(dir), &bytes)
+                .map_err(|error| error.to_string())
+        });
     if let Err(error) = written {
         tracing::warn!(%error, "the session registry was not written");
     }

@@ -94,7 +94,7 @@ impl Core {
     /// date.
     pub fn snapshot(&self) -> SessionInfo {
         let mut info = self.info.clone();
-        let now = super::now();
+        let now = switchboard_store::clock::now();
         let ago = i64::try_from(self.last_activity.elapsed().as_millis()).unwrap_or(0);
         if let Some(at) = Timestamp::from_unix_millis(now.unix_millis() - ago) {
             info.last_activity = at.max(info.started);
@@ -204,7 +204,6 @@ impl Session {
         mut info: SessionInfo,
         env: &[(String, String)],
         limits: &Limits,
-        now: Timestamp,
         host_changed: Arc<watch::Sender<u64>>,
     ) -> Result<Arc<Self>, PtyError> {
         let size = PtySize {
@@ -222,8 +221,6 @@ impl Session {
             size,
         })?;
         info.pid = Some(live.pid());
-        info.started = now;
-        info.last_activity = now;
         let screen = avt::Terminal::new(usize::from(info.cols), usize::from(info.rows))
             .or_else(|_| avt::Terminal::new(80, 24))
             .map_err(|error| PtyError::Open(error.to_string()))?;
@@ -359,7 +356,7 @@ impl Session {
     }
 
     /// Types `bytes` (a secret's echo masked as it comes back).
-    pub fn type_bytes(&self, bytes: &[u8], secret: bool, now: Timestamp) -> Result<u64, PtyError> {
+    pub fn type_bytes(&self, bytes: &[u8], secret: bool) -> Result<u64, PtyError> {
         let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(live) = live.as_mut() else {
             return Err(PtyError::Write(std::io::Error::new(
@@ -379,7 +376,6 @@ impl Session {
             core.buffer.expect_echo(bytes, secret);
             core.last_input_at = core.buffer.end();
             core.last_activity = Instant::now();
-            core.info.last_activity = now;
             core.buffer.end()
         };
         live.write(bytes)?;
