@@ -1,8 +1,9 @@
 //! A session's output in memory: a bounded window onto the whole stream,
 //! addressed by absolute byte offsets (cursors) so readers that come back
 //! later lose nothing while it is kept, and are told what they missed when
-//! it is not. The echo of typed input is marked, so an expect never matches
-//! the caller's own send, and a secret's echo is masked as it arrives.
+//! it is not. The echo of typed input is marked (each input's in turn), so
+//! an expect never matches the caller's own send, and a secret's echo is
+//! masked as it arrives.
 
 use std::{collections::VecDeque, ops::Range};
 
@@ -21,8 +22,9 @@ pub struct OutputBuffer {
     max_lines: usize,
     /// Stream ranges that were the terminal's echo of input.
     echoes: VecDeque<Range<u64>>,
-    /// The echo still expected of the last input, and whether to mask it.
-    pending: Option<PendingEcho>,
+    /// The echoes still expected of input typed, oldest first (input typed
+    /// quickly is echoed in order, each after the one before).
+    pending: VecDeque<PendingEcho>,
 }
 
 #[derive(Debug)]
@@ -35,9 +37,27 @@ struct PendingEcho {
     skipped: usize,
 }
 
+/// How many inputs' echoes are awaited at once.
+const MAX_PENDING: usize = 16;
+
 /// How much output may come between typing and its echo (output that was
 /// already on its way) before no echo is expected any more.
 const MAX_ECHO_DELAY: usize = 4096;
+
+/// What matching an awaited echo against a read came to.
+enum EchoStep {
+    /// It ended `taken` bytes after `at` (complete, or diverged).
+    Ended {
+        /// Where in the read it began (0 when it went on from before).
+        at: usize,
+        /// How many bytes of the read it took.
+        taken: usize,
+    },
+    /// It will not come: no longer awaited.
+    Dropped,
+    /// The read ended first: it goes on in the next.
+    Waiting,
+}
 
 /// Where in `chunk` the echo of `expected` begins: the first place from
 /// which the chunk's rest and the expected text agree.
@@ -59,7 +79,7 @@ impl OutputBuffer {
             max_bytes: max_bytes.max(1024),
             max_lines: max_lines.max(1),
             echoes: VecDeque::new(),
-            pending: None,
+            pending: VecDeque::new(),
         }
     }
 
@@ -86,8 +106,14 @@ impl OutputBuffer {
                 byte => expected.push(byte),
             }
         }
-        self.close_echo();
-        self.pending = (!expected.is_empty()).then_some(PendingEcho {
+        if expected.is_empty() {
+            return;
+        }
+        if self.pending.len() == MAX_PENDING {
+            let end = self.end();
+            self.close_echo_at(end);
+        }
+        self.pending.push_back(PendingEcho {
             expected,
             matched: 0,
             secret,
@@ -100,59 +126,27 @@ impl OutputBuffer {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<u8> {
         let mut stored = bytes.to_vec();
         let here = self.end();
-        if let Some(pending) = &mut self.pending {
-            // Output already on its way when the input was typed comes
-            // first: the echo starts where the expected text does (a false
-            // start that diverges within this read is passed over).
-            let resumed = pending.matched > 0;
-            let mut from = 0;
-            let (start, taken) = loop {
-                let start = if resumed {
-                    0
-                } else {
-                    match echo_start(&stored[from..], &pending.expected) {
-                        Some(at) => from + at,
-                        None => break (stored.len(), 0),
-                    }
-                };
-                let rest = &stored[start..];
-                let wanted = &pending.expected[pending.matched..];
-                let taken = rest
-                    .iter()
-                    .zip(wanted)
-                    .take_while(|(got, want)| got == want)
-                    .count();
-                let diverged = start + taken < stored.len() && taken < wanted.len();
-                if diverged && !resumed {
-                    from = start + 1;
-                    continue;
-                }
-                break (start, taken);
+        let mut pos = 0;
+        while pos < stored.len() {
+            let Some(step) = self.match_echo(&mut stored[pos..], here + pos as u64) else {
+                break;
             };
-            if taken == 0 && !resumed {
-                pending.skipped += stored.len();
-            }
-            pending.matched += taken;
-            if pending.secret {
-                for byte in &mut stored[start..start + taken] {
-                    if !matches!(*byte, b'\r' | b'\n') {
-                        *byte = b'*';
-                    }
+            match step {
+                EchoStep::Ended { at, taken } => {
+                    let pending = &self.pending[0];
+                    // The line end of an echoed line stays in what is
+                    // searched: what follows starts a line, as on screen
+                    // (`^42$` after `>>> ` and the echo of `print(6*7)`).
+                    let line_end = pending.expected[..pending.matched].ends_with(b"\r\n");
+                    let end = here + (pos + at + taken) as u64 - if line_end { 2 } else { 0 };
+                    self.close_echo_at(end);
+                    pos += at + taken;
                 }
-            }
-            if taken > 0 {
-                pending.range_start.get_or_insert(here + start as u64);
-            }
-            let diverged =
-                resumed && taken < stored.len() && pending.matched < pending.expected.len();
-            let expired = pending.matched == 0 && pending.skipped > MAX_ECHO_DELAY;
-            if pending.matched == pending.expected.len() || diverged || expired {
-                // The line end of an echoed line stays in what is searched:
-                // what follows starts a line, as on screen (`^42$` after
-                // `>>> ` and the echo of `print(6*7)`).
-                let line_end = pending.expected[..pending.matched].ends_with(b"\r\n");
-                let end = here + (start + taken) as u64 - if line_end { 2 } else { 0 };
-                self.close_echo_at(end);
+                // Not echoed (echo off): the next input's echo is looked for.
+                EchoStep::Dropped => {
+                    self.pending.pop_front();
+                }
+                EchoStep::Waiting => break,
             }
         }
         let mut offset = self.end();
@@ -167,17 +161,75 @@ impl OutputBuffer {
         stored
     }
 
-    /// Ends the pending echo where the stream is now.
-    fn close_echo(&mut self) {
-        let end = self.end();
-        self.close_echo_at(end);
+    /// Matches the oldest awaited echo against `chunk`, which starts at
+    /// stream offset `offset` (masking a secret's as it goes); `None` when
+    /// no echo is awaited.
+    fn match_echo(&mut self, chunk: &mut [u8], offset: u64) -> Option<EchoStep> {
+        let next_starts = self
+            .pending
+            .get(1)
+            .is_some_and(|next| echo_start(chunk, &next.expected).is_some());
+        let pending = self.pending.front_mut()?;
+        // Output already on its way when the input was typed comes first:
+        // the echo starts where the expected text does (a false start that
+        // diverges within this read is passed over).
+        let resumed = pending.matched > 0;
+        let mut from = 0;
+        let found = loop {
+            let start = if resumed {
+                0
+            } else {
+                match echo_start(&chunk[from..], &pending.expected) {
+                    Some(at) => from + at,
+                    None => break None,
+                }
+            };
+            let wanted = &pending.expected[pending.matched..];
+            let taken = chunk[start..]
+                .iter()
+                .zip(wanted)
+                .take_while(|(got, want)| got == want)
+                .count();
+            let diverged = start + taken < chunk.len() && taken < wanted.len();
+            if diverged && !resumed {
+                from = start + 1;
+                continue;
+            }
+            break Some((start, taken));
+        };
+        let Some((start, taken)) = found else {
+            pending.skipped += chunk.len();
+            return Some(if next_starts || pending.skipped > MAX_ECHO_DELAY {
+                EchoStep::Dropped
+            } else {
+                EchoStep::Waiting
+            });
+        };
+        pending.matched += taken;
+        if pending.secret {
+            for byte in &mut chunk[start..start + taken] {
+                if !matches!(*byte, b'\r' | b'\n') {
+                    *byte = b'*';
+                }
+            }
+        }
+        if taken > 0 {
+            pending.range_start.get_or_insert(offset + start as u64);
+        }
+        let diverged = resumed && taken < chunk.len() && pending.matched < pending.expected.len();
+        Some(if pending.matched == pending.expected.len() || diverged {
+            EchoStep::Ended { at: start, taken }
+        } else {
+            EchoStep::Waiting
+        })
     }
 
+    /// Ends the oldest awaited echo at `end`, keeping its range.
     fn close_echo_at(&mut self, end: u64) {
         if let Some(PendingEcho {
             range_start: Some(start),
             ..
-        }) = self.pending.take()
+        }) = self.pending.pop_front()
             && end > start
         {
             if self.echoes.len() == MAX_ECHOES {
@@ -232,7 +284,7 @@ impl OutputBuffer {
         let end = self.end();
         let pending = self
             .pending
-            .as_ref()
+            .front()
             .and_then(|pending| pending.range_start)
             .map(|start| start..end);
         let mut text = Vec::new();
@@ -340,6 +392,27 @@ mod tests {
         buffer.expect_echo(b"print(1)\r", false);
         buffer.push(b"p> print(1)\r\n1\r\n");
         assert_eq!(buffer.searchable(0).text, b"p> \r\n1\r\n");
+    }
+
+    #[test]
+    fn inputs_typed_quickly_are_each_echoed_in_turn() {
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.expect_echo(b"item 1\r", false);
+        buffer.expect_echo(b"item 2\r", false);
+        buffer.push(b"item 1\r\nitem 1\r\nit");
+        buffer.push(b"em 2\r\nitem 2\r\n");
+        assert_eq!(buffer.searchable(0).text, b"\r\nitem 1\r\n\r\nitem 2\r\n");
+        // An input the program did not echo (a password) does not stop the
+        // next one's echo from being known.
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.expect_echo(b"hunter2\r", true);
+        buffer.push(b"\r\nwelcome\r\n$ ");
+        buffer.expect_echo(b"ls\r", false);
+        buffer.push(b"ls\r\nfile\r\n$ ");
+        assert_eq!(
+            buffer.searchable(0).text,
+            b"\r\nwelcome\r\n$ \r\nfile\r\n$ "
+        );
     }
 
     #[test]
