@@ -1,7 +1,7 @@
 //! `switchboard session …`: program sessions from the terminal, each
 //! command one call over the session host's client.
 
-use std::{path::PathBuf, time::Duration};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -12,7 +12,10 @@ use switchboard_model::{
 };
 use switchboard_session::{
     Client, ClientError,
-    protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
+    protocol::{
+        ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome, timeout_millis,
+        variables,
+    },
 };
 use switchboard_store::{Workspace, clock};
 
@@ -248,13 +251,7 @@ fn failed(error: ClientError) -> anyhow::Error {
 }
 
 fn millis(secs: f64) -> Result<u64> {
-    if !secs.is_finite() || secs < 0.0 {
-        bail!("--timeout must be a number of seconds, not {secs}");
-    }
-    Ok(Duration::from_secs_f64(secs)
-        .as_millis()
-        .try_into()
-        .unwrap_or(u64::MAX))
+    timeout_millis(secs).map_err(|error| anyhow::anyhow!("--{error}"))
 }
 
 /// Runs a `session` command; the process's exit status.
@@ -271,12 +268,8 @@ async fn dispatch(client: &Client, workspace: &Workspace, command: SessionComman
     match command {
         SessionCommand::Start(args) => start(client, workspace, args).await,
         SessionCommand::Send(args) => {
-            let input = match (args.key, args.text) {
-                (Some(key), _) => Input::Key(key),
-                (None, Some(text)) if args.line => Input::Line(text),
-                (None, Some(text)) => Input::Text(text),
-                (None, None) => bail!("give the text to send, or --key"),
-            };
+            let key = args.key.map(Key::name);
+            let input = Input::of(args.text, args.line, key.as_deref())?;
             let cursor = client
                 .send(&args.session, input, args.secret)
                 .await
@@ -356,15 +349,7 @@ async fn dispatch(client: &Client, workspace: &Workspace, command: SessionComman
 }
 
 async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Result<u8> {
-    let env = args
-        .env
-        .iter()
-        .map(|pair| {
-            pair.split_once('=')
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .with_context(|| format!("--env {pair:?} is not KEY=VALUE"))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let env = variables(&args.env).context("--env")?;
     let cwd = match args.cwd {
         Some(dir) => std::path::absolute(&dir)
             .with_context(|| format!("could not resolve {}", dir.display()))?,
@@ -405,11 +390,7 @@ async fn expect(client: &Client, args: ExpectArgs) -> Result<u8> {
     let patterns = args
         .patterns
         .into_iter()
-        .map(|pattern| match pattern.as_str() {
-            "eof" | "EOF" => Pattern::Eof,
-            _ if args.exact => Pattern::Exact(pattern),
-            _ => Pattern::Regex(pattern),
-        })
+        .map(|pattern| Pattern::of(pattern, args.exact))
         .collect();
     let outcome = client
         .expect(&args.session, patterns, millis(args.timeout)?, |_| {})

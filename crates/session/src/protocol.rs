@@ -365,3 +365,110 @@ pub struct Output {
     /// The session as it is now.
     pub session: SessionInfo,
 }
+
+/// An argument of a request that does not say what it must.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArgumentError {
+    /// Both text and a key, or neither.
+    #[error("give exactly one of the text to type and a key")]
+    Input,
+    /// A key name that is not one.
+    #[error(transparent)]
+    Key(#[from] switchboard_model::program::key::KeyError),
+    /// A variable not written `KEY=VALUE`.
+    #[error("{0:?} is not KEY=VALUE")]
+    Variable(String),
+    /// A time that is not a number of seconds.
+    #[error("a timeout is a number of seconds, not {0}")]
+    Timeout(f64),
+}
+
+impl Input {
+    /// What a send types: a named key, or text (with Enter after it when
+    /// `line`); exactly one of the two.
+    pub fn of(text: Option<String>, line: bool, key: Option<&str>) -> Result<Self, ArgumentError> {
+        let key = key.map(str::parse::<Key>).transpose()?;
+        match (key, text) {
+            (Some(key), None) => Ok(Self::Key(key)),
+            (None, Some(text)) if line => Ok(Self::Line(text)),
+            (None, Some(text)) => Ok(Self::Text(text)),
+            _ => Err(ArgumentError::Input),
+        }
+    }
+}
+
+impl Pattern {
+    /// A pattern as given on a command line or to a tool: `eof` (or
+    /// `EOF`) for the end of the output, else a regular expression, or
+    /// exact text with `exact`.
+    pub fn of(word: String, exact: bool) -> Self {
+        match word.as_str() {
+            "eof" | "EOF" => Self::Eof,
+            _ if exact => Self::Exact(word),
+            _ => Self::Regex(word),
+        }
+    }
+}
+
+/// `KEY=VALUE` pairs as variables.
+pub fn variables(pairs: &[String]) -> Result<Vec<(String, String)>, ArgumentError> {
+    pairs
+        .iter()
+        .map(|pair| {
+            pair.split_once('=')
+                .map(|(key, value)| (key.to_owned(), value.to_owned()))
+                .ok_or_else(|| ArgumentError::Variable(pair.clone()))
+        })
+        .collect()
+}
+
+/// Seconds as whole milliseconds (a time too long for them: the longest).
+pub fn timeout_millis(secs: f64) -> Result<u64, ArgumentError> {
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(ArgumentError::Timeout(secs));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs)
+        .as_millis()
+        .try_into()
+        .unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_read_as_every_edge_reads_them() {
+        assert!(
+            matches!(Input::of(Some("ls".into()), true, None), Ok(Input::Line(text)) if text == "ls")
+        );
+        assert!(matches!(
+            Input::of(None, false, Some("ctrl-c")),
+            Ok(Input::Key(_))
+        ));
+        assert_eq!(
+            Input::of(None, false, None).unwrap_err(),
+            ArgumentError::Input
+        );
+        assert_eq!(
+            Input::of(Some("x".into()), false, Some("esc")).unwrap_err(),
+            ArgumentError::Input
+        );
+        assert!(matches!(
+            Input::of(None, false, Some("hyper")),
+            Err(ArgumentError::Key(_))
+        ));
+        assert_eq!(Pattern::of("eof".into(), false), Pattern::Eof);
+        assert_eq!(
+            Pattern::of("a.b".into(), true),
+            Pattern::Exact("a.b".into())
+        );
+        assert_eq!(
+            variables(&["A=b=c".into()]).unwrap(),
+            [("A".to_owned(), "b=c".to_owned())]
+        );
+        assert!(variables(&["A".into()]).is_err());
+        assert_eq!(timeout_millis(1.5), Ok(1_500));
+        assert!(timeout_millis(-1.0).is_err() && timeout_millis(f64::NAN).is_err());
+    }
+}

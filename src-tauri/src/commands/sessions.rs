@@ -6,7 +6,7 @@ use switchboard_model::{
     ErrorCode, ErrorPayload,
     ipc::EVENT_SESSIONS,
     program::{
-        Controller, Key,
+        Controller,
         view::{
             SessionControlRequest, SessionOutput, SessionOutputRequest, SessionRequest,
             SessionTypeRequest,
@@ -98,20 +98,8 @@ pub async fn session_output(request: SessionOutputRequest) -> Result<SessionOutp
 /// The developer types into a session.
 #[tauri::command]
 pub async fn session_type(request: SessionTypeRequest) -> Result<(), ErrorPayload> {
-    let input = match (request.key, request.text) {
-        (Some(key), None) => Input::Key(
-            key.parse::<Key>()
-                .map_err(|error| ErrorPayload::new(ErrorCode::InvalidRequest, error.to_string()))?,
-        ),
-        (None, Some(text)) if request.line => Input::Line(text),
-        (None, Some(text)) => Input::Text(text),
-        _ => {
-            return Err(ErrorPayload::new(
-                ErrorCode::InvalidRequest,
-                "give exactly one of text and key",
-            ));
-        }
-    };
+    let input = Input::of(request.text, request.line, request.key.as_deref())
+        .map_err(|error| ErrorPayload::new(ErrorCode::InvalidRequest, error.to_string()))?;
     client()?
         .send_as(&request.session, input, request.secret, true)
         .await

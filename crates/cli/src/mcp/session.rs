@@ -13,10 +13,13 @@ use rmcp::{
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use switchboard_model::program::{Controller, Key, SessionInfo};
+use switchboard_model::program::{Controller, SessionInfo};
 use switchboard_session::{
     Client,
-    protocol::{ExpectOutcome, Input, Pattern, Progress, StartRequest, WaitFor, WaitOutcome},
+    protocol::{
+        ArgumentError, ExpectOutcome, Input, Pattern, Progress, StartRequest, WaitFor, WaitOutcome,
+        timeout_millis, variables,
+    },
 };
 use tokio_util::sync::CancellationToken;
 
@@ -402,16 +405,12 @@ fn client() -> Result<Client, ToolError> {
 }
 
 fn millis(timeout: Option<f64>) -> Result<u64, ToolError> {
-    let secs = timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
-    if !secs.is_finite() || secs < 0.0 {
-        return Err(ToolError::invalid(format!(
-            "timeout must be a number of seconds, not {secs}"
-        )));
-    }
-    Ok(std::time::Duration::from_secs_f64(secs)
-        .as_millis()
-        .try_into()
-        .unwrap_or(u64::MAX))
+    timeout_millis(timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)).map_err(invalid)
+}
+
+/// An argument that does not say what it must, as a tool error.
+fn invalid(error: ArgumentError) -> ToolError {
+    ToolError::invalid(error.to_string())
 }
 
 /// A progress channel: the reporter a client call takes, and its other end.
@@ -476,15 +475,7 @@ impl Server {
         Parameters(args): Parameters<StartArgs>,
     ) -> Result<Json<SessionView>, ToolError> {
         let workspace = self.workspace().root().to_owned();
-        let env = args
-            .env
-            .iter()
-            .map(|pair| {
-                pair.split_once('=')
-                    .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                    .ok_or_else(|| ToolError::invalid(format!("env {pair:?} is not KEY=VALUE")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let env = variables(&args.env).map_err(invalid)?;
         let cwd = match args.cwd {
             Some(dir) if std::path::Path::new(&dir).is_absolute() => dir,
             Some(dir) => workspace.join(dir).display().to_string(),
@@ -532,15 +523,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<SendArgs>,
     ) -> Result<Json<SentView>, ToolError> {
-        let input = match (args.key, args.text) {
-            (Some(key), None) => Input::Key(
-                key.parse::<Key>()
-                    .map_err(|error| ToolError::invalid(error.to_string()))?,
-            ),
-            (None, Some(text)) if args.line => Input::Line(text),
-            (None, Some(text)) => Input::Text(text),
-            _ => return Err(ToolError::invalid("give exactly one of text and key")),
-        };
+        let input = Input::of(args.text, args.line, args.key.as_deref()).map_err(invalid)?;
         let cursor = client()?
             .send(&args.session, input, args.secret)
             .await
@@ -570,11 +553,7 @@ impl Server {
         let patterns: Vec<Pattern> = args
             .patterns
             .into_iter()
-            .map(|pattern| match pattern.as_str() {
-                "eof" | "EOF" => Pattern::Eof,
-                _ if args.exact => Pattern::Exact(pattern),
-                _ => Pattern::Regex(pattern),
-            })
+            .map(|pattern| Pattern::of(pattern, args.exact))
             .collect();
         let timeout = millis(args.timeout)?;
         let client = client()?;
