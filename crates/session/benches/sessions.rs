@@ -23,7 +23,7 @@ use switchboard_session::{
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use support::{SECS, start};
+use support::{SECS, rss_kib, start};
 
 /// A client of a host of its own in `dir` (not started yet).
 fn client(dir: &Path) -> Client {
@@ -89,15 +89,6 @@ impl Direct {
             self.seen.extend_from_slice(&chunk[..read]);
         }
     }
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }
 
 fn main() {

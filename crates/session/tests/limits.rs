@@ -19,7 +19,7 @@ use switchboard_session::{
 
 mod support;
 
-use support::{SECS, client, start};
+use support::{SECS, client, rss_kib, start};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn idle_and_long_sessions_end_and_say_why() {
@@ -132,16 +132,6 @@ fn fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
         .unwrap()
         .count()
-}
-
-/// The host's resident memory, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap()
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,5 +1,5 @@
-//! What the host tests share: a client of a host of the test's own, and a
-//! start request for a program.
+//! What the host tests (and the sessions bench) share: a client of a host
+//! of the test's own, a start request for a program, a process's memory.
 
 use std::path::{Path, PathBuf};
 
@@ -43,4 +43,15 @@ pub fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
         cols: None,
         workspace: None,
     }
+}
+
+/// A process's resident memory, in KiB.
+#[allow(dead_code)] // Not every test binary that includes this measures memory.
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("the process's status")
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("a VmRSS line")
 }
