@@ -11,38 +11,30 @@
 //! rest to a new tape; `overwrite` replaces those exchanges where they are
 //! (and a tape of the same `--name` whole); `disabled` records nothing.
 
-use std::{collections::BTreeMap, io::Write, path::PathBuf, sync::mpsc, time::Instant};
+use std::{io::Write, path::PathBuf, sync::mpsc, time::Instant};
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
-use serde_json::Map;
+use clap::Args;
+pub use switchboard_model::tape::record::RecordMode;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     tape::{
-        Meta, Pty, Session, Spread, Tape,
-        index::{Context as Lookup, TapeIndex, input_bytes},
+        Pty,
+        index::Context as Lookup,
         record::{Recorder, Recording},
         redact,
     },
 };
-use switchboard_store::{Workspace, clock, tapes::Tapes};
+use switchboard_store::{
+    Workspace,
+    tapes::{RecordTarget, Tapes},
+};
 
 use switchboard_session::pty::{
     Event,
     live::Live,
     terminal::{self, RawMode},
 };
-
-/// What is done with a session's new and already-recorded exchanges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RecordMode {
-    /// Record what is not on tape yet, to a new tape.
-    New,
-    /// Record everything, replacing what was on tape.
-    Overwrite,
-    /// Record nothing.
-    Disabled,
-}
 
 /// Where and how a session is recorded (shared by `rec` and `play`).
 #[derive(Debug, Args)]
@@ -242,106 +234,14 @@ pub fn exit_status(exit: &switchboard_model::tape::Exit) -> u8 {
 
 /// Writes `recording` as `target` says; returns what was done, in words.
 pub fn save(target: &Target, pty: Pty, recording: Recording) -> Result<String> {
-    if target.mode == RecordMode::Disabled {
-        return Ok("nothing recorded (--record disabled)".to_owned());
-    }
-    let loaded = target.tapes.load()?;
-    let own = target
-        .path
-        .strip_prefix(target.tapes.root())
-        .ok()
-        .map(|own| {
-            own.components()
-                .map(|part| part.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/")
-        });
-    // A tape of the same name is replaced whole in overwrite mode: it
-    // does not count as already recorded.
-    let (paths, mut tapes): (Vec<String>, Vec<Tape>) = loaded
-        .tapes
-        .into_iter()
-        .filter(|entry| Some(&entry.path) != own.as_ref())
-        .map(|entry| (entry.path, entry.tape))
-        .unzip();
-    let index = TapeIndex::build(&tapes);
-    let mut lookup = target.lookup();
-    let mut fresh = Vec::new();
-    let mut replaced = BTreeMap::<usize, usize>::new();
-    let mut known = 0;
-    let mut last = None;
-    for exchange in recording.exchanges {
-        lookup.prompt = exchange.pre.prompt.clone();
-        let found = index.lookup(&tapes, &lookup, &input_bytes(&exchange), last);
-        last = found.or(last);
-        match found {
-            None => fresh.push(exchange),
-            Some(_) if target.mode == RecordMode::New => known += 1,
-            Some((t, e)) => {
-                tapes[t].exchanges[e] = exchange;
-                *replaced.entry(t).or_default() += 1;
-            }
-        }
-    }
-    for t in replaced.keys() {
-        target
-            .tapes
-            .write(&target.tapes.root().join(&paths[*t]), &tapes[*t])?;
-    }
-    let has_banner = tapes.iter().any(|tape| {
-        tape.meta.program == target.program
-            && tape.meta.args == target.args
-            && !tape.meta.banner().is_empty()
-    });
-    let banner = recording
-        .banner
-        .filter(|_| !has_banner || target.mode == RecordMode::Overwrite);
-    let mut said = Vec::new();
-    if !fresh.is_empty() || banner.is_some() {
-        let mut extra = Map::new();
-        // Said in `meta`, which ClaudeControl's schema leaves open.
-        extra.insert("redacted".to_owned(), recording.redacted.into());
-        if let Some(banner) = banner {
-            extra.insert("banner".to_owned(), banner);
-        }
-        let tape = Tape {
-            meta: Meta {
-                created_at: clock::now().to_string(),
-                program: target.program.clone(),
-                args: target.args.clone(),
-                env: BTreeMap::new(),
-                cwd: target.cwd.display().to_string(),
-                pty: Some(pty),
-                tag: None,
-                latency: Spread::default(),
-                error_rate: Spread::default(),
-                seed: None,
-                extra,
-            },
-            session: Session {
-                platform: Some(std::env::consts::OS.to_owned()),
-                version: Some(format!("switchboard {}", env!("CARGO_PKG_VERSION"))),
-                extra: Map::new(),
-            },
-            exchanges: fresh,
-            extra: Map::new(),
-        };
-        let count = tape.exchanges.len();
-        target.tapes.write(&target.path, &tape)?;
-        said.push(format!(
-            "recorded {count} new exchange{} to {}",
-            if count == 1 { "" } else { "s" },
-            target.path.display()
-        ));
-    }
-    for (t, count) in &replaced {
-        said.push(format!("replaced {count} in {}", paths[*t]));
-    }
-    if known > 0 {
-        said.push(format!("{known} already on tape (kept)"));
-    }
-    if said.is_empty() {
-        said.push("nothing to record".to_owned());
-    }
-    Ok(said.join("; "))
+    let saved = target.tapes.save_recording(
+        &RecordTarget {
+            path: target.path.clone(),
+            mode: target.mode,
+            context: target.lookup(),
+            pty: Some(pty),
+        },
+        recording,
+    )?;
+    Ok(saved.to_string())
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
-use switchboard_model::tape::{diff, export, redact, validate::validate};
+use switchboard_model::tape::{diff, export, validate::validate};
 use switchboard_store::{Workspace, tapes::Tapes};
 
 /// `switchboard tapes …`.
@@ -181,29 +181,21 @@ pub fn run(workspace: &Workspace, command: TapesCommand) -> Result<bool> {
             Ok(findings.is_empty())
         }
         TapesCommand::Redact { tapes, inplace } => {
-            let tapes = folder(workspace, tapes);
-            let loaded = tapes.load()?;
-            for problem in &loaded.problems {
+            let redacted = folder(workspace, tapes).redact(inplace)?;
+            for problem in &redacted.problems {
                 eprintln!(
                     "warning: {}:{}:{}: {} (left as it is)",
                     problem.path, problem.line, problem.column, problem.reason
                 );
             }
-            let mut holding = 0;
-            for mut entry in loaded.tapes {
-                let masked = redact::redact_tape(&mut entry.tape);
-                if masked == 0 {
-                    continue;
-                }
-                holding += 1;
+            for (path, masked) in &redacted.holding {
                 if inplace {
-                    tapes.write(&tapes.root().join(&entry.path), &entry.tape)?;
-                    println!("{}: {masked} read(s) or input(s) masked", entry.path);
+                    println!("{path}: {masked} read(s) or input(s) masked");
                 } else {
-                    println!("{}: {masked} read(s) or input(s) hold secrets", entry.path);
+                    println!("{path}: {masked} read(s) or input(s) hold secrets");
                 }
             }
-            if !inplace && holding > 0 {
+            if !inplace && !redacted.holding.is_empty() {
                 println!("run again with --inplace to mask them");
             }
             Ok(true)

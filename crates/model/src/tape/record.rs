@@ -17,9 +17,43 @@
 use std::time::Duration;
 
 use base64::Engine as _;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{Chunk, Exchange, Exit, Input, InputKind, Output, Pre, redact};
+
+/// What a recording does with exchanges already on tape (ClaudeControl's
+/// record modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordMode {
+    /// Keeps what is on tape (an exchange `play` would find is not recorded
+    /// again) and writes the rest to a new tape.
+    New,
+    /// Replaces the exchanges already on tape where they are (and a tape of
+    /// the same name whole), writing the rest to the new tape.
+    Overwrite,
+    /// Records nothing.
+    Disabled,
+}
+
+/// A record mode that is not `new`, `overwrite` or `disabled`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("record mode {0:?} is not one of new, overwrite, disabled")]
+pub struct UnknownRecordMode(pub String);
+
+impl std::str::FromStr for RecordMode {
+    type Err = UnknownRecordMode;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "new" => Ok(Self::New),
+            "overwrite" => Ok(Self::Overwrite),
+            "disabled" => Ok(Self::Disabled),
+            _ => Err(UnknownRecordMode(text.to_owned())),
+        }
+    }
+}
 
 /// One input being typed or typed, and what it drew so far.
 #[derive(Debug)]

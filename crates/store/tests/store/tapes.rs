@@ -110,25 +110,7 @@ fn tapes_are_written_in_claudecontrols_form_under_its_lock() {
 
     // ClaudeControl's writer holds the lock: ours waits for it.
     let lock = dir.path().join("tapes/bc/sum.json5.tmp");
-    fs::create_dir_all(lock.parent().unwrap()).unwrap();
-    let mut helper = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "tapes::flock_helper",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(HOLD, &lock)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let said = BufReader::new(helper.stdout.as_mut().unwrap())
-        .lines()
-        .map(Result::unwrap)
-        .find(|line| line.trim_end().ends_with("held"));
-    assert!(said.is_some(), "the helper holds the lock");
+    let mut helper = hold(&lock);
     let writer = {
         let (tapes, path, tape) = (tapes.clone(), path.clone(), tape.clone());
         std::thread::spawn(move || {
@@ -183,4 +165,124 @@ fn a_note_is_kept_in_the_exchanges_annotations_and_removed_when_empty() {
     assert!(error.to_string().contains("not 8"), "{error}");
     let missing = tapes.annotate("bc/none", 0, "x").unwrap_err();
     assert_eq!(missing.code(), switchboard_model::ErrorCode::NotFound);
+}
+
+/// Starts a stand-in for ClaudeControl's writer holding the lock `lock`.
+fn hold(lock: &std::path::Path) -> std::process::Child {
+    fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    let mut helper = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "tapes::flock_helper",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(HOLD, lock)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let said = BufReader::new(helper.stdout.as_mut().unwrap())
+        .lines()
+        .map(Result::unwrap)
+        .find(|line| line.trim_end().ends_with("held"));
+    assert!(said.is_some(), "the helper holds the lock");
+    helper
+}
+
+#[test]
+fn redacting_in_place_masks_what_a_recorder_wrote_meanwhile_and_loses_none_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let tapes = Tapes::at(dir.path().join("tapes"));
+    let path = tapes.path_for("bc", "sum").unwrap();
+    let secret = |n: usize| {
+        let mut tape = codec::decode(WRITTEN).unwrap();
+        let exchange = tape.exchanges[0].clone();
+        tape.exchanges = (0..n)
+            .map(|k| {
+                let mut exchange = exchange.clone();
+                exchange.input.data_text = Some(format!("password=hunter{k}\n"));
+                exchange
+            })
+            .collect();
+        codec::encode(&tape).unwrap()
+    };
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, secret(1)).unwrap();
+
+    // A recorder (ClaudeControl) is rewriting the tape, holding its lock.
+    let mut recorder = hold(&dir.path().join("tapes/bc/sum.json5.tmp"));
+    let redacting = {
+        let tapes = tapes.clone();
+        std::thread::spawn(move || tapes.redact(true).unwrap())
+    };
+    // Time for the redaction to read the folder and wait for the lock;
+    // were it quicker, the test only gets easier.
+    std::thread::sleep(Duration::from_millis(600));
+    fs::write(&path, secret(2)).unwrap();
+    drop(recorder.stdin.take());
+    recorder.wait().unwrap();
+    let redacted = redacting.join().unwrap();
+
+    assert!(redacted.problems.is_empty());
+    assert_eq!(redacted.holding, [("bc/sum.json5".to_owned(), 2)]);
+    let tape = tapes.get("bc/sum").unwrap();
+    assert_eq!(
+        tape.exchanges.len(),
+        2,
+        "the recorder's second exchange kept"
+    );
+    for exchange in &tape.exchanges {
+        let input = exchange.input.data_text.as_deref().unwrap();
+        assert!(!input.contains("hunter"), "{input}");
+    }
+}
+
+#[test]
+fn a_new_recording_never_replaces_a_tape_written_under_its_name_meanwhile() {
+    use switchboard_model::tape::{
+        index::Context,
+        record::{RecordMode, Recorder},
+    };
+    use switchboard_store::tapes::RecordTarget;
+
+    let dir = tempfile::tempdir().unwrap();
+    let tapes = Tapes::at(dir.path().join("tapes"));
+    let path = tapes.path_for("bc", "sum").unwrap();
+    let recording = || {
+        let mut recorder = Recorder::new();
+        recorder.output(b"bc 1.07\r\n", Duration::from_millis(1));
+        recorder.input(b"2+2\r", Duration::from_millis(5));
+        recorder.output(b"2+2\r\n4\r\n", Duration::from_millis(6));
+        recorder.finish(None, true)
+    };
+    let target = RecordTarget {
+        path: path.clone(),
+        mode: RecordMode::New,
+        context: Context {
+            program: "bc".into(),
+            args: vec!["-q".into()],
+            cwd: "/elsewhere".into(),
+            ..Context::default()
+        },
+        pty: None,
+    };
+    // Someone else's tape already has this name.
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, WRITTEN).unwrap();
+
+    let saved = tapes.save_recording(&target, recording()).unwrap();
+    let second = dir.path().join("tapes/bc/sum-2.json5");
+    assert_eq!(saved.written, Some((second.clone(), 1)));
+    assert_eq!(fs::read_to_string(&path).unwrap(), WRITTEN, "theirs kept");
+    let tape = tapes.get("bc/sum-2").unwrap();
+    assert_eq!(tape.exchanges[0].input.data_text.as_deref(), Some("2+2\r"));
+    assert!(!tape.meta.banner().is_empty(), "the banner came along");
+
+    // Recorded again: everything is on tape now, nothing is written.
+    let again = tapes.save_recording(&target, recording()).unwrap();
+    assert_eq!(again.written, None, "{again}");
+    assert_eq!(again.known, 1);
+    assert!(!dir.path().join("tapes/bc/sum-3.json5").exists());
 }

@@ -7,17 +7,21 @@
 //! portalocker takes, retried every 0.25 s for up to 5 s), into that file,
 //! then renamed over the tape.
 
+mod held;
+mod save;
+
 use std::{
-    fs::File,
-    io::Write,
     path::{Path, PathBuf},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use serde::{Deserialize, Serialize};
 use switchboard_model::tape::{Tape, codec};
 
+pub use save::{RecordTarget, Saved};
+
 use crate::{StoreError, Workspace};
+use held::Held;
 
 /// The tapes folder inside a workspace.
 pub const TAPES_DIR: &str = "tapes";
@@ -53,6 +57,16 @@ pub struct Loaded {
     /// The tapes, by path.
     pub tapes: Vec<LoadedTape>,
     /// The files that did not read, by path.
+    pub problems: Vec<TapeProblem>,
+}
+
+/// What [`Tapes::redact`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Redacted {
+    /// Each tape holding secrets (its path), with how many reads or inputs
+    /// were (or would be) masked.
+    pub holding: Vec<(String, usize)>,
+    /// The tapes that did not read, left as they are.
     pub problems: Vec<TapeProblem>,
 }
 
@@ -194,28 +208,77 @@ impl Tapes {
     /// comments and layout, as when ClaudeControl rewrites it.
     pub fn annotate(&self, id: &str, exchange: usize, note: &str) -> Result<(), StoreError> {
         let path = self.find(id)?;
-        // Read and written under the writers' lock: a tape rewritten
-        // meanwhile by a recorder is not overwritten with its old self.
-        let held = Held::take(&path)?;
-        let mut tape = self.get(id)?;
-        let count = tape.exchanges.len();
-        let annotations = &mut tape
-            .exchanges
-            .get_mut(exchange)
-            .ok_or_else(|| {
-                StoreError::Invalid(format!(
-                    "tape {id} has {count} exchanges, not {}",
-                    exchange + 1
-                ))
-            })?
-            .annotations;
-        let note = note.trim();
-        if note.is_empty() {
-            annotations.remove("note");
-        } else {
-            annotations.insert("note".to_owned(), note.into());
+        self.update(&path, |tape| {
+            let count = tape.exchanges.len();
+            let annotations = &mut tape
+                .exchanges
+                .get_mut(exchange)
+                .ok_or_else(|| {
+                    StoreError::Invalid(format!(
+                        "tape {id} has {count} exchanges, not {}",
+                        exchange + 1
+                    ))
+                })?
+                .annotations;
+            let note = note.trim();
+            if note.is_empty() {
+                annotations.remove("note");
+            } else {
+                annotations.insert("note".to_owned(), note.into());
+            }
+            Ok(true)
+        })?;
+        Ok(())
+    }
+
+    /// Every change to a tape on disk: reads the tape at `path` under the
+    /// writers' lock (so a recording written meanwhile is not overwritten
+    /// with an old copy), lets `change` edit it, and writes it back in
+    /// ClaudeControl's form when `change` says it changed anything.
+    /// Returns what `change` said.
+    pub fn update(
+        &self,
+        path: &Path,
+        change: impl FnOnce(&mut Tape) -> Result<bool, StoreError>,
+    ) -> Result<bool, StoreError> {
+        let held = Held::take(path)?;
+        let text = std::fs::read_to_string(path).map_err(StoreError::io("could not read", path))?;
+        let mut tape = codec::decode(&text).map_err(|error| StoreError::Corrupt {
+            path: path.to_owned(),
+            reason: error.to_string(),
+        })?;
+        let changed = change(&mut tape)?;
+        if changed {
+            held.replace(&tape)?;
         }
-        held.replace(&tape)
+        Ok(changed)
+    }
+
+    /// Masks secrets in every tape of the folder (ClaudeControl's patterns,
+    /// see [`switchboard_model::tape::redact`]); with `inplace`, each tape
+    /// holding some is rewritten through [`Tapes::update`].
+    pub fn redact(&self, inplace: bool) -> Result<Redacted, StoreError> {
+        let loaded = self.load()?;
+        let mut holding = Vec::new();
+        for mut entry in loaded.tapes {
+            let masked = if inplace {
+                let mut masked = 0;
+                self.update(&self.root.join(&entry.path), |tape| {
+                    masked = switchboard_model::tape::redact::redact_tape(tape);
+                    Ok(masked > 0)
+                })?;
+                masked
+            } else {
+                switchboard_model::tape::redact::redact_tape(&mut entry.tape)
+            };
+            if masked > 0 {
+                holding.push((entry.path, masked));
+            }
+        }
+        Ok(Redacted {
+            holding,
+            problems: loaded.problems,
+        })
     }
 
     /// Writes tape `id` as asciicast v3 beside it (`<name>.cast`, which
@@ -266,76 +329,6 @@ impl Tapes {
             .map(|part| part.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/")
-    }
-}
-
-/// The writers' lock on a tape: an exclusive `flock` on `<tape>.json5.tmp`,
-/// the file the new text is written into before it is renamed over the
-/// tape (what ClaudeControl's portalocker takes), retried every 0.25 s for
-/// up to [`LOCK_WAIT`].
-struct Held {
-    file: File,
-    temp: PathBuf,
-    path: PathBuf,
-}
-
-impl Held {
-    fn take(path: &Path) -> Result<Self, StoreError> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(StoreError::io("could not create", parent))?;
-        }
-        let mut temp_name = path.as_os_str().to_owned();
-        temp_name.push(".tmp");
-        let temp = PathBuf::from(temp_name);
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&temp)
-            .map_err(StoreError::io("could not open", &temp))?;
-        let started = Instant::now();
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
-                    std::thread::sleep(Duration::from_millis(250));
-                }
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(StoreError::Invalid(format!(
-                        "{} is locked by another writer for more than {} s",
-                        temp.display(),
-                        LOCK_WAIT.as_secs()
-                    )));
-                }
-                Err(std::fs::TryLockError::Error(error)) => {
-                    return Err(StoreError::Io {
-                        action: "could not lock",
-                        path: temp,
-                        source: error,
-                    });
-                }
-            }
-        }
-        Ok(Self {
-            file,
-            temp,
-            path: path.to_owned(),
-        })
-    }
-
-    /// Writes `tape` into the locked temp file and renames it over the tape.
-    fn replace(mut self, tape: &Tape) -> Result<(), StoreError> {
-        let text = codec::encode(tape).map_err(|source| StoreError::Encode {
-            what: "tape",
-            source,
-        })?;
-        self.file
-            .set_len(0)
-            .and_then(|()| self.file.write_all(text.as_bytes()))
-            .and_then(|()| self.file.sync_all())
-            .map_err(StoreError::io("could not write", &self.temp))?;
-        std::fs::rename(&self.temp, &self.path)
-            .map_err(StoreError::io("could not replace", &self.path))
     }
 }
 
