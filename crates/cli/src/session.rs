@@ -55,6 +55,22 @@ pub enum SessionCommand {
     /// Your terminal on a session (raw mode): you have it while attached
     /// (agents' input waits), Ctrl+] detaches and hands it back.
     Attach(AttachArgs),
+    /// Record a session of this workspace — ended, or as far as it has
+    /// gone — from its log into a ClaudeControl tape (one exchange per
+    /// line or key sent; secrets stay masked).
+    Record(RecordSessionArgs),
+}
+
+/// `session record`.
+#[derive(Debug, Args)]
+pub struct RecordSessionArgs {
+    /// The session's id or name (as its log in this workspace says).
+    pub session: String,
+    #[command(flatten)]
+    pub record: crate::rec::RecordArgs,
+    /// Print what was recorded as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `session attach`.
@@ -78,6 +94,7 @@ impl SessionCommand {
             Self::Resize(args) => args.json,
             Self::Attach(_) => false,
             Self::SaveConfig(args) => args.json,
+            Self::Record(args) => args.json,
         }
     }
 }
@@ -106,6 +123,10 @@ pub struct StartArgs {
     /// steps' pattern expected and its answer sent.
     #[arg(long, value_name = "NAME")]
     pub config: Option<String>,
+    /// Record the session as a ClaudeControl tape in the workspace's
+    /// `tapes/` when it ends (`tapes/<program>/<name or id>.json5`).
+    #[arg(long)]
+    pub record: bool,
     /// Print the session as JSON.
     #[arg(long)]
     pub json: bool,
@@ -256,6 +277,10 @@ fn millis(secs: f64) -> Result<u64> {
 
 /// Runs a `session` command; the process's exit status.
 pub fn run(workspace: &Workspace, command: SessionCommand) -> Result<u8> {
+    // From the log in the workspace: no host needed.
+    if let SessionCommand::Record(args) = &command {
+        return record(workspace, args);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -321,6 +346,7 @@ async fn dispatch(client: &Client, workspace: &Workspace, command: SessionComman
             Ok(0)
         }
         SessionCommand::Attach(args) => attach(client, &args.session).await,
+        SessionCommand::Record(args) => record(workspace, &args),
         SessionCommand::SaveConfig(args) => {
             let (config, path) =
                 switchboard_session::config::save(client, &args.session, &args.name)
@@ -348,6 +374,33 @@ async fn dispatch(client: &Client, workspace: &Workspace, command: SessionComman
     }
 }
 
+/// `session record`: the session's log, cut into a tape.
+fn record(workspace: &Workspace, args: &RecordSessionArgs) -> Result<u8> {
+    let saved = switchboard_store::session_log::record_tape(
+        workspace.root(),
+        &args.session,
+        &args.record.folder(workspace),
+        args.record.name.as_deref(),
+        args.record
+            .record
+            .unwrap_or(switchboard_model::tape::record::RecordMode::New),
+    )?;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "tape": saved.written.as_ref().map(|(path, _)| path.display().to_string()),
+                "exchanges": saved.written.as_ref().map_or(0, |(_, count)| *count),
+                "replaced": saved.replaced.iter().map(|(path, count)| json!({"tape": path, "exchanges": count})).collect::<Vec<_>>(),
+                "known": saved.known,
+            })
+        );
+    } else {
+        println!("{saved}");
+    }
+    Ok(0)
+}
+
 async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Result<u8> {
     let env = variables(&args.env).context("--env")?;
     let cwd = match args.cwd {
@@ -371,6 +424,7 @@ async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Resul
         rows: Some(args.rows),
         cols: Some(args.cols),
         workspace: Some(workspace.root().display().to_string()),
+        record: args.record,
     };
     let info = match &args.config {
         Some(name) => switchboard_session::config::start_with(client, name, request)

@@ -178,6 +178,9 @@ pub struct StartRequest {
     /// The workspace it belongs to (absolute).
     #[serde(default)]
     pub workspace: Option<String>,
+    /// Record it as a tape in the workspace's `tapes/` when it ends.
+    #[serde(default)]
+    pub record: bool,
 }
 
 /// What a send types.

@@ -19,6 +19,7 @@ fn start(program: &str, args: &[&str], name: Option<&str>, cwd: &Path) -> StartR
         name: name.map(str::to_owned),
         env: vec![("SB_TEST".into(), "from-env".into())],
         workspace: Some(cwd.display().to_string()),
+        record: false,
         ..support::start(program, args, cwd)
     }
 }
@@ -334,13 +335,16 @@ async fn watchers_hear_of_changes_and_the_developer_takes_over() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_log_is_asciicast_and_holds_no_secret() {
+async fn the_log_is_asciicast_holds_no_secret_and_becomes_a_tape() {
     let temp = tempfile::tempdir().unwrap();
     let client = client(temp.path(), &[]);
     // A password prompt: echo off while it reads.
     let script = "stty -echo; printf 'Password: '; read pw; stty echo; echo; echo \"len ${#pw}\"";
     let id = client
-        .start(start("sh", &["-c", script], None, temp.path()))
+        .start(StartRequest {
+            record: true,
+            ..start("sh", &["-c", script], None, temp.path())
+        })
         .await
         .unwrap()
         .id;
@@ -379,8 +383,60 @@ async fn the_log_is_asciicast_and_holds_no_secret() {
     assert!(codes.contains(&"o") && codes.contains(&"i"), "{codes:?}");
     assert_eq!(codes.last(), Some(&"x"), "the exit comes last: {codes:?}");
     let input = lines.iter().find(|event| event[1] == "i").unwrap();
-    assert_eq!(input[2], "***");
+    assert!(input[2].as_str().unwrap().starts_with("***"), "{input}");
     assert_eq!(lines.last().unwrap()[2], "0");
+
+    // Recorded (`record`): once ended, the log becomes a tape, and the
+    // session says where.
+    let (found, mut tapes) = tokio::sync::mpsc::unbounded_channel();
+    let wanted = id.clone();
+    let watching = client.watch(None, move |sessions| {
+        for session in sessions {
+            if session.id == wanted
+                && let Some(tape) = session.tape
+            {
+                let _ = found.send(tape);
+            }
+        }
+    });
+    let tape = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        tokio::select! {
+            ended = watching => panic!("the watch ended: {ended:?}"),
+            tape = tapes.recv() => tape.unwrap(),
+        }
+    })
+    .await
+    .expect("the tape is written");
+    assert_eq!(tape, format!("tapes/sh/{id}.json5"));
+    let text = std::fs::read_to_string(temp.path().join(&tape)).unwrap();
+    assert!(!text.contains("hunter2"), "{text}");
+    let tape = switchboard_model::tape::codec::decode(&text).unwrap();
+    assert_eq!(tape.meta.program, "sh");
+    assert_eq!(tape.meta.args, ["-c", script]);
+    assert_eq!(
+        tape.exchanges.len(),
+        1,
+        "one line sent: {:?}",
+        tape.exchanges
+    );
+    let exchange = &tape.exchanges[0];
+    assert_eq!(exchange.pre.prompt.as_deref(), Some("Password: "));
+    assert!(
+        exchange
+            .input
+            .data_text
+            .as_deref()
+            .unwrap()
+            .starts_with("***")
+    );
+    let output: Vec<u8> = exchange
+        .output
+        .chunks
+        .iter()
+        .flat_map(|chunk| chunk.bytes())
+        .collect();
+    assert!(String::from_utf8_lossy(&output).contains("len 7"));
+    assert_eq!(exchange.exit.as_ref().unwrap().code, Some(0));
 }
 
 #[tokio::test(flavor = "multi_thread")]

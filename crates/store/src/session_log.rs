@@ -11,7 +11,15 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use crate::StoreError;
+use switchboard_model::{
+    program::cast::{Log, LogHeader},
+    tape::{Pty, index::Context, record::RecordMode},
+};
+
+use crate::{
+    StoreError,
+    tapes::{RecordTarget, Saved, Tapes},
+};
 
 /// The folder of session logs in a workspace.
 pub fn dir(workspace_root: &Path) -> PathBuf {
@@ -121,6 +129,162 @@ impl SessionLog {
         let header = self.header.clone();
         self.write_line(&header)
     }
+}
+
+/// A session log found in a workspace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Logged {
+    /// The session's id (the file's name).
+    pub id: String,
+    /// Its header.
+    pub header: LogHeader,
+}
+
+/// The session logs of a workspace, oldest first; a file whose header does
+/// not read is passed over (it is listed by none, removed by none).
+pub fn list(workspace_root: &Path) -> Result<Vec<Logged>, StoreError> {
+    let dir = dir(workspace_root);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(StoreError::Io {
+                action: "could not list",
+                path: dir,
+                source,
+            });
+        }
+    };
+    let mut logs = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name
+            .to_str()
+            .and_then(|name| name.strip_suffix(".cast"))
+            .filter(|id| switchboard_model::program::is_session_id(id))
+        else {
+            continue;
+        };
+        let Ok(file) = File::open(entry.path()) else {
+            continue;
+        };
+        let mut first = String::new();
+        if std::io::BufRead::read_line(&mut std::io::BufReader::new(file), &mut first).is_err() {
+            continue;
+        }
+        if let Ok(header) = serde_json::from_str::<LogHeader>(&first) {
+            logs.push(Logged {
+                id: id.to_owned(),
+                header,
+            });
+        }
+    }
+    logs.sort_by_key(|logged| (logged.header.timestamp, logged.id.clone()));
+    Ok(logs)
+}
+
+/// The id of the session `session` names in the workspace's logs: an id
+/// with a log, or the name of the latest session logged under it.
+pub fn find(workspace_root: &Path, session: &str) -> Result<String, StoreError> {
+    let logs = list(workspace_root)?;
+    logs.iter()
+        .rev()
+        .find(|logged| {
+            logged.id == session
+                || logged
+                    .header
+                    .session
+                    .as_ref()
+                    .and_then(|logged| logged.name.as_deref())
+                    == Some(session)
+        })
+        .map(|logged| logged.id.clone())
+        .ok_or_else(|| StoreError::NotFound {
+            what: "session log",
+            id: session.to_owned(),
+        })
+}
+
+/// The whole log of session `id` (an id, see [`find`]): its rotated parts
+/// oldest first, then the current file, parsed.
+pub fn read(workspace_root: &Path, id: &str) -> Result<Log, StoreError> {
+    if !switchboard_model::program::is_session_id(id) {
+        return Err(StoreError::NotFound {
+            what: "session log",
+            id: id.to_owned(),
+        });
+    }
+    let dir = dir(workspace_root);
+    let mut text = String::new();
+    let mut parts: Vec<PathBuf> = (1..)
+        .map(|n| dir.join(format!("{id}.{n}.cast")))
+        .take_while(|part| part.exists())
+        .collect();
+    parts.push(dir.join(format!("{id}.cast")));
+    for part in &parts {
+        match std::fs::read(part) {
+            Ok(bytes) => {
+                text.push_str(&String::from_utf8_lossy(&bytes));
+                text.push('\n');
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StoreError::NotFound {
+                    what: "session log",
+                    id: id.to_owned(),
+                });
+            }
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "could not read",
+                    path: part.clone(),
+                    source,
+                });
+            }
+        }
+    }
+    let current = parts.pop().unwrap_or_default();
+    Log::parse(&text).map_err(|error| StoreError::Corrupt {
+        path: current,
+        reason: error.to_string(),
+    })
+}
+
+/// Records session `session`'s log (see [`find`]) as a ClaudeControl tape
+/// in `tapes`, named `name` (default: the session's name, else its id),
+/// by the recorder `rec` uses and [`Tapes::save_recording`].
+pub fn record_tape(
+    workspace_root: &Path,
+    session: &str,
+    tapes: &Tapes,
+    name: Option<&str>,
+    mode: RecordMode,
+) -> Result<Saved, StoreError> {
+    let id = find(workspace_root, session)?;
+    let log = read(workspace_root, &id)?;
+    let logged = log.header.session.clone().ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "the log of {id} does not say which program it is of"
+        ))
+    })?;
+    let name = name
+        .map(str::to_owned)
+        .or_else(|| logged.name.clone())
+        .unwrap_or_else(|| id.clone());
+    let target = RecordTarget {
+        path: tapes.path_for(&logged.program, &name)?,
+        mode,
+        context: Context {
+            program: logged.program,
+            args: logged.args,
+            cwd: logged.cwd,
+            ..Context::default()
+        },
+        pty: Some(Pty {
+            rows: log.header.term.rows,
+            cols: log.header.term.cols,
+        }),
+    };
+    tapes.save_recording(&target, log.recording())
 }
 
 #[cfg(test)]

@@ -57,6 +57,11 @@ pub struct SessionView {
     pub last_activity: String,
     /// `agent`, or `user` while the developer has taken it over.
     pub controller: String,
+    /// Whether it is recorded as a tape when it ends.
+    pub recording: bool,
+    /// The tape it was recorded to, once written (or why not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tape: Option<String>,
 }
 
 impl From<SessionInfo> for SessionView {
@@ -77,6 +82,8 @@ impl From<SessionInfo> for SessionView {
                 Controller::User => "user",
             }
             .to_owned(),
+            recording: info.recording,
+            tape: info.tape,
         }
     }
 }
@@ -114,6 +121,10 @@ pub struct StartArgs {
     /// expected and its answer sent.
     #[serde(default)]
     pub config: Option<String>,
+    /// Record the session as a ClaudeControl tape in the workspace's
+    /// `tapes/` when it ends (`tapes/<program>/<name or id>.json5`).
+    #[serde(default)]
+    pub record: bool,
 }
 
 /// `session_send`'s arguments.
@@ -498,6 +509,7 @@ impl Server {
             rows: args.rows,
             cols: args.cols,
             workspace: Some(workspace.display().to_string()),
+            record: args.record,
         };
         let client = client()?;
         let info = match &args.config {

@@ -353,3 +353,38 @@ fn claude_control_configs_start_sessions_and_sessions_save_as_configs() {
         sessions.ok(&ws, &["kill", name]);
     }
 }
+
+#[test]
+fn a_session_is_recorded_from_its_log_into_a_tape_that_plays() {
+    let sessions = Sessions::new();
+    let ws = sessions.workspace();
+    sessions.ok(&ws, &["start", "--name", "calc", "--", "bc", "-q"]);
+    sessions.ok(&ws, &["send", "calc", "--line", "6*7"]);
+    sessions.ok(&ws, &["expect", "calc", "^42$", "--timeout", "10"]);
+    sessions.ok(&ws, &["send", "calc", "--line", "quit"]);
+    sessions.ok(&ws, &["wait", "calc", "--for", "exit", "--timeout", "10"]);
+
+    let said = sessions.json(&ws, &["record", "calc", "--json"]);
+    assert_eq!(
+        said["tape"],
+        ws.join("tapes/bc/calc.json5").display().to_string()
+    );
+    assert_eq!(said["exchanges"], 2, "{said}");
+    // Recorded again: all of it is on tape already.
+    let again = sessions.ok(&ws, &["record", "calc"]);
+    assert!(again.contains("2 already on tape (kept)"), "{again}");
+    let missing = sessions.run(&ws, &["record", "nothing-by-this-name"], &[]);
+    assert_eq!(missing.status.code(), Some(3), "NOT_FOUND");
+
+    // The tape answers in bc's place: `play` fails on anything not on it.
+    let cli = env!("CARGO_BIN_EXE_switchboard");
+    sessions.ok(
+        &ws,
+        &[
+            "start", "--name", "replay", "--", cli, "play", "--", "bc", "-q",
+        ],
+    );
+    sessions.ok(&ws, &["send", "replay", "--line", "6*7"]);
+    sessions.ok(&ws, &["expect", "replay", "^42$", "--timeout", "10"]);
+    sessions.ok(&ws, &["kill", "replay"]);
+}

@@ -5,11 +5,18 @@
 //! secret or typed while the program has echo off is written as `***`, and
 //! output passes ClaudeControl's redaction.
 
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use thiserror::Error;
 
 use super::{ExitStatus, SessionInfo};
+use crate::tape::record::{Recorder, Recording};
 
-/// The header line of a session's log.
+/// The header line of a session's log: asciicast's fields, and the session
+/// (`id`, `name`, `program`, `args`, `cwd`) in a key of its own that
+/// players pass over.
 pub fn header(info: &SessionInfo) -> String {
     json!({
         "version": 3,
@@ -17,8 +24,195 @@ pub fn header(info: &SessionInfo) -> String {
         "timestamp": info.started.unix_seconds(),
         "command": info.command_line(),
         "title": info.label(),
+        "session": LoggedSession {
+            id: info.id.clone(),
+            name: info.name.clone(),
+            program: info.program.clone(),
+            args: info.args.clone(),
+            cwd: info.cwd.clone(),
+        },
     })
     .to_string()
+}
+
+/// The session a log is of, as its header says.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggedSession {
+    /// `ps-…`.
+    pub id: String,
+    /// The name its starter gave, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The program as started.
+    pub program: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The folder it ran in.
+    #[serde(default)]
+    pub cwd: String,
+}
+
+/// A log's header, as read back.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct LogHeader {
+    /// The terminal's size at the start.
+    #[serde(default)]
+    pub term: LogTerm,
+    /// When it started, in seconds since the epoch.
+    #[serde(default)]
+    pub timestamp: Option<i64>,
+    /// The command line.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The session (absent from logs of other recorders).
+    #[serde(default)]
+    pub session: Option<LoggedSession>,
+}
+
+/// A log's terminal size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct LogTerm {
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+}
+
+impl Default for LogTerm {
+    fn default() -> Self {
+        Self { cols: 80, rows: 24 }
+    }
+}
+
+/// One event read back from a log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoggedEvent {
+    /// The program printed this.
+    Output(String),
+    /// This was typed (`***` where it was a secret).
+    Input(String),
+    /// The terminal changed size.
+    Resize {
+        /// Rows.
+        rows: u16,
+        /// Columns.
+        cols: u16,
+    },
+    /// The program ended.
+    Exit(ExitStatus),
+}
+
+/// A log read back: its header and its events, each at its time since the
+/// start.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Log {
+    /// The header.
+    pub header: LogHeader,
+    /// The events in order, each with its time since the start.
+    pub events: Vec<(Duration, LoggedEvent)>,
+}
+
+/// A log that does not read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("line {line} of the session log: {reason}")]
+pub struct LogError {
+    /// 1-based.
+    pub line: usize,
+    /// Why.
+    pub reason: String,
+}
+
+impl Log {
+    /// Reads a log's text (its rotated parts joined: a header line again
+    /// where a part starts is passed over). A last line cut short — the
+    /// host stopped mid-write — is dropped; any other bad line is an error.
+    pub fn parse(text: &str) -> Result<Self, LogError> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty());
+        let Some((_, first)) = lines.next() else {
+            return Err(LogError {
+                line: 1,
+                reason: "the log is empty".to_owned(),
+            });
+        };
+        let header: LogHeader = serde_json::from_str(first).map_err(|error| LogError {
+            line: 1,
+            reason: format!("the header is not asciicast's: {error}"),
+        })?;
+        let lines: Vec<(usize, &str)> = lines.collect();
+        let last = lines.len();
+        let mut log = Self {
+            header,
+            events: Vec::new(),
+        };
+        let mut at = Duration::ZERO;
+        for (n, (index, line)) in lines.into_iter().enumerate() {
+            if line.starts_with('{') {
+                continue;
+            }
+            let event = match serde_json::from_str::<(f64, String, String)>(line) {
+                Ok(event) => event,
+                Err(_) if n + 1 == last => break,
+                Err(error) => {
+                    return Err(LogError {
+                        line: index + 1,
+                        reason: format!("not an [interval, code, data] event: {error}"),
+                    });
+                }
+            };
+            let (interval, code, data) = event;
+            if interval.is_finite() && interval > 0.0 {
+                at += Duration::from_secs_f64(interval.min(1e9));
+            }
+            let event = match code.as_str() {
+                "o" => LoggedEvent::Output(data),
+                "i" => LoggedEvent::Input(data),
+                "r" => {
+                    let size = data
+                        .split_once('x')
+                        .and_then(|(cols, rows)| Some((cols.parse().ok()?, rows.parse().ok()?)));
+                    match size {
+                        Some((cols, rows)) => LoggedEvent::Resize { rows, cols },
+                        None => continue,
+                    }
+                }
+                "x" => LoggedEvent::Exit(match data.strip_prefix("signal ") {
+                    Some(signal) => ExitStatus {
+                        code: None,
+                        signal: signal.trim().parse().ok(),
+                    },
+                    None => ExitStatus {
+                        code: data.trim().parse().ok(),
+                        signal: None,
+                    },
+                }),
+                // Markers and events of later versions.
+                _ => continue,
+            };
+            log.events.push((at, event));
+        }
+        Ok(log)
+    }
+
+    /// The session cut into a tape's banner and exchanges by the recorder
+    /// `rec` uses (one exchange per line or key sent), ending as the log
+    /// says.
+    pub fn recording(&self) -> Recording {
+        let mut recorder = Recorder::new();
+        let mut exit = None;
+        for (at, event) in &self.events {
+            match event {
+                LoggedEvent::Output(text) => recorder.output(text.as_bytes(), *at),
+                LoggedEvent::Input(text) => recorder.input(text.as_bytes(), *at),
+                LoggedEvent::Resize { .. } => {}
+                LoggedEvent::Exit(status) => exit = Some((*status).into()),
+            }
+        }
+        recorder.finish(exit, true)
+    }
 }
 
 /// One event of a session's log.
@@ -52,7 +246,20 @@ pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
             "o",
             crate::tape::redact::redact_text(&String::from_utf8_lossy(bytes)),
         ),
-        CastEvent::Input { masked: true, .. } => ("i", "***".to_owned()),
+        // The line end stays: what was masked was still submitted.
+        CastEvent::Input {
+            masked: true,
+            bytes,
+        } => {
+            let kept = bytes.len() - trim_line_end(bytes).len();
+            (
+                "i",
+                format!(
+                    "***{}",
+                    String::from_utf8_lossy(&bytes[bytes.len() - kept..])
+                ),
+            )
+        }
         CastEvent::Input { bytes, .. } => (
             "i",
             crate::tape::redact::redact_text(&String::from_utf8_lossy(bytes)),
@@ -75,6 +282,14 @@ pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
     .to_string()
 }
 
+fn trim_line_end(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .rposition(|byte| !matches!(byte, b'\r' | b'\n'))
+        .map_or(0, |last| last + 1);
+    &bytes[..end]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,7 +308,7 @@ mod tests {
                     masked: true
                 }
             ),
-            r#"[0.0,"i","***"]"#
+            r#"[0.0,"i","***\r"]"#
         );
         assert_eq!(
             line(2, &CastEvent::Output(b"token=abc123 ok")),
@@ -114,5 +329,107 @@ mod tests {
             signal: Some(9),
         };
         assert_eq!(line(10, &CastEvent::Exit(exit)), r#"[0.01,"x","signal 9"]"#);
+    }
+}
+
+#[cfg(test)]
+mod log_tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+    use super::*;
+
+    #[test]
+    fn a_log_reads_back_and_cuts_into_exchanges() {
+        let mut info = SessionInfo::starting(
+            "ps-0123456789ab".into(),
+            "bc".into(),
+            vec!["-q".into()],
+            "/w".into(),
+            crate::Timestamp::from_unix_millis(1_700_000_000_000).unwrap(),
+        );
+        info.name = Some("calc".into());
+        let mut text = header(&info);
+        for (after, event) in [
+            (5, CastEvent::Output(b"bc 1.07\r\n")),
+            (
+                100,
+                CastEvent::Input {
+                    bytes: b"1+1\r",
+                    masked: false,
+                },
+            ),
+            (2, CastEvent::Output(b"1+1\r\n2\r\n")),
+            (
+                50,
+                CastEvent::Input {
+                    bytes: b"hunter2\r",
+                    masked: true,
+                },
+            ),
+            (
+                1,
+                CastEvent::Resize {
+                    rows: 30,
+                    cols: 100,
+                },
+            ),
+            (
+                3,
+                CastEvent::Exit(ExitStatus {
+                    code: Some(0),
+                    signal: None,
+                }),
+            ),
+        ] {
+            text.push('\n');
+            text.push_str(&line(after, &event));
+        }
+        // A rotated part starts with the header again; a last line cut
+        // short by a crash is dropped.
+        let (head, tail) = text.split_at(text.find("\n[0.05").unwrap());
+        let joined = format!("{head}\n{}{tail}\n[0.1,\"o\",\"tru", header(&info));
+
+        let log = Log::parse(&joined).unwrap();
+        let session = log.header.session.clone().unwrap();
+        assert_eq!(
+            (session.id.as_str(), session.name.as_deref()),
+            ("ps-0123456789ab", Some("calc"))
+        );
+        assert_eq!(session.args, ["-q"]);
+        assert_eq!(log.header.term, LogTerm { cols: 80, rows: 24 });
+        assert_eq!(log.events.len(), 6);
+        assert_eq!(
+            log.events[1],
+            (
+                Duration::from_millis(105),
+                LoggedEvent::Input("1+1\r".into())
+            )
+        );
+        assert_eq!(log.events[3].1, LoggedEvent::Input("***\r".into()));
+        assert_eq!(
+            log.events[4].1,
+            LoggedEvent::Resize {
+                rows: 30,
+                cols: 100
+            }
+        );
+
+        let recording = log.recording();
+        assert!(
+            recording.banner.is_some(),
+            "the banner before the first input"
+        );
+        let inputs: Vec<_> = recording
+            .exchanges
+            .iter()
+            .map(|exchange| exchange.input.data_text.clone().unwrap())
+            .collect();
+        assert_eq!(inputs, ["1+1\r", "***\r"], "the secret stays masked");
+        assert_eq!(recording.exchanges[1].pre.prompt, None);
+        assert_eq!(recording.exchanges[1].exit.as_ref().unwrap().code, Some(0));
+
+        let bad = Log::parse(&format!("{}\nnot json\n[0.1,\"o\",\"x\"]", header(&info)));
+        assert_eq!(bad.unwrap_err().line, 2);
+        assert!(Log::parse("").is_err());
     }
 }

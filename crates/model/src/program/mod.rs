@@ -192,6 +192,10 @@ pub struct SessionInfo {
     /// Whether it is being recorded as a tape.
     #[serde(default)]
     pub recording: bool,
+    /// The tape it was recorded to, once written (relative to the
+    /// workspace), or why it could not be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tape: Option<String>,
 }
 
 impl SessionInfo {
@@ -221,6 +225,7 @@ impl SessionInfo {
             rows: 24,
             cols: 80,
             recording: false,
+            tape: None,
         }
     }
 

@@ -477,6 +477,11 @@ fn start(host: &Host, start: StartRequest) -> Answer {
             "{key:?} is not an environment variable (a name without '=' or NUL, a value without NUL)"
         )));
     }
+    if start.record && start.workspace.is_none() {
+        return Err(invalid(
+            "a session is recorded into its workspace's tapes: start it from a workspace",
+        ));
+    }
     let cwd = Path::new(&start.cwd);
     if !cwd.is_absolute() || !cwd.is_dir() {
         return Err(invalid(format!("{:?} is not a folder", start.cwd)));
@@ -499,6 +504,7 @@ fn start(host: &Host, start: StartRequest) -> Answer {
     let info = SessionInfo {
         name: start.name,
         workspace: start.workspace,
+        recording: start.record,
         rows: start.rows.unwrap_or(24).max(1),
         cols: start.cols.unwrap_or(80).max(1),
         ..SessionInfo::starting(

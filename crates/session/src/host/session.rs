@@ -19,7 +19,11 @@ use switchboard_model::{
 use tokio::sync::watch;
 
 use switchboard_model::program::cast::{self, CastEvent};
-use switchboard_store::session_log::SessionLog;
+use switchboard_model::tape::record::RecordMode;
+use switchboard_store::{
+    session_log::{self, SessionLog},
+    tapes::{TAPES_DIR, Tapes},
+};
 
 use super::buffer::OutputBuffer;
 use crate::pty::{
@@ -83,6 +87,13 @@ impl Core {
             tracing::warn!(%error, session = %self.info.id, "the session's log stops here");
             self.log = None;
         }
+    }
+
+    /// Logs how the program ended and closes the log; whether there was a
+    /// log to close.
+    fn close_log(&mut self, exit: ExitStatus) -> bool {
+        self.log(&CastEvent::Exit(exit));
+        self.log.take().is_some()
     }
 
     /// The line the cursor is on, as text.
@@ -300,7 +311,7 @@ impl Session {
         self.bump();
     }
 
-    fn read_all(&self, mut reader: Box<dyn Read + Send>) {
+    fn read_all(self: &Arc<Self>, mut reader: Box<dyn Read + Send>) {
         let mut chunk = vec![0_u8; 16 * 1024];
         loop {
             match reader.read(&mut chunk) {
@@ -320,25 +331,66 @@ impl Session {
         }
         let mut core = self.core();
         core.eof = true;
-        if core.ended()
+        let closed = if core.ended()
             && let Some(exit) = core.info.exit
         {
-            core.log(&CastEvent::Exit(exit));
-        }
+            core.close_log(exit)
+        } else {
+            false
+        };
         drop(core);
         self.bump();
+        if closed {
+            self.record();
+        }
     }
 
-    fn ended(&self, exit: Option<ExitStatus>) {
-        {
+    /// Records the ended session's log as a tape, when asked to, on a
+    /// thread of its own; says where (or why not) in its `tape`.
+    fn record(self: &Arc<Self>) {
+        let (workspace, id) = {
+            let core = self.core();
+            if !core.info.recording {
+                return;
+            }
+            let Some(workspace) = core.info.workspace.clone() else {
+                return;
+            };
+            (workspace, core.info.id.clone())
+        };
+        let session = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("session-record".into())
+            .spawn(move || {
+                let root = Path::new(&workspace);
+                let tapes = Tapes::at(root.join(TAPES_DIR));
+                let said = match session_log::record_tape(root, &id, &tapes, None, RecordMode::New)
+                {
+                    Ok(saved) => match saved.written {
+                        Some((path, _)) => path
+                            .strip_prefix(root)
+                            .unwrap_or(&path)
+                            .display()
+                            .to_string(),
+                        None => saved.to_string(),
+                    },
+                    Err(error) => {
+                        tracing::warn!(%error, session = %id, "the session was not recorded");
+                        format!("not recorded: {error}")
+                    }
+                };
+                session.core().info.tape = Some(said);
+                session.bump();
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "the session was not recorded");
+        }
+    }
+
+    fn ended(self: &Arc<Self>, exit: Option<ExitStatus>) {
+        let closed = {
             let mut core = self.core();
             core.info.exit = exit;
-            // Logged after the last output: now if it was all read.
-            if core.eof
-                && let Some(exit) = exit
-            {
-                core.log(&CastEvent::Exit(exit));
-            }
             if core.info.ended_by.is_none() {
                 core.info.ended_by = Some(EndReason::Exited);
             }
@@ -346,13 +398,21 @@ impl Session {
                 Some(EndReason::Exited) | None => SessionState::Exited,
                 Some(_) => SessionState::Killed,
             };
-        }
+            // Logged after the last output: now if it was all read.
+            match exit {
+                Some(exit) if core.eof => core.close_log(exit),
+                _ => false,
+            }
+        };
         // Its terminal closes: no descriptor outlives the program.
         self.live
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         self.bump();
+        if closed {
+            self.record();
+        }
     }
 
     /// Types `bytes` (a secret's echo masked as it comes back).

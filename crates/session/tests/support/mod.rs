@@ -42,6 +42,7 @@ pub fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
         rows: None,
         cols: None,
         workspace: None,
+        record: false,
     }
 }
 

@@ -95,7 +95,7 @@ impl Tapes {
             .load()?
             .tapes
             .into_iter()
-            .filter(|entry| entry.path != own)
+            .filter(|entry| target.mode != RecordMode::Overwrite || entry.path != own)
             .map(|entry| (entry.path, entry.tape))
             .unzip();
         let index = TapeIndex::build(&tapes);
