@@ -54,6 +54,10 @@ pub enum ClientError {
     /// The socket failed.
     #[error("could not reach the session host: {0}")]
     Io(#[from] std::io::Error),
+    /// No host is running, and this client does not start one
+    /// ([`Client::without_starting`]).
+    #[error("no session host is running")]
+    NotRunning,
     /// The host answered something this client does not understand.
     #[error("the session host answered out of protocol: {0}")]
     Protocol(String),
@@ -79,6 +83,7 @@ pub struct Client {
     runtime: RuntimeDir,
     host: PathBuf,
     host_env: Vec<(String, String)>,
+    starts_host: bool,
 }
 
 impl Client {
@@ -94,7 +99,15 @@ impl Client {
             runtime,
             host,
             host_env: Vec::new(),
+            starts_host: true,
         }
+    }
+
+    /// A client that only talks to a host already running (one that
+    /// follows the sessions, say, without keeping a host up).
+    pub fn without_starting(mut self) -> Self {
+        self.starts_host = false;
+        self
     }
 
     /// Variables a host this client starts gets (its limits, say).
@@ -118,6 +131,9 @@ impl Client {
                     std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
                 ) => {}
             Err(error) => return Err(error.into()),
+        }
+        if !self.starts_host {
+            return Err(ClientError::NotRunning);
         }
         let client = self.clone();
         tokio::task::spawn_blocking(move || start_host(&client))

@@ -561,3 +561,82 @@ async fn an_answer_starts_its_own_line_once_the_echo_is_left_out() {
     assert_eq!(before, ">>> \r\n", "the prompt, then the input's line end");
     client.kill(&id, None).await.unwrap();
 }
+
+/// The first session list a watch hears that `wanted` accepts.
+async fn heard(
+    client: &switchboard_session::Client,
+    wanted: impl Fn(&[switchboard_model::program::SessionInfo]) -> bool + Send + 'static,
+) -> Vec<switchboard_model::program::SessionInfo> {
+    let (found, mut lists) = tokio::sync::mpsc::unbounded_channel();
+    let watching = client.watch(None, move |sessions| {
+        if wanted(&sessions) {
+            let _ = found.send(sessions);
+        }
+    });
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        tokio::select! {
+            ended = watching => panic!("the watch ended: {ended:?}"),
+            sessions = lists.recv() => sessions.expect("a list"),
+        }
+    })
+    .await
+    .expect("heard in time")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_password_prompt_wants_the_developer_and_watchers_keep_no_host_up() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    // Two programs: one turns echo off before its prompt, one after.
+    for (name, script) in [
+        (
+            "before",
+            "stty -echo; printf 'Password: '; read pw; stty echo; echo; echo \"got ${#pw}\"; sleep 30",
+        ),
+        (
+            "after",
+            "printf 'Passphrase: '; stty -echo; read pw; stty echo; echo; echo \"got ${#pw}\"; sleep 30",
+        ),
+    ] {
+        client
+            .start(start("sh", &["-c", script], Some(name), temp.path()))
+            .await
+            .unwrap();
+        let named = name.to_owned();
+        heard(&client, move |sessions| {
+            sessions
+                .iter()
+                .any(|session| session.name.as_deref() == Some(&named) && session.wants_secret)
+        })
+        .await;
+        client
+            .send_as(name, Input::Line("hunter2".into()), true, true)
+            .await
+            .unwrap();
+        client
+            .expect(name, vec![Pattern::Exact("got 7".into())], SECS, |_| {})
+            .await
+            .unwrap();
+        let named = name.to_owned();
+        heard(&client, move |sessions| {
+            sessions
+                .iter()
+                .any(|session| session.name.as_deref() == Some(&named) && !session.wants_secret)
+        })
+        .await;
+        client.kill(name, None).await.unwrap();
+    }
+
+    // Only a watcher is left: the host still goes after its linger (1 s),
+    // and the watch ends with it.
+    let watching = client.watch(None, |_| {});
+    tokio::time::timeout(std::time::Duration::from_secs(10), watching)
+        .await
+        .expect("the host went, ending the watch")
+        .unwrap();
+    let running = client.clone().without_starting().list(None).await;
+    assert!(
+        matches!(running, Err(switchboard_session::ClientError::NotRunning)),
+        "{running:?}"
+    );
+}

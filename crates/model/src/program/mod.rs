@@ -192,6 +192,11 @@ pub struct SessionInfo {
     /// Whether it is being recorded as a tape.
     #[serde(default)]
     pub recording: bool,
+    /// The program waits for input it does not show (it turned the
+    /// terminal's echo off at a prompt: a password): the developer's
+    /// attention is wanted.
+    #[serde(default)]
+    pub wants_secret: bool,
     /// The tape it was recorded to, once written (relative to the
     /// workspace), or why it could not be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,6 +230,7 @@ impl SessionInfo {
             rows: 24,
             cols: 80,
             recording: false,
+            wants_secret: false,
             tape: None,
         }
     }

@@ -118,7 +118,11 @@ async fn answer(
             sessions: host.listed(workspace.as_deref()),
         }),
         Request::Watch { workspace } => {
+            host.watchers
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             watch(host, workspace.as_deref(), read, write).await;
+            host.watchers
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
             Err(cancelled())
         }
         Request::Attach {

@@ -65,6 +65,9 @@ pub struct Host {
     dir: std::path::PathBuf,
     /// The ids of the running sessions as last written to the registry.
     saved: Mutex<Vec<String>>,
+    /// Connections that only watch: they do not keep the host alive (the
+    /// window follows the sessions for as long as it is open).
+    watchers: std::sync::atomic::AtomicUsize,
 }
 
 impl Host {
@@ -93,6 +96,8 @@ impl Host {
             if ended {
                 continue;
             }
+            // A program may turn echo off after its prompt's last output.
+            session.check_secret();
             if self.limits.idle_secs > 0 && idle >= Duration::from_secs(self.limits.idle_secs) {
                 session.kill(Signal::SIGTERM, grace, EndReason::Idle);
             } else if self.limits.max_runtime_secs > 0
@@ -209,6 +214,7 @@ pub async fn serve(
         lost,
         dir: runtime.path().to_owned(),
         saved: Mutex::new(Vec::new()),
+        watchers: std::sync::atomic::AtomicUsize::new(0),
     });
     let uid = nix::unistd::getuid().as_raw();
     let linger = Duration::from_secs(limits.host_linger_secs);
@@ -243,7 +249,8 @@ pub async fn serve(
                 host.sweep();
                 host.remember();
                 let busy = host.running() > 0
-                    || connections.load(std::sync::atomic::Ordering::SeqCst) > 0;
+                    || connections.load(std::sync::atomic::Ordering::SeqCst)
+                        > host.watchers.load(std::sync::atomic::Ordering::SeqCst);
                 if busy {
                     idle_since = None;
                 } else {

@@ -326,6 +326,7 @@ impl Session {
                     core.last_activity = now;
                     drop(core);
                     self.bump();
+                    self.check_secret();
                 }
             }
         }
@@ -398,6 +399,7 @@ impl Session {
                 Some(EndReason::Exited) | None => SessionState::Exited,
                 Some(_) => SessionState::Killed,
             };
+            core.info.wants_secret = false;
             // Logged after the last output: now if it was all read.
             match exit {
                 Some(exit) if core.eof => core.close_log(exit),
@@ -412,6 +414,25 @@ impl Session {
         self.bump();
         if closed {
             self.record();
+        }
+    }
+
+    /// Notes whether the program waits for a secret now — it hides what is
+    /// typed (echo off while reading a line) and shows a prompt — and
+    /// announces a change.
+    pub fn check_secret(&self) {
+        let hides = self
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(Live::hides_input);
+        let mut core = self.core();
+        let wants = hides && !core.ended() && !core.cursor_line().trim().is_empty();
+        if core.info.wants_secret != wants {
+            core.info.wants_secret = wants;
+            drop(core);
+            self.bump();
         }
     }
 
