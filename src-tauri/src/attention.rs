@@ -1,10 +1,11 @@
-//! Getting the developer's attention for blocking questions: an OS
-//! notification and an urgency hint for each new one, and the number waiting
-//! in the window title, the badge and the tray icon.
+//! Getting the developer's attention for blocking questions and for program
+//! sessions waiting for a secret (a password prompt): an OS notification
+//! and an urgency hint for each new one, and the number waiting in the
+//! window title, the badge and the tray icon.
 
 use std::{collections::BTreeSet, sync::Mutex};
 
-use switchboard_model::inbox::newly_waiting;
+use switchboard_model::{inbox::newly_waiting, program::SessionInfo};
 use switchboard_store::{Workspace, deliveries};
 use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
 use tauri_plugin_notification::NotificationExt;
@@ -24,9 +25,71 @@ pub fn add_tray(app: &AppHandle) {
     }
 }
 
-/// The blocking questions already announced.
+/// What was already announced: the blocking questions, and the sessions
+/// waiting for a secret.
 #[derive(Default)]
-pub struct Announced(Mutex<BTreeSet<String>>);
+pub struct Announced {
+    questions: Mutex<BTreeSet<String>>,
+    secrets: Mutex<BTreeSet<String>>,
+}
+
+impl Announced {
+    fn waiting(&self) -> usize {
+        let count = |set: &Mutex<BTreeSet<String>>| {
+            set.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .len()
+        };
+        count(&self.questions) + count(&self.secrets)
+    }
+}
+
+/// Announces the sessions in `sessions` that began waiting for a secret
+/// since the last call.
+pub fn secrets(app: &AppHandle, sessions: &[SessionInfo], announced: &Announced) {
+    let wanting: BTreeSet<String> = sessions
+        .iter()
+        .filter(|session| session.wants_secret)
+        .map(|session| session.id.clone())
+        .collect();
+    let fresh: Vec<&SessionInfo> = {
+        let Ok(mut known) = announced.secrets.lock() else {
+            return;
+        };
+        let fresh = sessions
+            .iter()
+            .filter(|session| session.wants_secret && !known.contains(&session.id))
+            .collect();
+        if *known == wanting {
+            return;
+        }
+        *known = wanting;
+        fresh
+    };
+    for session in &fresh {
+        let shown = app
+            .notification()
+            .builder()
+            .title("A program asks for a secret")
+            .body(format!(
+                "{} ({}) waits for a password: type it in Terminals",
+                session.label(),
+                session.command_line()
+            ))
+            .show();
+        if let Err(error) = shown {
+            tracing::debug!(%error, "no notification service");
+        }
+    }
+    let window = app.get_webview_window("main");
+    if !fresh.is_empty()
+        && let Some(window) = &window
+        && let Err(error) = window.request_user_attention(Some(UserAttentionType::Critical))
+    {
+        tracing::debug!(%error, "could not ask for attention");
+    }
+    show_count(app, announced.waiting());
+}
 
 /// Re-reads the inbox and announces blocking questions that are new since
 /// the last call. `notify` is false on start-up: questions that waited
@@ -39,47 +102,54 @@ pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, no
             return;
         }
     };
-    let Ok(mut known) = announced.0.lock() else {
-        return;
-    };
-    let (fresh, waiting) = newly_waiting(&known, &listed.deliveries);
-    let window = app.get_webview_window("main");
-    if notify && !fresh.is_empty() {
-        for delivery in &fresh {
-            let shown = app
-                .notification()
-                .builder()
-                .title("An agent is waiting for your answer")
-                .body(&delivery.title)
-                .show();
-            if let Err(error) = shown {
-                tracing::debug!(%error, "no notification service");
+    {
+        let Ok(mut known) = announced.questions.lock() else {
+            return;
+        };
+        let (fresh, waiting) = newly_waiting(&known, &listed.deliveries);
+        if notify && !fresh.is_empty() {
+            for delivery in &fresh {
+                let shown = app
+                    .notification()
+                    .builder()
+                    .title("An agent is waiting for your answer")
+                    .body(&delivery.title)
+                    .show();
+                if let Err(error) = shown {
+                    tracing::debug!(%error, "no notification service");
+                }
+            }
+            if let Some(window) = app.get_webview_window("main")
+                && let Err(error) = window.request_user_attention(Some(UserAttentionType::Critical))
+            {
+                tracing::debug!(%error, "could not ask for attention");
             }
         }
-        if let Some(window) = &window
-            && let Err(error) = window.request_user_attention(Some(UserAttentionType::Critical))
-        {
-            tracing::debug!(%error, "could not ask for attention");
-        }
+        *known = waiting;
     }
-    if let Some(window) = &window {
-        let title = match waiting.len() {
+    show_count(app, announced.waiting());
+}
+
+/// Shows how many things wait for the developer in the title, the badge
+/// and the tray.
+fn show_count(app: &AppHandle, waiting: usize) {
+    if let Some(window) = app.get_webview_window("main") {
+        let title = match waiting {
             0 => "Switchboard".to_owned(),
             count => format!("Switchboard ({count} waiting)"),
         };
         let _ = window.set_title(&title);
-        let badge = (!waiting.is_empty()).then_some(waiting.len() as i64);
+        let badge = (waiting > 0).then_some(waiting as i64);
         if let Err(error) = window.set_badge_count(badge) {
             tracing::debug!(%error, "no badge on this desktop");
         }
     }
     if let Some(tray) = app.tray_by_id(TRAY) {
-        let tooltip = match waiting.len() {
-            0 => "Switchboard: no agent waiting".to_owned(),
-            count => format!("Switchboard: {count} agent(s) waiting"),
+        let tooltip = match waiting {
+            0 => "Switchboard: nothing waiting".to_owned(),
+            count => format!("Switchboard: {count} waiting for you"),
         };
         let _ = tray.set_tooltip(Some(&tooltip));
-        let _ = tray.set_title((!waiting.is_empty()).then(|| waiting.len().to_string()));
+        let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
     }
-    *known = waiting;
 }

@@ -30,12 +30,12 @@ pub fn forward_store_changes(
     app: &AppHandle,
     workspace: &Workspace,
     config: &Config,
+    announced: Arc<Announced>,
 ) -> Result<WorkspaceWatcher, StoreError> {
     let mut team_roots = vec![Teams::locate(workspace).root().to_owned()];
     if let Some(claude) = config.claude_teams() {
         team_roots.extend(claude.watched_roots());
     }
-    let announced = Arc::new(Announced::default());
     attention::refresh(app, workspace, &announced, false);
     let app = app.clone();
     let watched = workspace.clone();

@@ -7,6 +7,7 @@ mod attention;
 mod commands;
 mod events;
 mod instance;
+mod sessions;
 mod sidecar;
 mod state;
 
@@ -112,10 +113,22 @@ pub fn run() -> ExitCode {
                 config_dir: config_dir.clone(),
                 claude_dir: claude_dir.clone(),
             };
-            let watcher = events::forward_store_changes(app.handle(), &workspace, &config)?;
+            let announced = std::sync::Arc::new(attention::Announced::default());
+            let watcher = events::forward_store_changes(
+                app.handle(),
+                &workspace,
+                &config,
+                std::sync::Arc::clone(&announced),
+            )?;
             let sidecar = sidecar::Sidecar::start(app.handle().clone(), config.clone());
             let state = AppState::new(workspace, watcher, sidecar, config, started);
             state.reach(StartPhase::WebviewCreated, Some(webview_created));
+            sessions::follow(
+                app.handle().clone(),
+                state.workspace.root().to_owned(),
+                std::sync::Arc::clone(&state.sessions),
+                announced,
+            );
             app.manage(state);
             instance::exit_on_signals(app.handle());
             instance::lighten_webview(app.handle());
@@ -162,8 +175,8 @@ pub fn run() -> ExitCode {
             commands::team::team_send,
             commands::settings::get_settings,
             commands::settings::save_settings,
-            commands::sessions::sessions_watch,
-            commands::sessions::sessions_unwatch,
+            commands::sessions::sessions,
+            commands::sessions::session_replay,
             commands::sessions::session_output,
             commands::sessions::session_type,
             commands::sessions::session_control,

@@ -29,9 +29,8 @@ pub struct AppState {
     /// The knowledge index, opened at the first search (so opening a
     /// workspace creates nothing in it).
     pub search: SharedIndex,
-    /// The Terminals view's following of the program sessions while it is
-    /// open: the watch's number and its task.
-    pub sessions_watch: Mutex<Option<(u64, tauri::async_runtime::JoinHandle<()>)>>,
+    /// The program sessions as last heard (followed for the window's life).
+    pub sessions: Arc<crate::sessions::Followed>,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
 }
@@ -53,7 +52,7 @@ impl AppState {
             sidecar,
             config,
             search: SharedIndex::default(),
-            sessions_watch: Mutex::new(None),
+            sessions: Arc::default(),
             _watcher: watcher,
         }
     }

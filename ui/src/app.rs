@@ -2,7 +2,7 @@
 //! and the selected view beside it.
 
 use leptos::{prelude::*, task::spawn_local};
-use switchboard_model::ipc::WorkspaceInfo;
+use switchboard_model::{ipc::WorkspaceInfo, program::SessionInfo};
 
 use crate::{events, ipc, theme, views};
 
@@ -55,10 +55,46 @@ impl View {
     }
 }
 
+/// The workspace's program sessions, followed for the window's life: the
+/// secret alert and the Terminals view share them (from the context).
+#[derive(Clone, Copy)]
+pub struct Sessions {
+    /// As last heard.
+    pub list: RwSignal<Vec<SessionInfo>>,
+    /// The session the Terminals view shows when it opens (the alert's).
+    pub open: RwSignal<Option<String>>,
+}
+
+impl Sessions {
+    /// Follows the sessions from now on: the list now, then each change.
+    fn follow() -> Self {
+        let sessions = Self {
+            list: RwSignal::new(Vec::new()),
+            open: RwSignal::new(None),
+        };
+        let heard = StoredValue::new(false);
+        events::on_sessions(move |list| {
+            heard.set_value(true);
+            sessions.list.set(list);
+        });
+        spawn_local(async move {
+            match ipc::sessions().await {
+                // An event that came meanwhile is newer.
+                Ok(list) if !heard.get_value() => sessions.list.set(list),
+                Ok(_) => {}
+                Err(error) => leptos::logging::error!("sessions: {}", error.message),
+            }
+        });
+        sessions
+    }
+}
+
 /// The whole window.
 #[component]
 pub fn App() -> impl IntoView {
     let (current, set_current) = signal(View::Inbox);
+    let sessions = Sessions::follow();
+    provide_context(sessions);
     let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
     // Live updates: listened to once here, fanned out to the open views.
     let (events_off, set_events_off) = signal(None::<String>);
@@ -122,6 +158,13 @@ pub fn App() -> impl IntoView {
                         {format!("Live updates are off ({error}); reopen the window to retry.")}
                     </p>
                 })}
+                <views::terminals::alert::SecretAlert
+                    sessions
+                    on_open=move |id| {
+                        sessions.open.set(Some(id));
+                        set_current.set(View::Terminals);
+                    }
+                />
                 {move || match current.get() {
                     View::Inbox => views::inbox::Inbox().into_any(),
                     View::Chat => views::chat::Chat().into_any(),

@@ -37,8 +37,8 @@ use wasm_bindgen::{JsValue, prelude::*};
 use switchboard_model::export::{DeliveryExportRequest, ExportFormat, ExportedText};
 use switchboard_model::ipc::CMD_EXPORT_DELIVERY;
 use switchboard_model::ipc::{
-    CMD_SESSION_CONTROL, CMD_SESSION_END, CMD_SESSION_OUTPUT, CMD_SESSION_TYPE,
-    CMD_SESSIONS_UNWATCH, CMD_SESSIONS_WATCH,
+    CMD_SESSION_CONTROL, CMD_SESSION_END, CMD_SESSION_OUTPUT, CMD_SESSION_REPLAY, CMD_SESSION_TYPE,
+    CMD_SESSIONS,
 };
 use switchboard_model::ipc::{
     CMD_TAPE, CMD_TAPE_EXPORT_CAST, CMD_TAPE_NOTE, CMD_TAPES, CMD_TAPES_SEARCH,
@@ -48,6 +48,7 @@ use switchboard_model::ipc::{
     CMD_TEAM_SEND, CMD_TEAMS, TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest,
     TaskDepsRequest, TeamRequest, TeamSendRequest,
 };
+use switchboard_model::program::SessionInfo;
 use switchboard_model::program::view::{
     SessionControlRequest, SessionOutput, SessionOutputRequest, SessionRequest, SessionTypeRequest,
 };
@@ -345,15 +346,20 @@ pub async fn quarantine(request: &QuarantineRequest) -> Result<Vec<Quarantined>,
     call_with(CMD_QUARANTINE, request).await
 }
 
-/// Follows the workspace's program sessions (events until
-/// [`sessions_unwatch`] with the number this returns).
-pub async fn sessions_watch() -> Result<u64, ErrorPayload> {
-    call(CMD_SESSIONS_WATCH).await
+/// The workspace's program sessions now (changes come as events).
+pub async fn sessions() -> Result<Vec<SessionInfo>, ErrorPayload> {
+    call(CMD_SESSIONS).await
 }
 
-/// Stops following the sessions, if `watch` is still the current watch.
-pub async fn sessions_unwatch(watch: u64) -> Result<(), ErrorPayload> {
-    call_with(CMD_SESSIONS_UNWATCH, &watch).await
+/// An ended session's log, as a tape to play back.
+pub async fn session_replay(session: &str) -> Result<TapeView, ErrorPayload> {
+    call_with(
+        CMD_SESSION_REPLAY,
+        &SessionRequest {
+            session: session.to_owned(),
+        },
+    )
+    .await
 }
 
 /// A session's output since `since` (all that is kept with `None`).

@@ -172,12 +172,14 @@ pub const CMD_TAPE_EXPORT_CAST: &str = "tape_export_cast";
 /// [`DeliveryExportRequest`](crate::export::DeliveryExportRequest); answers
 /// an [`ExportedText`](crate::export::ExportedText).
 pub const CMD_EXPORT_DELIVERY: &str = "export_delivery";
-/// Command: follow the workspace's program sessions: the shell emits
-/// [`EVENT_SESSIONS`] now and after each change until
-/// [`CMD_SESSIONS_UNWATCH`]. Request: none.
-pub const CMD_SESSIONS_WATCH: &str = "sessions_watch";
-/// Command: stop following the program sessions. Request: none.
-pub const CMD_SESSIONS_UNWATCH: &str = "sessions_unwatch";
+/// Command: the workspace's program sessions now (live ones, then ended
+/// ones from their logs); the shell emits [`EVENT_SESSIONS`] after each
+/// change. Request: none; answers `Vec<`[`SessionInfo`](crate::program::SessionInfo)`>`.
+pub const CMD_SESSIONS: &str = "sessions";
+/// Command: a session's log cut into a tape, to play it back. Request:
+/// [`SessionRequest`](crate::program::view::SessionRequest); answers a
+/// [`TapeView`](crate::tape::view::TapeView).
+pub const CMD_SESSION_REPLAY: &str = "session_replay";
 /// Command: a session's output since a cursor. Request:
 /// [`SessionOutputRequest`](crate::program::view::SessionOutputRequest);
 /// answers a [`SessionOutput`](crate::program::view::SessionOutput).
@@ -192,15 +194,15 @@ pub const CMD_SESSION_CONTROL: &str = "session_control";
 /// [`SessionRequest`](crate::program::view::SessionRequest).
 pub const CMD_SESSION_END: &str = "session_end";
 /// Event carrying the workspace's program sessions
-/// (`Vec<`[`SessionInfo`](crate::program::SessionInfo)`>`) after a change,
-/// while the Terminals view follows them.
+/// (`Vec<`[`SessionInfo`](crate::program::SessionInfo)`>`) after a change;
+/// the shell follows them for the window's whole life.
 pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
 pub const COMMANDS: [&str; 48] = [
-    CMD_SESSIONS_WATCH,
-    CMD_SESSIONS_UNWATCH,
+    CMD_SESSIONS,
+    CMD_SESSION_REPLAY,
     CMD_SESSION_OUTPUT,
     CMD_SESSION_TYPE,
     CMD_SESSION_CONTROL,

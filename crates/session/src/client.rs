@@ -77,6 +77,10 @@ impl ClientError {
     }
 }
 
+/// How many times a follower tries a socket that does not accept yet, 20 ms
+/// apart.
+const STARTING_TRIES: u32 = 100;
+
 /// A client of the session host.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -352,6 +356,64 @@ impl Client {
             }
         }
         Ok(())
+    }
+
+    /// Follows the sessions (of `workspace`, or all) for as long as the
+    /// caller awaits it, without ever starting or keeping up a host:
+    /// `changed` hears `Some(sessions)` now and after each change while a
+    /// host runs, `None` when it goes; meanwhile the runtime folder is
+    /// watched for the next host's socket. Ends only when the folder
+    /// cannot be watched.
+    pub async fn follow(
+        &self,
+        workspace: Option<String>,
+        mut changed: impl FnMut(Option<Vec<SessionInfo>>),
+    ) -> Result<(), ClientError> {
+        let follower = self.clone().without_starting();
+        let (poke, mut poked) = tokio::sync::mpsc::unbounded_channel();
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                if event.is_ok() {
+                    let _ = poke.send(());
+                }
+            })
+            .map_err(|error| ClientError::Io(std::io::Error::other(error)))?;
+        notify::Watcher::watch(
+            &mut watcher,
+            self.runtime.path(),
+            notify::RecursiveMode::NonRecursive,
+        )
+        .map_err(|error| ClientError::Io(std::io::Error::other(error)))?;
+        // Tries left to reach a host whose socket exists but does not
+        // accept yet (bound, not listening: starting), before waiting for
+        // the folder to change again (a stale socket never answers).
+        let mut starting = STARTING_TRIES;
+        loop {
+            while poked.try_recv().is_ok() {}
+            let mut heard = false;
+            match follower
+                .watch(workspace.clone(), |sessions| {
+                    heard = true;
+                    changed(Some(sessions));
+                })
+                .await
+            {
+                Err(ClientError::NotRunning) if starting > 0 && self.runtime.socket().exists() => {
+                    starting -= 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    continue;
+                }
+                Ok(()) | Err(ClientError::NotRunning | ClientError::Io(_)) => {}
+                Err(error) => tracing::warn!(%error, "following the sessions"),
+            }
+            if heard {
+                changed(None);
+            }
+            if poked.recv().await.is_none() {
+                return Ok(());
+            }
+            starting = STARTING_TRIES;
+        }
     }
 
     /// Attaches the developer's terminal to a session: `output` hears what

@@ -640,3 +640,51 @@ async fn a_password_prompt_wants_the_developer_and_watchers_keep_no_host_up() {
         "{running:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_follower_hears_each_host_come_and_go_and_never_starts_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let (heard, mut lists) = tokio::sync::mpsc::unbounded_channel();
+    let follower = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .follow(None, move |sessions| {
+                    let _ = heard.send(sessions.map(|sessions| {
+                        sessions
+                            .into_iter()
+                            .map(|session| (session.label().to_owned(), session.state))
+                            .collect::<Vec<_>>()
+                    }));
+                })
+                .await
+        })
+    };
+    let next = async |lists: &mut tokio::sync::mpsc::UnboundedReceiver<_>| {
+        tokio::time::timeout(std::time::Duration::from_secs(10), lists.recv())
+            .await
+            .expect("heard in time")
+            .unwrap()
+    };
+    for round in ["first", "second"] {
+        client
+            .start(start("sleep", &["30"], Some(round), temp.path()))
+            .await
+            .unwrap();
+        // The host started by the start above is found and followed.
+        loop {
+            let sessions: Option<Vec<(String, SessionState)>> = next(&mut lists).await;
+            if sessions.is_some_and(|sessions| {
+                sessions.contains(&(round.to_owned(), SessionState::Running))
+            }) {
+                break;
+            }
+        }
+        client.kill(round, None).await.unwrap();
+        // Then the host goes (its linger is 1 s): the follower kept none up.
+        while next(&mut lists).await.is_some() {}
+    }
+    assert!(!follower.is_finished(), "it follows until dropped");
+    follower.abort();
+}

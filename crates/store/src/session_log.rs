@@ -12,8 +12,15 @@ use std::{
 };
 
 use switchboard_model::{
-    program::cast::{Log, LogHeader},
-    tape::{Pty, index::Context, record::RecordMode},
+    program::{
+        ExitStatus,
+        cast::{Log, LogHeader, exit_of_last_line},
+    },
+    tape::{
+        Pty, Tape,
+        index::Context,
+        record::{RecordMode, tape_of},
+    },
 };
 
 use crate::{
@@ -138,6 +145,27 @@ pub struct Logged {
     pub id: String,
     /// Its header.
     pub header: LogHeader,
+    /// How the program ended, when its last event says so.
+    pub exit: Option<ExitStatus>,
+    /// When the log was last written.
+    pub modified: Option<std::time::SystemTime>,
+}
+
+/// How much of a log's end is read for its last event.
+const TAIL: u64 = 1024;
+
+/// The last line of `file` (its last [`TAIL`] bytes).
+fn last_line(file: &mut File) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let text = String::from_utf8_lossy(&tail);
+    text.lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .map(str::to_owned)
 }
 
 /// The session logs of a workspace, oldest first; a file whose header does
@@ -165,17 +193,19 @@ pub fn list(workspace_root: &Path) -> Result<Vec<Logged>, StoreError> {
         else {
             continue;
         };
-        let Ok(file) = File::open(entry.path()) else {
+        let Ok(mut file) = File::open(entry.path()) else {
             continue;
         };
         let mut first = String::new();
-        if std::io::BufRead::read_line(&mut std::io::BufReader::new(file), &mut first).is_err() {
+        if std::io::BufRead::read_line(&mut std::io::BufReader::new(&file), &mut first).is_err() {
             continue;
         }
         if let Ok(header) = serde_json::from_str::<LogHeader>(&first) {
             logs.push(Logged {
                 id: id.to_owned(),
                 header,
+                exit: last_line(&mut file).as_deref().and_then(exit_of_last_line),
+                modified: file.metadata().and_then(|meta| meta.modified()).ok(),
             });
         }
     }
@@ -249,6 +279,45 @@ pub fn read(workspace_root: &Path, id: &str) -> Result<Log, StoreError> {
     })
 }
 
+/// Session `id`'s log as a tape (see [`record_tape`]), to be played, not
+/// saved.
+pub fn as_tape(workspace_root: &Path, id: &str) -> Result<Tape, StoreError> {
+    let log = read(workspace_root, id)?;
+    let (context, pty) = recorded(id, &log)?;
+    let recording = log.recording();
+    Ok(tape_of(
+        &context,
+        Some(pty),
+        crate::clock::now().to_string(),
+        format!("switchboard {}", env!("CARGO_PKG_VERSION")),
+        recording.banner,
+        recording.redacted,
+        recording.exchanges,
+    ))
+}
+
+/// What a log says it was recorded from: the program's lookup context and
+/// the terminal's size.
+fn recorded(id: &str, log: &Log) -> Result<(Context, Pty), StoreError> {
+    let logged = log.header.session.clone().ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "the log of {id} does not say which program it is of"
+        ))
+    })?;
+    Ok((
+        Context {
+            program: logged.program,
+            args: logged.args,
+            cwd: logged.cwd,
+            ..Context::default()
+        },
+        Pty {
+            rows: log.header.term.rows,
+            cols: log.header.term.cols,
+        },
+    ))
+}
+
 /// Records session `session`'s log (see [`find`]) as a ClaudeControl tape
 /// in `tapes`, named `name` (default: the session's name, else its id),
 /// by the recorder `rec` uses and [`Tapes::save_recording`].
@@ -261,28 +330,21 @@ pub fn record_tape(
 ) -> Result<Saved, StoreError> {
     let id = find(workspace_root, session)?;
     let log = read(workspace_root, &id)?;
-    let logged = log.header.session.clone().ok_or_else(|| {
-        StoreError::Invalid(format!(
-            "the log of {id} does not say which program it is of"
-        ))
-    })?;
+    let (context, pty) = recorded(&id, &log)?;
     let name = name
         .map(str::to_owned)
-        .or_else(|| logged.name.clone())
+        .or_else(|| {
+            log.header
+                .session
+                .as_ref()
+                .and_then(|logged| logged.name.clone())
+        })
         .unwrap_or_else(|| id.clone());
     let target = RecordTarget {
-        path: tapes.path_for(&logged.program, &name)?,
+        path: tapes.path_for(&context.program, &name)?,
         mode,
-        context: Context {
-            program: logged.program,
-            args: logged.args,
-            cwd: logged.cwd,
-            ..Context::default()
-        },
-        pty: Some(Pty {
-            rows: log.header.term.rows,
-            cols: log.header.term.cols,
-        }),
+        context,
+        pty: Some(pty),
     };
     tapes.save_recording(&target, log.recording())
 }

@@ -1,12 +1,12 @@
 //! Commands of the Terminals view: each one call over the session host's
-//! client. Following the sessions is a task of the shell's that lives from
-//! `sessions_watch` to `sessions_unwatch` (the view's own lifetime).
+//! client, or over the store's session logs. The sessions themselves are
+//! followed by the shell for the window's whole life (`crate::sessions`).
 
+use switchboard_model::tape::view::{self, TapeView};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    ipc::EVENT_SESSIONS,
     program::{
-        Controller,
+        Controller, SessionInfo,
         view::{
             SessionControlRequest, SessionOutput, SessionOutputRequest, SessionRequest,
             SessionTypeRequest,
@@ -14,8 +14,10 @@ use switchboard_model::{
     },
 };
 use switchboard_session::{Client, ClientError, protocol::Input};
-use tauri::{AppHandle, Emitter, State};
+use switchboard_store::session_log;
+use tauri::State;
 
+use super::on_workspace;
 use crate::state::AppState;
 
 fn failed(error: ClientError) -> ErrorPayload {
@@ -26,58 +28,23 @@ fn client() -> Result<Client, ErrorPayload> {
     Client::new().map_err(failed)
 }
 
-/// Follows the workspace's sessions: [`EVENT_SESSIONS`] now and after
-/// each change, until [`sessions_unwatch`] (a second watch replaces the
-/// first).
+/// The workspace's sessions now (see [`crate::sessions`]).
 #[tauri::command]
-pub async fn sessions_watch(
-    app: AppHandle,
-    state: State<'_, AppState>,
-) -> Result<u64, ErrorPayload> {
-    let client = client()?;
-    let workspace = state.workspace.root().display().to_string();
-    let task = tauri::async_runtime::spawn(async move {
-        let result = client
-            .watch(Some(workspace), |sessions| {
-                if let Err(error) = app.emit(EVENT_SESSIONS, sessions) {
-                    tracing::warn!(%error, "could not forward the sessions to the UI");
-                }
-            })
-            .await;
-        if let Err(error) = result {
-            tracing::warn!(%error, "stopped following the program sessions");
-        }
-    });
-    let mut current = state.sessions_watch.lock().map_err(poisoned)?;
-    let number = WATCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-    if let Some((_, previous)) = current.replace((number, task)) {
-        previous.abort();
-    }
-    Ok(number)
+pub async fn sessions(state: State<'_, AppState>) -> Result<Vec<SessionInfo>, ErrorPayload> {
+    Ok(state.sessions.now())
 }
 
-/// Numbers the watches, never twice.
-static WATCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-fn poisoned<T>(_: T) -> ErrorPayload {
-    ErrorPayload::new(ErrorCode::Internal, "a lock of the shell was poisoned")
-}
-
-/// Stops following the sessions, when watch `request` is the current one.
+/// A session's log as a tape, to play it back.
 #[tauri::command]
-pub async fn sessions_unwatch(
+pub async fn session_replay(
     state: State<'_, AppState>,
-    request: u64,
-) -> Result<(), ErrorPayload> {
-    let mut current = state.sessions_watch.lock().map_err(poisoned)?;
-    if current
-        .as_ref()
-        .is_some_and(|(number, _)| *number == request)
-        && let Some((_, task)) = current.take()
-    {
-        task.abort();
-    }
-    Ok(())
+    request: SessionRequest,
+) -> Result<TapeView, ErrorPayload> {
+    on_workspace(&state, move |workspace| {
+        let tape = session_log::as_tape(workspace.root(), &request.session)?;
+        Ok(view::view(&request.session, &tape))
+    })
+    .await
 }
 
 /// A session's output since a cursor.

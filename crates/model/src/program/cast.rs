@@ -70,6 +70,57 @@ pub struct LogHeader {
     pub session: Option<LoggedSession>,
 }
 
+impl LogHeader {
+    /// The session this log is of as `list` shows an ended one: `exit` as
+    /// its last event says (`lost` when there is none: the host that held
+    /// it was killed), in `workspace`, last active at `last`. `None` for a
+    /// log that does not say which session it is of.
+    pub fn ended_session(
+        &self,
+        workspace: &str,
+        exit: Option<ExitStatus>,
+        last: crate::Timestamp,
+    ) -> Option<SessionInfo> {
+        let logged = self.session.clone()?;
+        let started = self
+            .timestamp
+            .and_then(|seconds| crate::Timestamp::from_unix_millis(seconds.saturating_mul(1000)))
+            .unwrap_or(last);
+        let mut info =
+            SessionInfo::starting(logged.id, logged.program, logged.args, logged.cwd, started);
+        info.name = logged.name;
+        info.workspace = Some(workspace.to_owned());
+        info.state = match exit {
+            Some(_) => super::SessionState::Exited,
+            None => super::SessionState::Lost,
+        };
+        info.exit = exit;
+        info.last_activity = last.max(started);
+        info.rows = self.term.rows.max(1);
+        info.cols = self.term.cols.max(1);
+        Some(info)
+    }
+}
+
+/// How a log's last line says the program ended, if it is an exit event.
+pub fn exit_of_last_line(line: &str) -> Option<ExitStatus> {
+    let (_, code, data) = serde_json::from_str::<(f64, String, String)>(line.trim()).ok()?;
+    (code == "x").then(|| exit_of(&data))
+}
+
+fn exit_of(data: &str) -> ExitStatus {
+    match data.strip_prefix("signal ") {
+        Some(signal) => ExitStatus {
+            code: None,
+            signal: signal.trim().parse().ok(),
+        },
+        None => ExitStatus {
+            code: data.trim().parse().ok(),
+            signal: None,
+        },
+    }
+}
+
 /// A log's terminal size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct LogTerm {
@@ -179,16 +230,7 @@ impl Log {
                         None => continue,
                     }
                 }
-                "x" => LoggedEvent::Exit(match data.strip_prefix("signal ") {
-                    Some(signal) => ExitStatus {
-                        code: None,
-                        signal: signal.trim().parse().ok(),
-                    },
-                    None => ExitStatus {
-                        code: data.trim().parse().ok(),
-                        signal: None,
-                    },
-                }),
+                "x" => LoggedEvent::Exit(exit_of(&data)),
                 // Markers and events of later versions.
                 _ => continue,
             };

@@ -20,7 +20,53 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Chunk, Exchange, Exit, Input, InputKind, Output, Pre, redact};
+use super::{
+    Chunk, Exchange, Exit, Input, InputKind, Meta, Output, Pre, Pty, Session, Spread, Tape,
+    index::Context, redact,
+};
+
+/// A tape of `exchanges` recorded from `context`'s program (its folder;
+/// the environment is not kept) on a `pty`-sized terminal at `created_at`,
+/// by `version`, with `banner` (`meta.banner`) when there is one and
+/// whether secrets were masked (`meta.redacted`, in the part of `meta`
+/// ClaudeControl's schema leaves open).
+pub fn tape_of(
+    context: &Context,
+    pty: Option<Pty>,
+    created_at: String,
+    version: String,
+    banner: Option<Value>,
+    redacted: bool,
+    exchanges: Vec<Exchange>,
+) -> Tape {
+    let mut extra = Map::new();
+    extra.insert("redacted".to_owned(), redacted.into());
+    if let Some(banner) = banner {
+        extra.insert("banner".to_owned(), banner);
+    }
+    Tape {
+        meta: Meta {
+            created_at,
+            program: context.program.clone(),
+            args: context.args.clone(),
+            env: std::collections::BTreeMap::new(),
+            cwd: context.cwd.clone(),
+            pty,
+            tag: None,
+            latency: Spread::default(),
+            error_rate: Spread::default(),
+            seed: None,
+            extra,
+        },
+        session: Session {
+            platform: Some(std::env::consts::OS.to_owned()),
+            version: Some(version),
+            extra: Map::new(),
+        },
+        exchanges,
+        extra: Map::new(),
+    }
+}
 
 /// What a recording does with exchanges already on tape (ClaudeControl's
 /// record modes).

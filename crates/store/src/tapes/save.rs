@@ -13,11 +13,10 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use serde_json::Map;
 use switchboard_model::tape::{
-    Exchange, Meta, Pty, Session, Spread, Tape,
+    Exchange, Pty, Tape,
     index::{Context, Place, TapeIndex, input_bytes},
-    record::{RecordMode, Recording},
+    record::{RecordMode, Recording, tape_of},
 };
 
 use super::{Held, Tapes};
@@ -140,34 +139,15 @@ impl Tapes {
         if fresh.is_empty() && banner.is_none() {
             return Ok(saved);
         }
-        let mut extra = Map::new();
-        // Said in `meta`, which ClaudeControl's schema leaves open.
-        extra.insert("redacted".to_owned(), recording.redacted.into());
-        if let Some(banner) = banner {
-            extra.insert("banner".to_owned(), banner);
-        }
-        let tape = Tape {
-            meta: Meta {
-                created_at: clock::now().to_string(),
-                program: target.context.program.clone(),
-                args: target.context.args.clone(),
-                env: BTreeMap::new(),
-                cwd: target.context.cwd.clone(),
-                pty: target.pty,
-                tag: None,
-                latency: Spread::default(),
-                error_rate: Spread::default(),
-                seed: None,
-                extra,
-            },
-            session: Session {
-                platform: Some(std::env::consts::OS.to_owned()),
-                version: Some(format!("switchboard {}", env!("CARGO_PKG_VERSION"))),
-                extra: Map::new(),
-            },
-            exchanges: fresh.into_values().collect(),
-            extra: Map::new(),
-        };
+        let tape = tape_of(
+            &target.context,
+            target.pty,
+            clock::now().to_string(),
+            format!("switchboard {}", env!("CARGO_PKG_VERSION")),
+            banner,
+            recording.redacted,
+            fresh.into_values().collect(),
+        );
         let count = tape.exchanges.len();
         let path = self.write_new(&target.path, target.mode, &tape)?;
         saved.written = Some((path, count));

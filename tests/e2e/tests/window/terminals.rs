@@ -1,7 +1,10 @@
 //! The Terminals view in the real window: a session an agent starts with
 //! the real CLI appears and shows its screen live, also after the view was
 //! left and opened again; the developer takes it over (the agent's input is
-//! refused meanwhile), types a line into it, hands it back and ends it.
+//! refused meanwhile), types a line into it, hands it back and ends it,
+//! and it plays back from its log. A program asking for a password raises
+//! the alert in whatever view is open; the secret typed in the window
+//! reaches the program and nothing else.
 
 use std::{path::Path, sync::Arc};
 
@@ -11,11 +14,18 @@ use switchboard_e2e::Session;
 use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
-    vec![trial(
-        environment,
-        "terminals::a_session_shows_live_and_is_taken_over_and_handed_back",
-        a_session_shows_live_and_is_taken_over_and_handed_back,
-    )]
+    vec![
+        trial(
+            environment,
+            "terminals::a_session_shows_live_and_is_taken_over_and_handed_back",
+            a_session_shows_live_and_is_taken_over_and_handed_back,
+        ),
+        trial(
+            environment,
+            "terminals::a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only",
+            a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only,
+        ),
+    ]
 }
 
 /// `switchboard -C workspace session ARGS…`: its exit status and stdout.
@@ -120,11 +130,91 @@ fn a_session_shows_live_and_is_taken_over_and_handed_back(environment: &Environm
             .wait_for_text("#terminal-screen", |text| text.contains("agent agent"))
             .await?;
 
-        // Ended from the window.
+        // Ended from the window: it plays back from its log, shown at its
+        // end.
         session.find("#terminal-end").await?.click().await?;
         session
-            .wait_for_text("#terminal-state", |text| text.starts_with("killed"))
+            .wait_for_text("#terminal-state", |text| {
+                text.starts_with("killed") && text.contains("played back from its log")
+            })
             .await?;
+        session
+            .wait_for_text("#tape-screen", |text| text.contains("agent agent"))
+            .await?;
+        environment.screenshot("terminals-ended.png")?;
+        session.find("#tape-back-exchange").await?.click().await?;
+        session
+            .wait_for_text("#tape-screen", |text| !text.contains("agent agent"))
+            .await?;
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "page errors: {errors:?}");
+        Ok(())
+    })
+}
+
+fn a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let name = format!("login-{}", std::process::id());
+    let script =
+        "printf 'Password: '; stty -echo; read pw; stty echo; echo; echo \"got ${#pw}\"; read rest";
+    environment.with_app(&root, async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+
+        // The agent's program asks for a password while the developer is
+        // in the Inbox: the alert shows there.
+        let (status, id) = session_cli(
+            environment,
+            &root,
+            &["start", "--name", &name, "--", "sh", "-c", script],
+        )?;
+        ensure!(status == 0 && id.starts_with("ps-"), "start: {status} {id}");
+        session
+            .find(&format!("#secret-alert .alert-item[data-id='{id}']"))
+            .await?
+            .click()
+            .await?;
+
+        // It opens the session, where the secret is typed without taking
+        // the session over.
+        session.find("#view-terminals").await?;
+        session
+            .wait_for_text("#terminal-title", |text| text == name)
+            .await?;
+        session
+            .find("#terminal-password")
+            .await?
+            .send_keys("hunter2")
+            .await?;
+        environment.screenshot("terminals-secret.png")?;
+        session
+            .find("#terminal-password-send")
+            .await?
+            .click()
+            .await?;
+        let (status, said) = session_cli(
+            environment,
+            &root,
+            &["expect", &name, "got 7", "--timeout", "10"],
+        )?;
+        ensure!(status == 0, "the program got the secret: {status} {said}");
+        session
+            .wait_until("!document.querySelector('#secret-alert')")
+            .await?;
+        let screen = session
+            .wait_for_text("#terminal-screen", |text| text.contains("got 7"))
+            .await?;
+        ensure!(!screen.contains("hunter2"), "{screen:?}");
+
+        session_cli(environment, &root, &["kill", &name])?;
+        let log = std::fs::read_to_string(
+            root.join(".switchboard/sessions")
+                .join(format!("{id}.cast")),
+        )?;
+        ensure!(!log.contains("hunter2"), "the secret is not logged: {log}");
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "page errors: {errors:?}");
         Ok(())

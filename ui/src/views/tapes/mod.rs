@@ -5,7 +5,7 @@
 //! notes kept in an exchange's `annotations`, and export as asciicast v3.
 //! A tape `switchboard rec` writes while the view is open appears at once.
 
-mod player;
+pub mod player;
 mod screen;
 
 use std::rc::Rc;
@@ -33,6 +33,9 @@ pub struct TapesState {
     pub highlight: RwSignal<String>,
     /// The last failure.
     pub error: RwSignal<Option<String>>,
+    /// The open tape is a file of the tapes folder (notes and export
+    /// apply), not a session's log played back.
+    pub files: bool,
 }
 
 impl TapesState {
@@ -102,6 +105,7 @@ pub fn Tapes() -> impl IntoView {
         selected: RwSignal::new(None),
         highlight: RwSignal::new(String::new()),
         error: RwSignal::new(None),
+        files: true,
     };
     state.reload();
     events::on_store_change(move |change| {

@@ -183,7 +183,7 @@ pub fn Player(state: TapesState) -> impl IntoView {
                     {CAPS.map(|(ms, label)| view! { <option value=ms.to_string() selected=ms == 2000>{label}</option> }).collect_view()}
                 </select>
             </label>
-            <button id="tape-export" title="Write the tape as asciicast v3 beside it" on:click=move |_| {
+            <button id="tape-export" title="Write the tape as asciicast v3 beside it" hidden=!state.files on:click=move |_| {
                 let Some(id) = state.tape.with_untracked(|tape| tape.as_ref().map(|t| t.summary.id.clone())) else { return };
                 tasks::act(async move {
                     match ipc::tape_export_cast(&id).await {
@@ -224,7 +224,7 @@ pub fn Player(state: TapesState) -> impl IntoView {
                                     {exchange.exit.clone().map(|exit| view! { <span class="badge">{exit}</span> })}
                                 </button>
                                 <pre class="exchange-output">{marked(&output, &highlight)}</pre>
-                                <Note state index=n note=exchange.note.clone() />
+                                {state.files.then(|| view! { <Note state index=n note=exchange.note.clone() /> })}
                             </li>
                         }
                     })

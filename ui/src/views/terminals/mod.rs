@@ -3,19 +3,29 @@
 //! chosen session's screen as a person sees it. The developer takes a
 //! session over (agents' input is refused until they hand it back), types
 //! into it — a line, or keys straight from the keyboard on the screen —
-//! and ends it. The view follows the sessions only while it is open.
+//! and ends it. A session waiting for a secret (a password prompt) gets a
+//! password box that any developer can use without taking the session
+//! over: what is typed goes to the program only. An ended session plays
+//! back from its log in the Tapes player. The sessions themselves are the
+//! window's ([`Sessions`]), followed for its whole life.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicBool, AtomicU64, Ordering},
-};
+pub mod alert;
+
+use std::rc::Rc;
 
 use leptos::{ev::KeyboardEvent, prelude::*};
-use switchboard_model::program::{Controller, SessionInfo, SessionState, view::SessionTypeRequest};
+use switchboard_model::{
+    program::{Controller, SessionInfo, SessionState, view::SessionTypeRequest},
+    tape::view::TapeList,
+};
 
 use crate::{
-    events, ipc, tasks,
-    views::terminal::{Rows, styled_rows},
+    app::Sessions,
+    ipc, tasks,
+    views::{
+        tapes::{TapesState, player::Player},
+        terminal::{Rows, styled_rows},
+    },
 };
 
 /// The chosen session's terminal, fed its output as it comes.
@@ -57,6 +67,8 @@ struct TerminalsState {
     busy: StoredValue<bool>,
     again: StoredValue<bool>,
     error: RwSignal<Option<String>>,
+    /// The player of an ended session's log.
+    replay: TapesState,
 }
 
 impl TerminalsState {
@@ -65,8 +77,18 @@ impl TerminalsState {
     /// reader fell behind); one read at a time, another after it when
     /// asked for meanwhile.
     fn refresh(self) {
-        if self.selected.get_untracked().is_none() {
+        let Some(chosen) = self.selected.get_untracked() else {
             self.screen.set(None);
+            return;
+        };
+        let ended = self.sessions.with_untracked(|sessions| {
+            sessions
+                .iter()
+                .find(|session| session.id == chosen)
+                .is_some_and(|session| session.state != SessionState::Running)
+        });
+        if ended {
+            self.play_back(chosen);
             return;
         }
         if self.busy.get_value() {
@@ -117,6 +139,27 @@ impl TerminalsState {
         });
     }
 
+    /// Opens ended session `id`'s log in the player, at its end (once).
+    fn play_back(self, id: String) {
+        let open = self
+            .replay
+            .tape
+            .with_untracked(|tape| tape.as_ref().is_some_and(|tape| tape.summary.id == id));
+        if open {
+            return;
+        }
+        tasks::fetch(async move {
+            match ipc::session_replay(&id).await {
+                Ok(tape) if self.selected.get_untracked().as_deref() == Some(id.as_str()) => {
+                    self.replay.pos.set(tape.frames.len());
+                    self.replay.tape.set(Some(Rc::new(tape)));
+                }
+                Ok(_) => {}
+                Err(failure) => self.error.set(Some(failure.message)),
+            }
+        });
+    }
+
     /// Types into the chosen session as the developer.
     fn type_in(self, request: SessionTypeRequest) {
         tasks::act(async move {
@@ -162,52 +205,53 @@ fn pressed(event: &KeyboardEvent) -> Option<(Option<String>, Option<String>)> {
 /// The view.
 #[component]
 pub fn Terminals() -> impl IntoView {
+    let shared = use_context::<Sessions>().unwrap_or_else(|| Sessions {
+        list: RwSignal::new(Vec::new()),
+        open: RwSignal::new(None),
+    });
+    let error = RwSignal::new(None);
     let state = TerminalsState {
-        sessions: RwSignal::new(Vec::new()),
+        sessions: shared.list,
         selected: RwSignal::new(None),
         screen: RwSignal::new(None),
         live: StoredValue::new_local(None),
         busy: StoredValue::new(false),
         again: StoredValue::new(false),
-        error: RwSignal::new(None),
+        error,
+        replay: TapesState {
+            list: RwSignal::new(TapeList::default()),
+            tape: RwSignal::new_local(None),
+            pos: RwSignal::new(0),
+            selected: RwSignal::new(None),
+            highlight: RwSignal::new(String::new()),
+            error,
+            files: false,
+        },
     };
-    events::on_sessions(move |sessions| {
-        let keep = state.selected.with_untracked(|id| {
-            id.as_ref()
-                .is_some_and(|id| sessions.iter().any(|s| &s.id == id))
-        });
-        if !keep {
-            state
-                .selected
-                .set(sessions.first().map(|session| session.id.clone()));
-        }
-        state.sessions.set(sessions);
-        state.refresh();
-    });
-    // Followed while the view lives: the watch's number, and whether the
-    // view was left before the shell answered.
-    // (0: not known yet.)
-    let watch = Arc::new(AtomicU64::new(0));
-    let left = Arc::new(AtomicBool::new(false));
-    {
-        let (watch, left) = (Arc::clone(&watch), Arc::clone(&left));
-        tasks::act(async move {
-            match ipc::sessions_watch().await {
-                Ok(number) if left.load(Ordering::SeqCst) => {
-                    let _ = ipc::sessions_unwatch(number).await;
-                }
-                Ok(number) => watch.store(number, Ordering::SeqCst),
-                Err(failure) => state.error.set(Some(failure.message)),
+    // Each change while the view is open: the session asked for (the
+    // alert's), else the one shown if it is still listed, else the first.
+    // Reads start under the view's owner, not the effect's, which a re-run
+    // cleans up (a read cancelled half way would leave `busy` set).
+    let view_owner = Owner::current();
+    Effect::new(move |_| {
+        let wanted = shared.open.get();
+        let keep = state.sessions.with(|sessions| {
+            let listed = |id: &String| sessions.iter().any(|s| &s.id == id);
+            match (&wanted, state.selected.get_untracked()) {
+                (Some(id), _) if listed(id) => Some(Some(id.clone())),
+                (_, Some(id)) if listed(&id) => None,
+                _ => Some(sessions.first().map(|session| session.id.clone())),
             }
         });
-    }
-    on_cleanup(move || {
-        left.store(true, Ordering::SeqCst);
-        let number = watch.load(Ordering::SeqCst);
-        if number != 0 {
-            tasks::act(async move {
-                let _ = ipc::sessions_unwatch(number).await;
-            });
+        if wanted.is_some() {
+            shared.open.set(None);
+        }
+        if let Some(selected) = keep {
+            state.selected.set(selected);
+        }
+        match &view_owner {
+            Some(owner) => owner.with(|| state.refresh()),
+            None => state.refresh(),
         }
     });
     view! {
@@ -278,14 +322,73 @@ fn SessionList(state: TerminalsState) -> impl IntoView {
     }
 }
 
-/// The chosen session's screen, with its controls.
+/// The chosen session: live, or played back from its log once ended.
 #[component]
 fn Screen(state: TerminalsState) -> impl IntoView {
+    let shown = Memo::new(move |_| {
+        let id = state.selected.get()?;
+        state.sessions.with(|sessions| {
+            sessions
+                .iter()
+                .find(|session| session.id == id)
+                .map(|session| (id.clone(), session.state != SessionState::Running))
+        })
+    });
+    move || match shown.get() {
+        None => view! { <p class="muted">"Pick a session to watch it."</p> }.into_any(),
+        Some((id, true)) => view! { <Ended state id /> }.into_any(),
+        Some((_, false)) => view! { <LiveScreen state /> }.into_any(),
+    }
+}
+
+/// An ended session: how it ended, and its log in the player.
+#[component]
+fn Ended(state: TerminalsState, id: String) -> impl IntoView {
+    let info = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            state
+                .sessions
+                .with(|sessions| sessions.iter().find(|session| session.id == id).cloned())
+        })
+    };
+    let loaded = Memo::new(move |_| {
+        state
+            .replay
+            .tape
+            .with(|tape| tape.as_ref().is_some_and(|tape| tape.summary.id == id))
+    });
+    view! {
+        {move || info.get().map(|session| view! {
+            <div class="terminal-head">
+                <strong id="terminal-title">{session.label().to_owned()}</strong>
+                <code class="muted">{session.command_line()}</code>
+                <span class="muted" id="terminal-state">
+                    {format!(
+                        "{}{} · played back from its log",
+                        session.state.as_str(),
+                        session.exit.map(|exit| format!(" ({exit})")).unwrap_or_default(),
+                    )}
+                </span>
+                {session.tape.clone().map(|tape| view! { <span class="muted" id="terminal-tape">{format!("tape: {tape}")}</span> })}
+            </div>
+        })}
+        {move || match loaded.get() {
+            true => view! { <Player state=state.replay /> }.into_any(),
+            false => view! { <p class="muted">"Reading its log…"</p> }.into_any(),
+        }}
+    }
+}
+
+/// A running session's screen, with its controls.
+#[component]
+fn LiveScreen(state: TerminalsState) -> impl IntoView {
     let line = RwSignal::new(String::new());
     let secret = RwSignal::new(false);
+    let password = RwSignal::new(String::new());
     move || {
         let Some(screen) = state.screen.get() else {
-            return view! { <p class="muted">"Pick a session to watch it."</p> }.into_any();
+            return view! { <p class="muted">"Connecting…"</p> }.into_any();
         };
         let session = screen.session.clone();
         let id = session.id.clone();
@@ -345,6 +448,20 @@ fn Screen(state: TerminalsState) -> impl IntoView {
                 line.set(String::new());
             }
         };
+        let send_secret = {
+            let id = id.clone();
+            move || {
+                state.type_in(SessionTypeRequest {
+                    session: id.clone(),
+                    text: Some(password.get_untracked()),
+                    line: true,
+                    key: None,
+                    secret: true,
+                });
+                password.set(String::new());
+            }
+        };
+        let wants_secret = running && session.wants_secret;
         let send_on_enter = {
             let send_line = send_line.clone();
             move |event: KeyboardEvent| {
@@ -374,6 +491,32 @@ fn Screen(state: TerminalsState) -> impl IntoView {
                     <button id="terminal-end" class="danger" on:click=end.clone()>"End"</button>
                 })}
             </div>
+            {wants_secret.then(|| {
+                let on_enter = send_secret.clone();
+                let on_click = send_secret.clone();
+                view! {
+                    <div class="terminal-secret" role="group" aria-labelledby="terminal-secret-label">
+                        <label id="terminal-secret-label" for="terminal-password">
+                            "The program asks for a secret. What you type here goes to it alone: never to an agent, a log or this screen."
+                        </label>
+                        <input
+                            id="terminal-password"
+                            type="password"
+                            autocomplete="off"
+                            autofocus=true
+                            prop:value=move || password.get()
+                            on:input=move |event| password.set(event_target_value(&event))
+                            on:keydown=move |event: KeyboardEvent| {
+                                if event.key() == "Enter" {
+                                    event.prevent_default();
+                                    on_enter();
+                                }
+                            }
+                        />
+                        <button id="terminal-password-send" on:click=move |_| on_click()>"Send secret"</button>
+                    </div>
+                }
+            })}
             <pre
                 class="terminal-screen"
                 class:yours=yours
