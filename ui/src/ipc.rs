@@ -362,16 +362,22 @@ pub async fn session_replay(session: &str) -> Result<TapeView, ErrorPayload> {
     .await
 }
 
-/// A session's output since `since` (all that is kept with `None`).
+/// A session's output since `since` (all that is kept with `None`); with
+/// `wait_ms`, once something new came (or that long passed); at most the
+/// newest `tail` bytes.
 pub async fn session_output(
     session: &str,
     since: Option<u64>,
+    wait_ms: Option<u64>,
+    tail: Option<u64>,
 ) -> Result<SessionOutput, ErrorPayload> {
     call_with(
         CMD_SESSION_OUTPUT,
         &SessionOutputRequest {
             session: session.to_owned(),
             since,
+            wait_ms,
+            tail,
         },
     )
     .await

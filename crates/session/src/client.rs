@@ -269,10 +269,27 @@ impl Client {
         since: Option<u64>,
         screen: bool,
     ) -> Result<Output, ClientError> {
+        self.read_following(session, since, screen, None, None)
+            .await
+    }
+
+    /// A read that follows a session: when nothing came since `since`, it
+    /// waits up to `wait_ms` for output; with `tail`, at most that many of
+    /// the newest bytes (older ones counted as missed).
+    pub async fn read_following(
+        &self,
+        session: &str,
+        since: Option<u64>,
+        screen: bool,
+        wait_ms: Option<u64>,
+        tail: Option<u64>,
+    ) -> Result<Output, ClientError> {
         let request = Request::Read {
             session: session.to_owned(),
             since,
             screen,
+            wait_ms,
+            tail,
         };
         match self.call(request, |_| {}).await? {
             Response::Output(output) => Ok(output),

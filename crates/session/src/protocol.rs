@@ -72,6 +72,14 @@ pub enum Request {
         /// Also the screen as a person sees it.
         #[serde(default)]
         screen: bool,
+        /// When nothing came since the cursor, wait up to this long (ms)
+        /// for output or the end before answering.
+        #[serde(default)]
+        wait_ms: Option<u64>,
+        /// At most this many of the newest bytes; older ones are passed
+        /// over and counted as missed (a watcher far behind a flood).
+        #[serde(default)]
+        tail: Option<u64>,
     },
     /// The sessions of a workspace, or every session.
     List {

@@ -688,3 +688,55 @@ async fn a_follower_hears_each_host_come_and_go_and_never_starts_one() {
     assert!(!follower.is_finished(), "it follows until dropped");
     follower.abort();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_following_read_waits_for_output_and_a_tail_catches_up() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let id = client
+        .start(start("cat", &[], None, temp.path()))
+        .await
+        .unwrap()
+        .id;
+    let cursor = client.read(&id, None, false).await.unwrap().cursor;
+    // Nothing new yet: the read waits on the host until the line comes.
+    let began = std::time::Instant::now();
+    let following = {
+        let (client, id) = (client.clone(), id.clone());
+        tokio::spawn(async move {
+            client
+                .read_following(&id, Some(cursor), false, Some(30_000), None)
+                .await
+        })
+    };
+    client
+        .send(&id, Input::Line("hello".into()), false)
+        .await
+        .unwrap();
+    let output = following.await.unwrap().unwrap();
+    assert!(output.text.contains("hello"), "{output:?}");
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(20),
+        "woken by the output, not the timeout"
+    );
+
+    // Far behind: only the newest bytes, the rest counted as missed.
+    let behind = output.cursor;
+    client
+        .send(&id, Input::Line("é".repeat(1_000)), false)
+        .await
+        .unwrap();
+    client
+        .expect(&id, vec![Pattern::Regex("(é){1000}".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    let tail = client
+        .read_following(&id, Some(behind), false, None, Some(101))
+        .await
+        .unwrap();
+    assert!(tail.text.len() <= 101, "{}", tail.text.len());
+    assert!(tail.text.ends_with("é\r\n"), "{:?}", tail.text);
+    assert!(!tail.text.starts_with('\u{fffd}'), "never half a character");
+    assert_eq!(tail.missed + tail.text.len() as u64, tail.cursor - behind);
+    client.kill(&id, None).await.unwrap();
+}

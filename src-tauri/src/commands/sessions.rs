@@ -51,7 +51,13 @@ pub async fn session_replay(
 #[tauri::command]
 pub async fn session_output(request: SessionOutputRequest) -> Result<SessionOutput, ErrorPayload> {
     let output = client()?
-        .read(&request.session, request.since, false)
+        .read_following(
+            &request.session,
+            request.since,
+            false,
+            request.wait_ms,
+            request.tail,
+        )
         .await
         .map_err(failed)?;
     Ok(SessionOutput {

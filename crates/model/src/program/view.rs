@@ -20,6 +20,14 @@ pub struct SessionOutputRequest {
     /// The cursor the last read returned (none: all that is kept).
     #[serde(default)]
     pub since: Option<u64>,
+    /// Follow: when nothing came since the cursor, wait up to this long
+    /// (ms) for output or the end before answering.
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
+    /// At most this many of the newest bytes (older ones are counted as
+    /// missed): a screen far behind a flood catches up with its end.
+    #[serde(default)]
+    pub tail: Option<u64>,
 }
 
 /// What a session printed since a cursor.

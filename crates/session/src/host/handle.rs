@@ -232,16 +232,43 @@ async fn answer(
             session,
             since,
             screen,
+            wait_ms,
+            tail,
         } => {
             let session = find(host, &session)?;
+            if let (Some(wait_ms), Some(since)) = (wait_ms, since) {
+                let wait = waits::output_after(
+                    Arc::clone(&session),
+                    since,
+                    Duration::from_millis(wait_ms),
+                );
+                if long(wait, read, write, &session, wait_ms).await.is_none() {
+                    return Err(cancelled());
+                }
+            }
             let mut core = session.core();
             let start = core.buffer.start();
             let end = core.buffer.end();
             let asked = since.unwrap_or(start);
-            let from = asked.clamp(start, end);
+            let mut from = asked.clamp(start, end);
+            if let Some(tail) = tail {
+                from = from.max(end.saturating_sub(tail));
+            }
             let bytes = core.buffer.bytes_from(from);
-            // A character split across reads waits for the next one.
-            let complete = match std::str::from_utf8(&bytes) {
+            // A character split across reads waits for the next one; one
+            // cut at the start of a tail is passed over.
+            let skip = if from > asked.max(start) {
+                bytes
+                    .iter()
+                    .take(3)
+                    .take_while(|byte| (**byte & 0xC0) == 0x80)
+                    .count()
+            } else {
+                0
+            };
+            let bytes = &bytes[skip..];
+            let from = from + skip as u64;
+            let complete = match std::str::from_utf8(bytes) {
                 Ok(_) => bytes.len(),
                 Err(error) if error.error_len().is_none() => error.valid_up_to(),
                 Err(_) => bytes.len(),
@@ -250,7 +277,7 @@ async fn answer(
                 text: String::from_utf8_lossy(&bytes[..complete]).into_owned(),
                 from,
                 cursor: from + complete as u64,
-                missed: start.saturating_sub(asked),
+                missed: from.saturating_sub(asked),
                 screen: screen.then(|| core.screen_text()),
                 session: core.snapshot(),
             }))
@@ -304,13 +331,16 @@ async fn watch(
         {
             return;
         }
+        // A change after a quiet spell is told at once; changes in a
+        // stream (a program printing) at most every WATCH_EVERY.
+        let sent = tokio::time::Instant::now();
         tokio::select! {
             _ = read.read(&mut probe) => return,
             changed = changes.changed() => {
                 if changed.is_err() {
                     return;
                 }
-                tokio::time::sleep(WATCH_EVERY).await;
+                tokio::time::sleep_until(sent + WATCH_EVERY).await;
             }
         }
     }

@@ -168,6 +168,26 @@ fn try_expect(
     }
 }
 
+/// Waits until output past `cursor` came, the output ended or `timeout`
+/// passed (a reader following a session without polling).
+pub async fn output_after(session: Arc<Session>, cursor: u64, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    let mut changes = session.subscribe();
+    loop {
+        changes.borrow_and_update();
+        {
+            let core = session.core();
+            if core.buffer.end() > cursor || core.eof || core.ended() {
+                return;
+            }
+        }
+        match tokio::time::timeout_at(deadline, changes.changed()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) | Err(_) => return,
+        }
+    }
+}
+
 /// Waits for a prompt, quiet or the end.
 pub async fn wait(session: Arc<Session>, until: WaitFor, timeout: Duration) -> WaitOutcome {
     let deadline = Instant::now() + timeout;

@@ -28,6 +28,14 @@ use crate::{
     },
 };
 
+/// How long one read waits on the host for new output (then it is asked
+/// again).
+const FOLLOW_WAIT_MS: u64 = 5_000;
+
+/// The most output one read brings: a screen far behind a flood starts
+/// over from the newest 64 KiB (as the host's own screen does).
+const TAIL_BYTES: u64 = 64 * 1024;
+
 /// The chosen session's terminal, fed its output as it comes.
 struct Live {
     id: String,
@@ -63,80 +71,100 @@ struct TerminalsState {
     selected: RwSignal<Option<String>>,
     screen: RwSignal<Option<Shown>>,
     live: StoredValue<Option<Live>, LocalStorage>,
-    /// A read is on its way; `again`: another was asked for meanwhile.
-    busy: StoredValue<bool>,
-    again: StoredValue<bool>,
+    /// The session whose output is being read, if any.
+    following: StoredValue<Option<String>>,
+    /// Counts the reading loops started; only the newest one shows.
+    generation: StoredValue<u64>,
     error: RwSignal<Option<String>>,
     /// The player of an ended session's log.
     replay: TapesState,
 }
 
 impl TerminalsState {
-    /// Reads what the chosen session printed since the last read and puts
-    /// it on its terminal (from the start when the session changed or the
-    /// reader fell behind); one read at a time, another after it when
-    /// asked for meanwhile.
+    /// Follows the chosen session: a running one's output goes on its
+    /// terminal as it comes (one read after another, each waiting on the
+    /// host for something new), an ended one plays back from its log.
     fn refresh(self) {
         let Some(chosen) = self.selected.get_untracked() else {
             self.screen.set(None);
             return;
         };
-        let ended = self.sessions.with_untracked(|sessions| {
+        let listed_ended = self.sessions.with_untracked(|sessions| {
             sessions
                 .iter()
                 .find(|session| session.id == chosen)
                 .is_some_and(|session| session.state != SessionState::Running)
         });
-        if ended {
+        let read_ended = self.screen.with_untracked(|screen| {
+            screen.as_ref().is_some_and(|screen| {
+                screen.session.id == chosen && screen.session.state != SessionState::Running
+            })
+        });
+        if listed_ended || read_ended {
             self.play_back(chosen);
             return;
         }
-        if self.busy.get_value() {
-            self.again.set_value(true);
+        if self.following.get_value().as_deref() == Some(chosen.as_str()) {
             return;
         }
-        self.busy.set_value(true);
-        tasks::fetch(async move {
-            loop {
-                self.again.set_value(false);
-                let Some(id) = self.selected.get_untracked() else {
-                    break;
-                };
-                let since = self.live.with_value(|live| {
-                    live.as_ref()
-                        .filter(|live| live.id == id)
-                        .map(|live| live.cursor)
-                });
-                match ipc::session_output(&id, since).await {
-                    Ok(output) if self.selected.get_untracked().as_deref() == Some(id.as_str()) => {
-                        let rows = self
-                            .live
-                            .try_update_value(|live| {
-                                let current = live.as_ref().is_some_and(|live| live.id == id);
-                                if !current || output.missed > 0 && since.is_some() {
-                                    *live = Some(Live::fresh(&output.session));
-                                }
-                                live.as_mut().map(|live| {
-                                    live.terminal.feed(output.text.as_str());
-                                    live.cursor = output.cursor;
-                                    styled_rows(&live.terminal)
-                                })
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        self.following.set_value(Some(chosen.clone()));
+        tasks::fetch(self.follow(chosen, generation));
+    }
+
+    /// Reads session `id`'s output into its terminal until it ends, the
+    /// view follows another (a newer `generation`) or a read fails.
+    async fn follow(self, id: String, generation: u64) {
+        let current = move || self.generation.get_value() == generation;
+        let mut caught_up = false;
+        loop {
+            let since = self.live.with_value(|live| {
+                live.as_ref()
+                    .filter(|live| live.id == id)
+                    .map(|live| live.cursor)
+            });
+            let wait = (caught_up && since.is_some()).then_some(FOLLOW_WAIT_MS);
+            let read = ipc::session_output(&id, since, wait, Some(TAIL_BYTES)).await;
+            if !current() {
+                return;
+            }
+            match read {
+                Ok(output) => {
+                    let ended = output.session.state != SessionState::Running;
+                    let rows = self
+                        .live
+                        .try_update_value(|live| {
+                            let fresh = live.as_ref().is_none_or(|live| live.id != id);
+                            if fresh || output.missed > 0 && since.is_some() {
+                                *live = Some(Live::fresh(&output.session));
+                            }
+                            live.as_mut().map(|live| {
+                                live.terminal.feed(output.text.as_str());
+                                live.cursor = output.cursor;
+                                styled_rows(&live.terminal)
                             })
-                            .flatten();
-                        self.screen.set(rows.map(|rows| Shown {
-                            session: output.session,
-                            rows,
-                        }));
+                        })
+                        .flatten();
+                    self.screen.set(rows.map(|rows| Shown {
+                        session: output.session,
+                        rows,
+                    }));
+                    if ended {
+                        break;
                     }
-                    Ok(_) => {}
-                    Err(failure) => self.error.set(Some(failure.message)),
+                    caught_up = true;
                 }
-                if !self.again.get_value() {
-                    break;
+                Err(failure) => {
+                    self.error.set(Some(failure.message));
+                    self.following.set_value(None);
+                    return;
                 }
             }
-            self.busy.set_value(false);
-        });
+        }
+        // It ended: its log plays back.
+        self.following.set_value(None);
+        self.refresh();
     }
 
     /// Opens ended session `id`'s log in the player, at its end (once).
@@ -215,8 +243,8 @@ pub fn Terminals() -> impl IntoView {
         selected: RwSignal::new(None),
         screen: RwSignal::new(None),
         live: StoredValue::new_local(None),
-        busy: StoredValue::new(false),
-        again: StoredValue::new(false),
+        following: StoredValue::new(None),
+        generation: StoredValue::new(0),
         error,
         replay: TapesState {
             list: RwSignal::new(TapeList::default()),
@@ -387,10 +415,25 @@ fn LiveScreen(state: TerminalsState) -> impl IntoView {
     let secret = RwSignal::new(false);
     let password = RwSignal::new(String::new());
     move || {
-        let Some(screen) = state.screen.get() else {
+        let selected = state.selected.get();
+        let Some(screen) = state
+            .screen
+            .get()
+            .filter(|screen| Some(&screen.session.id) == selected.as_ref())
+        else {
             return view! { <p class="muted">"Connecting…"</p> }.into_any();
         };
-        let session = screen.session.clone();
+        // Who has it and whether it waits for a secret change without
+        // output: the list has them first.
+        let session = state
+            .sessions
+            .with(|sessions| {
+                sessions
+                    .iter()
+                    .find(|session| session.id == screen.session.id)
+                    .cloned()
+            })
+            .unwrap_or_else(|| screen.session.clone());
         let id = session.id.clone();
         let running = session.state == SessionState::Running;
         let yours = session.controller == Controller::User;
