@@ -24,8 +24,17 @@ fn failed(error: ClientError) -> ErrorPayload {
     error.payload()
 }
 
-fn client() -> Result<Client, ErrorPayload> {
-    Client::new().map_err(failed)
+/// A client of the user's host; one it starts reads the settings the app
+/// reads (`--config-dir`).
+fn client(state: &AppState) -> Result<Client, ErrorPayload> {
+    let client = Client::new().map_err(failed)?;
+    Ok(match &state.config.config_dir {
+        Some(dir) => client.with_host_env(vec![(
+            "SWITCHBOARD_CONFIG_DIR".to_owned(),
+            dir.display().to_string(),
+        )]),
+        None => client,
+    })
 }
 
 /// The workspace's sessions now (see [`crate::sessions`]).
@@ -49,8 +58,11 @@ pub async fn session_replay(
 
 /// A session's output since a cursor.
 #[tauri::command]
-pub async fn session_output(request: SessionOutputRequest) -> Result<SessionOutput, ErrorPayload> {
-    let output = client()?
+pub async fn session_output(
+    state: State<'_, AppState>,
+    request: SessionOutputRequest,
+) -> Result<SessionOutput, ErrorPayload> {
+    let output = client(&state)?
         .read_following(
             &request.session,
             request.since,
@@ -70,10 +82,13 @@ pub async fn session_output(request: SessionOutputRequest) -> Result<SessionOutp
 
 /// The developer types into a session.
 #[tauri::command]
-pub async fn session_type(request: SessionTypeRequest) -> Result<(), ErrorPayload> {
+pub async fn session_type(
+    state: State<'_, AppState>,
+    request: SessionTypeRequest,
+) -> Result<(), ErrorPayload> {
     let input = Input::of(request.text, request.line, request.key.as_deref())
         .map_err(|error| ErrorPayload::new(ErrorCode::InvalidRequest, error.to_string()))?;
-    client()?
+    client(&state)?
         .send_as(&request.session, input, request.secret, true)
         .await
         .map_err(failed)?;
@@ -82,13 +97,16 @@ pub async fn session_type(request: SessionTypeRequest) -> Result<(), ErrorPayloa
 
 /// Takes a session over, or hands it back to agents.
 #[tauri::command]
-pub async fn session_control(request: SessionControlRequest) -> Result<(), ErrorPayload> {
+pub async fn session_control(
+    state: State<'_, AppState>,
+    request: SessionControlRequest,
+) -> Result<(), ErrorPayload> {
     let controller = if request.take {
         Controller::User
     } else {
         Controller::Agent
     };
-    client()?
+    client(&state)?
         .control(&request.session, controller)
         .await
         .map_err(failed)?;
@@ -97,8 +115,11 @@ pub async fn session_control(request: SessionControlRequest) -> Result<(), Error
 
 /// Ends a session (TERM, then KILL after the grace).
 #[tauri::command]
-pub async fn session_end(request: SessionRequest) -> Result<(), ErrorPayload> {
-    client()?
+pub async fn session_end(
+    state: State<'_, AppState>,
+    request: SessionRequest,
+) -> Result<(), ErrorPayload> {
+    client(&state)?
         .kill(&request.session, None)
         .await
         .map_err(failed)?;

@@ -4,6 +4,7 @@
 //! over them and are shown as such.
 
 use leptos::prelude::*;
+use switchboard_model::program::Limits;
 use switchboard_model::settings::{
     DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MAX_OUTPUT_TOKENS,
     DEFAULT_MODEL, DEFAULT_MODEL_URL, Settings, SettingsView, split_globs,
@@ -88,10 +89,12 @@ pub fn ModelPicker() -> impl IntoView {
     }
 }
 
-/// A number field for an optional setting; empty means the default.
+/// A number field for an optional setting, at least `min`; empty means the
+/// default.
 fn number_field(
     id: &'static str,
     label: &'static str,
+    min: &'static str,
     default: u64,
     get: impl Fn(&Settings) -> Option<u64> + Copy + Send + Sync + 'static,
     set: impl Fn(&mut Settings, Option<u64>) + Copy + Send + Sync + 'static,
@@ -102,7 +105,7 @@ fn number_field(
         <input
             id=id
             type="number"
-            min="1"
+            min=min
             placeholder=default.to_string()
             prop:value=move || draft.with(|s| get(s).map(|v| v.to_string()).unwrap_or_default())
             on:input=move |event| {
@@ -191,14 +194,14 @@ pub fn SettingsPane() -> impl IntoView {
                 {text_field("settings-model", "Model", DEFAULT_MODEL, "text", |s| &mut s.model, draft)}
                 {text_field("settings-api-key", "API key (kept only in this file, readable by you alone)", "", "password",
                     |s| &mut s.api_key, draft)}
-                {number_field("settings-first-token", "Seconds to wait for the first token", DEFAULT_FIRST_TOKEN_SECS,
+                {number_field("settings-first-token", "Seconds to wait for the first token", "1", DEFAULT_FIRST_TOKEN_SECS,
                     |s| s.first_token_secs, |s, v| s.first_token_secs = v, draft)}
-                {number_field("settings-idle", "Seconds of silence before a stream counts as stalled", DEFAULT_IDLE_SECS,
+                {number_field("settings-idle", "Seconds of silence before a stream counts as stalled", "1", DEFAULT_IDLE_SECS,
                     |s| s.idle_secs, |s, v| s.idle_secs = v, draft)}
                 <h2>"Chat"</h2>
-                {number_field("settings-context", "Prompt budget (tokens)", DEFAULT_CONTEXT_TOKENS as u64,
+                {number_field("settings-context", "Prompt budget (tokens)", "1", DEFAULT_CONTEXT_TOKENS as u64,
                     |s| s.context_tokens.map(|v| v as u64), |s, v| s.context_tokens = v.map(|v| v as usize), draft)}
-                {number_field("settings-max-output", "Longest answer (tokens)", u64::from(DEFAULT_MAX_OUTPUT_TOKENS),
+                {number_field("settings-max-output", "Longest answer (tokens)", "1", u64::from(DEFAULT_MAX_OUTPUT_TOKENS),
                     |s| s.max_output_tokens.map(u64::from), |s, v| s.max_output_tokens = v.and_then(|v| u32::try_from(v).ok()), draft)}
                 <label for="settings-build-globs">"Building mode may also write (globs, comma-separated)"</label>
                 <input
@@ -219,6 +222,14 @@ pub fn SettingsPane() -> impl IntoView {
                     />
                     "Dry run: show the model's writes for approval instead of applying them"
                 </label>
+                <h2>"Program sessions"</h2>
+                <p class="muted">"For the session host agents drive programs through; it reads these when it next starts (a minute after its last session ends)."</p>
+                {number_field("settings-max-sessions", "Live sessions at once", "1", Limits::default().max_sessions as u64,
+                    |s| s.max_sessions, |s, v| s.max_sessions = v, draft)}
+                {number_field("settings-session-idle", "Seconds a session may sit idle before it is ended (0: never)", "0",
+                    Limits::default().idle_secs, |s| s.session_idle_secs, |s, v| s.session_idle_secs = v, draft)}
+                {number_field("settings-session-max", "Seconds a session may run before it is ended (0: never)", "0",
+                    Limits::default().max_runtime_secs, |s| s.session_max_secs, |s, v| s.session_max_secs = v, draft)}
                 <div class="settings-actions">
                     <button type="submit" class="primary" id="settings-save">"Save"</button>
                     {move || note.get().map(|note| match note {

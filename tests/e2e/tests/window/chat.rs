@@ -353,6 +353,12 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
                 .await?
                 .send_keys("45")
                 .await?;
+            // 0: program sessions never end for being idle.
+            session
+                .find("#settings-session-idle")
+                .await?
+                .send_keys("0")
+                .await?;
             session.find("#settings-dry-run").await?.click().await?;
             session.find("#settings-save").await?.click().await?;
             session
@@ -361,6 +367,7 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
             let settings: Value = serde_json::from_str(&std::fs::read_to_string(&settings_file)?)?;
             ensure!(
                 settings["idleSecs"] == 45
+                    && settings["sessionIdleSecs"] == 0
                     && settings["dryRun"] == false
                     && settings["model"] == "other-model",
                 "{settings}"
