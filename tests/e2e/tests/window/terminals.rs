@@ -113,6 +113,16 @@ fn a_session_shows_live_and_is_taken_over_and_handed_back(environment: &Environm
             .wait_for_text("#terminal-screen", |text| text.contains("420"))
             .await?;
         ensure!(!screen.contains("agent"), "{screen:?}");
+        // The agent's expect sees what the developer's line printed.
+        let (status, seen) = session_cli(
+            environment,
+            &root,
+            &["expect", &name, "^420$", "--timeout", "10"],
+        )?;
+        ensure!(
+            status == 0 && seen.contains("420"),
+            "expect: {status} {seen:?}"
+        );
         environment.screenshot("terminals.png")?;
 
         // Handed back: the agent types again.
@@ -209,6 +219,20 @@ fn a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only(
             .await?;
         ensure!(!screen.contains("hunter2"), "{screen:?}");
 
+        // A session the window never touched, to outlive it.
+        let (status, _) = session_cli(
+            environment,
+            &root,
+            &[
+                "start",
+                "--name",
+                &format!("{name}-keep"),
+                "--",
+                "sleep",
+                "60",
+            ],
+        )?;
+        ensure!(status == 0, "start: {status}");
         session_cli(environment, &root, &["kill", &name])?;
         let log = std::fs::read_to_string(
             root.join(".switchboard/sessions")
@@ -218,5 +242,20 @@ fn a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only(
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "page errors: {errors:?}");
         Ok(())
-    })
+    })?;
+    // Closing the window ended no session.
+    let keep = format!("{name}-keep");
+    let (status, listed) = session_cli(environment, &root, &["list", "--json"])?;
+    let listed: serde_json::Value = serde_json::from_str(&listed)?;
+    let running = listed["sessions"].as_array().is_some_and(|sessions| {
+        sessions
+            .iter()
+            .any(|session| session["name"] == keep.as_str() && session["state"] == "running")
+    });
+    session_cli(environment, &root, &["kill", &keep])?;
+    ensure!(
+        status == 0 && running,
+        "still running after the window closed: {listed}"
+    );
+    Ok(())
 }
