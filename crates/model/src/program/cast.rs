@@ -293,7 +293,7 @@ pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
             masked: true,
             bytes,
         } => {
-            let kept = bytes.len() - trim_line_end(bytes).len();
+            let kept = bytes.len() - crate::tape::index::trim_line_end(bytes).len();
             (
                 "i",
                 format!(
@@ -322,14 +322,6 @@ pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
         json!(data),
     ])
     .to_string()
-}
-
-fn trim_line_end(bytes: &[u8]) -> &[u8] {
-    let end = bytes
-        .iter()
-        .rposition(|byte| !matches!(byte, b'\r' | b'\n'))
-        .map_or(0, |last| last + 1);
-    &bytes[..end]
 }
 
 #[cfg(test)]

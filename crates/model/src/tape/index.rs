@@ -103,7 +103,8 @@ pub fn input_bytes(exchange: &Exchange) -> Vec<u8> {
     }
 }
 
-fn trim_line_end(bytes: &[u8]) -> &[u8] {
+/// `bytes` without the line ends (`\r`, `\n`) at its end.
+pub(crate) fn trim_line_end(bytes: &[u8]) -> &[u8] {
     let end = bytes
         .iter()
         .rposition(|byte| !matches!(byte, b'\r' | b'\n'))
