@@ -31,6 +31,8 @@ pub fn add_tray(app: &AppHandle) {
 pub struct Announced {
     questions: Mutex<BTreeSet<String>>,
     secrets: Mutex<BTreeSet<String>>,
+    /// The questions waiting at start-up are known: newer ones notify.
+    primed: std::sync::atomic::AtomicBool,
 }
 
 impl Announced {
@@ -91,10 +93,20 @@ pub fn secrets(app: &AppHandle, sessions: &[SessionInfo], announced: &Announced)
     show_count(app, announced.waiting());
 }
 
+/// Learns the questions that waited before the window opened: they update
+/// the count but raise no notification. Until it has run, no refresh
+/// notifies.
+pub fn prime(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
+    refresh(app, workspace, announced, false);
+    announced
+        .primed
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// Re-reads the inbox and announces blocking questions that are new since
-/// the last call. `notify` is false on start-up: questions that waited
-/// before the window opened update the count but raise no notification.
+/// the last call (once [`prime`] has run; before, only the count changes).
 pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, notify: bool) {
+    let notify = notify && announced.primed.load(std::sync::atomic::Ordering::SeqCst);
     let listed = match deliveries::list(workspace) {
         Ok(listed) => listed,
         Err(error) => {
@@ -127,6 +139,11 @@ pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, no
         }
         *known = waiting;
     }
+    show_count(app, announced.waiting());
+}
+
+/// Shows what `announced` counts as waiting (once the tray exists, say).
+pub fn show_waiting(app: &AppHandle, announced: &Announced) {
     show_count(app, announced.waiting());
 }
 

@@ -36,7 +36,12 @@ pub fn forward_store_changes(
     if let Some(claude) = config.claude_teams() {
         team_roots.extend(claude.watched_roots());
     }
-    attention::refresh(app, workspace, &announced, false);
+    // Off the main thread, which would hold the page's first load for it
+    // (a large inbox is many files).
+    {
+        let (app, workspace, announced) = (app.clone(), workspace.clone(), Arc::clone(&announced));
+        std::thread::spawn(move || attention::prime(&app, &workspace, &announced));
+    }
     let app = app.clone();
     let watched = workspace.clone();
     WorkspaceWatcher::start_with_teams(workspace, team_roots, move |change| {

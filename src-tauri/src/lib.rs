@@ -107,7 +107,8 @@ pub fn run() -> ExitCode {
             // Tauri creates the configured window and its webview just
             // before this runs.
             let webview_created = started.elapsed().as_millis();
-            attention::add_tray(app.handle());
+            // The tray waits for the first paint (`ui_ready`): creating it
+            // here held the page's first load by ~10 ms.
             let config = state::Config {
                 model_url: model_url.clone(),
                 config_dir: config_dir.clone(),
@@ -121,7 +122,14 @@ pub fn run() -> ExitCode {
                 std::sync::Arc::clone(&announced),
             )?;
             let sidecar = sidecar::Sidecar::start(app.handle().clone(), config.clone());
-            let state = AppState::new(workspace, watcher, sidecar, config, started);
+            let state = AppState::new(
+                workspace,
+                watcher,
+                sidecar,
+                config,
+                started,
+                std::sync::Arc::clone(&announced),
+            );
             state.reach(StartPhase::WebviewCreated, Some(webview_created));
             sessions::follow(
                 app.handle().clone(),

@@ -29,6 +29,9 @@ pub struct AppState {
     /// The knowledge index, opened at the first search (so opening a
     /// workspace creates nothing in it).
     pub search: SharedIndex,
+    /// What was announced to the developer (blocking questions, secrets
+    /// asked for), for the tray's count once it exists.
+    pub announced: Arc<crate::attention::Announced>,
     /// The program sessions as last heard (followed for the window's life).
     pub sessions: Arc<crate::sessions::Followed>,
     /// Kept alive so file changes keep reaching the UI.
@@ -43,6 +46,7 @@ impl AppState {
         sidecar: Arc<Sidecar>,
         config: Config,
         started: Instant,
+        announced: Arc<crate::attention::Announced>,
     ) -> Self {
         Self {
             workspace,
@@ -52,6 +56,7 @@ impl AppState {
             sidecar,
             config,
             search: SharedIndex::default(),
+            announced,
             sessions: Arc::default(),
             _watcher: watcher,
         }

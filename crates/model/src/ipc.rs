@@ -100,6 +100,9 @@ pub enum StartPhase {
     WebviewCreated,
     /// The page's document has loaded.
     PageLoaded,
+    /// The window's frame (sidebar, views, workspace), drawn by the page
+    /// itself before the wasm runs, is on screen.
+    FramePainted,
     /// The UI's wasm is compiled and its `main` runs.
     WasmStarted,
     /// The first data (the inbox) has arrived.
@@ -108,9 +111,10 @@ pub enum StartPhase {
 
 impl StartPhase {
     /// Every phase, in the order they happen.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::WebviewCreated,
         Self::PageLoaded,
+        Self::FramePainted,
         Self::WasmStarted,
         Self::FirstData,
     ];
@@ -120,6 +124,7 @@ impl StartPhase {
         match self {
             Self::WebviewCreated => "webview_created",
             Self::PageLoaded => "page_loaded",
+            Self::FramePainted => "frame_painted",
             Self::WasmStarted => "wasm_started",
             Self::FirstData => "first_data",
         }

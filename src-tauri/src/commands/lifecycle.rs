@@ -3,15 +3,16 @@
 use std::sync::atomic::Ordering;
 
 use switchboard_model::ipc::UiPhaseRequest;
-use tauri::State;
+use tauri::{AppHandle, State};
 
-use crate::state::AppState;
+use crate::{attention, state::AppState};
 
 /// The UI calls this once its first frame is on screen. The first call logs
 /// the time since process start and the phases before it (ms after the
-/// start), the line the start-up benchmarks wait for.
+/// start), the line the start-up benchmarks wait for, then puts Switchboard
+/// in the system tray (kept off the path to the first paint).
 #[tauri::command]
-pub fn ui_ready(state: State<'_, AppState>) {
+pub fn ui_ready(app: AppHandle, state: State<'_, AppState>) {
     if !state.painted.swap(true, Ordering::SeqCst) {
         let elapsed = state.started.elapsed();
         eprintln!(
@@ -19,6 +20,15 @@ pub fn ui_ready(state: State<'_, AppState>) {
             elapsed.as_millis(),
             state.phase_list()
         );
+        let announced = std::sync::Arc::clone(&state.announced);
+        let tray_app = app.clone();
+        let added = app.run_on_main_thread(move || {
+            attention::add_tray(&tray_app);
+            attention::show_waiting(&tray_app, &announced);
+        });
+        if let Err(error) = added {
+            tracing::debug!(%error, "no system tray");
+        }
     }
 }
 
