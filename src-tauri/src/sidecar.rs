@@ -22,6 +22,10 @@ use tokio::sync::oneshot;
 /// Restarts after which a crashing sidecar is left down.
 const MAX_RESTARTS: u32 = 5;
 
+/// The longest the sidecar waits for the window's first paint before it
+/// starts anyway.
+const START_AFTER_PAINT_AT_MOST: Duration = Duration::from_secs(3);
+
 /// The running sidecar, as the commands see it.
 pub struct Sidecar {
     requests: Mutex<Option<Requests>>,
@@ -30,12 +34,18 @@ pub struct Sidecar {
     health: Mutex<SidecarHealth>,
     /// Requests whose single answer a command is waiting for.
     waiting: Mutex<HashMap<u64, oneshot::Sender<ResponseBody>>>,
+    /// Dropped to let the sidecar start ([`Sidecar::release`]).
+    hold: Mutex<Option<std::sync::mpsc::Sender<()>>>,
 }
 
 impl Sidecar {
-    /// Starts the sidecar and its supervisor, passing on the command
-    /// line's model URL and settings folder.
+    /// Starts the sidecar's supervisor, passing on the command line's model
+    /// URL and settings folder. The process itself starts at
+    /// [`Sidecar::release`] (the window's first paint), or after
+    /// [`START_AFTER_PAINT_AT_MOST`]: a process starting beside the webview
+    /// slowed its first load on a small machine.
     pub fn start(app: AppHandle, config: Config) -> Arc<Self> {
+        let (hold, held) = std::sync::mpsc::channel::<()>();
         let sidecar = Arc::new(Self {
             requests: Mutex::new(None),
             ids: Arc::new(AtomicU64::new(1)),
@@ -45,13 +55,24 @@ impl Sidecar {
                 message: None,
             }),
             waiting: Mutex::new(HashMap::new()),
+            hold: Mutex::new(Some(hold)),
         });
         let supervised = Arc::clone(&sidecar);
         std::thread::Builder::new()
             .name("switchboard-sidecar".into())
-            .spawn(move || supervise(&supervised, &app, &config))
+            .spawn(move || {
+                let _ = held.recv_timeout(START_AFTER_PAINT_AT_MOST);
+                supervise(&supervised, &app, &config);
+            })
             .ok();
         sidecar
+    }
+
+    /// Lets the sidecar process start now.
+    pub fn release(&self) {
+        if let Ok(mut hold) = self.hold.lock() {
+            hold.take();
+        }
     }
 
     /// Sends a request; returns its id.

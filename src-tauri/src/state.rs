@@ -64,6 +64,19 @@ impl AppState {
 }
 
 impl AppState {
+    /// The ms after the process's start of wall-clock time `epoch_ms` (ms
+    /// since the Unix epoch), if it is not before the start.
+    pub fn since_start(&self, epoch_ms: f64) -> Option<u128> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs_f64()
+            * 1000.0;
+        let start = now - self.started.elapsed().as_secs_f64() * 1000.0;
+        let since = epoch_ms - start;
+        (since.is_finite() && since >= 0.0).then_some(since as u128)
+    }
+
     /// Notes that start-up reached `phase` now (once; later calls are
     /// ignored), or `at` ms after the start when it is given.
     pub fn reach(&self, phase: StartPhase, at: Option<u128>) {

@@ -213,7 +213,11 @@ pub async fn get_theme() -> Result<ThemeVariables, ErrorPayload> {
 /// Tells the shell start-up reached `phase` (for `make bench`'s phase
 /// table).
 pub async fn ui_phase(phase: StartPhase) -> Result<(), ErrorPayload> {
-    call_with::<_, Option<()>>(CMD_UI_PHASE, &UiPhaseRequest { phase })
+    let request = UiPhaseRequest {
+        phase,
+        at_ms: Some(js_sys::Date::now()),
+    };
+    call_with::<_, Option<()>>(CMD_UI_PHASE, &request)
         .await
         .map(|_| ())
 }

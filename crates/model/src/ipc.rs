@@ -132,10 +132,14 @@ impl StartPhase {
 }
 
 /// [`CMD_UI_PHASE`]'s request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct UiPhaseRequest {
     /// The phase reached.
     pub phase: StartPhase,
+    /// When, by the page's clock (ms since the Unix epoch): the moment
+    /// itself, not when its word reached the shell.
+    #[serde(default)]
+    pub at_ms: Option<f64>,
 }
 
 /// Command: the teams of the workspace, opencode-teams' and Claude Code's,

@@ -9,8 +9,8 @@ use crate::{attention, state::AppState};
 
 /// The UI calls this once its first frame is on screen. The first call logs
 /// the time since process start and the phases before it (ms after the
-/// start), the line the start-up benchmarks wait for, then puts Switchboard
-/// in the system tray (kept off the path to the first paint).
+/// start), the line the start-up benchmarks wait for, then starts what was
+/// kept off the path to the first paint: the sidecar and the tray icon.
 #[tauri::command]
 pub fn ui_ready(app: AppHandle, state: State<'_, AppState>) {
     if !state.painted.swap(true, Ordering::SeqCst) {
@@ -20,6 +20,7 @@ pub fn ui_ready(app: AppHandle, state: State<'_, AppState>) {
             elapsed.as_millis(),
             state.phase_list()
         );
+        state.sidecar.release();
         let announced = std::sync::Arc::clone(&state.announced);
         let tray_app = app.clone();
         let added = app.run_on_main_thread(move || {
@@ -32,8 +33,10 @@ pub fn ui_ready(app: AppHandle, state: State<'_, AppState>) {
     }
 }
 
-/// The UI reached a start-up phase (its wasm runs, its first data came).
+/// The UI reached a start-up phase (its frame is painted, its wasm runs,
+/// its first data came), at the time it says.
 #[tauri::command]
 pub fn ui_phase(state: State<'_, AppState>, request: UiPhaseRequest) {
-    state.reach(request.phase, None);
+    let at = request.at_ms.and_then(|at| state.since_start(at));
+    state.reach(request.phase, at);
 }
