@@ -740,3 +740,40 @@ async fn a_following_read_waits_for_output_and_a_tail_catches_up() {
     assert_eq!(tail.missed + tail.text.len() as u64, tail.cursor - behind);
     client.kill(&id, None).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn input_typed_with_echo_off_awaits_no_echo() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    // The program hides what is typed, then prints it back itself: that
+    // output is the program's, not an echo to pass over.
+    let script =
+        "stty -echo; printf 'Word: '; read word; stty echo; echo; echo \"you typed $word\"";
+    let id = client
+        .start(start("sh", &["-c", script], None, temp.path()))
+        .await
+        .unwrap()
+        .id;
+    client
+        .expect(&id, vec![Pattern::Exact("Word: ".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    // Echo off by now (the prompt follows the stty).
+    client
+        .send(&id, Input::Line("swordfish".into()), false)
+        .await
+        .unwrap();
+    let outcome = client
+        .expect(
+            &id,
+            vec![Pattern::Exact("you typed swordfish".into())],
+            SECS,
+            |_| {},
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, ExpectOutcome::Matched { .. }),
+        "{outcome:?}"
+    );
+}

@@ -446,15 +446,20 @@ impl Session {
             )));
         };
         // Typed while the program hides what is typed (a password prompt):
-        // a secret too.
-        let masked = secret || live.hides_input();
+        // a secret too, and the terminal echoes none of it.
+        let hidden = live.hides_input();
+        let masked = secret || hidden;
         let cursor = {
             let mut core = self.core();
             core.log(&CastEvent::Input { bytes, masked });
             core.typed(bytes, masked);
             let line = core.cursor_line();
             core.prompts.learn(&line);
-            core.buffer.expect_echo(bytes, secret);
+            // No echo comes back: nothing is awaited (the program printing
+            // the same text itself is output, not an echo to pass over).
+            if !hidden {
+                core.buffer.expect_echo(bytes, secret);
+            }
             core.last_input_at = core.buffer.end();
             core.last_activity = Instant::now();
             core.buffer.end()
