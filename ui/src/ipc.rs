@@ -68,6 +68,10 @@ extern "C" {
         options: JsValue,
     ) -> Result<JsValue, JsValue>;
 
+    /// `invoke` as the promise it returns, started now and awaited later.
+    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "core"], js_name = invoke)]
+    fn tauri_invoke_now(command: &str, args: JsValue) -> Result<js_sys::Promise, JsValue>;
+
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "event"], js_name = listen)]
     async fn tauri_listen(
         event: &str,
@@ -181,7 +185,27 @@ pub async fn workspace_info() -> Result<WorkspaceInfo, ErrorPayload> {
 
 /// The inbox, newest first.
 pub async fn list_deliveries() -> Result<DeliveryList, ErrorPayload> {
+    if let Some(early) = EARLY_INBOX.take() {
+        return decode(
+            CMD_LIST_DELIVERIES,
+            wasm_bindgen_futures::JsFuture::from(early).await,
+        );
+    }
     call(CMD_LIST_DELIVERIES).await
+}
+
+thread_local! {
+    /// The inbox asked for before the app mounted, for the inbox's first
+    /// read.
+    static EARLY_INBOX: std::cell::RefCell<Option<js_sys::Promise>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Asks for the inbox now, while the app mounts: the inbox's first read
+/// ([`list_deliveries`]) takes this answer instead of asking again.
+pub fn ask_for_inbox_early() {
+    if let Ok(promise) = tauri_invoke_now(CMD_LIST_DELIVERIES, JsValue::UNDEFINED) {
+        EARLY_INBOX.set(Some(promise));
+    }
 }
 
 /// One delivery with its rendered body.
