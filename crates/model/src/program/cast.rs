@@ -108,6 +108,8 @@ pub fn exit_of_last_line(line: &str) -> Option<ExitStatus> {
     (code == "x").then(|| exit_of(&data))
 }
 
+/// An exit event's status: a number (128 + a signal's when one ended it),
+/// or `signal N` as logs written before said it.
 fn exit_of(data: &str) -> ExitStatus {
     match data.strip_prefix("signal ") {
         Some(signal) => ExitStatus {
@@ -307,10 +309,12 @@ pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
             crate::tape::redact::redact_text(&String::from_utf8_lossy(bytes)),
         ),
         CastEvent::Resize { rows, cols } => ("r", format!("{cols}x{rows}")),
+        // asciicast's exit status is a number: a signal is 128 + its
+        // number, as a shell reports it (asciinema refuses anything else).
         CastEvent::Exit(exit) => (
             "x",
             match (exit.code, exit.signal) {
-                (_, Some(signal)) => format!("signal {signal}"),
+                (_, Some(signal)) => (128 + signal).to_string(),
                 (Some(code), None) => code.to_string(),
                 (None, None) => "0".to_owned(),
             },
@@ -362,7 +366,7 @@ mod tests {
             code: None,
             signal: Some(9),
         };
-        assert_eq!(line(10, &CastEvent::Exit(exit)), r#"[0.01,"x","signal 9"]"#);
+        assert_eq!(line(10, &CastEvent::Exit(exit)), r#"[0.01,"x","137"]"#);
     }
 }
 
