@@ -11,7 +11,7 @@ use std::{
     sync::{Arc, Mutex, PoisonError},
 };
 
-use switchboard_model::{Timestamp, ipc::EVENT_SESSIONS, program::SessionInfo};
+use switchboard_model::{ipc::EVENT_SESSIONS, program::SessionInfo};
 use switchboard_session::Client;
 use switchboard_store::session_log;
 use tauri::{AppHandle, Emitter};
@@ -35,30 +35,12 @@ impl Followed {
     }
 }
 
-/// The ended sessions of the workspace at `root` that only their logs
-/// remember, leaving out `live` ones; newest first.
+/// The ended sessions only their logs remember, leaving out `live` ones.
 fn logged(root: &Path, live: &BTreeSet<String>) -> Vec<SessionInfo> {
-    let workspace = root.display().to_string();
-    let logs = match session_log::list(root) {
-        Ok(logs) => logs,
-        Err(error) => {
-            tracing::warn!(%error, "could not list the session logs");
-            return Vec::new();
-        }
-    };
-    logs.iter()
-        .rev()
-        .filter(|logged| !live.contains(&logged.id))
-        .filter_map(|logged| {
-            let last = logged
-                .modified
-                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
-                .and_then(|since| Timestamp::from_unix_millis(since.as_millis() as i64))
-                .unwrap_or_else(switchboard_store::clock::now);
-            logged.header.ended_session(&workspace, logged.exit, last)
-        })
-        .take(LOGGED)
-        .collect()
+    session_log::ended_sessions(root, live, LOGGED).unwrap_or_else(|error| {
+        tracing::warn!(%error, "could not list the session logs");
+        Vec::new()
+    })
 }
 
 /// Follows the sessions of the workspace at `root` until the app ends.

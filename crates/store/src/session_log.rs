@@ -213,6 +213,33 @@ pub fn list(workspace_root: &Path) -> Result<Vec<Logged>, StoreError> {
     Ok(logs)
 }
 
+/// The ended sessions of the workspace at `workspace_root` that only their
+/// logs remember (not in `live`), newest first, at most `most`, as `list`
+/// shows an ended session (`lost` when its log has no exit: its host was
+/// killed).
+pub fn ended_sessions(
+    workspace_root: &Path,
+    live: &std::collections::BTreeSet<String>,
+    most: usize,
+) -> Result<Vec<switchboard_model::program::SessionInfo>, StoreError> {
+    let workspace = workspace_root.display().to_string();
+    Ok(list(workspace_root)?
+        .iter()
+        .rev()
+        .filter(|logged| !live.contains(&logged.id))
+        .filter_map(|logged| {
+            let last = logged
+                .modified
+                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+                .and_then(|since| i64::try_from(since.as_millis()).ok())
+                .and_then(switchboard_model::Timestamp::from_unix_millis)
+                .unwrap_or_else(crate::clock::now);
+            logged.header.ended_session(&workspace, logged.exit, last)
+        })
+        .take(most)
+        .collect())
+}
+
 /// The id of the session `session` names in the workspace's logs: an id
 /// with a log, or the name of the latest session logged under it.
 pub fn find(workspace_root: &Path, session: &str) -> Result<String, StoreError> {
