@@ -15,6 +15,7 @@ pub mod id;
 pub mod inbox;
 pub mod ipc;
 pub mod knowledge;
+pub mod probe;
 pub mod program;
 #[cfg(feature = "render")]
 pub mod render;

@@ -70,6 +70,11 @@ impl Timestamp {
         self.0.format("%Y-%m-%dT%H:%M:%S%.6f").to_string()
     }
 
+    /// As ClaudeControl stamps a report's file name: `YYYYmmdd_HHMMSS`.
+    pub fn file_stamp(self) -> String {
+        self.0.format("%Y%m%d_%H%M%S").to_string()
+    }
+
     /// The date part, `YYYY-MM-DD`.
     pub fn date(self) -> String {
         self.0.format("%Y-%m-%d").to_string()

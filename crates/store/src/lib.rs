@@ -8,6 +8,7 @@
 
 pub mod annotations;
 mod atomic;
+pub mod chains;
 pub mod chats;
 pub mod clock;
 pub mod contain;
@@ -16,6 +17,7 @@ mod error;
 pub mod feedback;
 pub mod knowledge;
 mod lock;
+pub mod probe_reports;
 pub mod program_configs;
 mod records;
 pub mod search;

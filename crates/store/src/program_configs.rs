@@ -12,6 +12,18 @@ use crate::{StoreError, write_atomic};
 /// The variable that moves ClaudeControl's home.
 pub const HOME_ENV: &str = "CLAUDE_CONTROL_HOME";
 
+/// ClaudeControl's home: `$CLAUDE_CONTROL_HOME`, else
+/// `~/.claude-control`; `None` without either.
+pub fn home() -> Option<PathBuf> {
+    match std::env::var_os(HOME_ENV) {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => Some(
+            PathBuf::from(std::env::var_os("HOME").filter(|home| !home.is_empty())?)
+                .join(".claude-control"),
+        ),
+    }
+}
+
 /// The configurations folder.
 #[derive(Debug, Clone)]
 pub struct ProgramConfigs {
@@ -22,12 +34,7 @@ impl ProgramConfigs {
     /// `$CLAUDE_CONTROL_HOME/programs`, else `~/.claude-control/programs`;
     /// `None` without either.
     pub fn locate() -> Option<Self> {
-        let home = match std::env::var_os(HOME_ENV) {
-            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-            _ => PathBuf::from(std::env::var_os("HOME").filter(|home| !home.is_empty())?)
-                .join(".claude-control"),
-        };
-        Some(Self::at(home.join("programs")))
+        Some(Self::at(home()?.join("programs")))
     }
 
     /// A folder given explicitly.

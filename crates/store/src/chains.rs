@@ -1,0 +1,143 @@
+//! Command chains of a workspace: `.switchboard/chains/NAME.json`, each
+//! ClaudeControl's COMMAND_CHAIN with its CHAIN_COMMAND steps
+//! (`switchboard_model::probe::chain`), read with a clear error for a file
+//! that is not one, written atomically.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_model::{probe::chain::Chain, program::config::check_name};
+
+use crate::{StoreError, write_atomic};
+
+/// A workspace's chains folder.
+#[derive(Debug, Clone)]
+pub struct Chains {
+    dir: PathBuf,
+}
+
+impl Chains {
+    /// The chains of the workspace at `root`.
+    pub fn of(root: &Path) -> Self {
+        Self {
+            dir: root.join(".switchboard").join("chains"),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
+        check_name(name).map_err(|error| StoreError::Invalid(error.to_string()))?;
+        Ok(self.dir.join(format!("{name}.json")))
+    }
+
+    /// Chain `name` (its `name` and `id` default to the file's stem).
+    pub fn get(&self, name: &str) -> Result<Chain, StoreError> {
+        let path = self.path(name)?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StoreError::NotFound {
+                    what: "chain",
+                    id: name.to_owned(),
+                });
+            }
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "could not read",
+                    path,
+                    source,
+                });
+            }
+        };
+        let mut chain: Chain =
+            serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+                path: path.clone(),
+                reason: error.to_string(),
+            })?;
+        if chain.name.is_empty() {
+            chain.name = name.to_owned();
+        }
+        if chain.id.is_empty() {
+            chain.id = chain.name.clone();
+        }
+        Ok(chain)
+    }
+
+    /// The chains' names, sorted.
+    pub fn names(&self) -> Result<Vec<String>, StoreError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "could not read",
+                    path: self.dir.clone(),
+                    source,
+                });
+            }
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| {
+                let name = entry
+                    .file_name()
+                    .to_str()?
+                    .strip_suffix(".json")?
+                    .to_owned();
+                check_name(&name).is_ok().then_some(name)
+            })
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Writes `chain` as `NAME.json` (replacing one of that name).
+    pub fn save(&self, chain: &Chain) -> Result<PathBuf, StoreError> {
+        let path = self.path(&chain.name)?;
+        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
+            action: "could not create",
+            path: self.dir.clone(),
+            source,
+        })?;
+        let text = serde_json::to_string_pretty(chain).map_err(|source| StoreError::Encode {
+            what: "a chain",
+            source,
+        })?;
+        write_atomic(&path, text.as_bytes())?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chains_round_trip_and_bad_files_say_why() {
+        let temp = tempfile::tempdir().unwrap();
+        let chains = Chains::of(temp.path());
+        assert!(chains.names().unwrap().is_empty());
+        let chain: Chain = serde_json::from_str(
+            r#"{"name": "build", "commands": [{"sequence_order": 1, "command": "cd src"}]}"#,
+        )
+        .unwrap();
+        chains.save(&chain).unwrap();
+        let read = chains.get("build").unwrap();
+        assert_eq!(read.id, "build");
+        assert_eq!(read.commands, chain.commands);
+        assert_eq!(chains.names().unwrap(), ["build"]);
+        assert!(matches!(
+            chains.get("nope"),
+            Err(StoreError::NotFound { .. })
+        ));
+        assert!(chains.get("../x").is_err());
+        std::fs::write(chains.dir().join("bad.json"), r#"{"commands": [{}]}"#).unwrap();
+        let Err(StoreError::Corrupt { reason, .. }) = chains.get("bad") else {
+            panic!("a step without a command is refused");
+        };
+        assert!(reason.contains("command"), "{reason}");
+    }
+}
