@@ -78,6 +78,26 @@ pub enum Command {
     /// read, list, kill, resize).
     #[command(subcommand)]
     Session(crate::session::SessionCommand),
+    /// Find out what an unknown interactive program is: its prompts,
+    /// commands, modes, formats, errors and exits, by asking it (safe by
+    /// default: commands that read destructive are never sent); the report
+    /// goes to ClaudeControl's investigations folder.
+    Investigate(crate::probe::InvestigateArgs),
+    /// A quick look at a program: does it answer, is it interactive
+    /// (measured), its prompt, the commands its help lists.
+    Probe(crate::probe::ProbeArgs),
+    /// ClaudeControl's seven black-box checks of a program (startup, help,
+    /// invalid input, exit, resources, concurrent sessions, fuzz); exit
+    /// status 1 when one fails.
+    Test(crate::probe::TestArgs),
+    /// Fuzz a program's input from a seed (the same seed, the same inputs);
+    /// each crash is saved as a tape that replays it; exit status 1 when it
+    /// crashed.
+    Fuzz(crate::probe::FuzzArgs),
+    /// Command chains (`.switchboard/chains/NAME.json`), run in one shell
+    /// session so each step sees the last one's `cd` and variables.
+    #[command(subcommand)]
+    Chain(crate::probe::ChainCommand),
     /// Open the workspace's window, or bring it forward when it is open.
     Open(crate::open::OpenArgs),
     /// Serve the workspace to agents over the Model Context Protocol
@@ -131,6 +151,11 @@ impl Command {
             Command::Tapes(command) => command.wants_json(),
             Command::Session(command) => command.wants_json(),
             Command::Run(args) => args.json,
+            Command::Investigate(args) => args.target.json,
+            Command::Probe(args) => args.target.json,
+            Command::Test(args) => args.target.json,
+            Command::Fuzz(args) => args.target.json,
+            Command::Chain(command) => command.wants_json(),
             Command::Await(_)
             | Command::Answer(_)
             | Command::Close(_)

@@ -64,6 +64,11 @@ pub fn run(cli: Cli) -> Result<bool> {
             }
             Ok(status == 0)
         }
+        Command::Investigate(args) => status(crate::probe::investigate(&workspace, args)?),
+        Command::Probe(args) => status(crate::probe::probe(&workspace, args)?),
+        Command::Test(args) => status(crate::probe::test(&workspace, args)?),
+        Command::Fuzz(args) => status(crate::probe::fuzz(&workspace, args)?),
+        Command::Chain(command) => status(crate::probe::chain(&workspace, command)?),
         Command::Rec(args) => {
             // The program's exit status is the process's.
             let status = crate::rec::run(&workspace, args)?;
@@ -85,6 +90,15 @@ pub fn run(cli: Cli) -> Result<bool> {
             Ok(true)
         }
     }
+}
+
+/// A command's exit status: 0 is success; any other ends the process with
+/// it (its report is already printed).
+fn status(code: u8) -> Result<bool> {
+    if code != 0 {
+        std::process::exit(i32::from(code));
+    }
+    Ok(true)
 }
 
 fn mode(mode: Mode) -> DeliveryMode {

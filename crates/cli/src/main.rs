@@ -13,6 +13,7 @@ mod knowledge;
 mod mcp;
 mod open;
 mod play;
+mod probe;
 mod rec;
 mod run;
 mod session;

@@ -199,7 +199,7 @@ pub struct ExpectArgs {
 pub struct WaitArgs {
     /// The session's id or name.
     pub session: String,
-    /// `prompt`, `quiet MS` or `exit`.
+    /// `prompt`, `quiet MS`, `answer MS` (a prompt, any new one included, or MS of quiet, or the end) or `exit`.
     #[arg(long = "for", num_args = 1..=2, value_names = ["WHAT", "MS"], required = true)]
     pub until: Vec<String>,
     /// Seconds to wait.
@@ -488,8 +488,15 @@ async fn wait(client: &Client, args: WaitArgs) -> Result<u8> {
             ms.parse()
                 .with_context(|| format!("quiet needs milliseconds, not {ms:?}"))?,
         ),
+        ["answer", ms] => WaitFor::Answer(
+            ms.parse()
+                .with_context(|| format!("answer needs milliseconds, not {ms:?}"))?,
+        ),
         ["quiet"] => bail!("--for quiet needs the milliseconds of quiet: --for quiet 500"),
-        _ => bail!("--for takes prompt, quiet MS or exit"),
+        ["answer"] => {
+            bail!("--for answer needs the milliseconds of quiet that end it: --for answer 500")
+        }
+        _ => bail!("--for takes prompt, quiet MS, answer MS or exit"),
     };
     let outcome = client
         .wait(&args.session, until, millis(args.timeout)?, |_| {})
@@ -506,9 +513,15 @@ async fn wait(client: &Client, args: WaitArgs) -> Result<u8> {
             }
             0
         }
-        WaitOutcome::Quiet { .. } => 0,
-        WaitOutcome::Exit { exit } => {
+        WaitOutcome::Quiet { output, .. } => {
             if !args.json {
+                print!("{output}");
+            }
+            0
+        }
+        WaitOutcome::Exit { exit, output } => {
+            if !args.json {
+                print!("{output}");
                 println!("{exit}");
             }
             0

@@ -11,6 +11,7 @@
 pub mod client;
 pub mod config;
 pub mod host;
+pub mod probe;
 pub mod protocol;
 pub mod pty;
 pub mod run;

@@ -224,6 +224,12 @@ pub enum WaitFor {
     Prompt,
     /// No output for this many milliseconds.
     Quiet(u64),
+    /// The program answered the last input: it shows a prompt (one it
+    /// showed before input at once, any line that looks like one once it
+    /// settles — so a new mode's prompt counts), was quiet this many
+    /// milliseconds, or ended. What an investigator waits for after each
+    /// question.
+    Answer(u64),
     /// The program ended.
     Exit,
 }
@@ -343,11 +349,21 @@ pub enum WaitOutcome {
     Quiet {
         /// The end of the output.
         cursor: u64,
+        /// What the program printed since the last input (echo left out).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        output: String,
+        /// Microseconds from the last input to the last output after it (0
+        /// when none came): how long the program took to answer.
+        #[serde(default)]
+        answered_us: u64,
     },
     /// The program ended.
     Exit {
         /// How.
         exit: ExitStatus,
+        /// What it printed since the last input (echo left out).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        output: String,
     },
     /// Not in time.
     Timeout {

@@ -140,7 +140,7 @@ async fn reads_lose_nothing_and_waits_end_on_signals() {
         .unwrap();
     let exit = client.wait(&id, WaitFor::Exit, SECS, |_| {}).await.unwrap();
     assert!(
-        matches!(exit, WaitOutcome::Exit { exit } if exit.code == Some(3)),
+        matches!(exit, WaitOutcome::Exit { exit, .. } if exit.code == Some(3)),
         "{exit:?}"
     );
     let after = client

@@ -329,13 +329,15 @@ impl From<WaitOutcome> for WaitView {
                 cursor: Some(cursor),
                 ..empty
             },
-            WaitOutcome::Quiet { cursor } => Self {
+            WaitOutcome::Quiet { cursor, output, .. } => Self {
                 outcome: "quiet".into(),
                 cursor: Some(cursor),
+                output: Some(output),
                 ..empty
             },
-            WaitOutcome::Exit { exit } => Self {
+            WaitOutcome::Exit { exit, output } => Self {
                 outcome: "exit".into(),
+                output: Some(output),
                 exit_code: exit.code,
                 signal: exit.signal,
                 ..empty

@@ -9,7 +9,8 @@ use crate::program::ExitStatus;
 
 /// Inputs when none is asked for.
 pub const DEFAULT_MAX_INPUTS: usize = 50;
-/// Output longer than this is a `large_output` finding (its 1,000).
+/// Output longer than this (past the input's own length, which a program
+/// may print back) is a `large_output` finding (its 1,000).
 pub const LARGE_OUTPUT: usize = 1_000;
 
 /// ClaudeControl's fixed inputs, in its order (`\x00` is the four
@@ -106,7 +107,8 @@ pub enum FindingKind {
     Error,
     /// It did not answer in time, nor end.
     NoResponse,
-    /// It answered with more than [`LARGE_OUTPUT`] characters.
+    /// It answered with more than [`LARGE_OUTPUT`] characters (besides the
+    /// input's own).
     LargeOutput,
 }
 
@@ -174,7 +176,7 @@ pub fn finding(index: usize, input: &str, answer: &Answer, errors: Vec<String>) 
         Answer::Ended(output, exit) if abnormal(exit) => (FindingKind::Crash, output, Some(*exit)),
         Answer::Ended(..) => return None,
         Answer::Silent => (FindingKind::NoResponse, &String::new(), None),
-        Answer::Output(output) if output.chars().count() > LARGE_OUTPUT => {
+        Answer::Output(output) if output.chars().count() > LARGE_OUTPUT + input.chars().count() => {
             (FindingKind::LargeOutput, output, None)
         }
         Answer::Output(output) if !errors.is_empty() => (FindingKind::Error, output, None),

@@ -144,6 +144,9 @@ pub struct RunFacts {
     /// up and answered a line).
     #[serde(default)]
     pub interactive: bool,
+    /// The workspace it was run for (absolute), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
 }
 
 /// An investigation report.

@@ -139,6 +139,23 @@ pub fn destructive(name: &str, description: &str) -> Option<String> {
     None
 }
 
+/// Whether a prompt asks for a secret (ClaudeControl's pattern library:
+/// password, passphrase, a PIN), whatever the terminal's echo says yet.
+pub fn asks_secret(prompt: &str) -> bool {
+    let lower = prompt.trim().to_lowercase();
+    let ends = lower.ends_with(':') || lower.ends_with('?') || lower.ends_with('>');
+    ends && [
+        "password",
+        "passphrase",
+        "passcode",
+        "pin",
+        "secret",
+        "token",
+    ]
+    .iter()
+    .any(|word| words(&lower).any(|each| each == *word || each.ends_with(word)))
+}
+
 /// Whether `name` is one of the usual ways out of a program (kept for the
 /// exit probe rather than sent while exploring).
 pub fn is_exit(name: &str) -> bool {
@@ -182,6 +199,16 @@ mod tests {
         ] {
             assert_eq!(destructive(name, description), None, "{name} {description}");
         }
+    }
+
+    #[test]
+    fn secret_prompts_are_known() {
+        assert!(asks_secret("Password:"));
+        assert!(asks_secret("[sudo] password for ann: "));
+        assert!(asks_secret("Enter passphrase for key '/x':"));
+        assert!(asks_secret("PIN?"));
+        assert!(!asks_secret("toy> "));
+        assert!(!asks_secret("password reset done"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fuzz::Finding;
+use super::fuzz::{Finding, FindingKind, FuzzReport};
 
 /// The checks, in the order run, by ClaudeControl's names.
 pub const TESTS: [&str; 7] = [
@@ -130,6 +130,51 @@ impl TestReport {
             lines.push(format!("  [{mark}] {}: {why}", result.test));
         }
         lines.join("\n")
+    }
+}
+
+/// The `fuzzing` check's result of a fuzz run: failed when it crashed.
+pub fn fuzzing_result(report: &FuzzReport) -> TestResult {
+    let crashes = report.count(FindingKind::Crash);
+    let result = TestResult::new(
+        "fuzzing",
+        crashes == 0,
+        if crashes == 0 {
+            format!("{} inputs, no crash", report.inputs)
+        } else {
+            format!("{crashes} of {} inputs crashed it", report.inputs)
+        },
+    )
+    .detail("total_findings", report.findings.len())
+    .detail("crashes", crashes)
+    .detail("errors", report.count(FindingKind::Error))
+    .detail("no_response", report.count(FindingKind::NoResponse))
+    .detail("large_output", report.count(FindingKind::LargeOutput))
+    .detail("inputs", report.inputs)
+    .detail("seed", report.seed);
+    let crash_inputs: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|finding| finding.kind == FindingKind::Crash)
+        .take(3)
+        .map(|finding| finding.input.chars().take(50).collect())
+        .collect();
+    if crash_inputs.is_empty() {
+        result
+    } else {
+        result.detail("crash_inputs", crash_inputs)
+    }
+}
+
+impl FuzzReport {
+    /// The run as a test report of its one check, findings included (how
+    /// a fuzz run is saved), made at `timestamp` (seconds since the epoch).
+    pub fn into_test_report(self, timestamp: f64) -> TestReport {
+        let mut report =
+            TestReport::new(self.program.clone(), timestamp, vec![fuzzing_result(&self)]);
+        report.seed = Some(self.seed);
+        report.findings = self.findings;
+        report
     }
 }
 

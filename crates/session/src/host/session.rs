@@ -47,6 +47,8 @@ pub struct Core {
     pub last_input_at: u64,
     /// When output last came.
     pub last_output: Instant,
+    /// When input was last typed.
+    pub last_input: Instant,
     /// When anything last went in or came out.
     pub last_activity: Instant,
     /// The terminal's output ended.
@@ -256,6 +258,7 @@ impl Session {
                 expect_cursor: 0,
                 last_input_at: 0,
                 last_output: started,
+                last_input: started,
                 last_activity: started,
                 eof: false,
                 partial: Vec::new(),
@@ -461,7 +464,8 @@ impl Session {
                 core.buffer.expect_echo(bytes, secret);
             }
             core.last_input_at = core.buffer.end();
-            core.last_activity = Instant::now();
+            core.last_input = Instant::now();
+            core.last_activity = core.last_input;
             core.buffer.end()
         };
         live.write(bytes)?;

@@ -229,19 +229,66 @@ enum Check {
     At(Instant),
 }
 
+/// What the program printed since the last input, echo left out (and the
+/// line end its echo left).
+fn since_input(core: &Core) -> String {
+    let text = core.buffer.searchable(core.last_input_at).text;
+    let text = String::from_utf8_lossy(&text);
+    text.strip_prefix("\r\n").unwrap_or(&text).to_owned()
+}
+
 fn check(core: &Core, until: WaitFor) -> Check {
-    if until == WaitFor::Exit || (core.ended() && until == WaitFor::Prompt) {
+    let ends_wait = matches!(until, WaitFor::Exit | WaitFor::Prompt | WaitFor::Answer(_));
+    if until == WaitFor::Exit || (core.ended() && ends_wait) {
         return match (core.ended(), core.info.exit) {
             (true, exit) => Check::Done(WaitOutcome::Exit {
                 exit: exit.unwrap_or(switchboard_model::program::ExitStatus {
                     code: None,
                     signal: None,
                 }),
+                output: since_input(core),
             }),
             (false, _) => Check::Changes,
         };
     }
     match until {
+        WaitFor::Answer(quiet_ms) => {
+            let text = since_input(core);
+            let line = prompt::last_line(&text);
+            let learnt = !line.trim().is_empty()
+                && core
+                    .prompts
+                    .seen
+                    .iter()
+                    .any(|known| known == line.trim_end());
+            // Quiet since the input too: an answer not begun is not quiet.
+            let quiet_at = Instant::from_std(core.last_activity) + Duration::from_millis(quiet_ms);
+            let settled = Instant::from_std(core.last_output) + GUESS_SETTLE;
+            let now = Instant::now();
+            let at_prompt = !text.is_empty()
+                && (learnt || (prompt::looks_like_prompt(&line) && now >= settled));
+            if at_prompt {
+                let output = text.rfind(['\n', '\r']).map_or("", |at| &text[..=at]);
+                return Check::Done(WaitOutcome::Prompt {
+                    prompt: line.trim_end().to_owned(),
+                    output: output.to_owned(),
+                    cursor: core.buffer.end(),
+                });
+            }
+            if now >= quiet_at {
+                let answered = core.last_output.saturating_duration_since(core.last_input);
+                return Check::Done(WaitOutcome::Quiet {
+                    cursor: core.buffer.end(),
+                    output: text,
+                    answered_us: u64::try_from(answered.as_micros()).unwrap_or(u64::MAX),
+                });
+            }
+            if prompt::looks_like_prompt(&line) {
+                Check::At(settled.min(quiet_at))
+            } else {
+                Check::At(quiet_at)
+            }
+        }
         WaitFor::Prompt => {
             // The line at the cursor first (cheap), the whole output since
             // the input only at a prompt.
@@ -276,8 +323,11 @@ fn check(core: &Core, until: WaitFor) -> Check {
         WaitFor::Quiet(ms) => {
             let quiet_at = Instant::from_std(core.last_output) + Duration::from_millis(ms);
             if Instant::now() >= quiet_at {
+                let answered = core.last_output.saturating_duration_since(core.last_input);
                 Check::Done(WaitOutcome::Quiet {
                     cursor: core.buffer.end(),
+                    output: since_input(core),
+                    answered_us: u64::try_from(answered.as_micros()).unwrap_or(u64::MAX),
                 })
             } else {
                 Check::At(quiet_at)

@@ -1,0 +1,285 @@
+//! Command chains run in **one** shell session, so `cd`, variables and
+//! logins carry from step to step (ClaudeControl starts a process per
+//! step). The shell shows a prompt carrying the last status
+//! (`[chain:$?]$ `), so each step ends when the shell is back, with the
+//! command's exit status; a step's `expect_pattern` is waited for (and
+//! `send_text` typed once it shows), and which step runs is the model's
+//! `decide`.
+
+use std::time::Instant;
+
+use regex::Regex;
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    probe::chain::{Chain, ChainRun, StepResult, StepStatus, decide},
+    program::Key,
+};
+
+use super::{ProbeError, Target};
+use crate::{
+    Client,
+    protocol::{ExpectOutcome, Input, Pattern, StartRequest},
+};
+
+/// The prompt the chain's shell shows: the last status inside.
+const PS1: &str = "[chain:$?]$ ";
+/// What finds it.
+const PROMPT: &str = r"\[chain:(\d+)\]\$ ";
+
+fn status_of(matched: &str) -> Option<i32> {
+    matched
+        .strip_prefix("[chain:")?
+        .split(']')
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn invalid(message: String) -> ErrorPayload {
+    ErrorPayload::new(ErrorCode::InvalidRequest, message)
+}
+
+/// Runs `chain` in a shell started in `cwd` (`base` is the caller's
+/// environment and `workspace` the workspace its session belongs to);
+/// `progress` hears each step.
+pub async fn run(
+    client: &Client,
+    chain: &Chain,
+    base: &Target,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ChainRun, ProbeError> {
+    let steps = chain
+        .ordered()
+        .map_err(|error| invalid(error.to_string()))?;
+    for step in &steps {
+        if let Some(pattern) = &step.expect_pattern {
+            Regex::new(pattern).map_err(|error| {
+                invalid(format!(
+                    "chain {:?}, step {}: expect_pattern {pattern:?} is not a regular expression: {error}",
+                    chain.name, step.sequence_order
+                ))
+            })?;
+        }
+    }
+    let shell = chain.shell.clone().unwrap_or_else(|| "bash".to_owned());
+    let args: Vec<String> = if shell.rsplit('/').next() == Some("bash") {
+        vec!["--noprofile".into(), "--norc".into(), "-i".into()]
+    } else {
+        vec!["-i".into()]
+    };
+    let env = vec![
+        ("PS1".to_owned(), PS1.to_owned()),
+        ("PS2".to_owned(), "> ".to_owned()),
+        ("HISTFILE".to_owned(), String::new()),
+        ("PROMPT_COMMAND".to_owned(), String::new()),
+    ];
+    let info = client
+        .start(StartRequest {
+            program: shell.clone(),
+            args,
+            name: None,
+            cwd: base.cwd.clone(),
+            base_env: base.env.clone(),
+            env,
+            rows: None,
+            cols: Some(200),
+            workspace: base.workspace.clone(),
+            record: false,
+        })
+        .await
+        .map_err(|error| error.payload())?;
+    let id = info.id.clone();
+    let step_ms = chain.timeout_secs() * 1000;
+    let result = async {
+        let first = client
+            .expect(&id, vec![Pattern::Regex(PROMPT.into())], step_ms, |_| {})
+            .await
+            .map_err(|error| error.payload())?;
+        if !matches!(first, ExpectOutcome::Matched { .. }) {
+            return Err(invalid(format!(
+                "{shell} showed no prompt within {} s",
+                chain.timeout_secs()
+            )));
+        }
+        let mut done: Vec<StepResult> = Vec::new();
+        for step in steps {
+            let mut result = StepResult {
+                sequence_order: step.sequence_order,
+                command: step.command.clone(),
+                status: StepStatus::Skipped,
+                sent: false,
+                output: String::new(),
+                exit_code: None,
+                matched: None,
+                reason: None,
+                duration_ms: 0,
+            };
+            let matches = |pattern: &str, text: &str| {
+                Regex::new(pattern)
+                    .map(|regex| regex.is_match(text))
+                    .map_err(|error| format!("{pattern:?} is not a regular expression: {error}"))
+            };
+            if let Err(why) = decide(step, &done, matches) {
+                progress(&format!("step {}: skipped ({why})", step.sequence_order));
+                result.reason = Some(why);
+                done.push(result);
+                continue;
+            }
+            progress(&format!("step {}: {}", step.sequence_order, step.command));
+            let began = Instant::now();
+            client
+                .send(&id, Input::Line(step.command.clone()), false)
+                .await
+                .map_err(|error| error.payload())?;
+            result.sent = true;
+            let mut output = String::new();
+            if let Some(pattern) = &step.expect_pattern {
+                let outcome = client
+                    .expect(
+                        &id,
+                        vec![
+                            Pattern::Regex(pattern.clone()),
+                            Pattern::Regex(PROMPT.into()),
+                        ],
+                        step_ms,
+                        |_| {},
+                    )
+                    .await
+                    .map_err(|error| error.payload())?;
+                match outcome {
+                    ExpectOutcome::Matched {
+                        index: 0,
+                        before,
+                        matched,
+                        ..
+                    } => {
+                        result.matched = Some(true);
+                        output.push_str(&before);
+                        output.push_str(&matched);
+                        if let Some(text) = &step.send_text {
+                            client
+                                .send(&id, Input::Line(text.clone()), false)
+                                .await
+                                .map_err(|error| error.payload())?;
+                        }
+                    }
+                    ExpectOutcome::Matched {
+                        before, matched, ..
+                    } => {
+                        // The shell came back first: the pattern never showed.
+                        result.matched = Some(false);
+                        result.exit_code = status_of(&matched);
+                        output.push_str(&before);
+                        result.output = output;
+                        result.status = StepStatus::Failed;
+                        result.reason = Some(format!("{pattern:?} never showed"));
+                        result.duration_ms = elapsed(began);
+                        done.push(result);
+                        continue;
+                    }
+                    ExpectOutcome::Timeout { tail, .. } => {
+                        result.matched = Some(false);
+                        result.output = tail;
+                        result.status = StepStatus::Failed;
+                        result.reason = Some(format!(
+                            "{pattern:?} did not show within {} s",
+                            chain.timeout_secs()
+                        ));
+                        result.duration_ms = elapsed(began);
+                        done.push(result);
+                        interrupt(client, &id, step_ms).await?;
+                        continue;
+                    }
+                    ExpectOutcome::Eof { before, .. } => {
+                        result.output = before;
+                        result.status = StepStatus::Failed;
+                        result.reason = Some("the shell ended".into());
+                        done.push(result);
+                        break;
+                    }
+                }
+            }
+            let outcome = client
+                .expect(&id, vec![Pattern::Regex(PROMPT.into())], step_ms, |_| {})
+                .await
+                .map_err(|error| error.payload())?;
+            result.duration_ms = elapsed(began);
+            match outcome {
+                ExpectOutcome::Matched {
+                    before, matched, ..
+                } => {
+                    output.push_str(&before);
+                    result.exit_code = status_of(&matched);
+                    result.output = output;
+                    result.status = if result.exit_code == Some(0) {
+                        StepStatus::Passed
+                    } else {
+                        result.reason = Some(match result.exit_code {
+                            Some(code) => format!("it exited with status {code}"),
+                            None => "its status is unknown".into(),
+                        });
+                        StepStatus::Failed
+                    };
+                }
+                ExpectOutcome::Timeout { tail, .. } => {
+                    result.output = tail;
+                    result.status = StepStatus::Failed;
+                    result.reason = Some(format!(
+                        "it did not finish within {} s (interrupted)",
+                        chain.timeout_secs()
+                    ));
+                    done.push(result);
+                    interrupt(client, &id, step_ms).await?;
+                    continue;
+                }
+                ExpectOutcome::Eof { before, .. } => {
+                    result.output = before;
+                    result.status = StepStatus::Failed;
+                    result.reason = Some("the shell ended".into());
+                    done.push(result);
+                    break;
+                }
+            }
+            done.push(result);
+        }
+        Ok(done)
+    }
+    .await;
+    let _ = client.kill(&id, Some("KILL".into())).await;
+    let steps = result?;
+    Ok(ChainRun {
+        chain: chain.name.clone(),
+        passed: steps.iter().all(|step| step.status != StepStatus::Failed),
+        steps,
+        session: id,
+    })
+}
+
+fn elapsed(began: Instant) -> u64 {
+    u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A step that overran: Ctrl-C, then the shell's prompt.
+async fn interrupt(client: &Client, id: &str, step_ms: u64) -> Result<(), ProbeError> {
+    client
+        .send(id, Input::Key(Key::Ctrl(3)), false)
+        .await
+        .map_err(|error| error.payload())?;
+    let _ = client
+        .expect(id, vec![Pattern::Regex(PROMPT.into())], step_ms, |_| {})
+        .await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prompt_carries_the_status() {
+        assert_eq!(status_of("[chain:0]$ "), Some(0));
+        assert_eq!(status_of("[chain:127]$ "), Some(127));
+        assert_eq!(status_of("$ "), None);
+        assert!(Regex::new(PROMPT).unwrap().is_match("x\r\n[chain:2]$ "));
+    }
+}

@@ -1,0 +1,368 @@
+//! Finding out what an unknown program is, over program sessions: an
+//! investigation (`investigate`), a quick look (`probe`), ClaudeControl's
+//! seven black-box checks (`blackbox`), fuzzing (`fuzz`) and command chains
+//! run in one shell (`chain`). Each is a client of the host — its sessions
+//! show in the window while it works and are logged in the workspace — and
+//! each wait ends on the program (a prompt, its end, or quiet after its
+//! answer), never on a fixed sleep.
+
+pub mod blackbox;
+pub mod chain;
+pub mod fuzz;
+pub mod investigate;
+
+use std::time::Instant;
+
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    program::{ExitStatus, SessionInfo},
+};
+
+use crate::{
+    Client, ClientError,
+    protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
+};
+
+/// The program to look at, and where.
+#[derive(Debug, Clone, Default)]
+pub struct Target {
+    /// The program (exec'd).
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Its folder (absolute).
+    pub cwd: String,
+    /// The caller's environment.
+    pub env: Vec<(String, String)>,
+    /// The workspace its sessions belong to (absolute), so they are logged
+    /// and shown there.
+    pub workspace: Option<String>,
+}
+
+impl Target {
+    /// The command line as a person would type it (shell-quoted).
+    pub fn command_line(&self) -> String {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|word| {
+                shlex::try_quote(word)
+                    .map(|quoted| quoted.into_owned())
+                    .unwrap_or_else(|_| word.clone())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// How the program answered one input (or its start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// It printed `output` and shows `prompt`.
+    Prompt {
+        /// What it printed before the prompt.
+        output: String,
+        /// The prompt's line, trailing spaces trimmed.
+        prompt: String,
+    },
+    /// It printed `output` and went quiet with no prompt.
+    Quiet {
+        /// What it printed.
+        output: String,
+    },
+    /// It asks for a secret (echo off at a prompt).
+    Secret {
+        /// What it printed before.
+        output: String,
+        /// The prompt.
+        prompt: String,
+    },
+    /// It ended.
+    Ended {
+        /// What it printed first.
+        output: String,
+        /// How.
+        exit: ExitStatus,
+    },
+    /// It neither answered nor ended in time.
+    Hung {
+        /// The last of its output.
+        tail: String,
+    },
+}
+
+impl Reply {
+    /// What it printed.
+    pub fn output(&self) -> &str {
+        match self {
+            Self::Prompt { output, .. }
+            | Self::Quiet { output }
+            | Self::Secret { output, .. }
+            | Self::Ended { output, .. } => output,
+            Self::Hung { tail } => tail,
+        }
+    }
+
+    /// The prompt it shows, if any.
+    pub fn prompt(&self) -> Option<&str> {
+        match self {
+            Self::Prompt { prompt, .. } | Self::Secret { prompt, .. } => Some(prompt),
+            _ => None,
+        }
+    }
+}
+
+/// Times of a conversation, in milliseconds.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Quiet that ends an answer with no prompt.
+    pub quiet_ms: u64,
+    /// The longest an answer may take.
+    pub answer_ms: u64,
+    /// The longest start-up may take.
+    pub start_ms: u64,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            quiet_ms: 300,
+            answer_ms: 5_000,
+            start_ms: 10_000,
+        }
+    }
+}
+
+/// Why a run could not go on.
+pub type ProbeError = ErrorPayload;
+
+fn client_error(error: ClientError) -> ProbeError {
+    error.payload()
+}
+
+/// One program session driven question by question, restarted when it
+/// ends.
+pub struct Conversation<'a> {
+    client: &'a Client,
+    target: &'a Target,
+    session: Option<SessionInfo>,
+    /// Timing.
+    pub timing: Timing,
+    /// Inputs sent so far.
+    pub exchanges: usize,
+    /// Starts so far.
+    pub starts: usize,
+    /// Each session started, oldest first.
+    pub sessions: Vec<String>,
+    /// How long the last answer took to end, µs.
+    pub last_answer_us: u64,
+}
+
+impl<'a> Conversation<'a> {
+    /// A conversation with `target` (not started yet).
+    pub fn new(client: &'a Client, target: &'a Target, timing: Timing) -> Self {
+        Self {
+            client,
+            target,
+            session: None,
+            timing,
+            exchanges: 0,
+            starts: 0,
+            sessions: Vec::new(),
+            last_answer_us: 0,
+        }
+    }
+
+    /// The session now, if one runs.
+    pub fn session(&self) -> Option<&SessionInfo> {
+        self.session.as_ref()
+    }
+
+    /// Starts the program (ending one still running) with `extra` arguments
+    /// after its own; how its start-up ended.
+    pub async fn start_with(
+        &mut self,
+        extra: &[&str],
+        name: Option<String>,
+    ) -> Result<Reply, ProbeError> {
+        self.stop().await;
+        let mut args = self.target.args.clone();
+        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+        let info = self
+            .client
+            .start(StartRequest {
+                program: self.target.program.clone(),
+                args,
+                name,
+                cwd: self.target.cwd.clone(),
+                base_env: self.target.env.clone(),
+                env: Vec::new(),
+                rows: None,
+                cols: None,
+                workspace: self.target.workspace.clone(),
+                record: false,
+            })
+            .await
+            .map_err(client_error)?;
+        self.starts += 1;
+        self.sessions.push(info.id.clone());
+        self.session = Some(info);
+        self.answer(self.timing.start_ms).await
+    }
+
+    /// Starts the program as given.
+    pub async fn start(&mut self) -> Result<Reply, ProbeError> {
+        self.start_with(&[], None).await
+    }
+
+    /// Types `input` and waits for the answer.
+    pub async fn ask(&mut self, input: Input) -> Result<Reply, ProbeError> {
+        let Some(id) = self.session.as_ref().map(|info| info.id.clone()) else {
+            return Err(ErrorPayload::new(
+                ErrorCode::Internal,
+                "no program is running to ask",
+            ));
+        };
+        self.client
+            .send(&id, input, false)
+            .await
+            .map_err(client_error)?;
+        self.exchanges += 1;
+        self.answer(self.timing.answer_ms).await
+    }
+
+    /// Types `line` and Enter, and waits for the answer.
+    pub async fn ask_line(&mut self, line: &str) -> Result<Reply, ProbeError> {
+        self.ask(Input::Line(line.to_owned())).await
+    }
+
+    /// Waits again for the answer to the last input (with the timing as it
+    /// is now): what it printed since that input, all of it.
+    pub async fn again(&mut self) -> Result<Reply, ProbeError> {
+        self.answer(self.timing.answer_ms).await
+    }
+
+    async fn answer(&mut self, timeout_ms: u64) -> Result<Reply, ProbeError> {
+        let Some(id) = self.session.as_ref().map(|info| info.id.clone()) else {
+            return Err(ErrorPayload::new(
+                ErrorCode::Internal,
+                "no program is running",
+            ));
+        };
+        let began = Instant::now();
+        let outcome = self
+            .client
+            .wait(
+                &id,
+                WaitFor::Answer(self.timing.quiet_ms),
+                timeout_ms,
+                |_| {},
+            )
+            .await
+            .map_err(client_error)?;
+        let waited = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let reply = match outcome {
+            WaitOutcome::Prompt {
+                prompt,
+                output,
+                cursor,
+            } => {
+                self.last_answer_us = waited;
+                let read = self
+                    .client
+                    .read_following(&id, Some(cursor), false, None, Some(0))
+                    .await
+                    .map_err(client_error)?;
+                if read.session.wants_secret
+                    || switchboard_model::probe::safety::asks_secret(&prompt)
+                {
+                    Reply::Secret { output, prompt }
+                } else {
+                    Reply::Prompt { output, prompt }
+                }
+            }
+            WaitOutcome::Quiet {
+                output,
+                answered_us,
+                ..
+            } => {
+                // The host's measure: from the input to its last output.
+                self.last_answer_us = answered_us;
+                Reply::Quiet { output }
+            }
+            WaitOutcome::Exit { exit, output } => {
+                self.last_answer_us = waited;
+                // What was still on its way; then its log is closed.
+                let _ = self
+                    .client
+                    .expect(&id, vec![Pattern::Eof], 2_000, |_| {})
+                    .await;
+                self.session = None;
+                Reply::Ended { output, exit }
+            }
+            WaitOutcome::Timeout { tail, .. } => {
+                self.last_answer_us = waited;
+                Reply::Hung { tail }
+            }
+        };
+        Ok(reply)
+    }
+
+    /// Waits until the program ends (after an exit command), up to
+    /// `timeout_ms`.
+    pub async fn ended(&mut self, timeout_ms: u64) -> Result<Option<ExitStatus>, ProbeError> {
+        let Some(id) = self.session.as_ref().map(|info| info.id.clone()) else {
+            return Ok(None);
+        };
+        let outcome = self
+            .client
+            .expect(&id, vec![Pattern::Eof], timeout_ms, |_| {})
+            .await
+            .map_err(client_error)?;
+        if matches!(outcome, ExpectOutcome::Matched { .. }) {
+            let waited = self
+                .client
+                .wait(&id, WaitFor::Exit, timeout_ms, |_| {})
+                .await
+                .map_err(client_error)?;
+            self.session = None;
+            if let WaitOutcome::Exit { exit, .. } = waited {
+                return Ok(Some(exit));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Ends the program if it runs (answered once it has ended).
+    pub async fn stop(&mut self) {
+        if let Some(info) = self.session.take() {
+            let _ = self.client.kill(&info.id, Some("KILL".into())).await;
+        }
+    }
+}
+
+/// Programs that run what they are sent: fuzzing one runs random commands.
+pub fn is_shell(program: &str) -> bool {
+    let base = program.rsplit('/').next().unwrap_or(program);
+    matches!(
+        base,
+        "sh" | "bash"
+            | "zsh"
+            | "fish"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "csh"
+            | "tcsh"
+            | "pwsh"
+            | "nu"
+            | "busybox"
+            | "xonsh"
+            | "elvish"
+            | "ash"
+    )
+}
+
+/// The time now as ClaudeControl writes it (naive ISO, UTC here).
+pub fn iso_now() -> String {
+    switchboard_store::clock::now().python_iso()
+}
