@@ -9,6 +9,7 @@ mod knowledge;
 mod mcp;
 mod mcp_fuzz;
 mod play;
+mod probe;
 mod rec;
 mod session;
 mod tapes;
