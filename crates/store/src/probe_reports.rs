@@ -219,6 +219,32 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
 mod tests {
     use super::*;
 
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/claudecontrol")
+            .join(name)
+    }
+
+    #[test]
+    fn reports_claude_controls_code_wrote_read_here() {
+        let reports = ProbeReports::at(PathBuf::from("/nonexistent"));
+        let investigation = reports
+            .load_investigation(&fixture("investigation-toy.json"))
+            .unwrap();
+        assert_eq!(investigation.program, "/tmp/cchome/toy");
+        assert_eq!(investigation.prompts, ["toy>"]);
+        assert_eq!(investigation.help_commands, ["help", "?", "--help"]);
+        assert_eq!(investigation.commands["help"].kind.as_deref(), Some("help"));
+        assert!(investigation.switchboard.is_none());
+        assert!(!investigation.interaction_log.is_empty());
+        let test = reports
+            .load_test_report(&fixture("test-report-toy.json"))
+            .unwrap();
+        assert_eq!(test.summary.total_tests, 7);
+        assert_eq!(test.test_results[1].test, "help_system");
+        assert!(test.test_results[1].extra.contains_key("working_commands"));
+    }
+
     #[test]
     fn reports_save_under_valid_names_and_read_back() {
         let temp = tempfile::tempdir().unwrap();
