@@ -137,18 +137,13 @@ fn failed(error: switchboard_model::ErrorPayload) -> anyhow::Error {
 }
 
 fn target(workspace: &Workspace, command: &[String]) -> Result<Target> {
-    let mut words = command.iter().cloned();
-    let program = words.next().context("no program given")?;
-    Ok(Target {
-        program,
-        args: words.collect(),
-        cwd: std::env::current_dir()
-            .context("could not read the current directory")?
-            .display()
-            .to_string(),
-        env: std::env::vars().collect(),
-        workspace: Some(workspace.root().display().to_string()),
-    })
+    let cwd = std::env::current_dir().context("could not read the current directory")?;
+    Target::of(
+        command,
+        cwd.display().to_string(),
+        Some(workspace.root().display().to_string()),
+    )
+    .context("no program given")
 }
 
 fn timing(args: &TargetArgs) -> Result<Timing> {
@@ -370,22 +365,15 @@ pub fn chain(workspace: &Workspace, command: ChainCommand) -> Result<u8> {
         }
         ChainCommand::Run { name, json } => {
             let chain = chains.get(&name)?;
-            let root = workspace.root();
-            let cwd = match &chain.cwd {
-                Some(dir) => root.join(dir),
-                None => root.to_owned(),
-            };
-            let base = Target {
-                program: String::new(),
-                args: Vec::new(),
-                cwd: cwd.display().to_string(),
-                env: std::env::vars().collect(),
-                workspace: Some(root.display().to_string()),
-            };
             let client = Client::new().map_err(|error| failed(error.payload()))?;
             let mut said = progress(json);
             let ran = runtime()?
-                .block_on(probe::chain::run(&client, &chain, &base, &mut said))
+                .block_on(probe::chain::run(
+                    &client,
+                    &chain,
+                    workspace.root(),
+                    &mut said,
+                ))
                 .map_err(failed)?;
             if json {
                 println!("{}", serde_json::to_string(&ran)?);

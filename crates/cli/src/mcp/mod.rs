@@ -11,6 +11,7 @@
 mod inbox;
 pub mod install;
 mod knowledge;
+mod probe;
 mod resources;
 mod schema;
 mod session;
@@ -78,7 +79,8 @@ impl Server {
                 Self::inbox_tools()
                     + Self::knowledge_tools()
                     + Self::team_tools()
-                    + Self::session_tools(),
+                    + Self::session_tools()
+                    + Self::probe_tools(),
             ),
         }
     }

@@ -53,7 +53,9 @@ async fn connect(workspace: &Path) -> (Session, Client) {
         // Program sessions: a host of the test's own, gone a second after
         // its last session.
         .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".session-host"))
-        .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1");
+        .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
+        // ClaudeControl's reports and configurations: the test's own.
+        .env("CLAUDE_CONTROL_HOME", workspace.join(".claude-control"));
     let transport = TokioChildProcess::new(command).unwrap();
     let client = Client::default();
     let session = client.clone().serve(transport).await.unwrap();
@@ -219,18 +221,22 @@ async fn refused<H: ClientHandler>(
     )
 }
 
-const TOOLS: [&str; 21] = [
+const TOOLS: [&str; 26] = [
     "add_learning",
     "ask",
     "claim_task",
     "create_task",
     "deliver",
+    "fuzz",
     "get_annotations",
     "get_feedback",
+    "investigate",
     "list_deliveries",
     "list_tasks",
+    "probe",
     "rate_bullet",
     "read_messages",
+    "run_chain",
     "search_knowledge",
     "send_message",
     "session_expect",
@@ -240,6 +246,7 @@ const TOOLS: [&str; 21] = [
     "session_send",
     "session_start",
     "session_wait",
+    "test_program",
     "update_task",
 ];
 
@@ -1358,5 +1365,102 @@ async fn an_agent_drives_a_program_session_with_server_side_waits() {
     assert_eq!(code, "INVALID_REQUEST");
     let killed = ok(&session, "session_kill", json!({"session": "py"})).await;
     assert_eq!(killed["state"], "killed");
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_investigates_fuzzes_tests_and_runs_a_chain() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    let toy = root.join("toy");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/fixtures/toy"),
+        &toy,
+    )
+    .unwrap();
+    let toy = toy.display().to_string();
+    let (session, client) = connect(root).await;
+    // An investigation, its steps told as progress.
+    let options =
+        PeerRequestOptions::with_timeout(Duration::from_secs(60)).reset_timeout_on_progress();
+    let handle = session
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(
+                CallToolRequestParams::new("investigate")
+                    .with_arguments(arguments(json!({"program": toy}))),
+            )),
+            options,
+        )
+        .await
+        .unwrap();
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("not a tool result");
+    };
+    let report = result.structured_content.unwrap();
+    let prompts: Vec<&str> = report["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|state| state["prompt"].as_str().unwrap())
+        .collect();
+    assert_eq!(prompts, ["toy>", "toy(config)#"], "{report:#}");
+    assert!(!root.join("WIPED").exists(), "nothing destructive was sent");
+    assert!(
+        client.progress.load(Ordering::SeqCst) >= 5,
+        "each step is a progress notification"
+    );
+    assert!(
+        Path::new(report["report_path"].as_str().unwrap())
+            .starts_with(root.join(".claude-control/investigations"))
+    );
+    // The same through the schema-checking client.
+    let checked = ok(
+        &session,
+        "investigate",
+        json!({"program": toy, "max_depth": 1}),
+    )
+    .await;
+    assert_eq!(checked["states"].as_array().unwrap().len(), 2);
+    let probed = ok(&session, "probe", json!({"program": toy})).await;
+    assert_eq!(probed["interactive"], true);
+    // Fuzzing: the crash, its input and its tape.
+    let fuzzed = ok(
+        &session,
+        "fuzz",
+        json!({"program": toy, "seed": 3, "max_inputs": 12}),
+    )
+    .await;
+    let crash = fuzzed["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|finding| finding["type"] == "crash")
+        .unwrap();
+    assert_eq!(crash["signal"], 11);
+    assert!(root.join(crash["tape"].as_str().unwrap()).is_file());
+    let (code, message) = refused(&session, "fuzz", json!({"program": "bash"})).await;
+    assert_eq!(code, "INVALID_REQUEST", "{message}");
+    // The seven checks.
+    let tested = ok(
+        &session,
+        "test_program",
+        json!({"program": toy, "seed": 3, "max_inputs": 12}),
+    )
+    .await;
+    assert_eq!(tested["results"].as_array().unwrap().len(), 7);
+    assert_eq!(tested["failed"], 1, "{tested:#}");
+    // A chain in one shell.
+    std::fs::create_dir_all(root.join(".switchboard/chains")).unwrap();
+    std::fs::write(
+        root.join(".switchboard/chains/two.json"),
+        r#"{"commands": [{"sequence_order": 1, "command": "X=7"},
+                         {"sequence_order": 2, "command": "echo x=$X"}]}"#,
+    )
+    .unwrap();
+    let ran = ok(&session, "run_chain", json!({"name": "two"})).await;
+    assert_eq!(ran["passed"], true, "{ran:#}");
+    assert!(ran["steps"][1]["output"].as_str().unwrap().contains("x=7"));
+    let (code, _) = refused(&session, "run_chain", json!({"name": "nope"})).await;
+    assert_eq!(code, "NOT_FOUND");
     session.cancel().await.unwrap();
 }

@@ -43,7 +43,7 @@ pub async fn test(
     client: &Client,
     target: &Target,
     options: &Options,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<TestReport, ProbeError> {
     let mut results = Vec::new();
     progress("startup");

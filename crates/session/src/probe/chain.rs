@@ -39,15 +39,25 @@ fn invalid(message: String) -> ErrorPayload {
     ErrorPayload::new(ErrorCode::InvalidRequest, message)
 }
 
-/// Runs `chain` in a shell started in `cwd` (`base` is the caller's
-/// environment and `workspace` the workspace its session belongs to);
-/// `progress` hears each step.
+/// Runs `chain` of the workspace at `root` in a shell started in the
+/// chain's `cwd` (relative to the workspace; the workspace by default),
+/// with this process's environment; `progress` hears each step.
 pub async fn run(
     client: &Client,
     chain: &Chain,
-    base: &Target,
-    progress: &mut dyn FnMut(&str),
+    root: &std::path::Path,
+    progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<ChainRun, ProbeError> {
+    let cwd = match &chain.cwd {
+        Some(dir) => root.join(dir),
+        None => root.to_owned(),
+    };
+    let base = Target {
+        cwd: cwd.display().to_string(),
+        env: std::env::vars().collect(),
+        workspace: Some(root.display().to_string()),
+        ..Target::default()
+    };
     let steps = chain
         .ordered()
         .map_err(|error| invalid(error.to_string()))?;
@@ -89,6 +99,8 @@ pub async fn run(
         .await
         .map_err(|error| error.payload())?;
     let id = info.id.clone();
+    // A run dropped midway (a cancelled call) ends its shell.
+    let guard = EndOnDrop(client, Some(id.clone()));
     let step_ms = chain.timeout_secs() * 1000;
     let result = async {
         let first = client
@@ -245,6 +257,7 @@ pub async fn run(
         Ok(done)
     }
     .await;
+    drop(guard.disarm());
     let _ = client.kill(&id, Some("KILL".into())).await;
     let steps = result?;
     Ok(ChainRun {
@@ -253,6 +266,21 @@ pub async fn run(
         steps,
         session: id,
     })
+}
+
+/// Ends the chain's shell when dropped before the run's own end.
+struct EndOnDrop<'a>(&'a Client, Option<String>);
+
+impl EndOnDrop<'_> {
+    fn disarm(mut self) -> Option<String> {
+        self.1.take()
+    }
+}
+
+impl Drop for EndOnDrop<'_> {
+    fn drop(&mut self) {
+        super::end_on_drop(self.0, self.1.take());
+    }
 }
 
 fn elapsed(began: Instant) -> u64 {

@@ -59,7 +59,7 @@ pub async fn fuzz(
     client: &Client,
     target: &Target,
     options: &Options,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<FuzzReport, ProbeError> {
     if is_shell(&target.program) && !options.allow_shell {
         return Err(ErrorPayload::new(
@@ -90,7 +90,7 @@ async fn run(
     target: &Target,
     options: &Options,
     report: &mut FuzzReport,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<(), ProbeError> {
     let ceiling = options.timing.quiet_ms;
     let mut recent: Vec<u64> = Vec::new();

@@ -68,7 +68,7 @@ struct Investigation<'a, 'p> {
     talk: Conversation<'a>,
     report: InvestigationReport,
     options: Options,
-    progress: &'p mut dyn FnMut(&str),
+    progress: &'p mut (dyn FnMut(&str) + Send),
     /// Outputs seen, for the formats.
     outputs: Vec<String>,
     /// The prompt shown now, if known.
@@ -80,7 +80,7 @@ pub async fn investigate(
     client: &Client,
     target: &Target,
     options: Options,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<InvestigationReport, ProbeError> {
     let began = Instant::now();
     let mut run = Investigation {

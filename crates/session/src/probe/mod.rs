@@ -40,6 +40,19 @@ pub struct Target {
 }
 
 impl Target {
+    /// `command` (the program, then its arguments) run in `cwd` for
+    /// `workspace`, with this process's environment; `None` when empty.
+    pub fn of(command: &[String], cwd: String, workspace: Option<String>) -> Option<Self> {
+        let (program, args) = command.split_first()?;
+        Some(Self {
+            program: program.clone(),
+            args: args.to_vec(),
+            cwd,
+            env: std::env::vars().collect(),
+            workspace,
+        })
+    }
+
     /// The command line as a person would type it (shell-quoted).
     pub fn command_line(&self) -> String {
         std::iter::once(&self.program)
@@ -338,6 +351,24 @@ impl<'a> Conversation<'a> {
             let _ = self.client.kill(&info.id, Some("KILL".into())).await;
         }
     }
+}
+
+impl Drop for Conversation<'_> {
+    /// A run dropped midway (a cancelled call) leaves no program behind.
+    fn drop(&mut self) {
+        end_on_drop(self.client, self.session.take().map(|info| info.id));
+    }
+}
+
+/// Ends session `id` from a drop, on the runtime it runs in (if any).
+pub(crate) fn end_on_drop(client: &Client, id: Option<String>) {
+    let (Some(id), Ok(runtime)) = (id, tokio::runtime::Handle::try_current()) else {
+        return;
+    };
+    let client = client.clone();
+    runtime.spawn(async move {
+        let _ = client.kill(&id, Some("KILL".into())).await;
+    });
 }
 
 /// Programs that run what they are sent: fuzzing one runs random commands.
