@@ -24,6 +24,8 @@ pub struct Options {
     pub config_dir: Option<PathBuf>,
     /// Claude Code's config folder, for its agent teams.
     pub claude_dir: Option<PathBuf>,
+    /// ClaudeControl's home, for its investigation and test reports.
+    pub claude_control_dir: Option<PathBuf>,
 }
 
 /// The usage text `--help` prints.
@@ -40,6 +42,9 @@ Options:
       --config-dir DIR Keep the settings in DIR instead of the OS config directory
       --claude-dir DIR Read Claude Code's agent teams from DIR (default:
                        CLAUDE_CONFIG_DIR, else ~/.claude)
+      --claude-control-dir DIR
+                       Read ClaudeControl's investigation and test reports from
+                       DIR (default: CLAUDE_CONTROL_HOME, else ~/.claude-control)
   -h, --help           Print this help
   -V, --version        Print the version
 
@@ -67,6 +72,9 @@ pub fn parse(arguments: impl IntoIterator<Item = OsString>) -> Result<Launch, St
             }
             "--config-dir" => options.config_dir = Some(PathBuf::from(value("--config-dir")?)),
             "--claude-dir" => options.claude_dir = Some(PathBuf::from(value("--claude-dir")?)),
+            "--claude-control-dir" => {
+                options.claude_control_dir = Some(PathBuf::from(value("--claude-control-dir")?))
+            }
             flag if flag.starts_with('-') && flag != "-" => {
                 return Err(format!("unknown option {flag}; see --help"));
             }
@@ -114,6 +122,7 @@ mod tests {
                 model_url: Some("http://127.0.0.1:1".into()),
                 config_dir: None,
                 claude_dir: Some("c".into()),
+                claude_control_dir: None,
             }))
         );
         assert_eq!(parsed(&[]), Ok(Launch::Open(Options::default())));

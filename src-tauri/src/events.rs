@@ -44,7 +44,18 @@ pub fn forward_store_changes(
     }
     let app = app.clone();
     let watched = workspace.clone();
-    WorkspaceWatcher::start_with_teams(workspace, team_roots, move |change| {
+    // The reports investigations, tests and fuzz runs write.
+    let report_dirs = config
+        .probe_reports()
+        .map(|reports| {
+            use switchboard_store::probe_reports::ReportFolder;
+            vec![
+                reports.dir(ReportFolder::Investigations),
+                reports.dir(ReportFolder::TestReports),
+            ]
+        })
+        .unwrap_or_default();
+    WorkspaceWatcher::start_with(workspace, team_roots, report_dirs, move |change| {
         if change == StoreChange::Knowledge {
             // Before the UI hears of it, so its re-search sees the change.
             sync_index(&app);

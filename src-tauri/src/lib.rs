@@ -51,6 +51,7 @@ pub fn run() -> ExitCode {
         model_url,
         config_dir,
         claude_dir,
+        claude_control_dir,
     } = options;
     let path = path
         .or_else(|| std::env::current_dir().ok())
@@ -67,6 +68,7 @@ pub fn run() -> ExitCode {
         model_url: None,
         config_dir: config_dir.clone(),
         claude_dir: None,
+        claude_control_dir: None,
     }
     .settings_dir()
     .map(|dir| dir.join("window-state.json"));
@@ -113,6 +115,7 @@ pub fn run() -> ExitCode {
                 model_url: model_url.clone(),
                 config_dir: config_dir.clone(),
                 claude_dir: claude_dir.clone(),
+                claude_control_dir: claude_control_dir.clone(),
             };
             let announced = std::sync::Arc::new(attention::Announced::default());
             let watcher = events::forward_store_changes(
@@ -189,6 +192,8 @@ pub fn run() -> ExitCode {
             commands::sessions::session_type,
             commands::sessions::session_control,
             commands::sessions::session_end,
+            commands::probes::probe_reports,
+            commands::probes::probe_report,
             commands::lifecycle::ui_ready,
             commands::lifecycle::ui_phase,
         ])

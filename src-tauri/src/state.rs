@@ -120,6 +120,8 @@ pub struct Config {
     pub config_dir: Option<PathBuf>,
     /// `--claude-dir`: Claude Code's config folder, for its agent teams.
     pub claude_dir: Option<PathBuf>,
+    /// `--claude-control-dir`: ClaudeControl's home, for its reports.
+    pub claude_control_dir: Option<PathBuf>,
 }
 
 impl Config {
@@ -129,6 +131,17 @@ impl Config {
         match &self.claude_dir {
             Some(dir) => Some(ClaudeTeams::at(dir)),
             None => ClaudeTeams::locate(),
+        }
+    }
+
+    /// ClaudeControl's reports folders in effect: `--claude-control-dir`,
+    /// else where ClaudeControl itself keeps them.
+    pub fn probe_reports(&self) -> Option<switchboard_store::probe_reports::ProbeReports> {
+        match &self.claude_control_dir {
+            Some(dir) => Some(switchboard_store::probe_reports::ProbeReports::at(
+                dir.clone(),
+            )),
+            None => switchboard_store::probe_reports::ProbeReports::locate(),
         }
     }
 

@@ -543,3 +543,21 @@ pub async fn task_deps(request: &TaskDepsRequest) -> Result<Task, ErrorPayload> 
 pub async fn team_send(request: &TeamSendRequest) -> Result<(), ErrorPayload> {
     call_with(CMD_TEAM_SEND, request).await
 }
+
+/// The investigations, test and fuzz reports written for this workspace.
+pub async fn probe_reports() -> Result<switchboard_model::probe::view::ReportList, ErrorPayload> {
+    call(switchboard_model::ipc::CMD_PROBE_REPORTS).await
+}
+
+/// One report, whole.
+pub async fn probe_report(
+    path: &str,
+) -> Result<switchboard_model::probe::view::ReportView, ErrorPayload> {
+    call_with(
+        switchboard_model::ipc::CMD_PROBE_REPORT,
+        &switchboard_model::probe::view::ReportRequest {
+            path: path.to_owned(),
+        },
+    )
+    .await
+}

@@ -202,6 +202,15 @@ pub const CMD_SESSION_CONTROL: &str = "session_control";
 /// Command: end a session. Request:
 /// [`SessionRequest`](crate::program::view::SessionRequest).
 pub const CMD_SESSION_END: &str = "session_end";
+/// Command: the investigations, test and fuzz reports written for this
+/// workspace. Request: none; answers a
+/// [`ReportList`](crate::probe::view::ReportList). The shell emits
+/// [`StoreChange::ProbeReports`] when a report is written.
+pub const CMD_PROBE_REPORTS: &str = "probe_reports";
+/// Command: one report whole. Request:
+/// [`ReportRequest`](crate::probe::view::ReportRequest); answers a
+/// [`ReportView`](crate::probe::view::ReportView).
+pub const CMD_PROBE_REPORT: &str = "probe_report";
 /// Event carrying the workspace's program sessions
 /// (`Vec<`[`SessionInfo`](crate::program::SessionInfo)`>`) after a change;
 /// the shell follows them for the window's whole life.
@@ -209,7 +218,9 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 48] = [
+pub const COMMANDS: [&str; 50] = [
+    CMD_PROBE_REPORTS,
+    CMD_PROBE_REPORT,
     CMD_SESSIONS,
     CMD_SESSION_REPLAY,
     CMD_SESSION_OUTPUT,
@@ -303,6 +314,8 @@ pub enum StoreChange {
     Team,
     /// A tape in the workspace's `tapes/` folder, at any depth.
     Tapes,
+    /// An investigation, test or fuzz report in ClaudeControl's folders.
+    ProbeReports,
 }
 
 /// Names one team.

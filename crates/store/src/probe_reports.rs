@@ -10,35 +10,46 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use switchboard_model::{
     Timestamp,
-    probe::{InvestigationReport, file_stem, testing::TestReport},
+    probe::{
+        InvestigationReport, file_stem,
+        testing::TestReport,
+        view::{
+            ReportKind, ReportList, ReportSummary, ReportView, investigation_headline,
+            test_headline, test_kind,
+        },
+    },
 };
 
 use crate::{StoreError, write_atomic};
 
-/// Which kind of report.
+/// Which folder of reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ReportKind {
+pub enum ReportFolder {
     /// `investigations/`.
-    Investigation,
+    Investigations,
     /// `test-reports/` (black-box tests and fuzz runs).
-    Test,
+    TestReports,
 }
 
-impl ReportKind {
-    fn folder(self) -> &'static str {
+impl ReportFolder {
+    fn name(self) -> &'static str {
         match self {
-            Self::Investigation => "investigations",
-            Self::Test => "test-reports",
+            Self::Investigations => "investigations",
+            Self::TestReports => "test-reports",
         }
     }
 }
 
+/// At most this many of the newest files of each folder are read for a
+/// workspace's list.
+const LISTED_FILES: usize = 500;
+
 /// A report file found in the folders.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReportFile {
-    /// Its kind.
-    pub kind: ReportKind,
+    /// Its folder.
+    pub folder: ReportFolder,
     /// Its path.
     pub path: PathBuf,
     /// Its file name's stem.
@@ -64,9 +75,14 @@ impl ProbeReports {
         Self { home }
     }
 
-    /// The folder of `kind`.
-    pub fn dir(&self, kind: ReportKind) -> PathBuf {
-        self.home.join(kind.folder())
+    /// The folder `folder`.
+    pub fn dir(&self, folder: ReportFolder) -> PathBuf {
+        self.home.join(folder.name())
+    }
+
+    /// ClaudeControl's home these folders are in.
+    pub fn home(&self) -> &Path {
+        &self.home
     }
 
     /// Writes an investigation of `program` (the path that was run) made
@@ -77,7 +93,7 @@ impl ProbeReports {
         program: &str,
         at: Timestamp,
     ) -> Result<PathBuf, StoreError> {
-        self.save(ReportKind::Investigation, report, program, at)
+        self.save(ReportFolder::Investigations, report, program, at)
     }
 
     /// Writes a test or fuzz report of `program` made at `at`.
@@ -87,17 +103,17 @@ impl ProbeReports {
         program: &str,
         at: Timestamp,
     ) -> Result<PathBuf, StoreError> {
-        self.save(ReportKind::Test, report, program, at)
+        self.save(ReportFolder::TestReports, report, program, at)
     }
 
     fn save(
         &self,
-        kind: ReportKind,
+        folder: ReportFolder,
         report: &impl Serialize,
         program: &str,
         at: Timestamp,
     ) -> Result<PathBuf, StoreError> {
-        let dir = self.dir(kind);
+        let dir = self.dir(folder);
         std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
             action: "could not create",
             path: dir.clone(),
@@ -140,10 +156,10 @@ impl ProbeReports {
         }
     }
 
-    /// Every report of `kind`, newest first (files that are not `.json`
+    /// Every report in `folder`, newest first (files that are not `.json`
     /// passed over; a folder that does not exist is empty).
-    pub fn list(&self, kind: ReportKind) -> Result<Vec<ReportFile>, StoreError> {
-        let dir = self.dir(kind);
+    pub fn list(&self, folder: ReportFolder) -> Result<Vec<ReportFile>, StoreError> {
+        let dir = self.dir(folder);
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -172,7 +188,7 @@ impl ProbeReports {
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |since| since.as_millis() as i64);
                 Some(ReportFile {
-                    kind,
+                    folder,
                     path,
                     name,
                     modified_ms,
@@ -181,6 +197,92 @@ impl ProbeReports {
             .collect();
         files.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then(b.name.cmp(&a.name)));
         Ok(files)
+    }
+
+    /// The reports written for the workspace at `root` (those that name it;
+    /// ClaudeControl's own and other workspaces' are passed over, as are
+    /// files that do not read), newest first.
+    pub fn for_workspace(&self, root: &Path) -> ReportList {
+        let root = root.display().to_string();
+        let mut reports = Vec::new();
+        for folder in [ReportFolder::Investigations, ReportFolder::TestReports] {
+            for file in self
+                .list(folder)
+                .unwrap_or_default()
+                .into_iter()
+                .take(LISTED_FILES)
+            {
+                let Ok(report) = self.load(&file.path) else {
+                    continue;
+                };
+                let summary = |kind, program: &str, headline, failed| ReportSummary {
+                    path: file.path.display().to_string(),
+                    kind,
+                    program: program.to_owned(),
+                    when_ms: file.modified_ms,
+                    headline,
+                    failed,
+                };
+                match report {
+                    ReportView::Investigation(report)
+                        if report
+                            .switchboard
+                            .as_ref()
+                            .and_then(|facts| facts.workspace.as_deref())
+                            == Some(root.as_str()) =>
+                    {
+                        reports.push(summary(
+                            ReportKind::Investigation,
+                            &report.program,
+                            investigation_headline(&report),
+                            false,
+                        ));
+                    }
+                    ReportView::Test(report)
+                        if report.workspace.as_deref() == Some(root.as_str()) =>
+                    {
+                        let (headline, failed) = test_headline(&report);
+                        reports.push(summary(
+                            test_kind(&report),
+                            &report.program,
+                            headline,
+                            failed,
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        reports.sort_by(|a, b| b.when_ms.cmp(&a.when_ms).then(b.path.cmp(&a.path)));
+        ReportList {
+            reports,
+            folder: self.home.display().to_string(),
+        }
+    }
+
+    /// The report at `path`, which must be a `.json` file directly in one
+    /// of the two folders (any other path is refused, so a request can name
+    /// no other file).
+    pub fn load(&self, path: &Path) -> Result<ReportView, StoreError> {
+        let in_folder = |folder| path.parent() == Some(self.dir(folder).as_path());
+        let is_json = path
+            .extension()
+            .is_some_and(|extension| extension == "json");
+        if in_folder(ReportFolder::Investigations) && is_json {
+            return self
+                .load_investigation(path)
+                .map(|report| ReportView::Investigation(Box::new(report)));
+        }
+        if in_folder(ReportFolder::TestReports) && is_json {
+            return self
+                .load_test_report(path)
+                .map(|report| ReportView::Test(Box::new(report)));
+        }
+        Err(StoreError::Invalid(format!(
+            "{} is not a report in {}",
+            path.display(),
+            self.home.display()
+        )))
     }
 
     /// The investigation at `path`.
@@ -273,8 +375,32 @@ mod tests {
         assert_eq!(reports.load_investigation(&first).unwrap(), report);
         let text = std::fs::read_to_string(&first).unwrap();
         assert!(text.starts_with("{\n  \"program\": "), "{text}");
-        assert_eq!(reports.list(ReportKind::Investigation).unwrap().len(), 2);
-        assert!(reports.list(ReportKind::Test).unwrap().is_empty());
+        assert_eq!(reports.list(ReportFolder::Investigations).unwrap().len(), 2);
+        assert!(reports.list(ReportFolder::TestReports).unwrap().is_empty());
+        // Listed for the workspace they name only; other paths refused.
+        assert!(reports.for_workspace(Path::new("/ws")).reports.is_empty());
+        let mut ours = report.clone();
+        ours.switchboard = Some(switchboard_model::probe::report::RunFacts {
+            workspace: Some("/ws".into()),
+            ..Default::default()
+        });
+        reports.save_investigation(&ours, "toy", at).unwrap();
+        let listed = reports.for_workspace(Path::new("/ws")).reports;
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].kind, ReportKind::Investigation);
+        assert!(matches!(
+            reports.load(Path::new(&listed[0].path)).unwrap(),
+            ReportView::Investigation(_)
+        ));
+        assert!(matches!(
+            reports.load(Path::new("/etc/passwd")),
+            Err(StoreError::Invalid(_))
+        ));
+        assert!(
+            reports
+                .load(&temp.path().join("investigations/../x.json"))
+                .is_err()
+        );
         std::fs::write(temp.path().join("investigations/bad.json"), "{").unwrap();
         assert!(matches!(
             reports.load_investigation(&temp.path().join("investigations/bad.json")),

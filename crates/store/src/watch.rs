@@ -120,6 +120,19 @@ impl WorkspaceWatcher {
         team_roots: Vec<PathBuf>,
         sink: impl Fn(StoreChange) + Send + 'static,
     ) -> Result<Self, StoreError> {
+        Self::start_with(workspace, team_roots, Vec::new(), sink)
+    }
+
+    /// [`WorkspaceWatcher::start_with_teams`], also reporting reports
+    /// (`*.json`) written into `report_dirs` (ClaudeControl's
+    /// investigations and test-reports folders, each one's appearance seen
+    /// from its parent) as [`StoreChange::ProbeReports`].
+    pub fn start_with(
+        workspace: &Workspace,
+        team_roots: Vec<PathBuf>,
+        report_dirs: Vec<PathBuf>,
+        sink: impl Fn(StoreChange) + Send + 'static,
+    ) -> Result<Self, StoreError> {
         let (sender, receiver) = mpsc::channel();
         let events = sender.clone();
         let watcher = notify::recommended_watcher(move |event| {
@@ -130,7 +143,7 @@ impl WorkspaceWatcher {
             path: workspace.root().to_owned(),
             source,
         })?;
-        let mut chain = DirChain::new(workspace, team_roots, watcher);
+        let mut chain = DirChain::new(workspace, team_roots, report_dirs, watcher);
         chain.rearm().map_err(|source| StoreError::Watch {
             path: workspace.root().to_owned(),
             source,
@@ -165,10 +178,17 @@ struct DirChain {
     tapes_root: PathBuf,
     /// The tape folders watched.
     tape_dirs: Vec<PathBuf>,
+    /// The report folders.
+    report_dirs: Vec<PathBuf>,
 }
 
 impl DirChain {
-    fn new(workspace: &Workspace, team_roots: Vec<PathBuf>, watcher: RecommendedWatcher) -> Self {
+    fn new(
+        workspace: &Workspace,
+        team_roots: Vec<PathBuf>,
+        report_dirs: Vec<PathBuf>,
+        watcher: RecommendedWatcher,
+    ) -> Self {
         let data_dir = workspace.inbox_data_dir();
         let custom_dir = workspace.custom_dir();
         let root = workspace.root();
@@ -186,7 +206,7 @@ impl DirChain {
             data_dir.clone(),
             custom_dir.clone(),
         ];
-        for dir in knowledge_dirs.iter().chain(&team_roots) {
+        for dir in knowledge_dirs.iter().chain(&team_roots).chain(&report_dirs) {
             // Each watched folder's parents, so its appearance is seen.
             if let Some(parent) = dir.parent()
                 && !dirs.contains(&parent.to_owned())
@@ -207,6 +227,7 @@ impl DirChain {
             team_roots,
             tape_dirs: vec![tapes_root.clone()],
             tapes_root,
+            report_dirs,
         }
     }
 
@@ -291,6 +312,8 @@ impl DirChain {
                         missed.push(StoreChange::Team);
                     } else if self.tape_dirs.contains(dir) {
                         missed.push(StoreChange::Tapes);
+                    } else if self.report_dirs.contains(dir) {
+                        missed.push(StoreChange::ProbeReports);
                     }
                 }
                 (false, true) => {
@@ -341,6 +364,14 @@ impl DirChain {
                     .is_some_and(|extension| extension == "json5")
             {
                 changes.insert(StoreChange::Tapes);
+            }
+            // A report written (atomically: a rename onto its name).
+            if self.report_dirs.iter().any(|dir| dir == parent)
+                && path
+                    .extension()
+                    .is_some_and(|extension| extension == "json")
+            {
+                changes.insert(StoreChange::ProbeReports);
             }
             // A folder made (or moved in) inside a spec, team or tapes tree
             // is watched too.

@@ -5,6 +5,7 @@ pub mod chat;
 pub mod inbox;
 pub mod knowledge;
 pub mod lifecycle;
+pub mod probes;
 pub mod sessions;
 pub mod settings;
 pub mod tapes;

@@ -209,6 +209,9 @@ pub struct FuzzReport {
     pub restarts: usize,
     /// Wall time, milliseconds.
     pub duration_ms: u64,
+    /// The workspace it was run for (absolute), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
 }
 
 impl FuzzReport {

@@ -13,6 +13,7 @@ pub mod reading;
 pub mod report;
 pub mod safety;
 pub mod testing;
+pub mod view;
 
 pub use report::{CommandInfo, Interaction, InvestigationReport, Probe, ProgramState};
 

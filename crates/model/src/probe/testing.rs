@@ -94,6 +94,9 @@ pub struct TestReport {
     /// The fuzz check's seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The workspace it was run for (absolute), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
 }
 
 impl TestReport {
@@ -111,6 +114,7 @@ impl TestReport {
             test_results,
             findings: Vec::new(),
             seed: None,
+            workspace: None,
         }
     }
 
@@ -173,6 +177,7 @@ impl FuzzReport {
         let mut report =
             TestReport::new(self.program.clone(), timestamp, vec![fuzzing_result(&self)]);
         report.seed = Some(self.seed);
+        report.workspace = self.workspace;
         report.findings = self.findings;
         report
     }

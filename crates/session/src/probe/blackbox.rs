@@ -106,6 +106,7 @@ pub async fn test(
     );
     report.findings = findings;
     report.seed = Some(options.seed);
+    report.workspace = target.workspace.clone();
     Ok(report)
 }
 

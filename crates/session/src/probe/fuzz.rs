@@ -75,6 +75,7 @@ pub async fn fuzz(
     let mut report = FuzzReport {
         program: target.command_line(),
         seed: options.seed,
+        workspace: target.workspace.clone(),
         ..FuzzReport::default()
     };
     let outcome = run(&mut talk, target, options, &mut report, progress).await;

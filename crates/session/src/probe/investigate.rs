@@ -547,6 +547,11 @@ impl Investigation<'_, '_> {
                 break;
             }
             self.say(&format!("trying {label:?} as a way out"));
+            if let Some(info) = self.report.commands.get_mut(&label) {
+                // Held back while exploring; sent now.
+                info.skipped = None;
+                info.tested = Some(true);
+            }
             let reply = self.talk.ask(input).await?;
             self.log_reply(Some(&label), &reply);
             self.at = reply.prompt().map(str::to_owned);
@@ -557,9 +562,6 @@ impl Investigation<'_, '_> {
             if let Some(exit) = ended {
                 self.at = None;
                 InvestigationReport::note(&mut self.report.exit_commands, label.clone());
-                if let Some(info) = self.report.commands.get_mut(&label) {
-                    info.tested = Some(true);
-                }
                 // Ctrl-C ending it by SIGINT is what it is for.
                 if !switchboard_model::probe::fuzz::abnormal(&exit)
                     || (label == "ctrl-c" && exit.signal == Some(2))

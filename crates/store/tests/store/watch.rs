@@ -195,3 +195,38 @@ fn reports_a_tape_written_in_a_program_folder_made_later() {
     tapes.write(&path, &tape).unwrap();
     wait_for(&changes, StoreChange::Tapes);
 }
+
+#[test]
+fn reports_saved_into_claude_controls_folders_are_reported() {
+    use switchboard_store::probe_reports::{ProbeReports, ReportFolder};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    let workspace = Workspace::open(&dir.path().join("ws")).unwrap();
+    // ClaudeControl's home exists, its reports folders not yet.
+    let home = dir.path().join("cc");
+    std::fs::create_dir_all(&home).unwrap();
+    let reports = ProbeReports::at(home);
+    let (sender, changes) = mpsc::channel();
+    let _watcher = WorkspaceWatcher::start_with(
+        &workspace,
+        Vec::new(),
+        vec![
+            reports.dir(ReportFolder::Investigations),
+            reports.dir(ReportFolder::TestReports),
+        ],
+        move |change| {
+            let _ = sender.send(change);
+        },
+    )
+    .unwrap();
+    let report = switchboard_model::probe::InvestigationReport::default();
+    reports
+        .save_investigation(&report, "/bin/toy", clock::now())
+        .unwrap();
+    wait_for(&changes, StoreChange::ProbeReports);
+    while changes.recv_timeout(Duration::from_millis(200)).is_ok() {}
+    reports
+        .save_investigation(&report, "/bin/toy", clock::now())
+        .unwrap();
+    wait_for(&changes, StoreChange::ProbeReports);
+}

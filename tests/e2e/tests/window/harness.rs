@@ -103,9 +103,10 @@ impl Environment {
     }
 
     /// [`Environment::with_app`] with extra app arguments. The app's
-    /// settings, and Claude Code's folder, are fresh empty folders unless
-    /// the arguments name others (`--config-dir`, `--claude-dir`), so the
-    /// developer's own never leak in.
+    /// settings, Claude Code's folder and ClaudeControl's are fresh empty
+    /// folders unless the arguments name others (`--config-dir`,
+    /// `--claude-dir`, `--claude-control-dir`), so the developer's own never
+    /// leak in.
     pub fn with_app_args(
         &self,
         workspace: &Path,
@@ -115,9 +116,13 @@ impl Environment {
         let config = tempfile::tempdir()?;
         let config_path = config.path().display().to_string();
         let claude_path = config.path().join("claude").display().to_string();
+        let claude_control_path = config.path().join("claude-control").display().to_string();
         let mut all = vec!["--config-dir", config_path.as_str()];
         if !arguments.contains(&"--claude-dir") {
             all.extend(["--claude-dir", claude_path.as_str()]);
+        }
+        if !arguments.contains(&"--claude-control-dir") {
+            all.extend(["--claude-control-dir", claude_control_path.as_str()]);
         }
         all.extend_from_slice(arguments);
         self.runtime.block_on(async {

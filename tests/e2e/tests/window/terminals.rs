@@ -25,6 +25,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "terminals::a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only",
             a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only,
         ),
+        trial(
+            environment,
+            "terminals::an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window",
+            an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window,
+        ),
     ]
 }
 
@@ -258,4 +263,118 @@ fn a_password_prompt_raises_the_alert_and_the_secret_goes_to_the_program_only(
         "still running after the window closed: {listed}"
     );
     Ok(())
+}
+
+/// `switchboard -C workspace ARGS…` with ClaudeControl's home at `home`:
+/// its exit status, stdout and stderr.
+fn cli_with_home(
+    environment: &Environment,
+    workspace: &Path,
+    home: &Path,
+    args: &[&str],
+) -> Result<(i32, String, String)> {
+    let output = environment
+        .binaries
+        .cli(workspace)
+        .args(args)
+        .env("CLAUDE_CONTROL_HOME", home)
+        .env("TOY_MARKER_DIR", workspace)
+        .current_dir(workspace)
+        .output()?;
+    Ok((
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+        String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+    ))
+}
+
+fn an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let home = tempfile::tempdir()?;
+    let toy = root.join("toy");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/cli/tests/cli/fixtures/toy"),
+        &toy,
+    )?;
+    let toy = toy.display().to_string();
+    let home_arg = home.path().display().to_string();
+    environment.with_app_args(
+        &root,
+        &["--claude-control-dir", &home_arg],
+        async |session: &Session| {
+            session.find("#view-inbox").await?;
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            session.find("#nav-terminals").await?.click().await?;
+            session
+                .find("#terminals-tab-reports")
+                .await?
+                .click()
+                .await?;
+            session.find("#reports-empty").await?;
+
+            // Investigated from the CLI while the view is open: it appears.
+            let (status, _, stderr) = cli_with_home(
+                environment,
+                &root,
+                home.path(),
+                &["investigate", "--", &toy],
+            )?;
+            ensure!(status == 0, "investigate: {stderr}");
+            session
+                .find(".report-item[data-kind='investigation']")
+                .await?
+                .click()
+                .await?;
+            let graph = session
+                .wait_for_text("#report-graph", |text| text.contains("toy(config)#"))
+                .await?;
+            ensure!(
+                graph.contains("toy>") && graph.contains("config"),
+                "{graph:?}"
+            );
+            let notes = session
+                .wait_for_text("#report-notes", |text| text.contains("wipe"))
+                .await?;
+            ensure!(notes.contains("destructive"), "{notes:?}");
+            environment.screenshot("terminals-investigation.png")?;
+
+            // Fuzzed while the view is left: on return, the crash plays.
+            session.find("#nav-inbox").await?.click().await?;
+            session.find("#view-inbox").await?;
+            let (status, _, stderr) = cli_with_home(
+                environment,
+                &root,
+                home.path(),
+                &["fuzz", "--seed", "5", "--max-inputs", "12", "--", &toy],
+            )?;
+            ensure!(status == 1, "fuzz finds the crash: {stderr}");
+            session.find("#nav-terminals").await?.click().await?;
+            session
+                .find("#terminals-tab-reports")
+                .await?
+                .click()
+                .await?;
+            session
+                .find(".report-item[data-kind='fuzz']")
+                .await?
+                .click()
+                .await?;
+            session
+                .find("#report-findings tr[data-kind='crash'] .finding-play")
+                .await?
+                .click()
+                .await?;
+            let replay = session
+                .wait_for_text("#report-replay", |text| text.contains("%s%s"))
+                .await?;
+            ensure!(replay.contains("toy>"), "{replay:?}");
+            environment.screenshot("terminals-reports.png")?;
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "page errors: {errors:?}");
+            Ok(())
+        },
+    )
 }

@@ -7,9 +7,12 @@
 //! password box that any developer can use without taking the session
 //! over: what is typed goes to the program only. An ended session plays
 //! back from its log in the Tapes player. The sessions themselves are the
-//! window's ([`Sessions`]), followed for its whole life.
+//! window's ([`Sessions`]), followed for its whole life. Beside them, the
+//! reports of the workspace's programs (`reports`): investigations, tests
+//! and fuzz findings.
 
 pub mod alert;
+mod reports;
 
 use std::rc::Rc;
 
@@ -282,20 +285,45 @@ pub fn Terminals() -> impl IntoView {
             None => state.refresh(),
         }
     });
+    // Sessions, or the reports of the workspace's programs.
+    let reports = RwSignal::new(false);
+    let tab = move |label: &'static str, id: &'static str, of_reports: bool| {
+        view! {
+            <button
+                role="tab"
+                id=id
+                class="terminals-tab"
+                aria-selected=move || (reports.get() == of_reports).to_string()
+                on:click=move |_| reports.set(of_reports)
+            >
+                {label}
+            </button>
+        }
+    };
     view! {
         <section class="terminals" id="view-terminals">
             <header class="view-header">
                 <h1>"Terminals"</h1>
-            </header>
-            {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
-            <div class="terminals-columns">
-                <aside class="terminals-list">
-                    <SessionList state />
-                </aside>
-                <div class="terminal-pane">
-                    <Screen state />
+                <div role="tablist" aria-label="Sessions or reports" class="terminals-tabs">
+                    {tab("Sessions", "terminals-tab-sessions", false)}
+                    {tab("Reports", "terminals-tab-reports", true)}
                 </div>
-            </div>
+            </header>
+            {move || match reports.get() {
+                true => view! { <reports::Reports /> }.into_any(),
+                false => view! {
+                    {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
+                    <div class="terminals-columns">
+                        <aside class="terminals-list">
+                            <SessionList state />
+                        </aside>
+                        <div class="terminal-pane">
+                            <Screen state />
+                        </div>
+                    </div>
+                }
+                .into_any(),
+            }}
         </section>
     }
 }

@@ -1,0 +1,44 @@
+//! Commands of the Terminals view's reports: the workspace's
+//! investigations, test and fuzz reports (ClaudeControl's folders, through
+//! the store), listed and read whole.
+
+use std::path::PathBuf;
+
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    probe::view::{ReportList, ReportRequest, ReportView},
+};
+use switchboard_store::probe_reports::ProbeReports;
+use tauri::State;
+
+use super::on_workspace;
+use crate::state::AppState;
+
+fn folders(state: &AppState) -> Result<ProbeReports, ErrorPayload> {
+    state.config.probe_reports().ok_or_else(|| {
+        ErrorPayload::new(
+            ErrorCode::NotFound,
+            "no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports",
+        )
+    })
+}
+
+/// The reports written for this workspace, newest first.
+#[tauri::command]
+pub async fn probe_reports(state: State<'_, AppState>) -> Result<ReportList, ErrorPayload> {
+    let folders = folders(&state)?;
+    on_workspace(&state, move |workspace| {
+        Ok(folders.for_workspace(workspace.root()))
+    })
+    .await
+}
+
+/// One report, whole (only a file of the reports folders).
+#[tauri::command]
+pub async fn probe_report(
+    state: State<'_, AppState>,
+    request: ReportRequest,
+) -> Result<ReportView, ErrorPayload> {
+    let folders = folders(&state)?;
+    on_workspace(&state, move |_| folders.load(&PathBuf::from(&request.path))).await
+}
