@@ -45,7 +45,10 @@ static COMMAND_LINES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         // name: description
         r"^\s*(?:[•*]\s*)?([A-Za-z.\\][\w.\\-]{0,19}):\s+(\S.*)$",
         // name  description (two spaces or more, perhaps with <args>)
-        r"^\s{1,8}(?:[•*]\s*)?([A-Za-z.\\:][\w.\\:-]{0,19})((?:\s+(?:<[^>]*>|\[[^\]]*\]))*)\s{2,}(\S.*)$",
+        r"^\s{1,8}(?:[•*]\s*)?([A-Za-z.\\:][\w.\\:-]{0,19})((?:\s+(?:<[^>]*>|\[[^\]]*\]|\?[^?\s]+\?|[A-Z][A-Z_]+))*)\s{2,}(\S.*)$",
+        // .name  description, from the line's start (meta-commands: sqlite3's
+        // `.help`, psql's `\?`)
+        r"^([.\\][\w.-]{1,19})((?: \S+)*?)\s{2,}(\S.*)$",
     ]
     .iter()
     .map(|pattern| compile(pattern))
@@ -128,8 +131,26 @@ pub fn listed_commands(output: &str) -> Vec<Listed> {
 /// 20 characters with two of the help words, or a list of two commands or
 /// more.
 pub fn is_help(output: &str) -> bool {
+    is_help_for(output, "")
+}
+
+/// [`is_help`] of the answer to `request`: the request printed back (in an
+/// error, say) is not a help word, and an error that lists fewer than
+/// three commands is an error, not help.
+pub fn is_help_for(output: &str, request: &str) -> bool {
     let text = output.trim();
+    let cleaned;
+    let text = if request.trim().is_empty() {
+        text
+    } else {
+        cleaned = text.replace(request.trim(), " ");
+        cleaned.as_str()
+    };
     if text.chars().count() < 20 {
+        return false;
+    }
+    let listed = listed_commands(text).len();
+    if listed < 3 && !errors(text).is_empty() {
         return false;
     }
     let lower = text.to_lowercase();
@@ -141,7 +162,7 @@ pub fn is_help(output: &str) -> bool {
                 .any(|each| each == **word)
         })
         .count();
-    words >= 2 || listed_commands(text).len() >= 2
+    words >= 2 || listed >= 2
 }
 
 /// Kinds of error ClaudeControl's pattern library knows, with the
@@ -275,6 +296,18 @@ mod tests {
         // A banner is not help; neither is an error about the request.
         assert!(!is_help("Welcome to calc 1.0\r\n"));
         assert!(!is_help("unknown command: ?"));
+        // Python's answer to `.help`: the request echoed in an error.
+        let python =
+            "  File \"<stdin>\", line 1\r\n    .help\r\n    ^\r\nSyntaxError: invalid syntax\r\n";
+        assert!(!is_help_for(python, ".help"));
+        // sqlite3's meta-commands start their lines.
+        let sqlite = ".archive ...             Manage SQL archives\r\n.backup ?DB? FILE        Backup DB (default \"main\") to FILE\r\n.bail on|off             Stop after hitting an error.  Default OFF\r\n.excel                   Display the output of next command in spreadsheet\r\n";
+        let names: Vec<String> = listed_commands(sqlite)
+            .into_iter()
+            .map(|each| each.name)
+            .collect();
+        assert_eq!(names, [".archive", ".backup", ".bail", ".excel"]);
+        assert!(is_help_for(sqlite, ".help"));
         // Prose does not list commands.
         assert!(listed_commands("This is a sentence - with a dash in it.").is_empty());
     }

@@ -52,6 +52,21 @@ const DESTRUCTIVE: &[&str] = &[
     "system",
 ];
 
+/// Words that name starting another program (a spreadsheet, an editor, a
+/// browser): not read-only, and it may never come back.
+const LAUNCHES: &[&str] = &[
+    "excel",
+    "spreadsheet",
+    "editor",
+    "edit",
+    "browser",
+    "launch",
+    "spawn",
+    "xdg",
+    "vim",
+    "emacs",
+];
+
 /// Verbs that mean the same in a description only in these forms (`format`
 /// in "output format" is a noun there, so descriptions are read for the
 /// unambiguous ones).
@@ -78,11 +93,13 @@ const DESTRUCTIVE_IN_DESCRIPTIONS: &[&str] = &[
     "reboot",
 ];
 
-/// Inputs that usually end a program (ClaudeControl's list, its
-/// `ctrl-c`/`ctrl-d` sent as the control characters they name).
+/// Inputs that usually end a program and mean nothing else
+/// (ClaudeControl's list without `close`, `end`, `stop` and `:q!`, which
+/// may do something else in a program; its `ctrl-c`/`ctrl-d` are sent as
+/// the control characters they name, besides these).
 pub const EXIT_COMMANDS: &[&str] = &[
-    "exit", "quit", "q", "bye", "logout", "close", "\\q", "\\quit", "end", "stop", ".exit",
-    ".quit", ":q", ":quit", ":q!",
+    "exit", "quit", "q", "bye", "logout", "\\q", "\\quit", ".exit", ".quit", ":q", ":quit",
+    "exit()", "quit()",
 ];
 
 /// Inputs that may lead back from a mode to the state that opened it.
@@ -128,6 +145,11 @@ pub fn destructive(name: &str, description: &str) -> Option<String> {
             return Some(format!("its name reads destructive ({verb:?})"));
         }
     }
+    for word in words(name).chain(words(description)) {
+        if LAUNCHES.iter().any(|launch| inflects(&word, launch)) {
+            return Some(format!("it may start another program ({word:?})"));
+        }
+    }
     for word in words(description) {
         if DESTRUCTIVE_IN_DESCRIPTIONS
             .iter()
@@ -160,7 +182,7 @@ pub fn asks_secret(prompt: &str) -> bool {
 /// exit probe rather than sent while exploring).
 pub fn is_exit(name: &str) -> bool {
     let name = name.trim().to_lowercase();
-    EXIT_COMMANDS.contains(&name.as_str()) || matches!(name.as_str(), "logoff" | "x")
+    EXIT_COMMANDS.contains(&name.as_str()) || matches!(name.as_str(), "logoff" | "end" | "stop")
 }
 
 #[cfg(test)]
@@ -181,6 +203,11 @@ mod tests {
             ("reset", ""),
             ("purge", ""),
             ("x", "the table is dropped"),
+            (
+                ".excel",
+                "Display the output of next command in spreadsheet",
+            ),
+            ("open", "open the file in an editor"),
         ] {
             assert!(
                 destructive(name, description).is_some(),

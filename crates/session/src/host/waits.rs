@@ -265,8 +265,10 @@ fn check(core: &Core, until: WaitFor) -> Check {
             let quiet_at = Instant::from_std(core.last_activity) + Duration::from_millis(quiet_ms);
             let settled = Instant::from_std(core.last_output) + GUESS_SETTLE;
             let now = Instant::now();
+            // A line that looks like a prompt counts once it settled, or
+            // once the quiet asked for passed (the program is done).
             let at_prompt = !text.is_empty()
-                && (learnt || (prompt::looks_like_prompt(&line) && now >= settled));
+                && (learnt || (prompt::looks_like_prompt(&line) && now >= settled.min(quiet_at)));
             if at_prompt {
                 let output = text.rfind(['\n', '\r']).map_or("", |at| &text[..=at]);
                 return Check::Done(WaitOutcome::Prompt {

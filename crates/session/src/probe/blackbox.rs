@@ -172,7 +172,7 @@ async fn help(client: &Client, target: &Target, timing: Timing) -> Result<TestRe
     for argument in HELP_ARGUMENTS {
         let reply = talk.start_with(&[argument], None).await?;
         talk.stop().await;
-        let said = if reading::is_help(reply.output()) {
+        let said = if reading::is_help_for(reply.output(), argument) {
             working.push((*argument).to_owned());
             "Found help content (as an argument)"
         } else {
@@ -192,7 +192,7 @@ async fn help(client: &Client, target: &Target, timing: Timing) -> Result<TestRe
         let said = match &reply {
             Reply::Ended { exit, .. } => format!("It ended the program ({exit})"),
             Reply::Hung { .. } => "No answer".to_owned(),
-            other if reading::is_help(other.output()) => {
+            other if reading::is_help_for(other.output(), request) => {
                 working.push(request.to_owned());
                 "Found help content".to_owned()
             }

@@ -5,10 +5,9 @@
 //! of the tape ends as the program did).
 //!
 //! An answer ends at the program's prompt; a program with no prompt is
-//! judged done after a quiet spell fitted to how fast it answers (a few
-//! times its slowest recent answer, within the timing's quiet), and an
-//! answer that brought nothing is waited for the full quiet before it
-//! counts as none.
+//! judged done after a quiet spell the conversation fits to how fast it
+//! answers, and an answer that brought nothing is waited for the full
+//! quiet before it counts as none.
 
 use std::{path::PathBuf, time::Instant};
 
@@ -38,20 +37,6 @@ pub struct Options {
     pub allow_shell: bool,
     /// Save each crash as a tape in this workspace's `tapes/`.
     pub tapes_in: Option<PathBuf>,
-}
-
-/// The quiet (ms) that ends an answer, fitted to the program: twice its
-/// slowest of the last answers (µs, from the input to the answer's last
-/// output) and half a millisecond, at least 1 ms, at most `ceiling`.
-fn fitted_quiet(recent_us: &[u64], ceiling: u64) -> u64 {
-    let Some(slowest) = recent_us.iter().copied().max() else {
-        return ceiling;
-    };
-    slowest
-        .saturating_mul(2)
-        .saturating_add(500)
-        .div_ceil(1000)
-        .clamp(1, ceiling.max(1))
 }
 
 /// Fuzzes `target`.
@@ -93,13 +78,10 @@ async fn run(
     report: &mut FuzzReport,
     progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<(), ProbeError> {
-    let ceiling = options.timing.quiet_ms;
-    let mut recent: Vec<u64> = Vec::new();
     let all = inputs(options.seed, options.max_inputs);
     let mut running = false;
     for (index, input) in all.iter().enumerate() {
         if !running {
-            talk.timing.quiet_ms = ceiling;
             match talk.start().await? {
                 Reply::Ended { exit, .. } => {
                     return Err(ErrorPayload::new(
@@ -112,27 +94,12 @@ async fn run(
                 }
                 _ => running = true,
             }
-            talk.timing.quiet_ms = fitted_quiet(&recent, ceiling);
         }
         if index % 50 == 0 {
             progress(&format!("input {} of {}", index + 1, all.len()));
         }
-        let mut reply = talk.ask_line(input).await?;
-        if matches!(&reply, Reply::Quiet { output } if output.is_empty())
-            && talk.timing.quiet_ms < ceiling
-        {
-            // Nothing yet: give it the full quiet before calling it none.
-            talk.timing.quiet_ms = ceiling;
-            reply = talk.again().await?;
-        }
+        let reply = talk.ask_line(input).await?;
         report.inputs += 1;
-        if matches!(reply, Reply::Prompt { .. } | Reply::Quiet { .. }) {
-            recent.push(talk.last_answer_us);
-            if recent.len() > 8 {
-                recent.remove(0);
-            }
-        }
-        talk.timing.quiet_ms = fitted_quiet(&recent, ceiling);
         let answer = match &reply {
             Reply::Prompt { output, .. } | Reply::Secret { output, .. } => {
                 Answer::Output(output.clone())
@@ -237,18 +204,4 @@ async fn crash_tape(
     .await
     .map_err(|error| ErrorPayload::new(ErrorCode::Internal, error.to_string()))?;
     saved.map_err(|error| ErrorPayload::new(error.code(), error.to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_quiet_fits_the_program() {
-        assert_eq!(fitted_quiet(&[], 300), 300);
-        assert_eq!(fitted_quiet(&[0, 200, 0], 300), 1);
-        assert_eq!(fitted_quiet(&[0], 300), 1);
-        assert_eq!(fitted_quiet(&[5_000], 300), 11);
-        assert_eq!(fitted_quiet(&[500_000], 300), 300);
-    }
 }

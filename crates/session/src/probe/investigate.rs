@@ -52,15 +52,46 @@ impl Default for Options {
     }
 }
 
-/// A command line that reads as help when `reading::is_help` says so.
-fn help_of(reply: &Reply) -> Option<&str> {
+/// What `reply` printed, when it is help (`reading::is_help_for` the
+/// `request` that caused it).
+fn help_of<'r>(reply: &'r Reply, request: &str) -> Option<&'r str> {
     match reply {
         Reply::Prompt { output, .. } | Reply::Quiet { output } | Reply::Ended { output, .. }
-            if reading::is_help(output) =>
+            if reading::is_help_for(output, request) =>
         {
             Some(output)
         }
         _ => None,
+    }
+}
+
+/// The prompt of a start-up that went quiet without one: its last line, or
+/// `unknown` (a program that shows no prompt).
+fn quiet_prompt(output: &str) -> String {
+    let line = switchboard_model::program::prompt::last_line(output);
+    if line.trim().is_empty() {
+        "unknown".to_owned()
+    } else {
+        line.trim_end().to_owned()
+    }
+}
+
+/// Where the program is after `reply`, from `at` before it: at the prompt
+/// it shows; where it was when it answered without one (nothing says it
+/// moved); nowhere known once it ended or hung.
+fn after(at: Option<String>, reply: &Reply) -> Option<String> {
+    match reply {
+        Reply::Prompt { prompt, .. } | Reply::Secret { prompt, .. } => Some(prompt.clone()),
+        Reply::Quiet { .. } => at,
+        Reply::Ended { .. } | Reply::Hung { .. } => None,
+    }
+}
+
+/// Where the program is once started.
+fn started_at(banner: &Reply) -> Option<String> {
+    match banner {
+        Reply::Quiet { output } => Some(quiet_prompt(output)),
+        other => after(None, other),
     }
 }
 
@@ -158,14 +189,7 @@ impl Investigation<'_, '_> {
         self.log_reply(None, &banner);
         let prompt = match &banner {
             Reply::Prompt { prompt, .. } => prompt.clone(),
-            Reply::Quiet { output } => {
-                let line = switchboard_model::program::prompt::last_line(output);
-                if line.trim().is_empty() {
-                    "unknown".to_owned()
-                } else {
-                    line.trim_end().to_owned()
-                }
-            }
+            Reply::Quiet { output } => quiet_prompt(output),
             Reply::Secret { prompt, .. } => {
                 self.report.safety_notes.push(format!(
                     "the program asked for a secret at start-up ({prompt:?}); nothing was typed"
@@ -220,7 +244,7 @@ impl Investigation<'_, '_> {
             self.talk.stop().await;
             self.report.log(iso_now(), "SEND", argument, "");
             self.report.log(iso_now(), "RECV", "", reply.output());
-            if let Some(help) = help_of(&reply) {
+            if let Some(help) = help_of(&reply, argument) {
                 InvestigationReport::note(&mut self.report.help_commands, *argument);
                 self.report.commands.insert(
                     (*argument).to_owned(),
@@ -246,13 +270,34 @@ impl Investigation<'_, '_> {
         if self.at.as_deref() == Some(prompt) && self.talk.session().is_some() {
             return Ok(true);
         }
-        self.say("starting the program again to get back");
-        let mut reply = self.talk.start().await?;
-        for command in path {
-            reply = self.talk.ask_line(command).await?;
+        if self.at.is_some() && self.talk.session().is_some() {
+            // Half way through an input (a continuation prompt): an
+            // interrupt is how people cancel it, a line editor redraws its
+            // prompt at the next Enter, and a statement that waits for its
+            // end (SQL's) ends at a `;`.
+            for input in [
+                Input::Key(Key::Ctrl(3)),
+                Input::Line(String::new()),
+                Input::Line(";".to_owned()),
+            ] {
+                let reply = self.talk.ask(input).await?;
+                self.at = after(self.at.take(), &reply);
+                if self.talk.session().is_none() {
+                    break;
+                }
+                if self.at.as_deref() == Some(prompt) && reply.prompt().is_some() {
+                    return Ok(true);
+                }
+            }
         }
-        self.at = reply.prompt().map(str::to_owned);
-        Ok(self.at.as_deref() == Some(prompt))
+        self.say("starting the program again to get back");
+        let banner = self.talk.start().await?;
+        self.at = started_at(&banner);
+        for command in path {
+            let reply = self.talk.ask_line(command).await?;
+            self.at = after(self.at.take(), &reply);
+        }
+        Ok(self.at.as_deref() == Some(prompt) && self.talk.session().is_some())
     }
 
     /// Asks for help in state `name`, then sends its commands, exploring
@@ -275,9 +320,12 @@ impl Investigation<'_, '_> {
             self.say(&format!("asking {request:?} in {name}"));
             let reply = self.talk.ask_line(request).await?;
             self.log_reply(Some(request), &reply);
-            self.at = reply.prompt().map(str::to_owned);
+            self.at = after(self.at.take(), &reply);
             let same_state = reply.prompt() == Some(prompt.as_str());
-            if let Some(help) = help_of(&reply).filter(|_| same_state).map(str::to_owned) {
+            if let Some(help) = help_of(&reply, request)
+                .filter(|_| same_state)
+                .map(str::to_owned)
+            {
                 InvestigationReport::note(&mut self.report.help_commands, *request);
                 self.report
                     .commands
@@ -317,7 +365,7 @@ impl Investigation<'_, '_> {
             self.say(&format!("sending a command that does not exist in {name}"));
             let reply = self.talk.ask_line(nonsense).await?;
             self.log_reply(Some(nonsense), &reply);
-            self.at = reply.prompt().map(str::to_owned);
+            self.at = after(self.at.take(), &reply);
             for (kind, pattern) in reading::errors(reply.output()) {
                 InvestigationReport::note(
                     &mut self.report.error_messages,
@@ -346,7 +394,7 @@ impl Investigation<'_, '_> {
                 self.skip(
                     &command,
                     &name,
-                    "it would end the program: tried by the exit probe",
+                    "it would end the program: left for the exit probe",
                 );
                 continue;
             }
@@ -370,7 +418,7 @@ impl Investigation<'_, '_> {
             self.say(&format!("sending {command:?} in {name}"));
             let reply = self.talk.ask_line(&command).await?;
             self.log_reply(Some(&command), &reply);
-            self.at = reply.prompt().map(str::to_owned);
+            self.at = after(self.at.take(), &reply);
             self.learn(&command, &name, &reply);
             match &reply {
                 Reply::Secret { prompt: asked, .. } => {
@@ -490,7 +538,7 @@ impl Investigation<'_, '_> {
             self.say(&format!("looking for the way back from {child} ({back:?})"));
             let reply = self.talk.ask_line(&back).await?;
             self.log_reply(Some(&back), &reply);
-            self.at = reply.prompt().map(str::to_owned);
+            self.at = after(self.at.take(), &reply);
             match reply {
                 Reply::Prompt { prompt, .. } if prompt == parent_prompt => {
                     self.state(&child).way_back = Some(back.clone());
@@ -504,10 +552,7 @@ impl Investigation<'_, '_> {
                         "{back:?} in {child} ended the program instead of going back"
                     ));
                 }
-                Reply::Prompt { ref prompt, .. } if *prompt == *shown => {}
-                _ => {
-                    self.at = None;
-                }
+                _ => {}
             }
         }
         self.report.safety_notes.push(format!(
@@ -516,8 +561,8 @@ impl Investigation<'_, '_> {
         Ok(())
     }
 
-    /// The inputs that really end the program, each tried in a run of its
-    /// own at the entry state.
+    /// The inputs that really end the program, each tried at the entry
+    /// state (the program started again after one ended it).
     async fn exits(&mut self) -> Result<(), ProbeError> {
         let entry = self.state(ENTRY_STATE).prompt.clone();
         let listed: Vec<String> = self
@@ -528,7 +573,7 @@ impl Investigation<'_, '_> {
             .cloned()
             .collect();
         let mut candidates: Vec<Input> = listed.iter().cloned().map(Input::Line).collect();
-        for standard in EXIT_COMMANDS.iter().take(3) {
+        for standard in EXIT_COMMANDS {
             if !listed.iter().any(|known| known == standard) {
                 candidates.push(Input::Line((*standard).to_owned()));
             }
@@ -554,10 +599,19 @@ impl Investigation<'_, '_> {
             }
             let reply = self.talk.ask(input).await?;
             self.log_reply(Some(&label), &reply);
-            self.at = reply.prompt().map(str::to_owned);
+            self.at = after(self.at.take(), &reply);
+            // One that went quiet may still be on its way out.
             let ended = match reply {
                 Reply::Ended { exit, .. } => Some(exit),
-                _ => self.talk.ended(self.options.timing.quiet_ms).await?,
+                Reply::Quiet { .. } => {
+                    let fitted = self.talk.timing.quiet_ms;
+                    let wait = fitted
+                        .saturating_mul(5)
+                        .max(50)
+                        .min(self.options.timing.quiet_ms);
+                    self.talk.ended(wait).await?
+                }
+                _ => None,
             };
             if let Some(exit) = ended {
                 self.at = None;
@@ -613,7 +667,7 @@ pub async fn probe(client: &Client, target: &Target, timing: Timing) -> Result<P
                 if found.prompt.is_none() {
                     found.prompt = reply.prompt().map(str::to_owned);
                 }
-                if let Some(help) = help_of(&reply) {
+                if let Some(help) = help_of(&reply, "help") {
                     found.help_command = Some("help".into());
                     found.commands = reading::listed_commands(help)
                         .into_iter()

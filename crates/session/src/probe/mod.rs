@@ -127,7 +127,8 @@ impl Reply {
 /// Times of a conversation, in milliseconds.
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
-    /// Quiet that ends an answer with no prompt.
+    /// Quiet that ends an answer with no prompt (the most: a conversation
+    /// fits it to how fast the program answers).
     pub quiet_ms: u64,
     /// The longest an answer may take.
     pub answer_ms: u64,
@@ -168,6 +169,29 @@ pub struct Conversation<'a> {
     pub sessions: Vec<String>,
     /// How long the last answer took to end, µs.
     pub last_answer_us: u64,
+    /// The quiet asked for: the most an answer with no prompt is waited
+    /// for after its last output.
+    ceiling_ms: u64,
+    /// How long the recent answers took, µs (the quiet is fitted to them).
+    recent_us: Vec<u64>,
+}
+
+/// How many recent answers the quiet is fitted to.
+const RECENT: usize = 8;
+
+/// The quiet (ms) that ends an answer with no prompt, fitted to the
+/// program: twice its slowest recent answer (µs, from the input to the
+/// answer's last output) and half a millisecond, at least 1 ms, at most
+/// `ceiling` — and `ceiling` until it has answered.
+pub fn fitted_quiet(recent_us: &[u64], ceiling: u64) -> u64 {
+    let Some(slowest) = recent_us.iter().copied().max() else {
+        return ceiling;
+    };
+    slowest
+        .saturating_mul(2)
+        .saturating_add(500)
+        .div_ceil(1000)
+        .clamp(1, ceiling.max(1))
 }
 
 impl<'a> Conversation<'a> {
@@ -182,6 +206,8 @@ impl<'a> Conversation<'a> {
             starts: 0,
             sessions: Vec::new(),
             last_answer_us: 0,
+            ceiling_ms: timing.quiet_ms,
+            recent_us: Vec::new(),
         }
     }
 
@@ -219,6 +245,8 @@ impl<'a> Conversation<'a> {
         self.starts += 1;
         self.sessions.push(info.id.clone());
         self.session = Some(info);
+        // Start-up gets the whole quiet: a banner may come slowly.
+        self.timing.quiet_ms = self.ceiling_ms;
         self.answer(self.timing.start_ms).await
     }
 
@@ -240,18 +268,27 @@ impl<'a> Conversation<'a> {
             .await
             .map_err(client_error)?;
         self.exchanges += 1;
-        self.answer(self.timing.answer_ms).await
+        self.timing.quiet_ms = fitted_quiet(&self.recent_us, self.ceiling_ms);
+        let mut reply = self.answer(self.timing.answer_ms).await?;
+        if matches!(&reply, Reply::Quiet { output } if output.is_empty())
+            && self.timing.quiet_ms < self.ceiling_ms
+        {
+            // Nothing yet: the whole quiet before it counts as no answer.
+            self.timing.quiet_ms = self.ceiling_ms;
+            reply = self.answer(self.timing.answer_ms).await?;
+        }
+        if matches!(reply, Reply::Prompt { .. } | Reply::Quiet { .. }) {
+            self.recent_us.push(self.last_answer_us);
+            if self.recent_us.len() > RECENT {
+                self.recent_us.remove(0);
+            }
+        }
+        Ok(reply)
     }
 
     /// Types `line` and Enter, and waits for the answer.
     pub async fn ask_line(&mut self, line: &str) -> Result<Reply, ProbeError> {
         self.ask(Input::Line(line.to_owned())).await
-    }
-
-    /// Waits again for the answer to the last input (with the timing as it
-    /// is now): what it printed since that input, all of it.
-    pub async fn again(&mut self) -> Result<Reply, ProbeError> {
-        self.answer(self.timing.answer_ms).await
     }
 
     async fn answer(&mut self, timeout_ms: u64) -> Result<Reply, ProbeError> {
@@ -396,4 +433,18 @@ pub fn is_shell(program: &str) -> bool {
 /// The time now as ClaudeControl writes it (naive ISO, UTC here).
 pub fn iso_now() -> String {
     switchboard_store::clock::now().python_iso()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quiet_fits_the_program() {
+        assert_eq!(fitted_quiet(&[], 300), 300);
+        assert_eq!(fitted_quiet(&[0, 200, 0], 300), 1);
+        assert_eq!(fitted_quiet(&[0], 300), 1);
+        assert_eq!(fitted_quiet(&[5_000], 300), 11);
+        assert_eq!(fitted_quiet(&[500_000], 300), 300);
+    }
 }
