@@ -425,6 +425,7 @@ async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Resul
         cols: Some(args.cols),
         workspace: Some(workspace.root().display().to_string()),
         record: args.record,
+        prompts: Vec::new(),
     };
     let info = match &args.config {
         Some(name) => switchboard_session::config::start_with(client, name, request)

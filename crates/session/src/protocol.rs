@@ -189,6 +189,11 @@ pub struct StartRequest {
     /// Record it as a tape in the workspace's `tapes/` when it ends.
     #[serde(default)]
     pub record: bool,
+    /// Prompts the program is known to show (learnt in an earlier session
+    /// of it), so a wait knows them at once instead of letting a line that
+    /// only looks like a prompt settle first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<String>,
 }
 
 /// What a send types.

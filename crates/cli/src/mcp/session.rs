@@ -512,6 +512,7 @@ impl Server {
             cols: args.cols,
             workspace: Some(workspace.display().to_string()),
             record: args.record,
+            prompts: Vec::new(),
         };
         let client = client()?;
         let info = match &args.config {

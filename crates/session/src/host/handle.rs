@@ -557,7 +557,13 @@ fn start(host: &Host, start: StartRequest) -> Answer {
             };
             ErrorPayload::new(code, error.to_string())
         })?;
-    let info = session.core().snapshot();
+    let info = {
+        let mut core = session.core();
+        for known in start.prompts.iter().take(program::prompt::MAX_PROMPTS) {
+            core.prompts.learn(known);
+        }
+        core.snapshot()
+    };
     host.sessions
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -95,6 +95,7 @@ pub async fn run(
             cols: Some(200),
             workspace: base.workspace.clone(),
             record: false,
+            prompts: Vec::new(),
         })
         .await
         .map_err(|error| error.payload())?;

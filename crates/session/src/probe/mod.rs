@@ -174,6 +174,8 @@ pub struct Conversation<'a> {
     ceiling_ms: u64,
     /// How long the recent answers took, µs (the quiet is fitted to them).
     recent_us: Vec<u64>,
+    /// Prompts the program showed, handed to each new session of it.
+    prompts: Vec<String>,
 }
 
 /// How many recent answers the quiet is fitted to.
@@ -208,6 +210,7 @@ impl<'a> Conversation<'a> {
             last_answer_us: 0,
             ceiling_ms: timing.quiet_ms,
             recent_us: Vec::new(),
+            prompts: Vec::new(),
         }
     }
 
@@ -239,6 +242,7 @@ impl<'a> Conversation<'a> {
                 cols: None,
                 workspace: self.target.workspace.clone(),
                 record: false,
+                prompts: self.prompts.clone(),
             })
             .await
             .map_err(client_error)?;
@@ -316,6 +320,11 @@ impl<'a> Conversation<'a> {
                 output,
                 cursor,
             } => {
+                if !self.prompts.contains(&prompt)
+                    && self.prompts.len() < switchboard_model::program::prompt::MAX_PROMPTS
+                {
+                    self.prompts.push(prompt.clone());
+                }
                 self.last_answer_us = waited;
                 let read = self
                     .client

@@ -43,6 +43,7 @@ pub fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
         cols: None,
         workspace: None,
         record: false,
+        prompts: Vec::new(),
     }
 }
 
