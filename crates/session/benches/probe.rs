@@ -16,6 +16,7 @@ use switchboard_session::{
 };
 
 #[path = "../tests/support/mod.rs"]
+#[allow(dead_code)] // Only its client is used here.
 mod support;
 
 /// Runs of each measure; the median is shown.
