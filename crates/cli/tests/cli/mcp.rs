@@ -1387,7 +1387,7 @@ async fn an_agent_investigates_fuzzes_tests_and_runs_a_chain() {
         .send_cancellable_request(
             ClientRequest::CallToolRequest(Request::new(
                 CallToolRequestParams::new("investigate")
-                    .with_arguments(arguments(json!({"program": toy}))),
+                    .with_arguments(arguments(json!({"program": toy, "timeout": 2}))),
             )),
             options,
         )

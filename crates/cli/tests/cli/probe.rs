@@ -109,7 +109,7 @@ fn strings(value: &Value) -> Vec<&str> {
 fn an_investigation_finds_states_commands_formats_and_exits_and_sends_nothing_destructive() {
     let lab = Lab::new();
     let toy = lab.toy();
-    let (report, output) = lab.json(&["investigate", "--json", "--", &toy]);
+    let (report, output) = lab.json(&["investigate", "--timeout", "2", "--json", "--", &toy]);
     assert!(output.status.success());
     assert!(
         !lab.workspace().join("WIPED").exists(),
@@ -213,6 +213,8 @@ fn unsafe_mode_sends_the_destructive_command() {
     let (report, _) = lab.json(&[
         "investigate",
         "--unsafe",
+        "--timeout",
+        "2",
         "--no-save",
         "--max-depth",
         "1",

@@ -176,6 +176,9 @@ pub struct Conversation<'a> {
     recent_us: Vec<u64>,
     /// Prompts the program showed, handed to each new session of it.
     prompts: Vec<String>,
+    /// The program showed a prompt at start-up: an answer ends at one, and
+    /// going quiet without one for the whole answer time is a hang.
+    prompted: bool,
 }
 
 /// How many recent answers the quiet is fitted to.
@@ -211,6 +214,7 @@ impl<'a> Conversation<'a> {
             ceiling_ms: timing.quiet_ms,
             recent_us: Vec::new(),
             prompts: Vec::new(),
+            prompted: false,
         }
     }
 
@@ -251,7 +255,9 @@ impl<'a> Conversation<'a> {
         self.session = Some(info);
         // Start-up gets the whole quiet: a banner may come slowly.
         self.timing.quiet_ms = self.ceiling_ms;
-        self.answer(self.timing.start_ms).await
+        let banner = self.answer(self.timing.start_ms).await?;
+        self.prompted = matches!(banner, Reply::Prompt { .. });
+        Ok(banner)
     }
 
     /// Starts the program as given.
@@ -272,6 +278,7 @@ impl<'a> Conversation<'a> {
             .await
             .map_err(client_error)?;
         self.exchanges += 1;
+        let began = Instant::now();
         self.timing.quiet_ms = fitted_quiet(&self.recent_us, self.ceiling_ms);
         let mut reply = self.answer(self.timing.answer_ms).await?;
         if matches!(&reply, Reply::Quiet { output } if output.is_empty())
@@ -280,6 +287,17 @@ impl<'a> Conversation<'a> {
             // Nothing yet: the whole quiet before it counts as no answer.
             self.timing.quiet_ms = self.ceiling_ms;
             reply = self.answer(self.timing.answer_ms).await?;
+        }
+        if self.prompted && matches!(reply, Reply::Quiet { .. }) {
+            // A program that prompts is done when it prompts again: it gets
+            // the rest of the answer time to, quiet or not, else it hangs.
+            let spent = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let left = self.timing.answer_ms.saturating_sub(spent).max(1);
+            self.timing.quiet_ms = left;
+            reply = match self.answer(left).await? {
+                Reply::Quiet { output } => Reply::Hung { tail: output },
+                other => other,
+            };
         }
         if matches!(reply, Reply::Prompt { .. } | Reply::Quiet { .. }) {
             self.recent_us.push(self.last_answer_us);
