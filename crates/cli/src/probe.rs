@@ -191,18 +191,9 @@ pub fn investigate(workspace: &Workspace, args: InvestigateArgs) -> Result<u8> {
     } else {
         Some(reports()?.save_investigation(&report, &target.program, clock::now())?)
     };
-    if args.target.json {
-        let mut value = serde_json::to_value(&report)?;
-        if let (Some(object), Some(path)) = (value.as_object_mut(), &path) {
-            object.insert("report_path".into(), json!(path));
-        }
-        println!("{value}");
-    } else {
-        println!("{}", report.summary());
-        if let Some(path) = path {
-            println!("Report: {}", path.display());
-        }
-    }
+    print_report(args.target.json, &report, path.as_deref(), || {
+        report.summary()
+    })?;
     Ok(0)
 }
 
@@ -264,18 +255,9 @@ pub fn test(workspace: &Workspace, args: TestArgs) -> Result<u8> {
     } else {
         Some(reports()?.save_test_report(&report, &target.program, clock::now())?)
     };
-    if args.target.json {
-        let mut value = serde_json::to_value(&report)?;
-        if let (Some(object), Some(path)) = (value.as_object_mut(), &path) {
-            object.insert("report_path".into(), json!(path));
-        }
-        println!("{value}");
-    } else {
-        println!("{}", report.summary_text());
-        if let Some(path) = path {
-            println!("Report: {}", path.display());
-        }
-    }
+    print_report(args.target.json, &report, path.as_deref(), || {
+        report.summary_text()
+    })?;
     Ok(u8::from(report.summary.failed > 0))
 }
 
@@ -302,23 +284,37 @@ pub fn fuzz(workspace: &Workspace, args: FuzzArgs) -> Result<u8> {
             .into_test_report(clock::now().unix_millis() as f64 / 1000.0);
         Some(reports()?.save_test_report(&report, &target.program, clock::now())?)
     };
-    if args.target.json {
-        let mut value: Value = serde_json::to_value(&found)?;
-        if let (Some(object), Some(path)) = (value.as_object_mut(), &path) {
+    print_report(args.target.json, &found, path.as_deref(), || {
+        fuzz_text(&found)
+    })?;
+    Ok(u8::from(found.count(FindingKind::Crash) > 0))
+}
+
+/// `report` as one JSON object with where it was saved (`report_path`),
+/// or as `text` and where it was saved.
+fn print_report(
+    json: bool,
+    report: &impl serde::Serialize,
+    path: Option<&std::path::Path>,
+    text: impl FnOnce() -> String,
+) -> Result<()> {
+    if json {
+        let mut value: Value = serde_json::to_value(report)?;
+        if let (Some(object), Some(path)) = (value.as_object_mut(), path) {
             object.insert("report_path".into(), json!(path));
         }
         println!("{value}");
     } else {
-        print_fuzz(&found);
+        println!("{}", text());
         if let Some(path) = path {
             println!("Report: {}", path.display());
         }
     }
-    Ok(u8::from(found.count(FindingKind::Crash) > 0))
+    Ok(())
 }
 
-fn print_fuzz(found: &FuzzReport) {
-    println!(
+fn fuzz_text(found: &FuzzReport) -> String {
+    let mut lines = vec![format!(
         "Fuzzed {} with {} inputs (seed {}) in {:.1} s: {} findings, {} restarts",
         found.program,
         found.inputs,
@@ -326,7 +322,7 @@ fn print_fuzz(found: &FuzzReport) {
         found.duration_ms as f64 / 1000.0,
         found.findings.len(),
         found.restarts
-    );
+    )];
     for finding in &found.findings {
         let input: String = finding.input.chars().take(60).collect();
         let exit = finding
@@ -338,12 +334,13 @@ fn print_fuzz(found: &FuzzReport) {
             .as_deref()
             .map(|tape| format!("  tape: {tape}"))
             .unwrap_or_default();
-        println!(
+        lines.push(format!(
             "  #{:<4} {:<12} {input:?}{exit}{tape}",
             finding.index,
             finding.kind.as_str()
-        );
+        ));
     }
+    lines.join("\n")
 }
 
 /// `switchboard chain …`.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use switchboard_model::{probe::chain::Chain, program::config::check_name};
 
-use crate::{StoreError, write_atomic};
+use crate::StoreError;
 
 /// A workspace's chains folder.
 #[derive(Debug, Clone)]
@@ -35,28 +35,7 @@ impl Chains {
 
     /// Chain `name` (its `name` and `id` default to the file's stem).
     pub fn get(&self, name: &str) -> Result<Chain, StoreError> {
-        let path = self.path(name)?;
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Err(StoreError::NotFound {
-                    what: "chain",
-                    id: name.to_owned(),
-                });
-            }
-            Err(source) => {
-                return Err(StoreError::Io {
-                    action: "could not read",
-                    path,
-                    source,
-                });
-            }
-        };
-        let mut chain: Chain =
-            serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
-                path: path.clone(),
-                reason: error.to_string(),
-            })?;
+        let mut chain: Chain = crate::json_file::read(&self.path(name)?, "chain", name)?;
         if chain.name.is_empty() {
             chain.name = name.to_owned();
         }
@@ -97,16 +76,7 @@ impl Chains {
     /// Writes `chain` as `NAME.json` (replacing one of that name).
     pub fn save(&self, chain: &Chain) -> Result<PathBuf, StoreError> {
         let path = self.path(&chain.name)?;
-        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
-            action: "could not create",
-            path: self.dir.clone(),
-            source,
-        })?;
-        let text = serde_json::to_string_pretty(chain).map_err(|source| StoreError::Encode {
-            what: "a chain",
-            source,
-        })?;
-        write_atomic(&path, text.as_bytes())?;
+        crate::json_file::write(&path, chain, "a chain")?;
         Ok(path)
     }
 }

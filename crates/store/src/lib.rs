@@ -15,6 +15,7 @@ pub mod contain;
 pub mod deliveries;
 mod error;
 pub mod feedback;
+mod json_file;
 pub mod knowledge;
 mod lock;
 pub mod probe_reports;

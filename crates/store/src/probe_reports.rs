@@ -297,24 +297,7 @@ impl ProbeReports {
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
-    let text = std::fs::read_to_string(path).map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            StoreError::NotFound {
-                what: "report",
-                id: path.display().to_string(),
-            }
-        } else {
-            StoreError::Io {
-                action: "could not read",
-                path: path.to_owned(),
-                source,
-            }
-        }
-    })?;
-    serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
-        path: path.to_owned(),
-        reason: error.to_string(),
-    })
+    crate::json_file::read(path, "report", &path.display().to_string())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use switchboard_model::program::config::{ProgramConfig, check_name};
 
-use crate::{StoreError, write_atomic};
+use crate::StoreError;
 
 /// The variable that moves ClaudeControl's home.
 pub const HOME_ENV: &str = "CLAUDE_CONTROL_HOME";
@@ -54,42 +54,13 @@ impl ProgramConfigs {
 
     /// Configuration `name`.
     pub fn get(&self, name: &str) -> Result<ProgramConfig, StoreError> {
-        let path = self.path(name)?;
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Err(StoreError::NotFound {
-                    what: "program configuration",
-                    id: name.to_owned(),
-                });
-            }
-            Err(source) => {
-                return Err(StoreError::Io {
-                    action: "could not read",
-                    path,
-                    source,
-                });
-            }
-        };
-        serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
-            path,
-            reason: error.to_string(),
-        })
+        crate::json_file::read(&self.path(name)?, "program configuration", name)
     }
 
     /// Writes `config` as `NAME.json` (replacing one of that name).
     pub fn save(&self, config: &ProgramConfig) -> Result<PathBuf, StoreError> {
         let path = self.path(&config.name)?;
-        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io {
-            action: "could not create",
-            path: self.dir.clone(),
-            source,
-        })?;
-        let text = serde_json::to_string_pretty(config).map_err(|source| StoreError::Encode {
-            what: "a program configuration",
-            source,
-        })?;
-        write_atomic(&path, text.as_bytes())?;
+        crate::json_file::write(&path, config, "a program configuration")?;
         Ok(path)
     }
 }

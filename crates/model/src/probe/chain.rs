@@ -120,6 +120,33 @@ pub struct StepResult {
     pub duration_ms: u64,
 }
 
+impl StepResult {
+    /// `step`, not run (yet).
+    pub fn of(step: &ChainCommand) -> Self {
+        Self {
+            sequence_order: step.sequence_order,
+            command: step.command.clone(),
+            status: StepStatus::Skipped,
+            sent: false,
+            output: String::new(),
+            exit_code: None,
+            matched: None,
+            reason: None,
+            duration_ms: 0,
+        }
+    }
+
+    /// This step, failed for `reason` after `duration_ms`, having printed
+    /// `output`.
+    pub fn failed(mut self, output: String, reason: String, duration_ms: u64) -> Self {
+        self.output = output;
+        self.status = StepStatus::Failed;
+        self.reason = Some(reason);
+        self.duration_ms = duration_ms;
+        self
+    }
+}
+
 /// A chain's run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChainRun {
@@ -271,15 +298,10 @@ mod tests {
 
     fn result(status: StepStatus, output: &str) -> StepResult {
         StepResult {
-            sequence_order: 0,
-            command: String::new(),
             status,
             sent: status != StepStatus::Skipped,
             output: output.to_owned(),
-            exit_code: None,
-            matched: None,
-            reason: None,
-            duration_ms: 0,
+            ..StepResult::of(&ChainCommand::default())
         }
     }
 

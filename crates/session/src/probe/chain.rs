@@ -11,7 +11,7 @@ use std::time::Instant;
 use regex::Regex;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    probe::chain::{Chain, ChainRun, StepResult, StepStatus, decide},
+    probe::chain::{Chain, ChainCommand, ChainRun, StepResult, StepStatus, decide},
     program::Key,
 };
 
@@ -116,17 +116,7 @@ pub async fn run(
         }
         let mut done: Vec<StepResult> = Vec::new();
         for step in steps {
-            let mut result = StepResult {
-                sequence_order: step.sequence_order,
-                command: step.command.clone(),
-                status: StepStatus::Skipped,
-                sent: false,
-                output: String::new(),
-                exit_code: None,
-                matched: None,
-                reason: None,
-                duration_ms: 0,
-            };
+            let mut result = StepResult::of(step);
             let matches = |pattern: &str, text: &str| {
                 Regex::new(pattern)
                     .map(|regex| regex.is_match(text))
@@ -139,121 +129,13 @@ pub async fn run(
                 continue;
             }
             progress(&format!("step {}: {}", step.sequence_order, step.command));
-            let began = Instant::now();
-            client
-                .send(&id, Input::Line(step.command.clone()), false)
-                .await
-                .map_err(|error| error.payload())?;
-            result.sent = true;
-            let mut output = String::new();
-            if let Some(pattern) = &step.expect_pattern {
-                let outcome = client
-                    .expect(
-                        &id,
-                        vec![
-                            Pattern::Regex(pattern.clone()),
-                            Pattern::Regex(PROMPT.into()),
-                        ],
-                        step_ms,
-                        |_| {},
-                    )
-                    .await
-                    .map_err(|error| error.payload())?;
-                match outcome {
-                    ExpectOutcome::Matched {
-                        index: 0,
-                        before,
-                        matched,
-                        ..
-                    } => {
-                        result.matched = Some(true);
-                        output.push_str(&before);
-                        output.push_str(&matched);
-                        if let Some(text) = &step.send_text {
-                            client
-                                .send(&id, Input::Line(text.clone()), false)
-                                .await
-                                .map_err(|error| error.payload())?;
-                        }
-                    }
-                    ExpectOutcome::Matched {
-                        before, matched, ..
-                    } => {
-                        // The shell came back first: the pattern never showed.
-                        result.matched = Some(false);
-                        result.exit_code = status_of(&matched);
-                        output.push_str(&before);
-                        result.output = output;
-                        result.status = StepStatus::Failed;
-                        result.reason = Some(format!("{pattern:?} never showed"));
-                        result.duration_ms = elapsed(began);
-                        done.push(result);
-                        continue;
-                    }
-                    ExpectOutcome::Timeout { tail, .. } => {
-                        result.matched = Some(false);
-                        result.output = tail;
-                        result.status = StepStatus::Failed;
-                        result.reason = Some(format!(
-                            "{pattern:?} did not show within {} s",
-                            chain.timeout_secs()
-                        ));
-                        result.duration_ms = elapsed(began);
-                        done.push(result);
-                        interrupt(client, &id, step_ms).await?;
-                        continue;
-                    }
-                    ExpectOutcome::Eof { before, .. } => {
-                        result.output = before;
-                        result.status = StepStatus::Failed;
-                        result.reason = Some("the shell ended".into());
-                        done.push(result);
-                        break;
-                    }
-                }
-            }
-            let outcome = client
-                .expect(&id, vec![Pattern::Regex(PROMPT.into())], step_ms, |_| {})
-                .await
-                .map_err(|error| error.payload())?;
-            result.duration_ms = elapsed(began);
-            match outcome {
-                ExpectOutcome::Matched {
-                    before, matched, ..
-                } => {
-                    output.push_str(&before);
-                    result.exit_code = status_of(&matched);
-                    result.output = output;
-                    result.status = if result.exit_code == Some(0) {
-                        StepStatus::Passed
-                    } else {
-                        result.reason = Some(match result.exit_code {
-                            Some(code) => format!("it exited with status {code}"),
-                            None => "its status is unknown".into(),
-                        });
-                        StepStatus::Failed
-                    };
-                }
-                ExpectOutcome::Timeout { tail, .. } => {
-                    result.output = tail;
-                    result.status = StepStatus::Failed;
-                    result.reason = Some(format!(
-                        "it did not finish within {} s (interrupted)",
-                        chain.timeout_secs()
-                    ));
-                    done.push(result);
-                    interrupt(client, &id, step_ms).await?;
-                    continue;
-                }
-                ExpectOutcome::Eof { before, .. } => {
-                    result.output = before;
-                    result.status = StepStatus::Failed;
-                    result.reason = Some("the shell ended".into());
-                    done.push(result);
-                    break;
-                }
-            }
+            let (result, next) = run_step(client, &id, step, result, chain.timeout_secs()).await?;
             done.push(result);
+            match next {
+                Next::Go => {}
+                Next::Interrupt => interrupt(client, &id, step_ms).await?,
+                Next::Stop => break,
+            }
         }
         Ok(done)
     }
@@ -267,6 +149,119 @@ pub async fn run(
         steps,
         session: id,
     })
+}
+
+/// What follows a step.
+enum Next {
+    /// The next step.
+    Go,
+    /// The step overran: interrupt it, then the next step.
+    Interrupt,
+    /// The shell ended: no more steps.
+    Stop,
+}
+
+/// Types `step`'s command into shell session `id` and follows it to the
+/// shell's next prompt: its `expect_pattern` waited for (and `send_text`
+/// typed once it shows), its exit status read from the prompt.
+async fn run_step(
+    client: &Client,
+    id: &str,
+    step: &ChainCommand,
+    mut result: StepResult,
+    timeout_secs: u64,
+) -> Result<(StepResult, Next), ProbeError> {
+    let step_ms = timeout_secs * 1000;
+    let began = Instant::now();
+    client
+        .send(id, Input::Line(step.command.clone()), false)
+        .await
+        .map_err(|error| error.payload())?;
+    result.sent = true;
+    let mut output = String::new();
+    let ended = |result: StepResult, before: String| {
+        (
+            result.failed(before, "the shell ended".into(), elapsed(began)),
+            Next::Stop,
+        )
+    };
+    if let Some(pattern) = &step.expect_pattern {
+        let outcome = client
+            .expect(
+                id,
+                vec![
+                    Pattern::Regex(pattern.clone()),
+                    Pattern::Regex(PROMPT.into()),
+                ],
+                step_ms,
+                |_| {},
+            )
+            .await
+            .map_err(|error| error.payload())?;
+        result.matched = Some(matches!(outcome, ExpectOutcome::Matched { index: 0, .. }));
+        match outcome {
+            ExpectOutcome::Matched {
+                index: 0,
+                before,
+                matched,
+                ..
+            } => {
+                output.push_str(&before);
+                output.push_str(&matched);
+                if let Some(text) = &step.send_text {
+                    client
+                        .send(id, Input::Line(text.clone()), false)
+                        .await
+                        .map_err(|error| error.payload())?;
+                }
+            }
+            ExpectOutcome::Matched {
+                before, matched, ..
+            } => {
+                // The shell came back first: the pattern never showed.
+                result.exit_code = status_of(&matched);
+                let reason = format!("{pattern:?} never showed");
+                return Ok((result.failed(before, reason, elapsed(began)), Next::Go));
+            }
+            ExpectOutcome::Timeout { tail, .. } => {
+                let reason = format!("{pattern:?} did not show within {timeout_secs} s");
+                return Ok((result.failed(tail, reason, elapsed(began)), Next::Interrupt));
+            }
+            ExpectOutcome::Eof { before, .. } => return Ok(ended(result, before)),
+        }
+    }
+    let outcome = client
+        .expect(id, vec![Pattern::Regex(PROMPT.into())], step_ms, |_| {})
+        .await
+        .map_err(|error| error.payload())?;
+    match outcome {
+        ExpectOutcome::Matched {
+            before, matched, ..
+        } => {
+            output.push_str(&before);
+            result.exit_code = status_of(&matched);
+            result.duration_ms = elapsed(began);
+            result.output = output;
+            match result.exit_code {
+                Some(0) => result.status = StepStatus::Passed,
+                Some(code) => {
+                    let reason = format!("it exited with status {code}");
+                    let output = std::mem::take(&mut result.output);
+                    result = result.failed(output, reason, elapsed(began));
+                }
+                None => {
+                    let output = std::mem::take(&mut result.output);
+                    result = result.failed(output, "its status is unknown".into(), elapsed(began));
+                }
+            }
+            Ok((result, Next::Go))
+        }
+        ExpectOutcome::Timeout { tail, .. } => {
+            let reason = format!("it did not finish within {timeout_secs} s (interrupted)");
+            Ok((result.failed(tail, reason, elapsed(began)), Next::Interrupt))
+        }
+        ExpectOutcome::Eof { before, .. } => Ok(ended(result, before)),
+    }
 }
 
 /// Ends the chain's shell when dropped before the run's own end.

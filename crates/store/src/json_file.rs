@@ -1,0 +1,59 @@
+//! One JSON document per file, as ClaudeControl's folders hold them
+//! (program configurations, reports) and the workspace's chains: read with
+//! a clear error for a missing or unreadable file, written indented as
+//! Python's `json.dumps(indent=2)` writes them, atomically, the folder made
+//! first.
+
+use std::path::Path;
+
+use serde::{Serialize, de::DeserializeOwned};
+
+use crate::{StoreError, write_atomic};
+
+/// The document at `path`: `NotFound` (a `what` named `id`) when there is
+/// none, `Corrupt` when it does not parse as `T`.
+pub(crate) fn read<T: DeserializeOwned>(
+    path: &Path,
+    what: &'static str,
+    id: &str,
+) -> Result<T, StoreError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::NotFound {
+                what,
+                id: id.to_owned(),
+            });
+        }
+        Err(source) => {
+            return Err(StoreError::Io {
+                action: "could not read",
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+        path: path.to_owned(),
+        reason: error.to_string(),
+    })
+}
+
+/// Writes `value` (`what`, for an error) at `path`, indented, replacing
+/// what was there; its folder is made when missing.
+pub(crate) fn write(
+    path: &Path,
+    value: &impl Serialize,
+    what: &'static str,
+) -> Result<(), StoreError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            action: "could not create",
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|source| StoreError::Encode { what, source })?;
+    write_atomic(path, text.as_bytes())
+}
