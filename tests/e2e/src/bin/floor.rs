@@ -2,7 +2,8 @@
 //! the size of the app's, one webview on a static page, on the same tao,
 //! wry and WebKitGTK as the shell (compositing off, as the shell sets it),
 //! reporting its phases and its first paint the way the app does: the page
-//! posts after its first frame, and the process prints
+//! posts after its first frame (`--protocol`: the page served by a custom
+//! protocol, as a Tauri app's is), and the process prints
 //! `floor: first paint N ms after start; phases: webview_created=… page_loaded=…`
 //! on stderr, then exits — or, with `--stay`, stays open to be measured
 //! idle. `make bench` times and measures it beside the app.
@@ -54,6 +55,9 @@ fn main() -> std::process::ExitCode {
 fn run() -> Result<(), Failure> {
     let started = Instant::now();
     let stay = std::env::args().any(|arg| arg == "--stay");
+    // `--protocol`: the page served by a custom protocol, as a Tauri app
+    // is served its own, instead of handed to the webview as a string.
+    let protocol = std::env::args().any(|arg| arg == "--protocol");
     let event_loop = EventLoopBuilder::<()>::with_user_event().build();
     let proxy = event_loop.create_proxy();
     let window = WindowBuilder::new()
@@ -65,8 +69,19 @@ fn run() -> Result<(), Failure> {
     let loaded = Rc::clone(&phases);
     let painted = Rc::clone(&phases);
     let container = window.default_vbox().ok_or(Failure::NoContainer)?;
-    let webview = WebViewBuilder::new()
-        .with_html(PAGE)
+    let builder = if protocol {
+        WebViewBuilder::new()
+            .with_custom_protocol("floor".into(), |_, _request| {
+                wry::http::Response::builder()
+                    .header("Content-Type", "text/html")
+                    .body(std::borrow::Cow::Borrowed(PAGE.as_bytes()))
+                    .unwrap_or_else(|_| wry::http::Response::new(std::borrow::Cow::Borrowed(&[][..])))
+            })
+            .with_url("floor://localhost/")
+    } else {
+        WebViewBuilder::new().with_html(PAGE)
+    };
+    let webview = builder
         .with_on_page_load_handler(move |event, _| {
             if matches!(event, PageLoadEvent::Finished) {
                 loaded
