@@ -75,7 +75,9 @@ fn run() -> Result<(), Failure> {
                 wry::http::Response::builder()
                     .header("Content-Type", "text/html")
                     .body(std::borrow::Cow::Borrowed(PAGE.as_bytes()))
-                    .unwrap_or_else(|_| wry::http::Response::new(std::borrow::Cow::Borrowed(&[][..])))
+                    .unwrap_or_else(|_| {
+                        wry::http::Response::new(std::borrow::Cow::Borrowed(&[][..]))
+                    })
             })
             .with_url("floor://localhost/")
     } else {
