@@ -16,6 +16,9 @@ pub const HELP_REQUESTS: &[&str] = &[
 /// Help asked for as arguments.
 pub const HELP_ARGUMENTS: &[&str] = &["--help", "-h"];
 
+/// Shorter than this, an answer that shows an error is not help.
+const SHORT_ANSWER: usize = 600;
+
 /// Words that mark help text (its `HELP_PATTERNS`).
 const HELP_WORDS: &[&str] = &[
     "usage",
@@ -150,7 +153,9 @@ pub fn is_help_for(output: &str, request: &str) -> bool {
         return false;
     }
     let listed = listed_commands(text).len();
-    if listed < 3 && !errors(text).is_empty() {
+    // A short answer that is an error is an error (a long help text may
+    // well mention errors).
+    if listed < 3 && text.chars().count() < SHORT_ANSWER && !errors(text).is_empty() {
         return false;
     }
     let lower = text.to_lowercase();
@@ -308,6 +313,12 @@ mod tests {
             .collect();
         assert_eq!(names, [".archive", ".backup", ".bail", ".excel"]);
         assert!(is_help_for(sqlite, ".help"));
+        // A long usage text that mentions errors is still help.
+        let usage = format!(
+            "Usage: node [options] [ script.js ] [arguments]\nOptions:\n{}",
+            "  --unhandled-rejections=...  define unhandled rejections behavior: throw, warn or error\n".repeat(8)
+        );
+        assert!(is_help_for(&usage, "--help"));
         // Prose does not list commands.
         assert!(listed_commands("This is a sentence - with a dash in it.").is_empty());
     }
