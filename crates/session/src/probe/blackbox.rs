@@ -126,7 +126,7 @@ async fn startup(
     target: &Target,
     timing: Timing,
 ) -> Result<TestResult, ProbeError> {
-    let mut talk = Conversation::new(client, target, timing);
+    let mut talk = Conversation::new(client, "test", target, timing);
     let banner = talk.start().await?;
     talk.stop().await;
     let output = banner.output();
@@ -166,11 +166,11 @@ async fn startup(
 }
 
 async fn help(client: &Client, target: &Target, timing: Timing) -> Result<TestResult, ProbeError> {
-    let mut talk = Conversation::new(client, target, timing);
+    let mut talk = Conversation::new(client, "test", target, timing);
     let mut working: Vec<String> = Vec::new();
     let mut details = serde_json::Map::new();
     for argument in HELP_ARGUMENTS {
-        let reply = talk.start_with(&[argument], None).await?;
+        let reply = talk.start_with(&[argument]).await?;
         talk.stop().await;
         let said = if reading::is_help_for(reply.output(), argument) {
             working.push((*argument).to_owned());
@@ -238,7 +238,7 @@ async fn invalid_input(
             Input::Text("\u{1}\u{2}\r".into()),
         ),
     ];
-    let mut talk = Conversation::new(client, target, timing);
+    let mut talk = Conversation::new(client, "test", target, timing);
     let mut crashes = Vec::new();
     let mut good_errors = Vec::new();
     let mut details = serde_json::Map::new();
@@ -287,7 +287,7 @@ async fn invalid_input(
 }
 
 async fn exits(client: &Client, target: &Target, timing: Timing) -> Result<TestResult, ProbeError> {
-    let mut talk = Conversation::new(client, target, timing);
+    let mut talk = Conversation::new(client, "test", target, timing);
     let mut working = Vec::new();
     let mut details = serde_json::Map::new();
     let candidates: Vec<(String, Input)> = ["exit", "quit", "q", "bye", "\\q", ".exit", ":q"]
@@ -357,7 +357,7 @@ async fn resources(
     target: &Target,
     timing: Timing,
 ) -> Result<TestResult, ProbeError> {
-    let mut talk = Conversation::new(client, target, timing);
+    let mut talk = Conversation::new(client, "test", target, timing);
     if let Reply::Ended { exit, .. } = talk.start().await? {
         return Ok(TestResult::new(
             "resource_usage",
@@ -439,7 +439,7 @@ async fn concurrent(
     timing: Timing,
 ) -> Result<TestResult, ProbeError> {
     let mut talks: Vec<Conversation<'_>> = (0..3)
-        .map(|_| Conversation::new(client, target, timing))
+        .map(|_| Conversation::new(client, "test", target, timing))
         .collect();
     let mut result = TestResult::new("concurrent_sessions", true, "");
     let mut started = 0;

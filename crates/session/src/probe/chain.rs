@@ -87,7 +87,7 @@ pub async fn run(
         .start(StartRequest {
             program: shell.clone(),
             args,
-            name: None,
+            name: Some(super::session_name("chain", &chain.name)),
             cwd: base.cwd.clone(),
             base_env: base.env.clone(),
             env,

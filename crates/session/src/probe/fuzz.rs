@@ -56,7 +56,7 @@ pub async fn fuzz(
         ));
     }
     let began = Instant::now();
-    let mut talk = Conversation::new(client, target, options.timing);
+    let mut talk = Conversation::new(client, "fuzz", target, options.timing);
     let mut report = FuzzReport {
         program: target.command_line(),
         seed: options.seed,

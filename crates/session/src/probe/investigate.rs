@@ -115,7 +115,7 @@ pub async fn investigate(
 ) -> Result<InvestigationReport, ProbeError> {
     let began = Instant::now();
     let mut run = Investigation {
-        talk: Conversation::new(client, target, options.timing),
+        talk: Conversation::new(client, "investigate", target, options.timing),
         report: InvestigationReport {
             program: target.command_line(),
             started_at: iso_now(),
@@ -240,7 +240,7 @@ impl Investigation<'_, '_> {
     async fn argument_help(&mut self) -> Result<(), ProbeError> {
         for argument in HELP_ARGUMENTS {
             self.say(&format!("asking for help as an argument ({argument})"));
-            let reply = self.talk.start_with(&[argument], None).await?;
+            let reply = self.talk.start_with(&[argument]).await?;
             self.talk.stop().await;
             self.report.log(iso_now(), "SEND", argument, "");
             self.report.log(iso_now(), "RECV", "", reply.output());
@@ -633,7 +633,7 @@ impl Investigation<'_, '_> {
 
 /// A quick look: does it start, answer, show a prompt, list commands?
 pub async fn probe(client: &Client, target: &Target, timing: Timing) -> Result<Probe, ProbeError> {
-    let mut talk = Conversation::new(client, target, timing);
+    let mut talk = Conversation::new(client, "probe", target, timing);
     let mut found = Probe {
         program: target.command_line(),
         ..Probe::default()

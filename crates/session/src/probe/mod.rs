@@ -157,6 +157,9 @@ fn client_error(error: ClientError) -> ProbeError {
 /// ends.
 pub struct Conversation<'a> {
     client: &'a Client,
+    /// What it is for (`investigate`, `fuzz`, …): its sessions' names
+    /// start with it.
+    purpose: &'static str,
     target: &'a Target,
     session: Option<SessionInfo>,
     /// Timing.
@@ -200,10 +203,16 @@ pub fn fitted_quiet(recent_us: &[u64], ceiling: u64) -> u64 {
 }
 
 impl<'a> Conversation<'a> {
-    /// A conversation with `target` (not started yet).
-    pub fn new(client: &'a Client, target: &'a Target, timing: Timing) -> Self {
+    /// A conversation with `target` (not started yet) for `purpose`.
+    pub fn new(
+        client: &'a Client,
+        purpose: &'static str,
+        target: &'a Target,
+        timing: Timing,
+    ) -> Self {
         Self {
             client,
+            purpose,
             target,
             session: None,
             timing,
@@ -224,12 +233,10 @@ impl<'a> Conversation<'a> {
     }
 
     /// Starts the program (ending one still running) with `extra` arguments
-    /// after its own; how its start-up ended.
-    pub async fn start_with(
-        &mut self,
-        extra: &[&str],
-        name: Option<String>,
-    ) -> Result<Reply, ProbeError> {
+    /// after its own; how its start-up ended. The session is named for the
+    /// conversation's purpose and the program (`fuzz-toy-4242-7`), so the
+    /// window's list says what each was.
+    pub async fn start_with(&mut self, extra: &[&str]) -> Result<Reply, ProbeError> {
         self.stop().await;
         let mut args = self.target.args.clone();
         args.extend(extra.iter().map(|arg| (*arg).to_owned()));
@@ -238,7 +245,7 @@ impl<'a> Conversation<'a> {
             .start(StartRequest {
                 program: self.target.program.clone(),
                 args,
-                name,
+                name: Some(session_name(self.purpose, &self.target.program)),
                 cwd: self.target.cwd.clone(),
                 base_env: self.target.env.clone(),
                 env: Vec::new(),
@@ -262,7 +269,7 @@ impl<'a> Conversation<'a> {
 
     /// Starts the program as given.
     pub async fn start(&mut self) -> Result<Reply, ProbeError> {
-        self.start_with(&[], None).await
+        self.start_with(&[]).await
     }
 
     /// Types `input` and waits for the answer.
@@ -435,6 +442,20 @@ pub(crate) fn end_on_drop(client: &Client, id: Option<String>) {
     });
 }
 
+/// A session name for `purpose` and `program`: unique among this user's
+/// live sessions (the process id and a count), within the names' rules.
+pub fn session_name(purpose: &str, program: &str) -> String {
+    static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let count = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let tail = format!("-{}-{count}", std::process::id());
+    let room = switchboard_model::program::MAX_NAME_LEN - purpose.len() - tail.len() - 1;
+    let stem: String = switchboard_model::probe::file_stem(program)
+        .chars()
+        .take(room)
+        .collect();
+    format!("{purpose}-{stem}{tail}")
+}
+
 /// Programs that run what they are sent: fuzzing one runs random commands.
 pub fn is_shell(program: &str) -> bool {
     let base = program.rsplit('/').next().unwrap_or(program);
@@ -465,6 +486,17 @@ pub fn iso_now() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn session_names_follow_the_rules() {
+        let name = session_name("investigate", "/tmp/a dir/my tool");
+        assert!(name.starts_with("investigate-my_tool-"), "{name}");
+        switchboard_model::program::check_name(&name).unwrap();
+        let long = session_name("fuzz", &"x".repeat(300));
+        assert!(long.len() <= switchboard_model::program::MAX_NAME_LEN);
+        switchboard_model::program::check_name(&long).unwrap();
+        assert_ne!(session_name("fuzz", "cat"), session_name("fuzz", "cat"));
+    }
 
     #[test]
     fn the_quiet_fits_the_program() {
