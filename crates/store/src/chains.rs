@@ -29,7 +29,11 @@ impl Chains {
     }
 
     fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
-        check_name(name).map_err(|error| StoreError::Invalid(error.to_string()))?;
+        check_name(name).map_err(|_| {
+            StoreError::Invalid(format!(
+                "{name:?} is not a chain name: use letters, digits, '.', '_' or '-', starting with a letter or digit"
+            ))
+        })?;
         Ok(self.dir.join(format!("{name}.json")))
     }
 

@@ -431,3 +431,18 @@ fn a_chain_runs_in_one_shell_so_each_step_sees_the_last() {
         assert!(!text.contains("s3cret"));
     }
 }
+
+#[test]
+fn a_program_that_cannot_start_is_an_error_not_a_report() {
+    let lab = Lab::new();
+    for command in ["investigate", "probe", "fuzz"] {
+        let output = lab.run(&[command, "--json", "--", "no-such-program-here"]);
+        assert!(!output.status.success(), "{command}");
+        let error: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(error["error"]["code"], "NOT_FOUND", "{command}: {error}");
+    }
+    assert!(
+        !lab.home().join("investigations").exists(),
+        "no empty report is saved"
+    );
+}

@@ -10,8 +10,10 @@ use thiserror::Error;
 /// Seconds a step may take when the chain names none (ClaudeControl's 30).
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
-/// A chain.
+/// A chain. Keys it does not know are refused: a misspelt `on_failure`
+/// must not silently run a step.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Chain {
     /// Its id (by default its name).
     #[serde(default)]
@@ -34,8 +36,9 @@ pub struct Chain {
     pub shell: Option<String>,
 }
 
-/// One step.
+/// One step (unknown keys refused, as in [`Chain`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChainCommand {
     /// The chain it belongs to (optional in a chain's own file).
     #[serde(default, skip_serializing_if = "Option::is_none")]

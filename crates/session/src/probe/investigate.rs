@@ -128,6 +128,12 @@ pub async fn investigate(
     };
     let outcome = run.go().await;
     run.talk.stop().await;
+    // A program that could not be started at all has no report to give.
+    if let Err(error) = outcome.as_ref()
+        && run.talk.starts == 0
+    {
+        return Err(error.clone());
+    }
     if let Err(error) = &outcome {
         run.report
             .safety_notes
