@@ -70,11 +70,6 @@ impl Timestamp {
         self.0.format("%Y-%m-%dT%H:%M:%S%.6f").to_string()
     }
 
-    /// As ClaudeControl stamps a report's file name: `YYYYmmdd_HHMMSS`.
-    pub fn file_stamp(self) -> String {
-        self.0.format("%Y%m%d_%H%M%S").to_string()
-    }
-
     /// The date part, `YYYY-MM-DD`.
     pub fn date(self) -> String {
         self.0.format("%Y-%m-%d").to_string()
@@ -100,6 +95,18 @@ impl<'de> Deserialize<'de> for Timestamp {
             serde::de::Error::custom(format!("invalid timestamp {text:?}: {error}"))
         })
     }
+}
+
+/// A naive local date and time as Python's `isoformat()` writes it
+/// (`2026-11-25T18:41:02.123456`), as ClaudeControl's reports hold times.
+pub fn naive_iso(at: chrono::NaiveDateTime) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.6f").to_string()
+}
+
+/// A naive local date and time as ClaudeControl stamps a report's file
+/// name: `YYYYmmdd_HHMMSS`.
+pub fn naive_stamp(at: chrono::NaiveDateTime) -> String {
+    at.format("%Y%m%d_%H%M%S").to_string()
 }
 
 /// A short human label for how long ago `then` was, seen from `now`:

@@ -13,3 +13,11 @@ pub fn now() -> Timestamp {
         .unwrap_or(0);
     Timestamp::from_unix_millis(millis).unwrap_or(Timestamp::EPOCH)
 }
+
+/// `at` in this machine's time zone, as a naive date and time: what
+/// Python's `datetime.now()` gives ClaudeControl for its reports.
+pub fn local(at: Timestamp) -> chrono::NaiveDateTime {
+    chrono::DateTime::from_timestamp_millis(at.unix_millis())
+        .map(|utc| utc.with_timezone(&chrono::Local).naive_local())
+        .unwrap_or_default()
+}

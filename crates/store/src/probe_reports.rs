@@ -86,7 +86,8 @@ impl ProbeReports {
     }
 
     /// Writes an investigation of `program` (the path that was run) made
-    /// at `at`; where it went.
+    /// at `at` (stamped in local time, as ClaudeControl does); where it
+    /// went.
     pub fn save_investigation(
         &self,
         report: &InvestigationReport,
@@ -123,7 +124,8 @@ impl ProbeReports {
             what: "a report",
             source,
         })?;
-        let base = format!("{}_{}", file_stem(program), at.file_stamp());
+        let stamp = switchboard_model::time::naive_stamp(crate::clock::local(at));
+        let base = format!("{}_{stamp}", file_stem(program));
         // Two reports in one second keep both; the name is claimed with a
         // new empty file, so a concurrent writer never takes the same one.
         let mut n = 0_u32;
@@ -345,15 +347,16 @@ mod tests {
         let second = reports
             .save_investigation(&report, "/tmp/a dir/my app", at)
             .unwrap();
+        let stamp = switchboard_model::time::naive_stamp(crate::clock::local(at));
         assert_eq!(
             first,
             temp.path()
-                .join("investigations/my_app_20261125_184102.json")
+                .join(format!("investigations/my_app_{stamp}.json"))
         );
         assert_eq!(
             second,
             temp.path()
-                .join("investigations/my_app_20261125_184102_2.json")
+                .join(format!("investigations/my_app_{stamp}_2.json"))
         );
         assert_eq!(reports.load_investigation(&first).unwrap(), report);
         let text = std::fs::read_to_string(&first).unwrap();

@@ -478,9 +478,11 @@ pub fn is_shell(program: &str) -> bool {
     )
 }
 
-/// The time now as ClaudeControl writes it (naive ISO, UTC here).
+/// The time now as ClaudeControl writes it: naive ISO, local time.
 pub fn iso_now() -> String {
-    switchboard_store::clock::now().python_iso()
+    switchboard_model::time::naive_iso(switchboard_store::clock::local(
+        switchboard_store::clock::now(),
+    ))
 }
 
 #[cfg(test)]
