@@ -308,12 +308,16 @@ fn an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window(
             session.find("#view-inbox").await?;
             session.client.execute(CAPTURE_ERRORS, vec![]).await?;
             session.find("#nav-terminals").await?.click().await?;
+            // The tab list is walked with the arrow keys.
             session
-                .find("#terminals-tab-reports")
+                .find("#terminals-tab-sessions")
                 .await?
-                .click()
+                .send_keys(&char::from(fantoccini::key::Key::Right).to_string())
                 .await?;
             session.find("#reports-empty").await?;
+            session
+                .find("#terminals-tab-reports[aria-selected='true']")
+                .await?;
 
             // Investigated from the CLI while the view is open: it appears.
             let (status, _, stderr) = cli_with_home(

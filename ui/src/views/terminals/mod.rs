@@ -285,16 +285,33 @@ pub fn Terminals() -> impl IntoView {
             None => state.refresh(),
         }
     });
-    // Sessions, or the reports of the workspace's programs.
+    // Sessions, or the reports of the workspace's programs: two tabs, the
+    // arrow keys move between them as in any tab list.
     let reports = RwSignal::new(false);
+    let buttons = [
+        NodeRef::<leptos::html::Button>::new(),
+        NodeRef::<leptos::html::Button>::new(),
+    ];
     let tab = move |label: &'static str, id: &'static str, of_reports: bool| {
+        let other = buttons[usize::from(!of_reports)];
         view! {
             <button
                 role="tab"
                 id=id
                 class="terminals-tab"
+                node_ref=buttons[usize::from(of_reports)]
                 aria-selected=move || (reports.get() == of_reports).to_string()
+                tabindex=move || if reports.get() == of_reports { "0" } else { "-1" }
                 on:click=move |_| reports.set(of_reports)
+                on:keydown=move |event: KeyboardEvent| {
+                    if matches!(event.key().as_str(), "ArrowLeft" | "ArrowRight") {
+                        event.prevent_default();
+                        reports.set(!of_reports);
+                        if let Some(button) = other.get() {
+                            let _ = button.focus();
+                        }
+                    }
+                }
             >
                 {label}
             </button>
