@@ -51,30 +51,11 @@ impl Chains {
 
     /// The chains' names, sorted.
     pub fn names(&self) -> Result<Vec<String>, StoreError> {
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(StoreError::Io {
-                    action: "could not read",
-                    path: self.dir.clone(),
-                    source,
-                });
-            }
-        };
-        let mut names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| {
-                let name = entry
-                    .file_name()
-                    .to_str()?
-                    .strip_suffix(".json")?
-                    .to_owned();
-                check_name(&name).is_ok().then_some(name)
-            })
-            .collect();
-        names.sort();
-        Ok(names)
+        Ok(crate::walk::files_in(&self.dir, "json")?
+            .iter()
+            .filter_map(|path| path.file_stem()?.to_str().map(str::to_owned))
+            .filter(|name| check_name(name).is_ok())
+            .collect())
     }
 
     /// Writes `chain` as `NAME.json` (replacing one of that name).

@@ -27,6 +27,7 @@ pub mod settings;
 pub mod tapes;
 pub mod team;
 pub mod theme;
+pub mod walk;
 pub mod watch;
 mod workspace;
 

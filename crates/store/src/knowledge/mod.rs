@@ -45,44 +45,10 @@ pub(crate) fn relative(workspace: &Workspace, path: &Path) -> String {
         .join("/")
 }
 
-/// The files in `dir` ending in `.{extension}`, sorted; none when `dir`
-/// does not exist.
-pub(crate) fn files_in(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, StoreError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(StoreError::io("could not list", dir)(error)),
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == extension) && path.is_file())
-        .collect();
-    files.sort();
-    Ok(files)
-}
+pub(crate) use crate::walk::files_in;
 
 /// Markdown files under `dir` at any depth, sorted; symlinks are not
 /// followed.
 pub fn markdown_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_owned()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if kind.is_dir() {
-                pending.push(path);
-            } else if kind.is_file() && path.extension().is_some_and(|ext| ext == "md") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
+    crate::walk::files_under(dir, "md", crate::walk::Unlistable::Skip).unwrap_or_default()
 }

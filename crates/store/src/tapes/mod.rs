@@ -96,33 +96,7 @@ impl Tapes {
     /// order, each with its path relative to the folder; a missing folder
     /// has none.
     pub fn files(&self) -> Result<Vec<(String, PathBuf)>, StoreError> {
-        let mut files = Vec::new();
-        let mut pending = vec![self.root.clone()];
-        while let Some(dir) = pending.pop() {
-            let entries = match std::fs::read_dir(&dir) {
-                Ok(entries) => entries,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(error) => {
-                    return Err(StoreError::Io {
-                        action: "could not list",
-                        path: dir,
-                        source: error,
-                    });
-                }
-            };
-            for entry in entries.flatten() {
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                let path = entry.path();
-                if kind.is_dir() {
-                    pending.push(path);
-                } else if kind.is_file() && path.extension().is_some_and(|ext| ext == "json5") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
+        let files = crate::walk::files_under(&self.root, "json5", crate::walk::Unlistable::Fail)?;
         Ok(files
             .into_iter()
             .map(|file| (self.relative(&file), file))
