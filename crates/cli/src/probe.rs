@@ -35,6 +35,10 @@ pub struct InvestigateArgs {
     /// How many modes deep to explore.
     #[arg(long, default_value_t = 3)]
     pub max_depth: usize,
+    /// At most this many commands sent in each mode (the rest are listed
+    /// as not sent).
+    #[arg(long, value_name = "N", default_value_t = 25)]
+    pub max_commands: usize,
     /// Also send commands whose name or description reads destructive.
     #[arg(long = "unsafe")]
     pub unsafe_mode: bool,
@@ -177,7 +181,7 @@ pub fn investigate(workspace: &Workspace, args: InvestigateArgs) -> Result<u8> {
         timing: timing(&args.target)?,
         max_depth: args.max_depth.max(1),
         unsafe_mode: args.unsafe_mode,
-        ..investigate::Options::default()
+        max_commands: args.max_commands,
     };
     let client = Client::new().map_err(|error| failed(error.payload()))?;
     let mut said = progress(args.target.json);

@@ -58,6 +58,10 @@ pub struct InvestigateArgs {
     #[serde(default)]
     #[schemars(range(min = 1, max = 10))]
     pub max_depth: Option<usize>,
+    /// At most this many commands sent in each mode (default 25).
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 1000))]
+    pub max_commands: Option<usize>,
     /// Also send commands whose name or description reads destructive
     /// (delete, wipe, drop, reset, kill, …). Off by default.
     #[serde(default, rename = "unsafe")]
@@ -535,7 +539,7 @@ impl Server {
             timing,
             max_depth: args.max_depth.unwrap_or(3).max(1),
             unsafe_mode: args.unsafe_mode,
-            ..investigate::Options::default()
+            max_commands: args.max_commands.unwrap_or(25),
         };
         let client = client()?;
         let (mut said, steps) = reporter();

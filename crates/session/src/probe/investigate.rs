@@ -286,7 +286,7 @@ impl Investigation<'_, '_> {
                 Input::Line(String::new()),
                 Input::Line(";".to_owned()),
             ] {
-                let reply = self.talk.ask(input).await?;
+                let reply = self.talk.nudge(input).await?;
                 self.at = after(self.at.take(), &reply);
                 if self.talk.session().is_none() {
                     break;

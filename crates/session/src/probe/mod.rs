@@ -274,6 +274,16 @@ impl<'a> Conversation<'a> {
 
     /// Types `input` and waits for the answer.
     pub async fn ask(&mut self, input: Input) -> Result<Reply, ProbeError> {
+        self.ask_with(input, true).await
+    }
+
+    /// Types `input` (a key that may well bring no prompt back, such as an
+    /// interrupt) and takes what comes, prompt or not: never a hang.
+    pub async fn nudge(&mut self, input: Input) -> Result<Reply, ProbeError> {
+        self.ask_with(input, false).await
+    }
+
+    async fn ask_with(&mut self, input: Input, prompt_due: bool) -> Result<Reply, ProbeError> {
         let Some(id) = self.session.as_ref().map(|info| info.id.clone()) else {
             return Err(ErrorPayload::new(
                 ErrorCode::Internal,
@@ -295,7 +305,7 @@ impl<'a> Conversation<'a> {
             self.timing.quiet_ms = self.ceiling_ms;
             reply = self.answer(self.timing.answer_ms).await?;
         }
-        if self.prompted && matches!(reply, Reply::Quiet { .. }) {
+        if prompt_due && self.prompted && matches!(reply, Reply::Quiet { .. }) {
             // A program that prompts is done when it prompts again: it gets
             // the rest of the answer time to, quiet or not, else it hangs.
             let spent = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
