@@ -349,6 +349,9 @@ pub enum WaitOutcome {
         output: String,
         /// The end of the output.
         cursor: u64,
+        /// The program hides what is typed at it (a password prompt).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wants_secret: bool,
     },
     /// Quiet for the time asked.
     Quiet {

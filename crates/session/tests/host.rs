@@ -20,7 +20,6 @@ fn start(program: &str, args: &[&str], name: Option<&str>, cwd: &Path) -> StartR
         env: vec![("SB_TEST".into(), "from-env".into())],
         workspace: Some(cwd.display().to_string()),
         record: false,
-        prompts: Vec::new(),
         ..support::start(program, args, cwd)
     }
 }
@@ -344,7 +343,6 @@ async fn the_log_is_asciicast_holds_no_secret_and_becomes_a_tape() {
     let id = client
         .start(StartRequest {
             record: true,
-            prompts: Vec::new(),
             ..start("sh", &["-c", script], None, temp.path())
         })
         .await

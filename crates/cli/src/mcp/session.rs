@@ -322,6 +322,7 @@ impl From<WaitOutcome> for WaitView {
                 prompt,
                 output,
                 cursor,
+                ..
             } => Self {
                 outcome: "prompt".into(),
                 prompt: Some(prompt),

@@ -275,6 +275,7 @@ fn check(core: &Core, until: WaitFor) -> Check {
                     prompt: line.trim_end().to_owned(),
                     output: output.to_owned(),
                     cursor: core.buffer.end(),
+                    wants_secret: core.info.wants_secret,
                 });
             }
             if now >= quiet_at {
@@ -317,6 +318,7 @@ fn check(core: &Core, until: WaitFor) -> Check {
                     prompt: line.trim_end().to_owned(),
                     output,
                     cursor: core.buffer.end(),
+                    wants_secret: core.info.wants_secret,
                 })
             } else {
                 Check::Changes

@@ -353,7 +353,8 @@ impl<'a> Conversation<'a> {
             WaitOutcome::Prompt {
                 prompt,
                 output,
-                cursor,
+                wants_secret,
+                ..
             } => {
                 if !self.prompts.contains(&prompt)
                     && self.prompts.len() < switchboard_model::program::prompt::MAX_PROMPTS
@@ -361,14 +362,7 @@ impl<'a> Conversation<'a> {
                     self.prompts.push(prompt.clone());
                 }
                 self.last_answer_us = waited;
-                let read = self
-                    .client
-                    .read_following(&id, Some(cursor), false, None, Some(0))
-                    .await
-                    .map_err(client_error)?;
-                if read.session.wants_secret
-                    || switchboard_model::probe::safety::asks_secret(&prompt)
-                {
+                if wants_secret || switchboard_model::probe::safety::asks_secret(&prompt) {
                     Reply::Secret { output, prompt }
                 } else {
                     Reply::Prompt { output, prompt }
