@@ -39,6 +39,21 @@ pub struct TapesState {
 }
 
 impl TapesState {
+    /// A player's state with nothing open, its failures shown in `error`;
+    /// `files`: the tapes folder's (notes and export apply), else a tape
+    /// played back in another view (a session's log, a crash).
+    pub fn new(error: RwSignal<Option<String>>, files: bool) -> Self {
+        Self {
+            list: RwSignal::new(TapeList::default()),
+            tape: RwSignal::new_local(None),
+            pos: RwSignal::new(0),
+            selected: RwSignal::new(None),
+            highlight: RwSignal::new(String::new()),
+            error,
+            files,
+        }
+    }
+
     /// Reads the folder, and the open tape again (keeping its position).
     pub fn reload(self) {
         tasks::fetch(async move {
@@ -98,15 +113,7 @@ fn minutes(ms: u64) -> String {
 /// The view.
 #[component]
 pub fn Tapes() -> impl IntoView {
-    let state = TapesState {
-        list: RwSignal::new(TapeList::default()),
-        tape: RwSignal::new_local(None),
-        pos: RwSignal::new(0),
-        selected: RwSignal::new(None),
-        highlight: RwSignal::new(String::new()),
-        error: RwSignal::new(None),
-        files: true,
-    };
+    let state = TapesState::new(RwSignal::new(None), true);
     state.reload();
     events::on_store_change(move |change| {
         if change == StoreChange::Tapes {

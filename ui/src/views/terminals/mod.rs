@@ -17,10 +17,7 @@ mod reports;
 use std::rc::Rc;
 
 use leptos::{ev::KeyboardEvent, prelude::*};
-use switchboard_model::{
-    program::{Controller, SessionInfo, SessionState, view::SessionTypeRequest},
-    tape::view::TapeList,
-};
+use switchboard_model::program::{Controller, SessionInfo, SessionState, view::SessionTypeRequest};
 
 use crate::{
     app::Sessions,
@@ -249,15 +246,7 @@ pub fn Terminals() -> impl IntoView {
         following: StoredValue::new(None),
         generation: StoredValue::new(0),
         error,
-        replay: TapesState {
-            list: RwSignal::new(TapeList::default()),
-            tape: RwSignal::new_local(None),
-            pos: RwSignal::new(0),
-            selected: RwSignal::new(None),
-            highlight: RwSignal::new(String::new()),
-            error,
-            files: false,
-        },
+        replay: TapesState::new(error, false),
     };
     // Each change while the view is open: the session asked for (the
     // alert's), else the one shown if it is still listed, else the first.
