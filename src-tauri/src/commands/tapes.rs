@@ -17,10 +17,6 @@ use crate::state::AppState;
 /// How many search hits are sent at most.
 const HITS: usize = 200;
 
-fn id(path: &str) -> &str {
-    path.strip_suffix(".json5").unwrap_or(path)
-}
-
 /// The tapes, and the files that did not load.
 #[tauri::command]
 pub async fn tapes(state: State<'_, AppState>) -> Result<TapeList, ErrorPayload> {
@@ -30,7 +26,7 @@ pub async fn tapes(state: State<'_, AppState>) -> Result<TapeList, ErrorPayload>
             tapes: loaded
                 .tapes
                 .iter()
-                .map(|entry| view::summary(id(&entry.path), &entry.tape))
+                .map(|entry| view::summary(view::tape_id(&entry.path), &entry.tape))
                 .collect(),
             problems: loaded
                 .problems
@@ -55,7 +51,7 @@ pub async fn tape(
 ) -> Result<TapeView, ErrorPayload> {
     on_workspace(&state, move |workspace| {
         let tape = Tapes::in_workspace(workspace).get(&request.id)?;
-        Ok(view::view(id(&request.id), &tape))
+        Ok(view::view(view::tape_id(&request.id), &tape))
     })
     .await
 }
@@ -72,7 +68,7 @@ pub async fn tapes_search(
             loaded
                 .tapes
                 .iter()
-                .map(|entry| (id(&entry.path), &entry.tape)),
+                .map(|entry| (view::tape_id(&entry.path), &entry.tape)),
             &request.query,
             HITS,
         ))

@@ -5,6 +5,25 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The workspace's tapes folder.
+pub const TAPES_DIR: &str = "tapes";
+
+/// A tape's id (`<program>/<name>`) from its path in the tapes folder:
+/// `.json5` dropped.
+pub fn tape_id(path: &str) -> &str {
+    path.strip_suffix(".json5").unwrap_or(path)
+}
+
+/// A tape's id from its path in the workspace (`tapes/<program>/…`, as a
+/// fuzz finding names its tape).
+pub fn tape_id_in_workspace(path: &str) -> &str {
+    tape_id(
+        path.strip_prefix(TAPES_DIR)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .unwrap_or(path),
+    )
+}
+
 /// A tape in the list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TapeSummary {
@@ -389,3 +408,21 @@ mod build {
 
 #[cfg(feature = "patterns")]
 pub use build::{search, summary, view};
+
+#[cfg(test)]
+mod id_tests {
+    use super::{tape_id, tape_id_in_workspace};
+
+    #[test]
+    fn ids_come_from_folder_and_workspace_paths() {
+        assert_eq!(tape_id("bc/session.json5"), "bc/session");
+        // A program named `tapes` keeps its folder.
+        assert_eq!(tape_id("tapes/first.json5"), "tapes/first");
+        assert_eq!(
+            tape_id_in_workspace("tapes/toy/fuzz-7-8.json5"),
+            "toy/fuzz-7-8"
+        );
+        assert_eq!(tape_id_in_workspace("tapes/tapes/a.json5"), "tapes/a");
+        assert_eq!(tape_id_in_workspace("tapesx/a.json5"), "tapesx/a");
+    }
+}

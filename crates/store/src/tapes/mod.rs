@@ -24,7 +24,7 @@ use crate::{StoreError, Workspace};
 use held::Held;
 
 /// The tapes folder inside a workspace.
-pub const TAPES_DIR: &str = "tapes";
+pub const TAPES_DIR: &str = switchboard_model::tape::view::TAPES_DIR;
 
 /// How long a write waits for another writer's lock.
 pub const LOCK_WAIT: Duration = Duration::from_secs(5);

@@ -17,7 +17,6 @@ use switchboard_model::{
         testing::TestReport,
         view::{ReportList, ReportView, graph},
     },
-    tape::view::TapeList,
 };
 
 use crate::{
@@ -72,7 +71,7 @@ impl ReportsState {
     /// Plays tape `tape` (a path the fuzzer gave, relative to the
     /// workspace), at its end: the crash.
     fn play(self, tape: String) {
-        let id = tape.strip_prefix("tapes/").unwrap_or(&tape).to_owned();
+        let id = switchboard_model::tape::view::tape_id_in_workspace(&tape).to_owned();
         tasks::act(async move {
             match ipc::tape(&id).await {
                 Ok(view) => {
@@ -94,15 +93,7 @@ pub fn Reports() -> impl IntoView {
         selected: RwSignal::new(None),
         shown: RwSignal::new_local(None),
         error,
-        replay: TapesState {
-            list: RwSignal::new(TapeList::default()),
-            tape: RwSignal::new_local(None),
-            pos: RwSignal::new(0),
-            selected: RwSignal::new(None),
-            highlight: RwSignal::new(String::new()),
-            error,
-            files: false,
-        },
+        replay: TapesState::new(error, false),
     };
     state.reload();
     events::on_store_change(move |change| {
