@@ -47,6 +47,7 @@ pub fn forward_store_changes(
     // The reports investigations, tests and fuzz runs write.
     let report_dirs = config
         .probe_reports()
+        .ok()
         .map(|reports| {
             use switchboard_store::probe_reports::ReportFolder;
             vec![

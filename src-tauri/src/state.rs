@@ -136,12 +136,14 @@ impl Config {
 
     /// ClaudeControl's reports folders in effect: `--claude-control-dir`,
     /// else where ClaudeControl itself keeps them.
-    pub fn probe_reports(&self) -> Option<switchboard_store::probe_reports::ProbeReports> {
+    pub fn probe_reports(
+        &self,
+    ) -> Result<switchboard_store::probe_reports::ProbeReports, switchboard_store::StoreError> {
         match &self.claude_control_dir {
-            Some(dir) => Some(switchboard_store::probe_reports::ProbeReports::at(
+            Some(dir) => Ok(switchboard_store::probe_reports::ProbeReports::at(
                 dir.clone(),
             )),
-            None => switchboard_store::probe_reports::ProbeReports::locate(),
+            None => switchboard_store::probe_reports::ProbeReports::located(),
         }
     }
 

@@ -170,8 +170,7 @@ fn progress(json: bool) -> impl FnMut(&str) {
 }
 
 fn reports() -> Result<ProbeReports> {
-    ProbeReports::locate()
-        .context("no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports")
+    Ok(ProbeReports::located()?)
 }
 
 /// `switchboard investigate`.
@@ -233,18 +232,12 @@ pub fn probe(workspace: &Workspace, args: ProbeArgs) -> Result<u8> {
     Ok(0)
 }
 
-fn seed(options: &FuzzOptions) -> u64 {
-    options
-        .seed
-        .unwrap_or_else(|| clock::now().unix_millis().unsigned_abs())
-}
-
 /// `switchboard test`.
 pub fn test(workspace: &Workspace, args: TestArgs) -> Result<u8> {
     let target = target(workspace, &args.target.command)?;
     let options = blackbox::Options {
         timing: timing(&args.target)?,
-        seed: seed(&args.fuzz),
+        seed: fuzz::seed_or_clock(args.fuzz.seed),
         max_inputs: args.fuzz.max_inputs,
         tapes_in: Some(workspace.root().to_owned()),
         allow_shell: args.fuzz.shell,
@@ -269,7 +262,7 @@ pub fn test(workspace: &Workspace, args: TestArgs) -> Result<u8> {
 pub fn fuzz(workspace: &Workspace, args: FuzzArgs) -> Result<u8> {
     let target = target(workspace, &args.target.command)?;
     let options = fuzz::Options {
-        seed: seed(&args.fuzz),
+        seed: fuzz::seed_or_clock(args.fuzz.seed),
         max_inputs: args.fuzz.max_inputs,
         timing: timing(&args.target)?,
         allow_shell: args.fuzz.shell,
@@ -283,10 +276,7 @@ pub fn fuzz(workspace: &Workspace, args: FuzzArgs) -> Result<u8> {
     let path = if args.no_save {
         None
     } else {
-        let report = found
-            .clone()
-            .into_test_report(clock::now().unix_millis() as f64 / 1000.0);
-        Some(reports()?.save_test_report(&report, &target.program, clock::now())?)
+        Some(reports()?.save_fuzz_report(&found, &target.program, clock::now())?)
     };
     print_report(args.target.json, &found, path.as_deref(), || {
         fuzz_text(&found)

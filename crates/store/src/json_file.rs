@@ -1,8 +1,9 @@
 //! One JSON document per file, as ClaudeControl's folders hold them
 //! (program configurations, reports) and the workspace's chains: read with
 //! a clear error for a missing or unreadable file, written indented as
-//! Python's `json.dumps(indent=2)` writes them, atomically, the folder made
-//! first.
+//! Python's `json.dumps(indent=2)` writes them (non-ASCII text kept as
+//! UTF-8 where it escapes it as `\uXXXX`; its `json.loads` reads both),
+//! atomically, the folder made first.
 
 use std::path::Path;
 

@@ -1,7 +1,8 @@
 //! ClaudeControl's reports in its home (`$CLAUDE_CONTROL_HOME`, else
 //! `~/.claude-control`): investigations in `investigations/` and black-box
 //! test and fuzz reports in `test-reports/`, each `{program}_{YYYYmmdd_HHMMSS}.json`
-//! indented as its `json.dumps(indent=2)` writes them, written atomically
+//! indented as its `json.dumps(indent=2)` writes them (non-ASCII as UTF-8,
+//! which its `json.loads` reads), written atomically
 //! under a file name that is always valid (the program's last path
 //! component, cleaned) and never over another report.
 
@@ -12,6 +13,7 @@ use switchboard_model::{
     Timestamp,
     probe::{
         InvestigationReport, file_stem,
+        fuzz::FuzzReport,
         testing::TestReport,
         view::{
             ReportKind, ReportList, ReportSummary, ReportView, investigation_headline,
@@ -70,6 +72,16 @@ impl ProbeReports {
         crate::program_configs::home().map(Self::at)
     }
 
+    /// [`ProbeReports::locate`], or why there is no home for reports.
+    pub fn located() -> Result<Self, StoreError> {
+        Self::locate().ok_or_else(|| {
+            StoreError::Invalid(
+                "no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports"
+                    .into(),
+            )
+        })
+    }
+
     /// In `home` (the folder holding `investigations/`).
     pub fn at(home: PathBuf) -> Self {
         Self { home }
@@ -105,6 +117,20 @@ impl ProbeReports {
         at: Timestamp,
     ) -> Result<PathBuf, StoreError> {
         self.save(ReportFolder::TestReports, report, program, at)
+    }
+
+    /// Writes a fuzz run of `program` made at `at` as ClaudeControl's test
+    /// report of its one `fuzzing` check, the findings kept.
+    pub fn save_fuzz_report(
+        &self,
+        report: &FuzzReport,
+        program: &str,
+        at: Timestamp,
+    ) -> Result<PathBuf, StoreError> {
+        let report = report
+            .clone()
+            .into_test_report(at.unix_millis() as f64 / 1000.0);
+        self.save(ReportFolder::TestReports, &report, program, at)
     }
 
     fn save(

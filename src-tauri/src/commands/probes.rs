@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use switchboard_model::{
-    ErrorCode, ErrorPayload,
+    ErrorPayload,
     probe::view::{ReportList, ReportRequest, ReportView},
 };
 use switchboard_store::probe_reports::ProbeReports;
@@ -15,12 +15,7 @@ use super::on_workspace;
 use crate::state::AppState;
 
 fn folders(state: &AppState) -> Result<ProbeReports, ErrorPayload> {
-    state.config.probe_reports().ok_or_else(|| {
-        ErrorPayload::new(
-            ErrorCode::NotFound,
-            "no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports",
-        )
-    })
+    state.config.probe_reports().map_err(ErrorPayload::from)
 }
 
 /// The reports written for this workspace, newest first.

@@ -428,11 +428,7 @@ fn client() -> Result<Client, ToolError> {
 }
 
 fn reports() -> Result<ProbeReports, ToolError> {
-    ProbeReports::locate().ok_or_else(|| {
-        ToolError::invalid(
-            "no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports",
-        )
-    })
+    ProbeReports::located().map_err(store_error)
 }
 
 fn store_error(error: switchboard_store::StoreError) -> ToolError {
@@ -597,9 +593,7 @@ impl Server {
         let (target, timing) = self.target(&args.target)?;
         let options = blackbox::Options {
             timing,
-            seed: args
-                .seed
-                .unwrap_or_else(|| clock::now().unix_millis().unsigned_abs()),
+            seed: fuzz::seed_or_clock(args.seed),
             max_inputs: args.max_inputs.unwrap_or(30),
             tapes_in: Some(self.workspace().root().to_owned()),
             allow_shell: args.shell,
@@ -639,9 +633,7 @@ impl Server {
     ) -> Result<Json<FuzzView>, ToolError> {
         let (target, timing) = self.target(&args.target)?;
         let options = fuzz::Options {
-            seed: args
-                .seed
-                .unwrap_or_else(|| clock::now().unix_millis().unsigned_abs()),
+            seed: fuzz::seed_or_clock(args.seed),
             max_inputs: args.max_inputs.unwrap_or(DEFAULT_MAX_INPUTS),
             timing,
             allow_shell: args.shell,
@@ -658,11 +650,8 @@ impl Server {
         )
         .await?
         .map_err(ToolError)?;
-        let report = found
-            .clone()
-            .into_test_report(clock::now().unix_millis() as f64 / 1000.0);
         let path = reports()?
-            .save_test_report(&report, &target.program, clock::now())
+            .save_fuzz_report(&found, &target.program, clock::now())
             .map_err(store_error)?;
         Ok(Json(FuzzView::of(found, Some(path.display().to_string()))))
     }

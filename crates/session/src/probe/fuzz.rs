@@ -39,6 +39,12 @@ pub struct Options {
     pub tapes_in: Option<PathBuf>,
 }
 
+/// The seed asked for, else one from the clock (a report says which, so
+/// the run can be repeated).
+pub fn seed_or_clock(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| switchboard_store::clock::now().unix_millis().unsigned_abs())
+}
+
 /// Fuzzes `target`.
 pub async fn fuzz(
     client: &Client,
