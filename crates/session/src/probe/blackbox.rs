@@ -45,37 +45,33 @@ pub async fn test(
     options: &Options,
     progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<TestReport, ProbeError> {
+    let timing = options.timing;
+    type Check<'c> = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<TestResult, ProbeError>> + Send + 'c>,
+    >;
+    // Each runs when its turn comes (a future does nothing until awaited).
+    let checks: [(&str, Check<'_>); 6] = [
+        ("startup", Box::pin(startup(client, target, timing))),
+        ("help_system", Box::pin(help(client, target, timing))),
+        (
+            "invalid_input",
+            Box::pin(invalid_input(client, target, timing)),
+        ),
+        ("exit_behavior", Box::pin(exits(client, target, timing))),
+        (
+            "resource_usage",
+            Box::pin(resources(client, target, timing)),
+        ),
+        (
+            "concurrent_sessions",
+            Box::pin(concurrent(client, target, timing)),
+        ),
+    ];
     let mut results = Vec::new();
-    progress("startup");
-    results.push(or_error(
-        "startup",
-        startup(client, target, options.timing).await,
-    ));
-    progress("help_system");
-    results.push(or_error(
-        "help_system",
-        help(client, target, options.timing).await,
-    ));
-    progress("invalid_input");
-    results.push(or_error(
-        "invalid_input",
-        invalid_input(client, target, options.timing).await,
-    ));
-    progress("exit_behavior");
-    results.push(or_error(
-        "exit_behavior",
-        exits(client, target, options.timing).await,
-    ));
-    progress("resource_usage");
-    results.push(or_error(
-        "resource_usage",
-        resources(client, target, options.timing).await,
-    ));
-    progress("concurrent_sessions");
-    results.push(or_error(
-        "concurrent_sessions",
-        concurrent(client, target, options.timing).await,
-    ));
+    for (name, check) in checks {
+        progress(name);
+        results.push(or_error(name, check.await));
+    }
     progress("fuzzing");
     let fuzzed = fuzz::fuzz(
         client,
