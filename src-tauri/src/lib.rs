@@ -143,6 +143,9 @@ pub fn run() -> ExitCode {
             app.manage(state);
             instance::exit_on_signals(app.handle());
             instance::lighten_webview(app.handle());
+            if let Some(state) = app.try_state::<AppState>() {
+                state.reach(StartPhase::ShellReady, None);
+            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

@@ -63,6 +63,10 @@ thread_local! {
     static SIDECAR: RefCell<Subscribers<SidecarResponse>> = const { RefCell::new(Subscribers::new("sidecar")) };
     static HEALTH: RefCell<Subscribers<SidecarHealth>> = const { RefCell::new(Subscribers::new("health")) };
     static SESSIONS: RefCell<Subscribers<Vec<SessionInfo>>> = const { RefCell::new(Subscribers::new("sessions")) };
+    /// Waiting for the store's changes to be followed.
+    static FOLLOWING: RefCell<Subscribers<()>> = const { RefCell::new(Subscribers::new("following")) };
+    /// Whether they are.
+    static STORE_FOLLOWED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 type Bus<T> = LocalKey<RefCell<Subscribers<T>>>;
@@ -141,6 +145,17 @@ pub fn on_sessions(handler: impl Fn(Vec<SessionInfo>) + 'static) {
     subscribe(&SESSIONS, handler);
 }
 
+/// Calls `handler` once the store's changes are followed (now, if they
+/// are): a view that read the store before then reads it again. Not called
+/// if the current view is left first.
+pub fn once_following_store(handler: impl Fn() + 'static) {
+    if STORE_FOLLOWED.get() {
+        handler();
+    } else {
+        subscribe(&FOLLOWING, move |()| handler());
+    }
+}
+
 /// Listens to `event` for the page's life, fanning it out through `bus`.
 async fn forward<T: DeserializeOwned + Clone + 'static>(
     event: &'static str,
@@ -155,6 +170,8 @@ async fn forward<T: DeserializeOwned + Clone + 'static>(
 /// says which could not be listened to (live updates are off then).
 pub async fn listen_to_shell() -> Result<(), String> {
     forward(EVENT_STORE_CHANGED, &STORE).await?;
+    STORE_FOLLOWED.set(true);
+    dispatch(&FOLLOWING, ());
     forward(EVENT_SIDECAR, &SIDECAR).await?;
     forward(EVENT_SIDECAR_HEALTH, &HEALTH).await?;
     forward(EVENT_SESSIONS, &SESSIONS).await

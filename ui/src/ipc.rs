@@ -68,10 +68,6 @@ extern "C" {
         options: JsValue,
     ) -> Result<JsValue, JsValue>;
 
-    /// `invoke` as the promise it returns, started now and awaited later.
-    #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "core"], js_name = invoke)]
-    fn tauri_invoke_now(command: &str, args: JsValue) -> Result<js_sys::Promise, JsValue>;
-
     #[wasm_bindgen(catch, js_namespace = ["window", "__TAURI__", "event"], js_name = listen)]
     async fn tauri_listen(
         event: &str,
@@ -185,26 +181,61 @@ pub async fn workspace_info() -> Result<WorkspaceInfo, ErrorPayload> {
 
 /// The inbox, newest first.
 pub async fn list_deliveries() -> Result<DeliveryList, ErrorPayload> {
-    if let Some(early) = EARLY_INBOX.take() {
-        return decode(
-            CMD_LIST_DELIVERIES,
-            wasm_bindgen_futures::JsFuture::from(early).await,
-        );
-    }
     call(CMD_LIST_DELIVERIES).await
 }
 
-thread_local! {
-    /// The inbox asked for before the app mounted, for the inbox's first
-    /// read.
-    static EARLY_INBOX: std::cell::RefCell<Option<js_sys::Promise>> = const { std::cell::RefCell::new(None) };
+/// The inbox the page read before the wasm ran (`ui/Trunk.toml`'s boot
+/// script, as `window.__switchboardBoot`), taken once by the inbox's first
+/// read.
+pub enum EarlyInbox {
+    /// The answer had come when it was taken: the inbox shows it as it
+    /// mounts.
+    Answered(Result<DeliveryList, ErrorPayload>),
+    /// Still on its way.
+    Pending(js_sys::Promise),
 }
 
-/// Asks for the inbox now, while the app mounts: the inbox's first read
-/// ([`list_deliveries`]) takes this answer instead of asking again.
-pub fn ask_for_inbox_early() {
-    if let Ok(promise) = tauri_invoke_now(CMD_LIST_DELIVERIES, JsValue::UNDEFINED) {
-        EARLY_INBOX.set(Some(promise));
+impl EarlyInbox {
+    /// The page's read of the inbox, the first time it is asked for;
+    /// `None` after that, or when the page made none.
+    pub fn take() -> Option<Self> {
+        let boot = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("__switchboardBoot"))
+            .ok()
+            .filter(|boot| boot.is_object())?;
+        let field = |name: &str| {
+            js_sys::Reflect::get(&boot, &JsValue::from_str(name))
+                .ok()
+                .filter(|value| !value.is_undefined())
+        };
+        let answer = field("inboxAnswer");
+        let pending = field("inbox");
+        // Taken: later reads ask the shell.
+        let _ = js_sys::Reflect::delete_property(
+            boot.unchecked_ref::<js_sys::Object>(),
+            &JsValue::from_str("inbox"),
+        );
+        if let Some(answer) = answer {
+            let settled = match js_sys::Reflect::get(&answer, &JsValue::from_str("ok")) {
+                Ok(value) if !value.is_undefined() => Ok(value),
+                _ => Err(js_sys::Reflect::get(&answer, &JsValue::from_str("error"))
+                    .unwrap_or(JsValue::UNDEFINED)),
+            };
+            return pending.map(|_| Self::Answered(decode(CMD_LIST_DELIVERIES, settled)));
+        }
+        pending
+            .and_then(|promise| promise.dyn_into::<js_sys::Promise>().ok())
+            .map(Self::Pending)
+    }
+
+    /// The inbox, once the page's read of it is answered.
+    pub async fn answer(self) -> Result<DeliveryList, ErrorPayload> {
+        match self {
+            Self::Answered(answer) => answer,
+            Self::Pending(promise) => decode(
+                CMD_LIST_DELIVERIES,
+                wasm_bindgen_futures::JsFuture::from(promise).await,
+            ),
+        }
     }
 }
 
@@ -234,16 +265,18 @@ pub async fn get_theme() -> Result<ThemeVariables, ErrorPayload> {
     call(CMD_GET_THEME).await
 }
 
-/// Tells the shell start-up reached `phase` (for `make bench`'s phase
-/// table).
-pub async fn ui_phase(phase: StartPhase) -> Result<(), ErrorPayload> {
+/// Tells the shell start-up reached `phase` now (for `make bench`'s phase
+/// table); the time is taken when this is called, not when it is awaited.
+pub fn ui_phase(phase: StartPhase) -> impl std::future::Future<Output = Result<(), ErrorPayload>> {
     let request = UiPhaseRequest {
         phase,
         at_ms: Some(js_sys::Date::now()),
     };
-    call_with::<_, Option<()>>(CMD_UI_PHASE, &request)
-        .await
-        .map(|_| ())
+    async move {
+        call_with::<_, Option<()>>(CMD_UI_PHASE, &request)
+            .await
+            .map(|_| ())
+    }
 }
 
 /// Tells the shell the first frame is painted.

@@ -11,12 +11,11 @@ mod views;
 
 fn main() {
     console_error_panic_hook::set_once();
-    // Before Leptos (and its executor) starts: the wasm runs.
+    // Timed now, before Leptos mounts: the wasm runs.
+    let started = ipc::ui_phase(switchboard_model::ipc::StartPhase::WasmStarted);
     wasm_bindgen_futures::spawn_local(async {
-        let _ = ipc::ui_phase(switchboard_model::ipc::StartPhase::WasmStarted).await;
+        let _ = started.await;
     });
-    // The inbox is read by the shell while the app mounts.
-    ipc::ask_for_inbox_early();
     // The page's own frame, shown while the wasm compiled, gives way to the
     // app's (the same) in this task: no paint falls between.
     if let Some(frame) = leptos::prelude::document().get_element_by_id("boot-frame") {

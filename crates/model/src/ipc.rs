@@ -98,6 +98,9 @@ pub const CMD_UI_PHASE: &str = "ui_phase";
 pub enum StartPhase {
     /// The window and its webview exist (the shell's setup runs).
     WebviewCreated,
+    /// The shell's setup is done (the watcher, the sidecar's start, the
+    /// sessions followed): until then the page waits for its files.
+    ShellReady,
     /// The page's document has loaded.
     PageLoaded,
     /// The window's frame (sidebar, views, workspace), drawn by the page
@@ -111,8 +114,9 @@ pub enum StartPhase {
 
 impl StartPhase {
     /// Every phase, in the order they happen.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::WebviewCreated,
+        Self::ShellReady,
         Self::PageLoaded,
         Self::FramePainted,
         Self::WasmStarted,
@@ -123,6 +127,7 @@ impl StartPhase {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::WebviewCreated => "webview_created",
+            Self::ShellReady => "shell_ready",
             Self::PageLoaded => "page_loaded",
             Self::FramePainted => "frame_painted",
             Self::WasmStarted => "wasm_started",

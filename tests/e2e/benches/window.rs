@@ -1,6 +1,6 @@
 //! Window benchmarks, printed as tables (run by `make bench` on a release
 //! build):
-//! - cold start: process spawn → the UI's first painted inbox (median of 5),
+//! - cold start: process spawn → the UI's first painted inbox (median of 11),
 //!   phase by phase (webview created, page loaded, wasm started, first
 //!   data, first paint, as the app reports them), beside the same
 //!   measurement of its floor — `switchboard-floor`, one bare window and
@@ -26,7 +26,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 use switchboard_e2e::{Binaries, Display, Driver, Session, WAIT};
 
-const COLD_STARTS: usize = 5;
+const COLD_STARTS: usize = 11;
 const DELIVERIES: usize = 20;
 const TEAMS: usize = 10;
 const TASKS_PER_TEAM: usize = 500;
@@ -41,14 +41,17 @@ fn main() -> Result<()> {
     let workspace = tempfile::tempdir()?;
     let mut app = Command::new(&binaries.app);
     app.arg(workspace.path());
-    let cold_phases = cold_start(app, &display)?;
-    let floor = cold_start(
-        Command::new(env!("CARGO_BIN_EXE_switchboard-floor")),
-        &display,
-    )?;
     let mut served = Command::new(env!("CARGO_BIN_EXE_switchboard-floor"));
     served.arg("--protocol");
-    let floor_served = cold_start(served, &display)?;
+    // Round by round, the three one after the other: a machine that slows
+    // down meanwhile slows all three, and each round's ratio compares runs
+    // seconds apart.
+    let mut rounds = [
+        app,
+        Command::new(env!("CARGO_BIN_EXE_switchboard-floor")),
+        served,
+    ];
+    let [cold_phases, floor, floor_served] = cold_starts(&mut rounds, &display)?;
     let cold: Vec<f64> = cold_phases
         .iter()
         .map(|phases| phases.get(FIRST_PAINT).copied().unwrap_or(0.0))
@@ -89,7 +92,7 @@ fn main() -> Result<()> {
 
     println!();
     println!(
-        "| cold start, ms after spawn (median of {COLD_STARTS}; empty workspace) | Switchboard | floor (bare wry webview) | Switchboard − floor | floor, page served by a custom protocol |"
+        "| cold start, ms after spawn (median of {COLD_STARTS} rounds; empty workspace) | Switchboard | floor (bare wry webview) | Switchboard − floor | floor, page served by a custom protocol |"
     );
     println!("|---|---|---|---|---|");
     for (phase, label) in PHASES {
@@ -113,41 +116,36 @@ fn main() -> Result<()> {
             shown(median(&floor_served))
         );
     }
-    let floor_paint: Vec<f64> = floor
-        .iter()
-        .filter_map(|run| run.get(FIRST_PAINT).copied())
-        .collect();
+    // Each round's ratio, then their median.
+    let ratio = |ours: &[BTreeMap<String, f64>],
+                 phase: &str,
+                 theirs: &[BTreeMap<String, f64>],
+                 their_phase: &str| {
+        let ratios: Vec<f64> = ours
+            .iter()
+            .zip(theirs)
+            .filter_map(|(ours, theirs)| Some(ours.get(phase)? / theirs.get(their_phase)?.max(1.0)))
+            .collect();
+        (!ratios.is_empty()).then(|| percentile(&ratios, 50.0))
+    };
+    let shown = |value: Option<f64>| value.map_or("–".to_owned(), |ratio| format!("{ratio:.2}"));
     // The frame, in the process's own clock against the floor's paint in
     // the floor's: both from their `main`, exec and linking left out.
-    let in_process = |runs: &[BTreeMap<String, f64>], phase: &str| {
-        let samples: Vec<f64> = runs
-            .iter()
-            .filter_map(|run| run.get(phase).copied())
-            .collect();
-        (!samples.is_empty()).then(|| percentile(&samples, 50.0))
-    };
-    if let (Some(frame), Some(floor_first)) = (
-        in_process(&cold_phases, "frame_painted"),
-        in_process(&floor, "first_paint"),
-    ) {
-        println!(
-            "| **window frame painted ÷ floor's first paint** (goal ≤ 1.2) | {:.2} | 1 | – |",
-            frame / floor_first.max(1.0)
-        );
-    }
     println!(
-        "| **inbox painted ÷ floor's first paint** (spawn → paint) | {:.2} | 1 | – |",
-        percentile(&cold, 50.0) / percentile(&floor_paint, 50.0).max(1.0)
+        "| **window frame painted ÷ floor's first paint** (goal ≤ 1.2; median of the rounds' ratios) | {} | 1 | – | {} |",
+        shown(ratio(&cold_phases, "frame_painted", &floor, "first_paint")),
+        shown(ratio(
+            &cold_phases,
+            "frame_painted",
+            &floor_served,
+            "first_paint"
+        )),
     );
-    if let (Some(frame), Some(served_first)) = (
-        in_process(&cold_phases, "frame_painted"),
-        in_process(&floor_served, "first_paint"),
-    ) {
-        println!(
-            "| window frame painted ÷ the served floor's first paint | {:.2} | 1 | – |",
-            frame / served_first.max(1.0)
-        );
-    }
+    println!(
+        "| **inbox painted ÷ floor's first paint** (spawn → paint) | {} | 1 | – | {} |",
+        shown(ratio(&cold_phases, FIRST_PAINT, &floor, FIRST_PAINT)),
+        shown(ratio(&cold_phases, FIRST_PAINT, &floor_served, FIRST_PAINT)),
+    );
     Ok(())
 }
 
@@ -156,8 +154,12 @@ const FIRST_PAINT: &str = "spawn_to_paint";
 
 /// The phases of the start-up line, in order, with their labels; times in
 /// ms after the process's `main` started, but the last.
-const PHASES: [(&str, &str); 7] = [
+const PHASES: [(&str, &str); 8] = [
     ("webview_created", "webview created"),
+    (
+        "shell_ready",
+        "the shell's setup done (watcher, sidecar, sessions)",
+    ),
     ("page_loaded", "page loaded"),
     (
         "frame_painted",
@@ -196,45 +198,54 @@ fn phases_of(line: &str) -> BTreeMap<String, f64> {
     phases
 }
 
-/// `command` (the app on an empty workspace, or the floor) spawned
-/// [`COLD_STARTS`] times: per run, the phases its start-up line reports and
-/// the first paint, timed from the spawn to that line.
-fn cold_start(mut command: Command, display: &Display) -> Result<Vec<BTreeMap<String, f64>>> {
-    let mut runs = Vec::new();
+/// Each of `commands` (the app on an empty workspace, the floors) spawned
+/// [`COLD_STARTS`] times, one after the other in each round: per command and
+/// run, the phases its start-up line reports and the first paint, timed
+/// from the spawn to that line.
+fn cold_starts<const N: usize>(
+    commands: &mut [Command; N],
+    display: &Display,
+) -> Result<[Vec<BTreeMap<String, f64>>; N]> {
+    let mut runs: [Vec<BTreeMap<String, f64>>; N] = std::array::from_fn(|_| Vec::new());
     for _ in 0..COLD_STARTS {
-        let started = Instant::now();
-        let mut child = command
-            .env("DISPLAY", &display.name)
-            .env("NO_AT_BRIDGE", "1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("could not start {command:?}"))?;
-        let stderr = child.stderr.take().context("no stderr")?;
-        let mut painted = None;
-        for line in BufReader::new(stderr).lines() {
-            let line = line?;
-            if line.contains("first paint") {
-                let mut phases = phases_of(&line);
-                phases.insert(
-                    FIRST_PAINT.to_owned(),
-                    started.elapsed().as_secs_f64() * 1000.0,
-                );
-                painted = Some(phases);
-                break;
-            }
-            if started.elapsed() > WAIT {
-                break;
-            }
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        match painted {
-            Some(phases) => runs.push(phases),
-            None => bail!("{command:?} never reported its first paint"),
+        for (command, runs) in commands.iter_mut().zip(runs.iter_mut()) {
+            runs.push(cold_start(command, display)?);
         }
     }
     Ok(runs)
+}
+
+/// One cold start of `command`: the phases its start-up line reports and
+/// the first paint, timed from the spawn to that line.
+fn cold_start(command: &mut Command, display: &Display) -> Result<BTreeMap<String, f64>> {
+    let started = Instant::now();
+    let mut child = command
+        .env("DISPLAY", &display.name)
+        .env("NO_AT_BRIDGE", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("could not start {command:?}"))?;
+    let stderr = child.stderr.take().context("no stderr")?;
+    let mut painted = None;
+    for line in BufReader::new(stderr).lines() {
+        let line = line?;
+        if line.contains("first paint") {
+            let mut phases = phases_of(&line);
+            phases.insert(
+                FIRST_PAINT.to_owned(),
+                started.elapsed().as_secs_f64() * 1000.0,
+            );
+            painted = Some(phases);
+            break;
+        }
+        if started.elapsed() > WAIT {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    painted.with_context(|| format!("{command:?} never reported its first paint"))
 }
 
 const OBSERVER: &str = r#"

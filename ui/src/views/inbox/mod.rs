@@ -7,7 +7,10 @@ mod form;
 mod list;
 
 use leptos::prelude::*;
-use switchboard_model::{Delivery, Timestamp, ipc::StoreChange};
+use switchboard_model::{
+    Delivery, ErrorPayload, Timestamp,
+    ipc::{DeliveryList, StartPhase, StoreChange},
+};
 
 use crate::{events, ipc, tasks};
 
@@ -46,31 +49,45 @@ pub fn Inbox() -> impl IntoView {
     let place = RwSignal::new(list::ListPlace::default());
     let opened = RwSignal::new(None::<String>);
 
-    let refresh = move || {
-        tasks::fetch(async move {
-            let next = match ipc::list_deliveries().await {
-                Ok(list) => Loaded::Ready {
-                    deliveries: list.deliveries,
-                    warnings: list.warnings,
-                },
-                Err(error) => Loaded::Failed(error.message),
-            };
-            now.set(browser_now());
-            let first = loaded.get_untracked() == Loaded::Loading;
-            loaded.set(next);
-            if first {
+    let show = move |answer: Result<DeliveryList, ErrorPayload>| {
+        let next = match answer {
+            Ok(list) => Loaded::Ready {
+                deliveries: list.deliveries,
+                warnings: list.warnings,
+            },
+            Err(error) => Loaded::Failed(error.message),
+        };
+        now.set(browser_now());
+        let first = loaded.get_untracked() == Loaded::Loading;
+        loaded.set(next);
+        if first {
+            let reached = ipc::ui_phase(StartPhase::FirstData);
+            tasks::act(async move {
+                let _ = reached.await;
+            });
+            request_animation_frame(|| {
                 tasks::act(async {
-                    let _ = ipc::ui_phase(switchboard_model::ipc::StartPhase::FirstData).await;
-                });
-                request_animation_frame(|| {
-                    tasks::act(async {
-                        let _ = ipc::ui_ready().await;
-                    })
-                });
-            }
-        })
+                    let _ = ipc::ui_ready().await;
+                })
+            });
+        }
     };
-    refresh();
+    let refresh = move || tasks::fetch(async move { show(ipc::list_deliveries().await) });
+    // The window's first inbox is the one the page read while the wasm
+    // loaded, shown as the view mounts if it had come; a change on disk
+    // before the store's events were followed is caught by one more read
+    // once they are (after that first answer: never an older list last).
+    match ipc::EarlyInbox::take() {
+        Some(ipc::EarlyInbox::Answered(answer)) => {
+            show(answer);
+            events::once_following_store(refresh);
+        }
+        Some(early) => tasks::fetch(async move {
+            show(early.answer().await);
+            events::once_following_store(refresh);
+        }),
+        None => refresh(),
+    }
     events::on_store_change(move |change| {
         if change == StoreChange::Deliveries {
             refresh();
