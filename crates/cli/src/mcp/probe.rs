@@ -594,7 +594,7 @@ impl Server {
         let options = blackbox::Options {
             timing,
             seed: fuzz::seed_or_clock(args.seed),
-            max_inputs: args.max_inputs.unwrap_or(30),
+            max_inputs: args.max_inputs.unwrap_or(DEFAULT_MAX_INPUTS),
             tapes_in: Some(self.workspace().root().to_owned()),
             allow_shell: args.shell,
         };
