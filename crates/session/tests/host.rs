@@ -175,15 +175,96 @@ async fn a_timeout_is_an_outcome_and_secrets_stay_hidden() {
         .send(&id, Input::Line("hunter2".into()), true)
         .await
         .unwrap();
-    // cat prints it back (that is not echo); the echo itself is masked.
+    // cat prints it back (that is not echo): masked too, as its echo is.
     let outcome = client
-        .expect(&id, vec![Pattern::Exact("hunter2".into())], SECS, |_| {})
+        .expect(
+            &id,
+            vec![Pattern::Exact("*******\r\n".into())],
+            SECS,
+            |_| {},
+        )
         .await
         .unwrap();
     assert!(matches!(outcome, ExpectOutcome::Matched { .. }));
     let read = client.read(&id, None, true).await.unwrap();
-    assert!(read.text.starts_with("*******\r\n"), "{:?}", read.text);
+    assert_eq!(read.text, "*******\r\n*******\r\n", "echo and cat's copy");
     client.kill(&id, Some("KILL".into())).await.unwrap();
+}
+
+/// Issue 30: a secret the program prints back — `you typed …`, split over
+/// writes, coloured — never shows in a read, the screen or the log, and
+/// the commands typed are logged as typed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secret_printed_back_shows_nowhere_and_typed_commands_are_logged_as_typed() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(temp.path(), &[]);
+    let id = client
+        .start(StartRequest {
+            env: vec![("PS1".into(), "$ ".into())],
+            ..start("bash", &["--norc", "--noprofile", "-i"], None, temp.path())
+        })
+        .await
+        .unwrap()
+        .id;
+    let prompt = || vec![Pattern::Exact("$ ".into())];
+    client.expect(&id, prompt(), SECS, |_| {}).await.unwrap();
+    let typed = r#"read -p 'token: ' t; echo "you typed $t"; printf '%s\e[1m' "${t:0:5}"; printf '%s\e[0m|\n' "${t:5}""#;
+    client
+        .send(&id, Input::Line(typed.into()), false)
+        .await
+        .unwrap();
+    client
+        .expect(&id, vec![Pattern::Exact("token: ".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    client
+        .send(&id, Input::Line("Zq7-hunter2-Xy".into()), true)
+        .await
+        .unwrap();
+    let outcome = client
+        .expect(&id, vec![Pattern::Exact("|".into())], SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, ExpectOutcome::Matched { .. }),
+        "{outcome:?}"
+    );
+    client.expect(&id, prompt(), SECS, |_| {}).await.unwrap();
+    let read = client.read(&id, Some(0), true).await.unwrap();
+    assert!(
+        read.text.contains("you typed **************"),
+        "the program's line, masked: {:?}",
+        read.text
+    );
+    assert!(
+        read.text.contains("*****\u{1b}[1m*********\u{1b}[0m|"),
+        "split and coloured, masked: {:?}",
+        read.text
+    );
+    let screen = read.screen.unwrap().join("\n");
+    assert!(screen.contains("you typed **************"), "{screen}");
+    client
+        .send(&id, Input::Line("exit".into()), false)
+        .await
+        .unwrap();
+    let exit = client.wait(&id, WaitFor::Exit, SECS, |_| {}).await.unwrap();
+    assert!(matches!(exit, WaitOutcome::Exit { .. }), "{exit:?}");
+    let log_path = temp.path().join(format!(".switchboard/sessions/{id}.cast"));
+    let log = support::eventually(|| {
+        std::fs::read_to_string(&log_path).ok().filter(|log| {
+            log.lines()
+                .last()
+                .is_some_and(|line| line.contains(r#""x""#))
+        })
+    })
+    .await;
+    for text in [&read.text, &screen, &log] {
+        assert!(!text.contains("hunter2"), "the secret shows: {text}");
+    }
+    assert!(
+        log.contains(r#"read -p 'token: ' t;"#),
+        "typed as typed, not redacted as a credential: {log}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -746,7 +827,8 @@ async fn input_typed_with_echo_off_awaits_no_echo() {
     let temp = tempfile::tempdir().unwrap();
     let client = client(temp.path(), &[]);
     // The program hides what is typed, then prints it back itself: that
-    // output is the program's, not an echo to pass over.
+    // output is the program's, not an echo to pass over (and what was
+    // typed hidden is a secret: masked there too).
     let script =
         "stty -echo; printf 'Word: '; read word; stty echo; echo; echo \"you typed $word\"";
     let id = client
@@ -766,7 +848,7 @@ async fn input_typed_with_echo_off_awaits_no_echo() {
     let outcome = client
         .expect(
             &id,
-            vec![Pattern::Exact("you typed swordfish".into())],
+            vec![Pattern::Exact("you typed *********".into())],
             SECS,
             |_| {},
         )

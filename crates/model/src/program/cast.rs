@@ -2,8 +2,11 @@
 //! play): a header line, then `[interval, code, data]` events — `o` output,
 //! `i` input, `r` resize (`COLSxROWS`), `x` exit status — with intervals in
 //! seconds since the previous event. Secrets never reach it: input sent as
-//! secret or typed while the program has echo off is written as `***`, and
-//! output passes ClaudeControl's redaction.
+//! secret or typed while the program has echo off is written as `***`, a
+//! secret printed back arrives masked (`super::secret`), and output other
+//! than the echo of what was typed passes ClaudeControl's redaction; what
+//! was typed is logged as typed (its patterns took `token: '` in `read -p
+//! 'token: ' t` for a credential).
 
 use std::time::Duration;
 
@@ -263,7 +266,12 @@ impl Log {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CastEvent<'a> {
     /// The program printed this.
-    Output(&'a [u8]),
+    Output {
+        /// The output.
+        bytes: &'a [u8],
+        /// Where in it the terminal echoed what was typed (not redacted).
+        echoed: &'a [std::ops::Range<usize>],
+    },
     /// This was typed; `masked`: a secret (or typed with echo off).
     Input {
         /// What was typed.
@@ -286,10 +294,7 @@ pub enum CastEvent<'a> {
 pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
     let seconds = after_ms as f64 / 1000.0;
     let (code, data) = match event {
-        CastEvent::Output(bytes) => (
-            "o",
-            crate::tape::redact::redact_text(&String::from_utf8_lossy(bytes)),
-        ),
+        CastEvent::Output { bytes, echoed } => ("o", redact_output(bytes, echoed)),
         // The line end stays: what was masked was still submitted.
         CastEvent::Input {
             masked: true,
@@ -304,10 +309,7 @@ pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
                 ),
             )
         }
-        CastEvent::Input { bytes, .. } => (
-            "i",
-            crate::tape::redact::redact_text(&String::from_utf8_lossy(bytes)),
-        ),
+        CastEvent::Input { bytes, .. } => ("i", String::from_utf8_lossy(bytes).into_owned()),
         CastEvent::Resize { rows, cols } => ("r", format!("{cols}x{rows}")),
         // asciicast's exit status is a number: a signal is 128 + its
         // number, as a shell reports it (asciinema refuses anything else).
@@ -328,16 +330,72 @@ pub fn line(after_ms: u64, event: &CastEvent<'_>) -> String {
     .to_string()
 }
 
+/// Output as text, ClaudeControl's redaction applied to all but the echo
+/// of what was typed (a piece that does not split on a character boundary
+/// takes the whole output with it).
+fn redact_output(bytes: &[u8], echoed: &[std::ops::Range<usize>]) -> String {
+    use crate::tape::redact::redact_text;
+    let text = String::from_utf8_lossy(bytes);
+    let fits = echoed.iter().all(|range| {
+        range.start <= range.end
+            && text.is_char_boundary(range.start)
+            && text.is_char_boundary(range.end)
+    });
+    if echoed.is_empty() || !fits || text.len() != bytes.len() {
+        return redact_text(&text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for range in echoed {
+        if range.start < at {
+            continue;
+        }
+        out.push_str(&redact_text(&text[at..range.start]));
+        out.push_str(&text[range.clone()]);
+        at = range.end;
+    }
+    out.push_str(&redact_text(&text[at..]));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn output(bytes: &[u8]) -> CastEvent<'_> {
+        CastEvent::Output { bytes, echoed: &[] }
+    }
+
+    #[test]
+    fn what_was_typed_is_logged_as_typed_and_the_program_s_output_redacted() {
+        let typed = b"read -p 'token: ' t; echo \"len ${#t}\"\r";
+        assert_eq!(
+            line(
+                0,
+                &CastEvent::Input {
+                    bytes: typed,
+                    masked: false
+                }
+            ),
+            r#"[0.0,"i","read -p 'token: ' t; echo \"len ${#t}\"\r"]"#
+        );
+        let printed = b"$ read -p 'token: ' t\r\ntoken: abc\r\n";
+        let echoed = [std::ops::Range { start: 2, end: 21 }];
+        assert_eq!(
+            line(
+                0,
+                &CastEvent::Output {
+                    bytes: printed,
+                    echoed: &echoed
+                }
+            ),
+            r#"[0.0,"o","$ read -p 'token: ' t\r\ntoken: ***\r\n"]"#
+        );
+    }
+
     #[test]
     fn events_are_asciicast_lines_and_secrets_stay_out() {
-        assert_eq!(
-            line(1500, &CastEvent::Output(b"hi\r\n")),
-            r#"[1.5,"o","hi\r\n"]"#
-        );
+        assert_eq!(line(1500, &output(b"hi\r\n")), r#"[1.5,"o","hi\r\n"]"#);
         assert_eq!(
             line(
                 0,
@@ -349,7 +407,7 @@ mod tests {
             r#"[0.0,"i","***\r"]"#
         );
         assert_eq!(
-            line(2, &CastEvent::Output(b"token=abc123 ok")),
+            line(2, &output(b"token=abc123 ok")),
             r#"[0.002,"o","token=*** ok"]"#
         );
         assert_eq!(
@@ -388,7 +446,13 @@ mod log_tests {
         info.name = Some("calc".into());
         let mut text = header(&info);
         for (after, event) in [
-            (5, CastEvent::Output(b"bc 1.07\r\n")),
+            (
+                5,
+                CastEvent::Output {
+                    bytes: b"bc 1.07\r\n",
+                    echoed: &[],
+                },
+            ),
             (
                 100,
                 CastEvent::Input {
@@ -396,7 +460,13 @@ mod log_tests {
                     masked: false,
                 },
             ),
-            (2, CastEvent::Output(b"1+1\r\n2\r\n")),
+            (
+                2,
+                CastEvent::Output {
+                    bytes: b"1+1\r\n2\r\n",
+                    echoed: &[],
+                },
+            ),
             (
                 50,
                 CastEvent::Input {

@@ -9,6 +9,7 @@ pub mod config;
 pub mod key;
 pub mod limits;
 pub mod prompt;
+pub mod secret;
 pub mod view;
 
 use serde::{Deserialize, Serialize};

@@ -2,10 +2,12 @@
 //! addressed by absolute byte offsets (cursors) so readers that come back
 //! later lose nothing while it is kept, and are told what they missed when
 //! it is not. The echo of typed input is marked (each input's in turn), so
-//! an expect never matches the caller's own send, and a secret's echo is
-//! masked as it arrives.
+//! an expect never matches the caller's own send (a secret's echo comes
+//! masked, as the session's `SecretMask` lets every occurrence through).
 
 use std::{collections::VecDeque, ops::Range};
+
+use switchboard_model::program::secret::MASK;
 
 /// How many echo ranges are remembered.
 const MAX_ECHOES: usize = 256;
@@ -31,7 +33,6 @@ pub struct OutputBuffer {
 struct PendingEcho {
     expected: Vec<u8>,
     matched: usize,
-    secret: bool,
     range_start: Option<u64>,
     /// Output seen before the echo began.
     skipped: usize,
@@ -55,8 +56,14 @@ enum EchoStep {
     },
     /// It will not come: no longer awaited.
     Dropped,
-    /// The read ended first: it goes on in the next.
-    Waiting,
+    /// The read ended first, `taken` bytes of it from `at` the echo's: it
+    /// goes on in the next.
+    Waiting {
+        /// Where in the read it began.
+        at: usize,
+        /// How many bytes of the read it took.
+        taken: usize,
+    },
 }
 
 /// Where in `chunk` the echo of `expected` begins: the first place from
@@ -95,7 +102,8 @@ impl OutputBuffer {
 
     /// Expects the terminal to echo `typed` next (as a terminal echoes:
     /// a carriage return or line feed as CR LF; up to the first other
-    /// control character), masking it when it is a secret.
+    /// control character); a secret's echo arrives masked, so it is
+    /// expected masked.
     pub fn expect_echo(&mut self, typed: &[u8], secret: bool) {
         let mut expected = Vec::with_capacity(typed.len() + 1);
         for &byte in typed {
@@ -103,6 +111,7 @@ impl OutputBuffer {
                 b'\r' | b'\n' => expected.extend_from_slice(b"\r\n"),
                 b'\t' => expected.push(b'\t'),
                 byte if byte < 0x20 || byte == 0x7f => break,
+                _ if secret => expected.push(MASK),
                 byte => expected.push(byte),
             }
         }
@@ -116,21 +125,25 @@ impl OutputBuffer {
         self.pending.push_back(PendingEcho {
             expected,
             matched: 0,
-            secret,
             range_start: None,
             skipped: 0,
         });
     }
 
-    /// Adds output; returns what was stored (a secret's echo masked).
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<u8> {
-        let mut stored = bytes.to_vec();
+    /// Adds output; returns where in it the echo of typed input is.
+    pub fn push(&mut self, stored: &[u8]) -> Vec<Range<usize>> {
         let here = self.end();
+        let mut echoed: Vec<Range<usize>> = Vec::new();
         let mut pos = 0;
         while pos < stored.len() {
-            let Some(step) = self.match_echo(&mut stored[pos..], here + pos as u64) else {
+            let Some(step) = self.match_echo(&stored[pos..], here + pos as u64) else {
                 break;
             };
+            if let EchoStep::Ended { at, taken } | EchoStep::Waiting { at, taken } = step
+                && taken > 0
+            {
+                echoed.push(pos + at..pos + at + taken);
+            }
             match step {
                 EchoStep::Ended { at, taken } => {
                     let pending = &self.pending[0];
@@ -146,25 +159,24 @@ impl OutputBuffer {
                 EchoStep::Dropped => {
                     self.pending.pop_front();
                 }
-                EchoStep::Waiting => break,
+                EchoStep::Waiting { .. } => break,
             }
         }
         let mut offset = self.end();
-        for &byte in &stored {
+        for &byte in stored {
             offset += 1;
             if byte == b'\n' {
                 self.line_ends.push_back(offset);
             }
         }
-        self.data.extend(&stored);
+        self.data.extend(stored);
         self.trim();
-        stored
+        echoed
     }
 
     /// Matches the oldest awaited echo against `chunk`, which starts at
-    /// stream offset `offset` (masking a secret's as it goes); `None` when
-    /// no echo is awaited.
-    fn match_echo(&mut self, chunk: &mut [u8], offset: u64) -> Option<EchoStep> {
+    /// stream offset `offset`; `None` when no echo is awaited.
+    fn match_echo(&mut self, chunk: &[u8], offset: u64) -> Option<EchoStep> {
         let next_starts = self
             .pending
             .get(1)
@@ -202,17 +214,10 @@ impl OutputBuffer {
             return Some(if next_starts || pending.skipped > MAX_ECHO_DELAY {
                 EchoStep::Dropped
             } else {
-                EchoStep::Waiting
+                EchoStep::Waiting { at: 0, taken: 0 }
             });
         };
         pending.matched += taken;
-        if pending.secret {
-            for byte in &mut chunk[start..start + taken] {
-                if !matches!(*byte, b'\r' | b'\n') {
-                    *byte = b'*';
-                }
-            }
-        }
         if taken > 0 {
             pending.range_start.get_or_insert(offset + start as u64);
         }
@@ -220,7 +225,7 @@ impl OutputBuffer {
         Some(if pending.matched == pending.expected.len() || diverged {
             EchoStep::Ended { at: start, taken }
         } else {
-            EchoStep::Waiting
+            EchoStep::Waiting { at: start, taken }
         })
     }
 
@@ -416,16 +421,25 @@ mod tests {
     }
 
     #[test]
-    fn a_secret_echo_is_masked_and_other_output_is_not() {
+    fn a_secret_echo_is_known_masked_and_the_echo_is_told_where_it_is() {
         let mut buffer = OutputBuffer::new(4096, 100);
         buffer.expect_echo(b"hunter2\n", true);
-        let stored = buffer.push(b"hunter2\r\nok hunter2\r\n");
-        assert_eq!(stored, b"*******\r\nok hunter2\r\n");
+        let echoed = buffer.push(b"*******\r\nok *******\r\n");
+        assert_eq!(
+            echoed,
+            [Range { start: 0, end: 9 }],
+            "the masked echo and its line end"
+        );
+        assert_eq!(buffer.searchable(0).text, b"\r\nok *******\r\n");
+        // An echo split across reads is told in each.
+        let mut buffer = OutputBuffer::new(4096, 100);
+        buffer.expect_echo(b"ls\r", false);
+        assert_eq!(buffer.push(b"$ l"), [Range { start: 2, end: 3 }]);
+        assert_eq!(buffer.push(b"s\r\nfile"), [Range { start: 0, end: 3 }]);
         // No echo (a password prompt): nothing is taken for one.
         let mut buffer = OutputBuffer::new(4096, 100);
         buffer.expect_echo(b"pw\r", true);
-        let stored = buffer.push(b"\r\nwelcome\r\n");
-        assert_eq!(stored, b"\r\nwelcome\r\n");
+        assert!(buffer.push(b"\r\nwelcome\r\n").is_empty());
         assert_eq!(buffer.searchable(0).text, b"\r\nwelcome\r\n");
     }
 }

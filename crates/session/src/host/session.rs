@@ -19,6 +19,7 @@ use switchboard_model::{
 use tokio::sync::watch;
 
 use switchboard_model::program::cast::{self, CastEvent};
+use switchboard_model::program::secret::SecretMask;
 use switchboard_model::tape::record::RecordMode;
 use switchboard_store::{
     session_log::{self, SessionLog},
@@ -60,6 +61,14 @@ pub struct Core {
     /// The patterns expects matched, in order, each with the line sent
     /// after it (for `save-config`).
     pub history: Vec<(String, Option<String>)>,
+    /// Every secret the session was sent, masked in its output before
+    /// anything keeps or shows it.
+    secrets: SecretMask,
+    /// How many reads were taken: a flush of held output waits for a read
+    /// count that did not move for [`HOLD_QUIET`].
+    reads: u64,
+    /// A flush of held output is scheduled.
+    flush_scheduled: bool,
     /// The session's log in its workspace, while it can be written.
     log: Option<SessionLog>,
     /// When the last event was logged.
@@ -96,6 +105,20 @@ impl Core {
     fn close_log(&mut self, exit: ExitStatus) -> bool {
         self.log(&CastEvent::Exit(exit));
         self.log.take().is_some()
+    }
+
+    /// Output whose secrets were masked: kept, queued for the screen and
+    /// logged (the echo of typed input logged as typed).
+    fn take_output(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let echoed = self.buffer.push(bytes);
+        self.queue_screen(bytes);
+        self.log(&CastEvent::Output {
+            bytes,
+            echoed: &echoed,
+        });
     }
 
     /// The line the cursor is on, as text.
@@ -192,6 +215,10 @@ impl Core {
     }
 }
 
+/// How long output that could be the start of a secret is held back when
+/// the program goes quiet part way through it.
+const HOLD_QUIET: Duration = Duration::from_millis(100);
+
 /// How many matches a session remembers for `save-config`.
 const MAX_HISTORY: usize = 1_000;
 
@@ -264,6 +291,9 @@ impl Session {
                 partial: Vec::new(),
                 unfed: Vec::new(),
                 history: Vec::new(),
+                secrets: SecretMask::new(),
+                reads: 0,
+                flush_scheduled: false,
                 log,
                 last_event: started,
             }),
@@ -321,19 +351,26 @@ impl Session {
                 Ok(0) | Err(_) => break,
                 Ok(read) => {
                     let mut core = self.core();
-                    let stored = core.buffer.push(&chunk[..read]);
-                    core.queue_screen(&stored);
-                    core.log(&CastEvent::Output(&stored));
+                    let released = core.secrets.push(&chunk[..read]);
+                    core.take_output(&released);
+                    core.reads += 1;
+                    let flush = core.secrets.is_holding() && !core.flush_scheduled;
+                    core.flush_scheduled |= flush;
                     let now = Instant::now();
                     core.last_output = now;
                     core.last_activity = now;
                     drop(core);
                     self.bump();
                     self.check_secret();
+                    if flush {
+                        self.flush_when_quiet();
+                    }
                 }
             }
         }
         let mut core = self.core();
+        let held = core.secrets.flush();
+        core.take_output(&held);
         core.eof = true;
         let closed = if core.ended()
             && let Some(exit) = core.info.exit
@@ -346,6 +383,36 @@ impl Session {
         self.bump();
         if closed {
             self.record();
+        }
+    }
+
+    /// Releases output held back as a possible secret once no output came
+    /// for [`HOLD_QUIET`] (on a thread of its own: the reading thread
+    /// blocks on the terminal).
+    fn flush_when_quiet(self: &Arc<Self>) {
+        let session = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("session-flush".into())
+            .spawn(move || {
+                let mut reads = session.core().reads;
+                loop {
+                    std::thread::sleep(HOLD_QUIET);
+                    let mut core = session.core();
+                    if core.reads != reads && core.secrets.is_holding() {
+                        reads = core.reads;
+                        continue;
+                    }
+                    core.flush_scheduled = false;
+                    let held = core.secrets.flush();
+                    core.take_output(&held);
+                    drop(core);
+                    session.bump();
+                    return;
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "held output is released with the next read");
+            self.core().flush_scheduled = false;
         }
     }
 
@@ -439,7 +506,9 @@ impl Session {
         }
     }
 
-    /// Types `bytes` (a secret's echo masked as it comes back).
+    /// Types `bytes`: a secret (sent as one, or a line typed while the
+    /// program hides input) is masked wherever the program prints it from
+    /// now on.
     pub fn type_bytes(&self, bytes: &[u8], secret: bool) -> Result<u64, PtyError> {
         let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(live) = live.as_mut() else {
@@ -454,6 +523,7 @@ impl Session {
         let masked = secret || hidden;
         let cursor = {
             let mut core = self.core();
+            core.secrets.learn(bytes, secret, hidden);
             core.log(&CastEvent::Input { bytes, masked });
             core.typed(bytes, masked);
             let line = core.cursor_line();

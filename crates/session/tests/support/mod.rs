@@ -57,3 +57,21 @@ pub fn rss_kib(pid: u32) -> u64 {
         .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
         .expect("a VmRSS line")
 }
+
+/// What `check` gives once it gives something, looked for every 20 ms for
+/// ten seconds (for what the host writes on a thread of its own and
+/// announces to no one, such as a log's last line).
+#[allow(dead_code)] // Not every test binary that includes this waits on files.
+pub async fn eventually<T>(mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(SECS);
+    loop {
+        if let Some(found) = check() {
+            return found;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not seen in {SECS} ms"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
