@@ -2,7 +2,7 @@
 #   make run [WORKSPACE=path]   set up, build and open the window on a workspace
 #   make test                   set up, then every check and test, e2e included
 #   make bench                  release build, then the benchmark tables
-#   make package                .deb in target/release/bundle/deb, then checked
+#   make package                .deb in $CARGO_TARGET_DIR (else target)/release/bundle/deb, then checked
 #   make install [PREFIX=/usr/local]  release build; switchboard, switchboard-app
 #                               switchboard-sidecar and switchboard-session-host into PREFIX/bin
 SHELL := /bin/bash
@@ -16,11 +16,13 @@ NATIVE := --workspace --exclude switchboard-ui
 BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar -p switchboard-session
 
 PREFIX ?= /usr/local
+# Where cargo puts what it builds, as cargo itself decides.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
 .PHONY: package setup-package setup-release install run test bench setup setup-test ui ui-release build lint wasm-check unit screenshot clean
 
 run: setup ui build
-	./target/debug/switchboard-app "$(WORKSPACE)"
+	$(TARGET_DIR)/debug/switchboard-app "$(WORKSPACE)"
 
 test: setup-test ui lint wasm-check build unit
 
@@ -52,8 +54,8 @@ package: setup-package ui-release
 install: setup ui-release
 	$(CARGO) build --release $(BINS)
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 target/release/switchboard target/release/switchboard-app \
-		target/release/switchboard-sidecar target/release/switchboard-session-host \
+	install -m 0755 $(TARGET_DIR)/release/switchboard $(TARGET_DIR)/release/switchboard-app \
+		$(TARGET_DIR)/release/switchboard-sidecar $(TARGET_DIR)/release/switchboard-session-host \
 		"$(DESTDIR)$(PREFIX)/bin/"
 	@echo "installed into $(DESTDIR)$(PREFIX)/bin: switchboard, switchboard-app, switchboard-sidecar, switchboard-session-host"
 

@@ -11,13 +11,22 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 TAURI_CLI_VERSION="2.12.5"
 log() { printf '\033[1mpackage:\033[0m %s\n' "$*" >&2; }
 
+# Where cargo built the binaries (and Tauri's bundler, which asks cargo,
+# puts the package): CARGO_TARGET_DIR when set, relative to the root as
+# make runs cargo there.
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
+for file in switchboard switchboard-app switchboard-sidecar switchboard-session-host; do
+  [ -x "$target/release/$file" ] || { log "no $target/release/$file: build the release binaries first"; exit 1; }
+done
+
 cli="$root/target/tauri-cli/node_modules/.bin/tauri"
 if [ ! -x "$cli" ] || [ "$("$cli" --version)" != "tauri-cli $TAURI_CLI_VERSION" ]; then
   log "installing @tauri-apps/cli $TAURI_CLI_VERSION (prebuilt) from npm"
   npm install --prefix "$root/target/tauri-cli" --no-audit --no-fund --silent \
     "@tauri-apps/cli@$TAURI_CLI_VERSION"
 fi
-rm -rf "$root/target/release/bundle/deb"
+rm -rf "$target/release/bundle/deb"
 # Tauri's bundler takes its project folder to be the one holding both
 # tauri.conf.json and the app crate's Cargo.toml [package] (at the root it
 # stops with "No package info in the config file"; TAURI_APP_PATH=src-tauri
@@ -38,7 +47,7 @@ status=0
 (cd "$root/src-tauri" && "$cli" bundle --bundles deb --config "$rerooted") || status=$?
 rm -f "$link"
 [ "$status" -eq 0 ] || exit "$status"
-deb="$(ls "$root"/target/release/bundle/deb/*.deb)"
+deb="$(ls "$target"/release/bundle/deb/*.deb)"
 # Tauri's bundler gzips the payload; xz (Debian's own default) makes the
 # package about half as big, for the same files (the three binaries share
 # much code, which xz's large window finds across files).
