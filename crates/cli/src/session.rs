@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use switchboard_model::{
     Timestamp, age_label,
-    program::{Key, SessionInfo},
+    program::{Key, SessionInfo, handback::HandBack},
 };
 use switchboard_session::{
     Client, ClientError,
@@ -307,13 +307,18 @@ async fn dispatch(client: &Client, workspace: &Workspace, command: SessionComman
         SessionCommand::Expect(args) => expect(client, args).await,
         SessionCommand::Wait(args) => wait(client, args).await,
         SessionCommand::Read(args) => {
-            let output = client
-                .read(&args.session, args.since, args.screen)
+            let (output, note) = client
+                .read_noted(&args.session, args.since, args.screen)
                 .await
                 .map_err(failed)?;
             if args.json {
-                println!("{}", serde_json::to_string(&output)?);
-            } else if let Some(screen) = &output.screen {
+                println!("{}", noted_json(&output, note.as_ref())?);
+                return Ok(0);
+            }
+            if let Some(note) = &note {
+                tell(note);
+            }
+            if let Some(screen) = &output.screen {
                 println!("{}", screen.join("\n").trim_end());
             } else {
                 print!("{}", output.text);
@@ -447,12 +452,14 @@ async fn expect(client: &Client, args: ExpectArgs) -> Result<u8> {
         .into_iter()
         .map(|pattern| Pattern::of(pattern, args.exact))
         .collect();
-    let outcome = client
-        .expect(&args.session, patterns, millis(args.timeout)?, |_| {})
+    let (outcome, note) = client
+        .expect_noted(&args.session, patterns, millis(args.timeout)?, |_| {})
         .await
         .map_err(failed)?;
     if args.json {
-        println!("{}", serde_json::to_string(&outcome)?);
+        println!("{}", noted_json(&outcome, note.as_ref())?);
+    } else if let Some(note) = &note {
+        tell(note);
     }
     Ok(match outcome {
         ExpectOutcome::Matched {
@@ -499,12 +506,14 @@ async fn wait(client: &Client, args: WaitArgs) -> Result<u8> {
         }
         _ => bail!("--for takes prompt, quiet MS, answer MS or exit"),
     };
-    let outcome = client
-        .wait(&args.session, until, millis(args.timeout)?, |_| {})
+    let (outcome, note) = client
+        .wait_noted(&args.session, until, millis(args.timeout)?, |_| {})
         .await
         .map_err(failed)?;
     if args.json {
-        println!("{}", serde_json::to_string(&outcome)?);
+        println!("{}", noted_json(&outcome, note.as_ref())?);
+    } else if let Some(note) = &note {
+        tell(note);
     }
     Ok(match outcome {
         WaitOutcome::Prompt { prompt, output, .. } => {
@@ -611,6 +620,48 @@ fn print_session(info: &SessionInfo, json: bool) -> Result<()> {
         println!("{} {}{how}", info.label(), info.state.as_str());
     }
     Ok(())
+}
+
+/// `value` as one JSON line, with what the developer did while they held
+/// the session under `handed_back` when this is the agent's first look
+/// since.
+fn noted_json(value: &impl serde::Serialize, note: Option<&HandBack>) -> Result<String> {
+    let mut json = serde_json::to_value(value)?;
+    if let (Some(note), Some(object)) = (note, json.as_object_mut()) {
+        object.insert("handed_back".to_owned(), serde_json::to_value(note)?);
+    }
+    Ok(json.to_string())
+}
+
+/// Tells the agent, on stderr before the output, what the developer did
+/// while they held the session.
+fn tell(note: &HandBack) {
+    eprintln!(
+        "(the developer held this session from {} to {}",
+        note.taken_at, note.handed_back_at
+    );
+    if note.typed.is_empty() {
+        eprintln!(" and typed nothing");
+    } else {
+        eprintln!(" and typed:");
+        for line in &note.typed {
+            eprintln!("   {line}");
+        }
+        if note.lines_left_out > 0 {
+            eprintln!("   … and {} more lines", note.lines_left_out);
+        }
+    }
+    if !note.output.is_empty() {
+        eprintln!(" the output meanwhile:");
+        eprintln!("{}", note.output.trim_end());
+    }
+    if note.more_bytes > 0 {
+        eprintln!(
+            " … {} more bytes: switchboard session read --since {}",
+            note.more_bytes, note.cursor
+        );
+    }
+    eprintln!(")");
 }
 
 fn print_table(sessions: &[SessionInfo], now: Timestamp) {

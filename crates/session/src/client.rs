@@ -10,7 +10,7 @@ use std::{
 
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    program::{Controller, SessionInfo},
+    program::{Controller, SessionInfo, handback::HandBack},
 };
 use thiserror::Error;
 use tokio::{
@@ -151,8 +151,18 @@ impl Client {
     pub async fn call(
         &self,
         request: Request,
-        mut progress: impl FnMut(Progress),
+        progress: impl FnMut(Progress),
     ) -> Result<Response, ClientError> {
+        Ok(self.call_noted(request, progress).await?.0)
+    }
+
+    /// [`call`](Self::call), with the note of the developer's last turn
+    /// when the host sent one before its answer.
+    async fn call_noted(
+        &self,
+        request: Request,
+        mut progress: impl FnMut(Progress),
+    ) -> Result<(Response, Option<HandBack>), ClientError> {
         let stream = self.connect().await?;
         let (read, mut write) = stream.into_split();
         let mut line = serde_json::to_vec(&Envelope {
@@ -163,6 +173,7 @@ impl Client {
         line.push(b'\n');
         write.write_all(&line).await?;
         let mut lines = BufReader::new(read).lines();
+        let mut noted = None;
         loop {
             let Some(line) = lines.next_line().await? else {
                 return Err(ClientError::Protocol(
@@ -172,7 +183,8 @@ impl Client {
             match serde_json::from_str::<Reply>(&line) {
                 Ok(Reply::Progress(step)) => progress(step),
                 Ok(Reply::Changed(_) | Reply::Output(_)) => {}
-                Ok(Reply::Done(response)) => return Ok(*response),
+                Ok(Reply::HandedBack(note)) => noted = Some(*note),
+                Ok(Reply::Done(response)) => return Ok((*response, noted)),
                 Ok(Reply::Failed(error)) => return Err(ClientError::Refused(error)),
                 Err(error) => return Err(ClientError::Protocol(error.to_string())),
             }
@@ -232,14 +244,29 @@ impl Client {
         timeout_ms: u64,
         progress: impl FnMut(Progress),
     ) -> Result<ExpectOutcome, ClientError> {
+        Ok(self
+            .expect_noted(session, patterns, timeout_ms, progress)
+            .await?
+            .0)
+    }
+
+    /// [`expect`](Self::expect), with what the developer did if they
+    /// handed the session back since the agent last heard.
+    pub async fn expect_noted(
+        &self,
+        session: &str,
+        patterns: Vec<Pattern>,
+        timeout_ms: u64,
+        progress: impl FnMut(Progress),
+    ) -> Result<(ExpectOutcome, Option<HandBack>), ClientError> {
         let request = Request::Expect {
             session: session.to_owned(),
             patterns,
             timeout_ms,
         };
-        match self.call(request, progress).await? {
-            Response::Expected(outcome) => Ok(outcome),
-            other => Err(unexpected(&other)),
+        match self.call_noted(request, progress).await? {
+            (Response::Expected(outcome), note) => Ok((outcome, note)),
+            (other, _) => Err(unexpected(&other)),
         }
     }
 
@@ -251,14 +278,29 @@ impl Client {
         timeout_ms: u64,
         progress: impl FnMut(Progress),
     ) -> Result<WaitOutcome, ClientError> {
+        Ok(self
+            .wait_noted(session, until, timeout_ms, progress)
+            .await?
+            .0)
+    }
+
+    /// [`wait`](Self::wait), with what the developer did if they handed
+    /// the session back since the agent last heard.
+    pub async fn wait_noted(
+        &self,
+        session: &str,
+        until: WaitFor,
+        timeout_ms: u64,
+        progress: impl FnMut(Progress),
+    ) -> Result<(WaitOutcome, Option<HandBack>), ClientError> {
         let request = Request::Wait {
             session: session.to_owned(),
             until,
             timeout_ms,
         };
-        match self.call(request, progress).await? {
-            Response::Waited(outcome) => Ok(outcome),
-            other => Err(unexpected(&other)),
+        match self.call_noted(request, progress).await? {
+            (Response::Waited(outcome), note) => Ok((outcome, note)),
+            (other, _) => Err(unexpected(&other)),
         }
     }
 
@@ -269,13 +311,35 @@ impl Client {
         since: Option<u64>,
         screen: bool,
     ) -> Result<Output, ClientError> {
-        self.read_following(session, since, screen, None, None)
-            .await
+        Ok(self.read_noted(session, since, screen).await?.0)
     }
 
-    /// A read that follows a session: when nothing came since `since`, it
-    /// waits up to `wait_ms` for output; with `tail`, at most that many of
-    /// the newest bytes (older ones counted as missed).
+    /// [`read`](Self::read), with what the developer did if they handed
+    /// the session back since the agent last heard.
+    pub async fn read_noted(
+        &self,
+        session: &str,
+        since: Option<u64>,
+        screen: bool,
+    ) -> Result<(Output, Option<HandBack>), ClientError> {
+        let request = Request::Read {
+            session: session.to_owned(),
+            since,
+            screen,
+            wait_ms: None,
+            tail: None,
+            by_user: false,
+        };
+        match self.call_noted(request, |_| {}).await? {
+            (Response::Output(output), note) => Ok((output, note)),
+            (other, _) => Err(unexpected(&other)),
+        }
+    }
+
+    /// The developer's view following a session: when nothing came since
+    /// `since`, it waits up to `wait_ms` for output; with `tail`, at most
+    /// that many of the newest bytes (older ones counted as missed). It
+    /// leaves the note of the developer's turn for the agent.
     pub async fn read_following(
         &self,
         session: &str,
@@ -290,6 +354,7 @@ impl Client {
             screen,
             wait_ms,
             tail,
+            by_user: true,
         };
         match self.call(request, |_| {}).await? {
             Response::Output(output) => Ok(output),

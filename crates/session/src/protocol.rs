@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use switchboard_model::{
     ErrorPayload,
-    program::{Controller, ExitStatus, Key, SessionInfo},
+    program::{Controller, ExitStatus, Key, SessionInfo, handback::HandBack},
 };
 
 /// The protocol's version; the host refuses a client of another.
@@ -80,6 +80,10 @@ pub enum Request {
         /// over and counted as missed (a watcher far behind a flood).
         #[serde(default)]
         tail: Option<u64>,
+        /// Read for the developer (the window): leaves the note of their
+        /// last turn for the agent.
+        #[serde(default)]
+        by_user: bool,
     },
     /// The sessions of a workspace, or every session.
     List {
@@ -249,6 +253,10 @@ pub enum Reply {
     Changed(Vec<SessionInfo>),
     /// Output for an attached terminal, base64 (to [`Request::Attach`]).
     Output(String),
+    /// What the developer did while they held the session, sent before
+    /// the answer to the agent's first read, expect or wait after they
+    /// handed it back.
+    HandedBack(Box<HandBack>),
     /// The answer.
     Done(Box<Response>),
     /// The request failed.

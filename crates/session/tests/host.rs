@@ -859,3 +859,103 @@ async fn input_typed_with_echo_off_awaits_no_echo() {
         "{outcome:?}"
     );
 }
+
+/// Issue 30: the agent's first expect, wait or read after the developer
+/// hands a session back says what they typed and what it answered; the
+/// developer's own view leaves that note for the agent.
+#[tokio::test(flavor = "multi_thread")]
+async fn handing_a_session_back_tells_the_agent_what_the_developer_did() {
+    use switchboard_model::program::Controller;
+    let temp = tempfile::tempdir().unwrap();
+    std::fs::write(temp.path().join("marker-file"), "").unwrap();
+    let client = client(temp.path(), &[]);
+    let id = client
+        .start(StartRequest {
+            env: vec![("PS1".into(), "$ ".into())],
+            ..start("bash", &["--norc", "--noprofile", "-i"], None, temp.path())
+        })
+        .await
+        .unwrap()
+        .id;
+    let prompt = || vec![Pattern::Exact("$ ".into())];
+    client.expect(&id, prompt(), SECS, |_| {}).await.unwrap();
+
+    client.control(&id, Controller::User).await.unwrap();
+    let listed = client.list(None).await.unwrap();
+    let held = listed.iter().find(|info| info.id == id).unwrap();
+    assert_eq!(
+        held.controller,
+        Controller::User,
+        "the list says who holds it"
+    );
+    // Typed key by key in the window, one taken back, then a secret line.
+    let dir = temp.path().display().to_string();
+    for key in format!("cd {dir} && lsx\x7f\r").as_bytes().chunks(1) {
+        let text = String::from_utf8(key.to_vec()).unwrap();
+        client
+            .send_as(&id, Input::Text(text), false, true)
+            .await
+            .unwrap();
+    }
+    let read_line = r#"read -r v; echo "got $v""#;
+    client
+        .send_as(&id, Input::Line(read_line.into()), false, true)
+        .await
+        .unwrap();
+    client
+        .send_as(&id, Input::Line("pw-Zq7x9".into()), true, true)
+        .await
+        .unwrap();
+    client
+        .expect(
+            &id,
+            vec![Pattern::Exact("got ********".into())],
+            SECS,
+            |_| {},
+        )
+        .await
+        .unwrap();
+    // The developer's view follows the output and leaves the note alone.
+    let watched = client
+        .read_following(&id, Some(0), false, None, None)
+        .await
+        .unwrap();
+    assert_eq!(watched.session.controller, Controller::User);
+    client.control(&id, Controller::Agent).await.unwrap();
+    let _ = client
+        .read_following(&id, Some(0), false, None, None)
+        .await
+        .unwrap();
+
+    let (outcome, note) = client
+        .expect_noted(&id, prompt(), SECS, |_| {})
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, ExpectOutcome::Matched { .. }),
+        "{outcome:?}"
+    );
+    let note = note.expect("the first expect after the hand-back carries the note");
+    assert_eq!(
+        note.typed,
+        [
+            format!("cd {dir} && ls"),
+            read_line.to_owned(),
+            "***".to_owned()
+        ]
+    );
+    assert!(
+        note.output.contains("marker-file"),
+        "what ls answered: {:?}",
+        note.output
+    );
+    assert!(!note.output.contains("pw-Zq7x9"), "the secret stays masked");
+    assert!(note.handed_back_at >= note.taken_at);
+    assert_eq!(note.more_bytes, 0, "a short turn fits whole");
+    let (_, again) = client
+        .read_noted(&id, Some(note.cursor), false)
+        .await
+        .unwrap();
+    assert!(again.is_none(), "told once");
+    client.kill(&id, Some("KILL".into())).await.unwrap();
+}

@@ -6,6 +6,7 @@
 #[cfg(feature = "patterns")]
 pub mod cast;
 pub mod config;
+pub mod handback;
 pub mod key;
 pub mod limits;
 pub mod prompt;

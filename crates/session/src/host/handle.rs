@@ -207,10 +207,11 @@ async fn answer(
                 compiled,
                 Duration::from_millis(timeout_ms),
             );
-            long(wait, read, write, &session, timeout_ms)
+            let outcome = long(wait, read, write, &session, timeout_ms)
                 .await
-                .map(|outcome| outcome.map(Response::Expected))
-                .unwrap_or(Err(cancelled()))
+                .unwrap_or(Err(cancelled()))?;
+            tell_hand_back(&session, write).await;
+            Ok(Response::Expected(outcome))
         }
         Request::Wait {
             session,
@@ -223,10 +224,11 @@ async fn answer(
                 until,
                 Duration::from_millis(timeout_ms),
             );
-            long(wait, read, write, &session, timeout_ms)
+            let outcome = long(wait, read, write, &session, timeout_ms)
                 .await
-                .map(|outcome| outcome.map(Response::Waited))
-                .unwrap_or(Err(cancelled()))
+                .unwrap_or(Err(cancelled()))?;
+            tell_hand_back(&session, write).await;
+            Ok(Response::Waited(outcome))
         }
         Request::Read {
             session,
@@ -234,6 +236,7 @@ async fn answer(
             screen,
             wait_ms,
             tail,
+            by_user,
         } => {
             let session = find(host, &session)?;
             if let (Some(wait_ms), Some(since)) = (wait_ms, since) {
@@ -245,6 +248,9 @@ async fn answer(
                 if long(wait, read, write, &session, wait_ms).await.is_none() {
                     return Err(cancelled());
                 }
+            }
+            if !by_user {
+                tell_hand_back(&session, write).await;
             }
             let mut core = session.core();
             let start = core.buffer.start();
@@ -420,6 +426,20 @@ async fn attach(
         }
     }
     session.set_controller(Controller::Agent);
+}
+
+/// Tells the agent what the developer did in their last turn, if it has
+/// not heard yet (a line before the answer). A note that cannot be sent is
+/// kept for the next request.
+async fn tell_hand_back(session: &Session, write: &mut OwnedWriteHalf) {
+    if let Some(note) = session.take_hand_back() {
+        let reply = Reply::HandedBack(Box::new(note));
+        if send(write, &reply).await.is_err()
+            && let Reply::HandedBack(note) = reply
+        {
+            session.core().handed_back.get_or_insert(*note);
+        }
+    }
 }
 
 fn cancelled() -> ErrorPayload {

@@ -19,7 +19,11 @@ use switchboard_model::{
 use tokio::sync::watch;
 
 use switchboard_model::program::cast::{self, CastEvent};
-use switchboard_model::program::secret::SecretMask;
+use switchboard_model::program::{
+    Controller,
+    handback::{self, HandBack, TypedLines},
+    secret::SecretMask,
+};
 use switchboard_model::tape::record::RecordMode;
 use switchboard_store::{
     session_log::{self, SessionLog},
@@ -69,6 +73,11 @@ pub struct Core {
     reads: u64,
     /// A flush of held output is scheduled.
     flush_scheduled: bool,
+    /// The developer's turn, while they hold the session.
+    turn: Option<Turn>,
+    /// What the developer did in their last turn, for the agent's next
+    /// read, expect or wait (taken once).
+    pub handed_back: Option<HandBack>,
     /// The session's log in its workspace, while it can be written.
     log: Option<SessionLog>,
     /// When the last event was logged.
@@ -215,6 +224,61 @@ impl Core {
     }
 }
 
+/// The developer's turn at a session: since when, from where in the
+/// output, and what they typed.
+#[derive(Debug)]
+struct Turn {
+    taken_at: Timestamp,
+    from: u64,
+    lines: TypedLines,
+    /// A note the agent had not read yet when the developer took the
+    /// session again: this turn goes on from it.
+    earlier: Option<HandBack>,
+}
+
+impl Core {
+    /// The developer takes the session: their turn starts (or goes on
+    /// from one the agent has not heard of yet).
+    fn begin_turn(&mut self) {
+        let earlier = self.handed_back.take();
+        self.turn = Some(Turn {
+            taken_at: earlier
+                .as_ref()
+                .map_or_else(switchboard_store::clock::now, |note| note.taken_at),
+            from: earlier.as_ref().map_or(self.buffer.end(), |note| note.from),
+            lines: TypedLines::new(),
+            earlier,
+        });
+    }
+
+    /// The developer hands the session back: the note of their turn waits
+    /// for the agent.
+    fn end_turn(&mut self) {
+        let Some(turn) = self.turn.take() else {
+            return;
+        };
+        let (mut typed, mut lines_left_out) = turn.lines.finish();
+        if let Some(earlier) = turn.earlier {
+            lines_left_out += earlier.lines_left_out;
+            typed.splice(0..0, earlier.typed);
+        }
+        let from = turn.from.max(self.buffer.start());
+        let end = self.buffer.end();
+        let (output, cursor, more_bytes) =
+            handback::note_output(&self.buffer.bytes_from(from), from, end);
+        self.handed_back = Some(HandBack {
+            taken_at: turn.taken_at,
+            handed_back_at: switchboard_store::clock::now(),
+            typed,
+            lines_left_out,
+            output,
+            from,
+            cursor,
+            more_bytes,
+        });
+    }
+}
+
 /// How long output that could be the start of a secret is held back when
 /// the program goes quiet part way through it.
 const HOLD_QUIET: Duration = Duration::from_millis(100);
@@ -294,6 +358,8 @@ impl Session {
                 secrets: SecretMask::new(),
                 reads: 0,
                 flush_scheduled: false,
+                turn: None,
+                handed_back: None,
                 log,
                 last_event: started,
             }),
@@ -338,10 +404,23 @@ impl Session {
         self.host_changed.send_modify(|generation| *generation += 1);
     }
 
-    /// Hands the session to the developer or back to agents.
-    pub fn set_controller(&self, controller: switchboard_model::program::Controller) {
-        self.core().info.controller = controller;
+    /// Hands the session to the developer (their turn begins) or back to
+    /// agents (the agent's next read, expect or wait hears what they did).
+    pub fn set_controller(&self, controller: Controller) {
+        let mut core = self.core();
+        match (core.info.controller, controller) {
+            (Controller::Agent, Controller::User) => core.begin_turn(),
+            (Controller::User, Controller::Agent) => core.end_turn(),
+            _ => {}
+        }
+        core.info.controller = controller;
+        drop(core);
         self.bump();
+    }
+
+    /// What the developer did in their last turn, once: for the agent.
+    pub fn take_hand_back(&self) -> Option<HandBack> {
+        self.core().handed_back.take()
     }
 
     fn read_all(self: &Arc<Self>, mut reader: Box<dyn Read + Send>) {
@@ -524,6 +603,9 @@ impl Session {
         let cursor = {
             let mut core = self.core();
             core.secrets.learn(bytes, secret, hidden);
+            if let Some(turn) = &mut core.turn {
+                turn.lines.push(bytes, masked);
+            }
             core.log(&CastEvent::Input { bytes, masked });
             core.typed(bytes, masked);
             let line = core.cursor_line();

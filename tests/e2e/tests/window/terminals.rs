@@ -1,8 +1,9 @@
 //! The Terminals view in the real window: a session an agent starts with
 //! the real CLI appears and shows its screen live, also after the view was
 //! left and opened again; the developer takes it over (the agent's input is
-//! refused meanwhile), types a line into it, hands it back and ends it,
-//! and it plays back from its log. A program asking for a password raises
+//! refused meanwhile), types a line into it, hands it back (the agent's
+//! next wait hears what they typed and what it answered) and ends it, and
+//! it plays back from its log. A program asking for a password raises
 //! the alert in whatever view is open; the secret typed in the window
 //! reaches the program and nothing else.
 
@@ -130,11 +131,37 @@ fn a_session_shows_live_and_is_taken_over_and_handed_back(environment: &Environm
         );
         environment.screenshot("terminals.png")?;
 
-        // Handed back: the agent types again.
+        // Handed back: the agent's next look hears what the developer
+        // typed and what it answered, once; then it types again.
         session.find("#terminal-take").await?.click().await?;
         session
             .wait_for_text("#terminal-state", |text| text.contains("agents drive it"))
             .await?;
+        let (status, waited) = session_cli(
+            environment,
+            &root,
+            &[
+                "wait",
+                &name,
+                "--for",
+                "prompt",
+                "--json",
+                "--timeout",
+                "10",
+            ],
+        )?;
+        let waited: serde_json::Value = serde_json::from_str(&waited)?;
+        let note = &waited["handed_back"];
+        ensure!(
+            status == 0
+                && note["typed"] == serde_json::json!(["print(6*70)"])
+                && note["output"]
+                    .as_str()
+                    .is_some_and(|output| output.contains("420")),
+            "the agent hears of the developer's turn: {waited}"
+        );
+        let (_, again) = session_cli(environment, &root, &["read", &name, "--json"])?;
+        ensure!(!again.contains("handed_back"), "told once: {again}");
         let (status, _) = session_cli(
             environment,
             &root,

@@ -1,32 +1,10 @@
-//! The program-session tools: `session_start`, `session_send`,
-//! `session_expect`, `session_wait`, `session_read`, `session_list`,
-//! `session_kill` — each a thin call over the session host's client, the
-//! same words as `switchboard session …`. A long wait sends progress
-//! notifications; a cancelled call hangs up, which stops the wait, never
-//! the program.
+//! What the program-session tools take and give: their arguments and the
+//! views of sessions, outcomes, output and the developer's hand-back.
 
-use rmcp::{
-    Json, Peer, RoleServer,
-    handler::server::wrapper::Parameters,
-    model::{ProgressNotificationParam, RequestMetaObject},
-    tool, tool_router,
-};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use switchboard_model::program::{Controller, SessionInfo};
-use switchboard_session::{
-    Client,
-    protocol::{
-        ArgumentError, ExpectOutcome, Input, Pattern, Progress, StartRequest, WaitFor, WaitOutcome,
-        timeout_millis, variables,
-    },
-};
-use tokio_util::sync::CancellationToken;
-
-use super::{Server, ToolError};
-
-/// Seconds an expect or wait waits unless told.
-const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+use switchboard_model::program::{Controller, SessionInfo, handback::HandBack};
+use switchboard_session::protocol::{ExpectOutcome, WaitOutcome};
 
 /// A session as the tools show it.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -203,6 +181,10 @@ pub struct ExpectView {
     /// The signal that ended it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
+    /// What the developer did while they held the session, on the first
+    /// expect, wait or read after they handed it back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handed_back: Option<HandBackView>,
 }
 
 impl From<ExpectOutcome> for ExpectView {
@@ -216,6 +198,7 @@ impl From<ExpectOutcome> for ExpectView {
             cursor: None,
             exit_code: None,
             signal: None,
+            handed_back: None,
         };
         match outcome {
             ExpectOutcome::Matched {
@@ -304,6 +287,10 @@ pub struct WaitView {
     /// The signal that ended it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
+    /// What the developer did while they held the session, on the first
+    /// expect, wait or read after they handed it back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handed_back: Option<HandBackView>,
 }
 
 impl From<WaitOutcome> for WaitView {
@@ -316,6 +303,7 @@ impl From<WaitOutcome> for WaitView {
             cursor: None,
             exit_code: None,
             signal: None,
+            handed_back: None,
         };
         match outcome {
             WaitOutcome::Prompt {
@@ -384,6 +372,52 @@ pub struct ReadView {
     pub screen: Option<Vec<String>>,
     /// The session now.
     pub session: SessionView,
+    /// What the developer did while they held the session, on the first
+    /// expect, wait or read after they handed it back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handed_back: Option<HandBackView>,
+}
+
+/// What the developer did while they held a session.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HandBackView {
+    /// When they took it over.
+    pub taken_at: String,
+    /// When they handed it back.
+    pub handed_back_at: String,
+    /// Each line they typed, in order (a secret as `***`).
+    pub typed: Vec<String>,
+    /// Lines typed past the first 200, not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lines_left_out: u64,
+    /// The output from when they took it over (its first 4 KiB at most).
+    pub output: String,
+    /// Where `output` starts.
+    pub from: u64,
+    /// Just past `output`: read from here (`since`) for what it left out.
+    pub cursor: u64,
+    /// Bytes after `cursor` produced before the hand-back.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_bytes: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
+impl From<HandBack> for HandBackView {
+    fn from(note: HandBack) -> Self {
+        Self {
+            taken_at: note.taken_at.to_string(),
+            handed_back_at: note.handed_back_at.to_string(),
+            typed: note.typed,
+            lines_left_out: note.lines_left_out as u64,
+            output: note.output,
+            from: note.from,
+            cursor: note.cursor,
+            more_bytes: note.more_bytes,
+        }
+    }
 }
 
 /// `session_list`'s arguments.
@@ -412,276 +446,4 @@ pub struct KillArgs {
     /// KILL, … or a number.
     #[serde(default)]
     pub signal: Option<String>,
-}
-
-fn client() -> Result<Client, ToolError> {
-    Client::new().map_err(|error| ToolError(error.payload()))
-}
-
-fn millis(timeout: Option<f64>) -> Result<u64, ToolError> {
-    timeout_millis(timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)).map_err(invalid)
-}
-
-/// An argument that does not say what it must, as a tool error.
-fn invalid(error: ArgumentError) -> ToolError {
-    ToolError::invalid(error.to_string())
-}
-
-/// A progress channel: the reporter a client call takes, and its other end.
-fn progress_channel() -> (
-    impl FnMut(Progress) + Send + 'static,
-    tokio::sync::mpsc::UnboundedReceiver<Progress>,
-) {
-    let (steps, stepped) = tokio::sync::mpsc::unbounded_channel();
-    (
-        move |step: Progress| {
-            let _ = steps.send(step);
-        },
-        stepped,
-    )
-}
-
-/// Runs a long call: its progress lines become progress notifications,
-/// and a cancelled call hangs up (the host stops waiting).
-async fn long<T>(
-    call: impl Future<Output = T>,
-    mut stepped: tokio::sync::mpsc::UnboundedReceiver<Progress>,
-    meta: &RequestMetaObject,
-    peer: &Peer<RoleServer>,
-    cancelled: &CancellationToken,
-) -> Result<T, ToolError> {
-    let token = meta.get_progress_token();
-    let mut call = std::pin::pin!(call);
-    loop {
-        tokio::select! {
-            done = &mut call => return Ok(done),
-            Some(step) = stepped.recv() => {
-                if let Some(token) = &token {
-                    let waited = step.waited_ms as f64 / 1000.0;
-                    let total = step.timeout_ms as f64 / 1000.0;
-                    let notification = ProgressNotificationParam::new(token.clone(), waited)
-                        .with_total(total)
-                        .with_message(format!("waiting; {} bytes of output so far", step.output_bytes));
-                    if let Err(error) = peer.notify_progress(notification).await {
-                        tracing::debug!(%error, "progress notification not sent");
-                    }
-                }
-            }
-            () = cancelled.cancelled() => {
-                return Err(ToolError::invalid("the call was cancelled; the program runs on"));
-            }
-        }
-    }
-}
-
-#[tool_router(router = session_tools, vis = "pub(super)")]
-impl Server {
-    /// Starts a program session.
-    #[tool(
-        description = "Start an interactive program on a pseudo-terminal that outlives this call \
-                       (a REPL, a database shell, an installer): returns the session (its id, or \
-                       the name you gave, is what the other session_ tools take). The program \
-                       gets the server's environment plus `env`, and is not run through a shell \
-                       unless you name one. The developer can watch it live in Switchboard."
-    )]
-    pub async fn session_start(
-        &self,
-        Parameters(args): Parameters<StartArgs>,
-    ) -> Result<Json<SessionView>, ToolError> {
-        let workspace = self.workspace().root().to_owned();
-        let env = variables(&args.env).map_err(invalid)?;
-        let cwd = match args.cwd {
-            Some(dir) if std::path::Path::new(&dir).is_absolute() => dir,
-            Some(dir) => workspace.join(dir).display().to_string(),
-            None => workspace.display().to_string(),
-        };
-        let program = match (args.program, &args.config) {
-            (Some(program), _) => program,
-            (None, Some(_)) => String::new(),
-            (None, None) => {
-                return Err(ToolError::invalid("give the program to start, or a config"));
-            }
-        };
-        let request = StartRequest {
-            program,
-            args: args.args,
-            name: args.name,
-            cwd,
-            base_env: std::env::vars().collect(),
-            env,
-            rows: args.rows,
-            cols: args.cols,
-            workspace: Some(workspace.display().to_string()),
-            record: args.record,
-            prompts: Vec::new(),
-        };
-        let client = client()?;
-        let info = match &args.config {
-            Some(name) => switchboard_session::config::start_with(&client, name, request)
-                .await
-                .map_err(ToolError)?,
-            None => client
-                .start(request)
-                .await
-                .map_err(|error| ToolError(error.payload()))?,
-        };
-        Ok(Json(info.into()))
-    }
-
-    /// Types into a session.
-    #[tool(
-        description = "Type into a program session: text, a line (`line`: Enter after it), or a \
-                       named key (`key`: ctrl-c, ctrl-d, esc, up, enter, tab, …). `secret` keeps \
-                       a password out of every log, read and view. Returns the output cursor at \
-                       the moment it was typed."
-    )]
-    pub async fn session_send(
-        &self,
-        Parameters(args): Parameters<SendArgs>,
-    ) -> Result<Json<SentView>, ToolError> {
-        let input = Input::of(args.text, args.line, args.key.as_deref()).map_err(invalid)?;
-        let cursor = client()?
-            .send(&args.session, input, args.secret)
-            .await
-            .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(SentView { cursor }))
-    }
-
-    /// Waits for a pattern.
-    #[tool(
-        description = "Wait, in the server, for the first of several patterns in a session's \
-                       output after its expect cursor (each match moves the cursor past it, so \
-                       output is never matched twice; the echo of what was typed is never \
-                       matched). Returns which matched and the text before it; a timeout is an \
-                       outcome with the output's tail, not an error. Progress notifications are \
-                       sent while waiting; cancelling stops the wait, not the program."
-    )]
-    pub async fn session_expect(
-        &self,
-        Parameters(args): Parameters<ExpectArgs>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancelled: CancellationToken,
-    ) -> Result<Json<ExpectView>, ToolError> {
-        if args.patterns.is_empty() {
-            return Err(ToolError::invalid("give at least one pattern"));
-        }
-        let patterns: Vec<Pattern> = args
-            .patterns
-            .into_iter()
-            .map(|pattern| Pattern::of(pattern, args.exact))
-            .collect();
-        let timeout = millis(args.timeout)?;
-        let client = client()?;
-        let session = args.session;
-        let (report, stepped) = progress_channel();
-        let outcome = long(
-            client.expect(&session, patterns, timeout, report),
-            stepped,
-            &meta,
-            &peer,
-            &cancelled,
-        )
-        .await?
-        .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(outcome.into()))
-    }
-
-    /// Waits for a prompt, quiet or the end.
-    #[tool(
-        description = "Wait, in the server, until a session's program shows a prompt after the \
-                       last input (learnt from what it showed before earlier input), has been \
-                       quiet for `quiet_ms`, or has exited (with its exit code or signal). A \
-                       timeout is an outcome with the output's tail. Progress notifications are \
-                       sent while waiting; cancelling stops the wait, not the program."
-    )]
-    pub async fn session_wait(
-        &self,
-        Parameters(args): Parameters<WaitArgs>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancelled: CancellationToken,
-    ) -> Result<Json<WaitView>, ToolError> {
-        let until = match args.until {
-            WaitKind::Prompt => WaitFor::Prompt,
-            WaitKind::Quiet => WaitFor::Quiet(args.quiet_ms.unwrap_or(500)),
-            WaitKind::Exit => WaitFor::Exit,
-        };
-        let timeout = millis(args.timeout)?;
-        let client = client()?;
-        let session = args.session;
-        let (report, stepped) = progress_channel();
-        let outcome = long(
-            client.wait(&session, until, timeout, report),
-            stepped,
-            &meta,
-            &peer,
-            &cancelled,
-        )
-        .await?
-        .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(outcome.into()))
-    }
-
-    /// Reads output.
-    #[tool(
-        description = "Read a session's output since a cursor (no output is lost between reads \
-                       while it is in the buffer; `missed` says how much fell out before a late \
-                       read), and with `screen` the screen as a person sees it, for full-screen \
-                       programs. Pass the returned `cursor` as `since` next time."
-    )]
-    pub async fn session_read(
-        &self,
-        Parameters(args): Parameters<ReadArgs>,
-    ) -> Result<Json<ReadView>, ToolError> {
-        let output = client()?
-            .read(&args.session, args.since, args.screen)
-            .await
-            .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(ReadView {
-            text: output.text,
-            from: output.from,
-            cursor: output.cursor,
-            missed: output.missed,
-            screen: output.screen,
-            session: output.session.into(),
-        }))
-    }
-
-    /// Lists sessions.
-    #[tool(
-        description = "List the program sessions started from this workspace (`all`: every \
-                       session of the user): name, command, pid, state (running, exited, \
-                       killed, lost), start and last activity, and who controls it."
-    )]
-    pub async fn session_list(
-        &self,
-        Parameters(args): Parameters<ListArgs>,
-    ) -> Result<Json<SessionList>, ToolError> {
-        let filter = (!args.all).then(|| self.workspace().root().display().to_string());
-        let sessions = client()?
-            .list(filter)
-            .await
-            .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(SessionList {
-            sessions: sessions.into_iter().map(SessionView::from).collect(),
-        }))
-    }
-
-    /// Ends a session.
-    #[tool(
-        description = "End a program session: the signal (default TERM), then KILL after a short \
-                       grace if it is still running. Returns the ended session with its exit \
-                       status."
-    )]
-    pub async fn session_kill(
-        &self,
-        Parameters(args): Parameters<KillArgs>,
-    ) -> Result<Json<SessionView>, ToolError> {
-        let info = client()?
-            .kill(&args.session, args.signal)
-            .await
-            .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(info.into()))
-    }
 }
