@@ -431,6 +431,7 @@ async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Resul
         workspace: Some(workspace.root().display().to_string()),
         record: args.record,
         prompts: Vec::new(),
+        run: None,
     };
     let info = match &args.config {
         Some(name) => switchboard_session::config::start_with(client, name, request)

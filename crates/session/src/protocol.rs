@@ -198,6 +198,10 @@ pub struct StartRequest {
     /// only looks like a prompt settle first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prompts: Vec<String>,
+    /// The investigation, test, fuzz run or chain it is part of
+    /// (`SessionInfo::run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// What a send types.

@@ -243,14 +243,16 @@ impl ProbeReports {
                 let Ok(report) = self.load(&file.path) else {
                     continue;
                 };
-                let summary = |kind, program: &str, headline, failed| ReportSummary {
-                    path: file.path.display().to_string(),
-                    kind,
-                    program: program.to_owned(),
-                    when_ms: file.modified_ms,
-                    headline,
-                    failed,
-                };
+                let summary =
+                    |kind, program: &str, headline, failed, run: &Option<String>| ReportSummary {
+                        path: file.path.display().to_string(),
+                        kind,
+                        program: program.to_owned(),
+                        when_ms: file.modified_ms,
+                        headline,
+                        failed,
+                        run: run.clone(),
+                    };
                 match report {
                     ReportView::Investigation(report)
                         if report
@@ -264,6 +266,10 @@ impl ProbeReports {
                             &report.program,
                             investigation_headline(&report),
                             false,
+                            &report
+                                .switchboard
+                                .as_ref()
+                                .and_then(|facts| facts.run.clone()),
                         ));
                     }
                     ReportView::Test(report)
@@ -275,6 +281,7 @@ impl ProbeReports {
                             &report.program,
                             headline,
                             failed,
+                            &report.run,
                         ));
                     }
                     _ => {}
@@ -394,11 +401,17 @@ mod tests {
         let mut ours = report.clone();
         ours.switchboard = Some(switchboard_model::probe::report::RunFacts {
             workspace: Some("/ws".into()),
+            run: Some("investigate-toy-42-1".into()),
             ..Default::default()
         });
         reports.save_investigation(&ours, "toy", at).unwrap();
         let listed = reports.for_workspace(Path::new("/ws")).reports;
         assert_eq!(listed.len(), 1);
+        assert_eq!(
+            listed[0].run.as_deref(),
+            Some("investigate-toy-42-1"),
+            "the window links the run's sessions to it"
+        );
         assert_eq!(listed[0].kind, ReportKind::Investigation);
         assert!(matches!(
             reports.load(Path::new(&listed[0].path)).unwrap(),

@@ -212,6 +212,9 @@ pub struct FuzzReport {
     /// The workspace it was run for (absolute), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// The run its sessions belong to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 impl FuzzReport {

@@ -147,6 +147,10 @@ pub struct RunFacts {
     /// The workspace it was run for (absolute), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// The run its sessions belong to (their `run`), so the window links
+    /// them to this report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// An investigation report.

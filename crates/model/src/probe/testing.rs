@@ -97,6 +97,10 @@ pub struct TestReport {
     /// The workspace it was run for (absolute), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// The run its sessions belong to (their `run`), so the window links
+    /// them to this report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 impl TestReport {
@@ -115,6 +119,7 @@ impl TestReport {
             findings: Vec::new(),
             seed: None,
             workspace: None,
+            run: None,
         }
     }
 
@@ -178,6 +183,7 @@ impl FuzzReport {
             TestReport::new(self.program.clone(), timestamp, vec![fuzzing_result(&self)]);
         report.seed = Some(self.seed);
         report.workspace = self.workspace;
+        report.run = self.run;
         report.findings = self.findings;
         report
     }

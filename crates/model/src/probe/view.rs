@@ -44,6 +44,9 @@ pub struct ReportSummary {
     pub headline: String,
     /// A check failed or a crash was found.
     pub failed: bool,
+    /// The run whose sessions made it, if it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// The workspace's reports, newest first.

@@ -33,6 +33,7 @@ pub fn header(info: &SessionInfo) -> String {
             program: info.program.clone(),
             args: info.args.clone(),
             cwd: info.cwd.clone(),
+            run: info.run.clone(),
         },
     })
     .to_string()
@@ -54,6 +55,9 @@ pub struct LoggedSession {
     /// The folder it ran in.
     #[serde(default)]
     pub cwd: String,
+    /// The run that started it, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// A log's header, as read back.
@@ -92,6 +96,7 @@ impl LogHeader {
         let mut info =
             SessionInfo::starting(logged.id, logged.program, logged.args, logged.cwd, started);
         info.name = logged.name;
+        info.run = logged.run;
         info.workspace = Some(workspace.to_owned());
         info.state = match exit {
             Some(_) => super::SessionState::Exited,

@@ -203,6 +203,11 @@ pub struct SessionInfo {
     /// workspace), or why it could not be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tape: Option<String>,
+    /// The investigation, test, fuzz run or chain that started it (named
+    /// as its first session is: `investigate-toy-4242-1`); the window
+    /// lists a run's sessions as one row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 impl SessionInfo {
@@ -234,6 +239,7 @@ impl SessionInfo {
             recording: false,
             wants_secret: false,
             tape: None,
+            run: None,
         }
     }
 

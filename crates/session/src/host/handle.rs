@@ -559,6 +559,7 @@ fn start(host: &Host, start: StartRequest) -> Answer {
         name: start.name,
         workspace: start.workspace,
         recording: start.record,
+        run: start.run,
         rows: start.rows.unwrap_or(24).max(1),
         cols: start.cols.unwrap_or(80).max(1),
         ..SessionInfo::starting(

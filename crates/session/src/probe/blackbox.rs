@@ -103,6 +103,7 @@ pub async fn test(
     report.findings = findings;
     report.seed = Some(options.seed);
     report.workspace = target.workspace.clone();
+    report.run = target.run();
     Ok(report)
 }
 

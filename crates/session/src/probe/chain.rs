@@ -83,11 +83,13 @@ pub async fn run(
         ("HISTFILE".to_owned(), String::new()),
         ("PROMPT_COMMAND".to_owned(), String::new()),
     ];
+    let name = super::session_name("chain", &chain.name);
     let info = client
         .start(StartRequest {
             program: shell.clone(),
             args,
-            name: Some(super::session_name("chain", &chain.name)),
+            name: Some(name.clone()),
+            run: Some(name),
             cwd: base.cwd.clone(),
             base_env: base.env.clone(),
             env,

@@ -72,6 +72,7 @@ pub async fn fuzz(
     let outcome = run(&mut talk, target, options, &mut report, progress).await;
     talk.stop().await;
     outcome?;
+    report.run = target.run();
     report.restarts = talk.starts.saturating_sub(1);
     report.duration_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
     Ok(report)

@@ -157,6 +157,7 @@ pub async fn investigate(
     facts.starts = run.talk.starts;
     facts.duration_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
     facts.workspace = target.workspace.clone();
+    facts.run = target.run();
     Ok(run.report)
 }
 

@@ -37,6 +37,10 @@ pub struct Target {
     /// The workspace its sessions belong to (absolute), so they are logged
     /// and shown there.
     pub workspace: Option<String>,
+    /// The run its sessions belong to: named as the first of them is, when
+    /// it starts (one target, one run — every conversation of a test's
+    /// checks shares it).
+    pub run: std::sync::OnceLock<String>,
 }
 
 impl Target {
@@ -50,7 +54,13 @@ impl Target {
             cwd,
             env: std::env::vars().collect(),
             workspace,
+            run: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The run its sessions belong to, once one started.
+    pub fn run(&self) -> Option<String> {
+        self.run.get().cloned()
     }
 
     /// The command line as a person would type it (shell-quoted).
@@ -240,12 +250,15 @@ impl<'a> Conversation<'a> {
         self.stop().await;
         let mut args = self.target.args.clone();
         args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+        let name = session_name(self.purpose, &self.target.program);
+        let run = self.target.run.get_or_init(|| name.clone()).clone();
         let info = self
             .client
             .start(StartRequest {
                 program: self.target.program.clone(),
                 args,
-                name: Some(session_name(self.purpose, &self.target.program)),
+                name: Some(name),
+                run: Some(run),
                 cwd: self.target.cwd.clone(),
                 base_env: self.target.env.clone(),
                 env: Vec::new(),

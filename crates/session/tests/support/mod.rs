@@ -44,6 +44,7 @@ pub fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
         workspace: None,
         record: false,
         prompts: Vec::new(),
+        run: None,
     }
 }
 

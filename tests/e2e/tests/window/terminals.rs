@@ -372,6 +372,46 @@ fn an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window(
             ensure!(notes.contains("destructive"), "{notes:?}");
             environment.screenshot("terminals-investigation.png")?;
 
+            // The Sessions tab, with the investigation's ended sessions and
+            // a live one an agent started: the live one is the first row,
+            // the investigation's sessions one row that opens onto them
+            // and its report.
+            let agent = format!("agent-{}", std::process::id());
+            let (status, live_id) = session_cli(
+                environment,
+                &root,
+                &["start", "--name", &agent, "--", "sleep", "60"],
+            )?;
+            ensure!(status == 0, "start: {live_id}");
+            session.find("#terminals-tab-sessions").await?.click().await?;
+            session
+                .find(&format!(".session-item[data-id='{live_id}']"))
+                .await?;
+            session
+                .wait_until(&format!(
+                    "document.querySelector('.terminals-list').firstElementChild.dataset.id === '{live_id}'"
+                ))
+                .await?;
+            let runs = session.texts(".run-group .run-item .session-name").await?;
+            ensure!(
+                runs.len() == 1 && runs[0].starts_with("investigate toy · "),
+                "one row for the investigation's sessions: {runs:?}"
+            );
+            let rows = session.texts(".terminals-list > *").await?;
+            ensure!(rows.len() == 2, "the live session and the run: {rows:?}");
+            session.find(".run-group .run-item").await?.click().await?;
+            let inside = session.texts(".run-sessions .session-item").await?;
+            ensure!(!inside.is_empty(), "the run lists its sessions");
+            environment.screenshot("terminals-runs.png")?;
+            session.find(".run-report").await?.click().await?;
+            session
+                .find("#terminals-tab-reports[aria-selected='true']")
+                .await?;
+            session
+                .wait_for_text("#report-graph", |text| text.contains("toy(config)#"))
+                .await?;
+            session_cli(environment, &root, &["kill", &agent])?;
+
             // Fuzzed while the view is left: on return, the crash plays.
             session.find("#nav-inbox").await?.click().await?;
             session.find("#view-inbox").await?;

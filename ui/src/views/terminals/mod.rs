@@ -17,7 +17,10 @@ mod reports;
 use std::rc::Rc;
 
 use leptos::{ev::KeyboardEvent, prelude::*};
-use switchboard_model::program::{Controller, SessionInfo, SessionState, view::SessionTypeRequest};
+use switchboard_model::program::{
+    Controller, SessionInfo, SessionState,
+    view::{ListEntry, RunRow, SessionTypeRequest, arrange},
+};
 
 use crate::{
     app::Sessions,
@@ -78,6 +81,12 @@ struct TerminalsState {
     error: RwSignal<Option<String>>,
     /// The player of an ended session's log.
     replay: TapesState,
+    /// The run whose sessions are listed open (the others are one row).
+    expanded: RwSignal<Option<String>>,
+    /// The Reports tab is open.
+    reports: RwSignal<bool>,
+    /// The run whose report the Reports tab is asked to show.
+    report_of_run: RwSignal<Option<String>>,
 }
 
 impl TerminalsState {
@@ -247,9 +256,13 @@ pub fn Terminals() -> impl IntoView {
         generation: StoredValue::new(0),
         error,
         replay: TapesState::new(error, false),
+        expanded: RwSignal::new(None),
+        reports: RwSignal::new(false),
+        report_of_run: RwSignal::new(None),
     };
     // Each change while the view is open: the session asked for (the
-    // alert's), else the one shown if it is still listed, else the first.
+    // alert's), else the one shown if it is still listed, else the first
+    // the list shows.
     // Reads start under the view's owner, not the effect's, which a re-run
     // cleans up (a read cancelled half way would leave `busy` set).
     let view_owner = Owner::current();
@@ -260,7 +273,7 @@ pub fn Terminals() -> impl IntoView {
             match (&wanted, state.selected.get_untracked()) {
                 (Some(id), _) if listed(id) => Some(Some(id.clone())),
                 (_, Some(id)) if listed(&id) => None,
-                _ => Some(sessions.first().map(|session| session.id.clone())),
+                _ => Some(first_listed(sessions)),
             }
         });
         if wanted.is_some() {
@@ -276,7 +289,7 @@ pub fn Terminals() -> impl IntoView {
     });
     // Sessions, or the reports of the workspace's programs: two tabs, the
     // arrow keys move between them as in any tab list.
-    let reports = RwSignal::new(false);
+    let reports = state.reports;
     let buttons = [
         NodeRef::<leptos::html::Button>::new(),
         NodeRef::<leptos::html::Button>::new(),
@@ -316,7 +329,7 @@ pub fn Terminals() -> impl IntoView {
                 </div>
             </header>
             {move || match reports.get() {
-                true => view! { <reports::Reports /> }.into_any(),
+                true => view! { <reports::Reports wanted_run=state.report_of_run /> }.into_any(),
                 false => view! {
                     {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
                     <div class="terminals-columns">
@@ -334,7 +347,16 @@ pub fn Terminals() -> impl IntoView {
     }
 }
 
-/// The sessions, newest first.
+/// The session the list shows first, if any.
+fn first_listed(sessions: &[SessionInfo]) -> Option<String> {
+    match arrange(sessions).into_iter().next()? {
+        ListEntry::Session(session) => Some(session.id),
+        ListEntry::Run(row) => row.sessions.first().map(|session| session.id.clone()),
+    }
+}
+
+/// The sessions in the order that matters (`model::program::view::arrange`):
+/// live ones, then each run's as one row, then ended ones.
 #[component]
 fn SessionList(state: TerminalsState) -> impl IntoView {
     move || {
@@ -349,38 +371,114 @@ fn SessionList(state: TerminalsState) -> impl IntoView {
             }
             .into_any();
         }
-        let selected = state.selected.get();
-        sessions
+        arrange(&sessions)
             .into_iter()
-            .map(|session| {
-                let id = session.id.clone();
-                let current = selected.as_deref() == Some(session.id.as_str());
-                let mut details = vec![session.state.as_str().to_owned()];
-                if let Some(exit) = session.exit {
-                    details.push(exit.to_string());
-                }
-                if session.controller == Controller::User {
-                    details.push("yours".to_owned());
-                }
-                view! {
-                    <button
-                        class="session-item"
-                        class:current=current
-                        class:ended=session.state != SessionState::Running
-                        data-id=session.id.clone()
-                        on:click=move |_| {
-                            state.selected.set(Some(id.clone()));
-                            state.refresh();
-                        }
-                    >
-                        <span class="session-name">{session.label().to_owned()}</span>
-                        <code class="session-command">{session.command_line()}</code>
-                        <span class="muted session-details">{details.join(" · ")}</span>
-                    </button>
-                }
+            .map(|entry| match entry {
+                ListEntry::Session(session) => view! { <SessionItem state session /> }.into_any(),
+                ListEntry::Run(row) => view! { <RunItem state row /> }.into_any(),
             })
             .collect_view()
             .into_any()
+    }
+}
+
+/// One session: its name, command, state and who has it.
+#[component]
+fn SessionItem(state: TerminalsState, session: SessionInfo) -> impl IntoView {
+    let id = session.id.clone();
+    let mut details = vec![session.state.as_str().to_owned()];
+    if let Some(exit) = session.exit {
+        details.push(exit.to_string());
+    }
+    if session.controller == Controller::User {
+        details.push("yours".to_owned());
+    }
+    let current = {
+        let id = id.clone();
+        move || {
+            state
+                .selected
+                .with(|selected| selected.as_deref() == Some(id.as_str()))
+        }
+    };
+    view! {
+        <button
+            class="session-item"
+            class:current=current
+            class:ended=session.state != SessionState::Running
+            data-id=session.id.clone()
+            on:click=move |_| {
+                state.selected.set(Some(id.clone()));
+                state.refresh();
+            }
+        >
+            <span class="session-name">{session.label().to_owned()}</span>
+            <code class="session-command">{session.command_line()}</code>
+            <span class="muted session-details">{details.join(" · ")}</span>
+        </button>
+    }
+}
+
+/// The sessions one investigation, test, fuzz run or chain started: one
+/// row, opened to list them and to reach the report it wrote.
+#[component]
+fn RunItem(state: TerminalsState, row: RunRow) -> impl IntoView {
+    let run = row.run.clone();
+    let open = {
+        let run = run.clone();
+        Memo::new(move |_| {
+            state
+                .expanded
+                .with(|expanded| expanded.as_deref() == Some(run.as_str()))
+        })
+    };
+    let toggle = {
+        let run = run.clone();
+        move |_| {
+            state.expanded.update(|expanded| {
+                *expanded = if expanded.as_deref() == Some(run.as_str()) {
+                    None
+                } else {
+                    Some(run.clone())
+                };
+            })
+        }
+    };
+    let report = move |_| {
+        state.report_of_run.set(Some(run.clone()));
+        state.reports.set(true);
+    };
+    let headline = row.headline();
+    // Investigations, tests and fuzz runs write a report; chains do not.
+    let writes_report = matches!(row.purpose.as_str(), "investigate" | "test" | "fuzz");
+    let sessions = row.sessions;
+    view! {
+        <div class="run-group" data-run=row.run.clone()>
+            <button
+                class="session-item run-item"
+                class:ended=row.live == 0
+                aria-expanded=move || open.get().to_string()
+                on:click=toggle
+            >
+                <span class="session-name">{headline}</span>
+                <code class="session-command">{row.run.clone()}</code>
+            </button>
+            {move || open.get().then(|| {
+                let report = report.clone();
+                view! {
+                    <div class="run-sessions">
+                        {writes_report.then(|| view! {
+                            <button class="link run-report" on:click=report>"Open its report"</button>
+                        })}
+                        {sessions
+                            .clone()
+                            .into_iter()
+                            .map(|session| view! { <SessionItem state session /> })
+                            .collect_view()}
+                    </div>
+                }
+            })}
+        </div>
     }
 }
 

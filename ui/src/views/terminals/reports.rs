@@ -33,6 +33,8 @@ struct ReportsState {
     error: RwSignal<Option<String>>,
     /// The crash tape being played.
     replay: TapesState,
+    /// The run whose report is asked for (the Sessions tab's run row).
+    wanted_run: RwSignal<Option<String>>,
 }
 
 impl ReportsState {
@@ -42,8 +44,17 @@ impl ReportsState {
             match ipc::probe_reports().await {
                 Ok(list) => {
                     let first = list.reports.first().map(|report| report.path.clone());
+                    let wanted = self.wanted_run.get_untracked().and_then(|run| {
+                        list.reports
+                            .iter()
+                            .find(|report| report.run.as_deref() == Some(run.as_str()))
+                            .map(|report| report.path.clone())
+                    });
                     self.list.set(list);
-                    if self.selected.get_untracked().is_none() {
+                    if wanted.is_some() {
+                        self.wanted_run.set(None);
+                        self.selected.set(wanted);
+                    } else if self.selected.get_untracked().is_none() {
                         self.selected.set(first);
                     }
                 }
@@ -84,9 +95,10 @@ impl ReportsState {
     }
 }
 
-/// The reports: the list and the chosen one.
+/// The reports: the list and the chosen one (the report of `wanted_run`
+/// when a run's row asked for it).
 #[component]
-pub fn Reports() -> impl IntoView {
+pub fn Reports(wanted_run: RwSignal<Option<String>>) -> impl IntoView {
     let error = RwSignal::new(None);
     let state = ReportsState {
         list: RwSignal::new(ReportList::default()),
@@ -94,6 +106,7 @@ pub fn Reports() -> impl IntoView {
         shown: RwSignal::new_local(None),
         error,
         replay: TapesState::new(error, false),
+        wanted_run,
     };
     state.reload();
     events::on_store_change(move |change| {

@@ -128,6 +128,7 @@ impl Server {
             workspace: Some(workspace.display().to_string()),
             record: args.record,
             prompts: Vec::new(),
+            run: None,
         };
         let client = client()?;
         let info = match &args.config {
