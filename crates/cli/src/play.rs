@@ -32,7 +32,7 @@ use switchboard_model::{
     ErrorCode, ErrorPayload,
     tape::{
         Chunk, InputKind, Spread, Tape,
-        index::{TapeIndex, strip_ansi},
+        index::{self, TapeIndex, strip_ansi},
         record::{Recorder, SCREEN_LIMIT, follow_screen},
         redact,
     },
@@ -241,9 +241,14 @@ impl Player {
                     .index
                     .lookup(&self.tapes, &lookup, &input, self.last)
                     .filter(|(t, e)| {
-                        // A raw send matches as soon as its bytes are typed; a
-                        // line on its terminator.
-                        submitted || self.tapes[*t].exchanges[*e].input.kind == InputKind::Raw
+                        // A raw send matches once all its bytes are typed
+                        // (a line end it recorded too: `/wo=`, 0xff and a
+                        // line feed, is found by its 0xff but not played
+                        // before the line feed); a line on its terminator.
+                        let exchange = &self.tapes[*t].exchanges[*e];
+                        submitted
+                            || (exchange.input.kind == InputKind::Raw
+                                && input.len() >= index::input_bytes(exchange).len())
                     });
                 let Some((t, e)) = found else {
                     if !submitted {

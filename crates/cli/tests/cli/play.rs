@@ -177,6 +177,44 @@ fn claudecontrol_tapes_play(waits: bool) {
     }
 }
 
+/// Issue 30: a raw send of bytes that are not UTF-8 with its line end
+/// (`/wo=`: 0xff and a line feed, as ClaudeControl records a `send` of
+/// them) plays once all its bytes are typed, and the session goes on.
+#[test]
+fn a_raw_input_that_is_not_utf8_plays_whole() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    let mut tape = claudecontrol_tape(&root, "python3");
+    // What python3 -i printed for it (echo, then its error), read by read.
+    let answer = "\u{ff}\r\n  File \"<stdin>\", line 0\r\n    \r\nSyntaxError: (unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte\r\n>>> ";
+    let raw = json!({"pre": {"prompt": ">>> "},
+        "input": {"type": "raw", "dataText": null, "dataBytesB64": "/wo="},
+        "output": {"chunks": [{"delay_ms": 3, "dataB64": b64(answer), "isUtf8": true}]},
+        "exit": null, "dur_ms": 4, "annotations": {}});
+    let exchanges = tape["exchanges"].as_array_mut().unwrap();
+    let at = exchanges.len() - 1;
+    exchanges.insert(at, raw);
+    tape["meta"]["cwd"] = json!(root.display().to_string());
+    let file = std::fs::read_dir(root.join("tapes/python3"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(&file, tape.to_string()).unwrap();
+
+    let mut terminal = Terminal::start(&root, &["play", "--", "python3", "-i"], &[]);
+    terminal.wait_raw();
+    terminal.expect(">>> ");
+    terminal.send_bytes(b"\xff\n");
+    terminal.expect("invalid start byte\r\n>>> ");
+    terminal.send("exit()\r");
+    let status = terminal.finish();
+    let after = String::from_utf8_lossy(&terminal.transcript).into_owned();
+    assert!(!after.contains("NOT_FOUND"), "{after:?}");
+    assert_eq!(status, 0, "the recorded exit: {after:?}");
+}
+
 #[test]
 fn claudecontrol_tapes_play_to_a_client_that_waits_for_each_prompt() {
     claudecontrol_tapes_play(true);

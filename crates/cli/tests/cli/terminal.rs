@@ -142,6 +142,12 @@ impl Terminal {
         }
     }
 
+    /// Types `bytes` (which need not be UTF-8).
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
     /// Types `keys`.
     pub fn send(&mut self, keys: &str) {
         self.writer.write_all(keys.as_bytes()).unwrap();
