@@ -1,8 +1,9 @@
 //! One function per subcommand, each a few lines over `switchboard-store`.
 
+use crate::failure::{BadInput, refuse};
 use std::io::Read;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::Value;
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
@@ -116,7 +117,7 @@ fn read_schema(text: &str) -> Result<Value> {
             .with_context(|| format!("could not read --schema file {path}"))?,
         None => text.to_owned(),
     };
-    serde_json::from_str(&json).context("--schema is not valid JSON")
+    serde_json::from_str(&json).bad_input("--schema is not valid JSON")
 }
 
 fn read_body(args: &DeliverArgs) -> Result<String> {
@@ -187,7 +188,7 @@ fn wait(workspace: &Workspace, args: AwaitArgs) -> Result<bool> {
     let outcome = (|| {
         let delivery = deliveries::get(workspace, &args.id)?;
         if delivery.status == DeliveryStatus::Delivered {
-            bail!(
+            refuse!(
                 "{} is a passive delivery; there is nothing to wait for",
                 delivery.id
             );
@@ -240,7 +241,7 @@ fn answer(workspace: &Workspace, args: AnswerArgs) -> Result<()> {
     } else if args.dismiss {
         Reply::Dismiss
     } else if let Some(values) = &args.values {
-        let values: Value = serde_json::from_str(values).context("--values is not valid JSON")?;
+        let values: Value = serde_json::from_str(values).bad_input("--values is not valid JSON")?;
         Reply::Answer {
             answer: serde_json::json!({ "values": values }),
         }
@@ -269,7 +270,7 @@ fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
         eprintln!("warning: {warning}");
     }
     let status = match &args.status {
-        Some(text) => Some(DeliveryStatus::parse(text).with_context(|| {
+        Some(text) => Some(DeliveryStatus::parse(text).bad_input({
             let known: Vec<_> = DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect();
             format!("unknown --status {text:?}; use one of {}", known.join(", "))
         })?),

@@ -19,6 +19,7 @@
 //! the exchanges on purpose after their output, as ClaudeControl's does.
 //! On exit, a summary of the tapes used and unused goes to stderr.
 
+use crate::failure::{BadInput, refuse};
 use std::{
     collections::BTreeSet,
     io::Write,
@@ -91,16 +92,16 @@ impl Pace {
             return Ok(None);
         };
         let number = |part: &str| {
-            part.trim().parse::<u64>().with_context(|| {
-                format!("--latency {text:?}: {part:?} is not a whole number of ms")
-            })
+            part.trim().parse::<u64>().bad_input(format!(
+                "--latency {text:?}: {part:?} is not a whole number of ms"
+            ))
         };
         match text.split_once(',') {
             None => Ok(Some(Self::Fixed(number(text)?))),
             Some((low, high)) => {
                 let (low, high) = (number(low)?, number(high)?);
                 if low > high {
-                    bail!("--latency {text:?}: the minimum is above the maximum");
+                    refuse!("--latency {text:?}: the minimum is above the maximum");
                 }
                 Ok(Some(Self::Between(low, high)))
             }
@@ -417,7 +418,7 @@ pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
     if let Some(rate) = args.error_rate
         && !(0.0..=100.0).contains(&rate)
     {
-        bail!("--error-rate {rate}: give a percentage from 0 to 100");
+        refuse!("--error-rate {rate}: give a percentage from 0 to 100");
     }
     let target = Target::new(workspace, &args.record, RecordMode::Disabled, &args.command)?;
     let loaded = target.tapes.load()?;

@@ -2,7 +2,8 @@
 //! call each over `switchboard-session`'s `probe` drivers, reports saved in
 //! ClaudeControl's folders through the store, progress on stderr.
 
-use anyhow::{Context, Result, anyhow};
+use crate::failure::BadInput;
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use switchboard_model::probe::fuzz::{DEFAULT_MAX_INPUTS, FindingKind, FuzzReport};
@@ -147,12 +148,12 @@ fn target(workspace: &Workspace, command: &[String]) -> Result<Target> {
         cwd.display().to_string(),
         Some(workspace.root().display().to_string()),
     )
-    .context("no program given")
+    .bad_input("no program given")
 }
 
 fn timing(args: &TargetArgs) -> Result<Timing> {
     let answer_ms = switchboard_session::protocol::timeout_millis(args.timeout)
-        .map_err(|error| anyhow!("--{error}"))?;
+        .map_err(|error| crate::failure::invalid(format!("--{error}")))?;
     Ok(Timing {
         quiet_ms: args.quiet_ms.max(1),
         answer_ms,

@@ -11,6 +11,7 @@
 //! rest to a new tape; `overwrite` replaces those exchanges where they are
 //! (and a tape of the same `--name` whole); `disabled` records nothing.
 
+use crate::failure::BadInput;
 use std::{io::Write, path::PathBuf, sync::mpsc, time::Instant};
 
 use anyhow::{Context, Result};
@@ -97,7 +98,9 @@ impl Target {
         default: RecordMode,
         command: &[String],
     ) -> Result<Self> {
-        let (program, args) = command.split_first().context("name the program after --")?;
+        let (program, args) = command
+            .split_first()
+            .bad_input("name the program after --")?;
         let tapes = record.folder(workspace);
         let mode = record.record.unwrap_or(default);
         let name = record.name.clone().unwrap_or_else(unnamed);

@@ -3,9 +3,10 @@
 //! printed and its exit status returned; past `--timeout` it is ended, and
 //! it never outlives this command.
 
+use crate::failure::{BadInput, refuse};
 use std::io::Write;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 use switchboard_session::{
@@ -43,10 +44,10 @@ pub struct RunArgs {
 /// signal's number; 124 when time ran out).
 pub fn run(args: RunArgs) -> Result<u8> {
     if args.send.len() > args.expect.len() {
-        bail!("each --send needs an --expect before it (what to wait for)");
+        refuse!("each --send needs an --expect before it (what to wait for)");
     }
     if !args.timeout.is_finite() || args.timeout <= 0.0 {
-        bail!("--timeout must be a positive number of seconds");
+        refuse!("--timeout must be a positive number of seconds");
     }
     let steps = args
         .expect
@@ -62,7 +63,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         })
         .collect();
     let mut command = args.command.into_iter();
-    let program = command.next().context("no program to run")?;
+    let program = command.next().bad_input("no program to run")?;
     let request = RunRequest {
         program,
         args: command.collect(),

@@ -1,9 +1,10 @@
 //! `switchboard session …`: program sessions from the terminal, each
 //! command one call over the session host's client.
 
+use crate::failure::{BadInput, refuse};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use switchboard_model::{
@@ -272,7 +273,7 @@ fn failed(error: ClientError) -> anyhow::Error {
 }
 
 fn millis(secs: f64) -> Result<u64> {
-    timeout_millis(secs).map_err(|error| anyhow::anyhow!("--{error}"))
+    timeout_millis(secs).map_err(|error| crate::failure::invalid(format!("--{error}")))
 }
 
 /// Runs a `session` command; the process's exit status.
@@ -407,7 +408,7 @@ fn record(workspace: &Workspace, args: &RecordSessionArgs) -> Result<u8> {
 }
 
 async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Result<u8> {
-    let env = variables(&args.env).context("--env")?;
+    let env = variables(&args.env).bad_input("--env")?;
     let cwd = match args.cwd {
         Some(dir) => std::path::absolute(&dir)
             .with_context(|| format!("could not resolve {}", dir.display()))?,
@@ -417,7 +418,7 @@ async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Resul
     let program = match (command.next(), &args.config) {
         (Some(program), _) => program,
         (None, Some(_)) => String::new(),
-        (None, None) => bail!("no program to start"),
+        (None, None) => refuse!("no program to start"),
     };
     let request = StartRequest {
         program,
@@ -495,17 +496,17 @@ async fn wait(client: &Client, args: WaitArgs) -> Result<u8> {
         ["exit"] => WaitFor::Exit,
         ["quiet", ms] => WaitFor::Quiet(
             ms.parse()
-                .with_context(|| format!("quiet needs milliseconds, not {ms:?}"))?,
+                .bad_input(format!("quiet needs milliseconds, not {ms:?}"))?,
         ),
         ["answer", ms] => WaitFor::Answer(
             ms.parse()
-                .with_context(|| format!("answer needs milliseconds, not {ms:?}"))?,
+                .bad_input(format!("answer needs milliseconds, not {ms:?}"))?,
         ),
-        ["quiet"] => bail!("--for quiet needs the milliseconds of quiet: --for quiet 500"),
+        ["quiet"] => refuse!("--for quiet needs the milliseconds of quiet: --for quiet 500"),
         ["answer"] => {
-            bail!("--for answer needs the milliseconds of quiet that end it: --for answer 500")
+            refuse!("--for answer needs the milliseconds of quiet that end it: --for answer 500")
         }
-        _ => bail!("--for takes prompt, quiet MS, answer MS or exit"),
+        _ => refuse!("--for takes prompt, quiet MS, answer MS or exit"),
     };
     let (outcome, note) = client
         .wait_noted(&args.session, until, millis(args.timeout)?, |_| {})

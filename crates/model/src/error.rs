@@ -30,6 +30,12 @@ pub enum ErrorCode {
     Unavailable,
     /// A limit was reached (e.g. the number of live program sessions).
     LimitReached,
+    /// The caller cancelled the call (an MCP client's `notifications/
+    /// cancelled`); what it started was stopped or withdrawn.
+    Cancelled,
+    /// Another process holds what this needs (a tape's lock) for longer
+    /// than it waits; trying again later may work.
+    Busy,
     /// Anything else; a bug.
     Internal,
 }

@@ -29,10 +29,11 @@ impl Chains {
     }
 
     fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
-        check_name(name).map_err(|_| {
-            StoreError::Invalid(format!(
-                "{name:?} is not a chain name: use letters, digits, '.', '_' or '-', starting with a letter or digit"
-            ))
+        check_name(name).map_err(|_| StoreError::BadName {
+            what: "chain",
+            name: name.to_owned(),
+            rule: "use letters, digits, '.', '_' or '-', starting with a letter or digit"
+                .to_owned(),
         })?;
         Ok(self.dir.join(format!("{name}.json")))
     }

@@ -135,11 +135,9 @@ pub fn export(
     format: export::ExportFormat,
 ) -> Result<export::ExportedText, StoreError> {
     let delivery = get(workspace, id)?;
-    export::delivery_document(&delivery, format).ok_or_else(|| {
-        StoreError::Invalid(format!(
-            "delivery {id} is HTML: it can be saved as an HTML page, not as {}",
-            format.label()
-        ))
+    export::delivery_document(&delivery, format).ok_or_else(|| StoreError::NotExportable {
+        id: id.to_owned(),
+        format: format.label().to_owned(),
     })
 }
 

@@ -93,9 +93,74 @@ pub enum StoreError {
     /// written.
     #[error(transparent)]
     Learning(#[from] LearningError),
-    /// A request the data's rules refuse; nothing was written.
-    #[error("{0}")]
-    Invalid(String),
+    /// A name that cannot name a file (a path, a dot name, a character
+    /// outside the rule); nothing was read or written.
+    #[error("{what} {name:?} cannot name a file: {rule}")]
+    BadName {
+        /// What it names (`chain`, `team`, `tape folder`…).
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// What a name of this kind may hold.
+        rule: String,
+    },
+    /// A file other processes lock (a tape) stayed locked longer than we
+    /// wait; nothing was written.
+    #[error("{} is locked by another writer for more than {} s", path.display(), waited.as_secs())]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// How long we waited.
+        waited: std::time::Duration,
+    },
+    /// The exchange asked for is not in the tape.
+    #[error("tape {tape} has {count} exchanges, not {asked}")]
+    NoExchange {
+        /// The tape's id.
+        tape: String,
+        /// How many it has.
+        count: usize,
+        /// The 1-based number asked for.
+        asked: usize,
+    },
+    /// Every name tried for a new file is taken.
+    #[error("{} and 99 numbered names beside it are taken", path.display())]
+    NamesTaken {
+        /// The name wanted first.
+        path: PathBuf,
+    },
+    /// A text file is not UTF-8; nothing was changed.
+    #[error("{} is not UTF-8 text; nothing was appended and the file is left as it is", path.display())]
+    NotText {
+        /// The file (relative to the workspace).
+        path: PathBuf,
+    },
+    /// A session log does not say which program it is of (another
+    /// recorder's asciicast).
+    #[error("the log of {session} does not say which program it is of")]
+    ForeignLog {
+        /// The session.
+        session: String,
+    },
+    /// No folder for ClaudeControl's reports: no home folder.
+    #[error("no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports")]
+    NoReportsHome,
+    /// A path that is not a report directly in one of the report folders.
+    #[error("{} is not a report in {}", path.display(), home.display())]
+    NotAReport {
+        /// The path asked for.
+        path: PathBuf,
+        /// The reports' home.
+        home: PathBuf,
+    },
+    /// An HTML delivery asked for as another format.
+    #[error("delivery {id} is HTML: it can be saved as an HTML page, not as {format}")]
+    NotExportable {
+        /// The delivery.
+        id: String,
+        /// The format asked for.
+        format: String,
+    },
     /// The search index failed.
     #[error("the search index at {path} failed: {reason}")]
     Search {
@@ -134,8 +199,15 @@ impl StoreError {
             Self::Io { .. } | Self::Workspace { .. } | Self::Watch { .. } | Self::Search { .. } => {
                 ErrorCode::Io
             }
-            Self::Invalid(_) => ErrorCode::InvalidRequest,
-            Self::Corrupt { .. } => ErrorCode::CorruptFile,
+            Self::BadName { .. }
+            | Self::NoReportsHome
+            | Self::NotAReport { .. }
+            | Self::NotExportable { .. }
+            | Self::ForeignLog { .. } => ErrorCode::InvalidRequest,
+            Self::Locked { .. } => ErrorCode::Busy,
+            Self::NoExchange { .. } => ErrorCode::NotFound,
+            Self::NamesTaken { .. } => ErrorCode::LimitReached,
+            Self::Corrupt { .. } | Self::NotText { .. } => ErrorCode::CorruptFile,
             Self::Encode { .. } | Self::StoredSchema(_) => ErrorCode::Internal,
             Self::NotFound { .. }
             | Self::Bullet(BulletError::Missing { .. })

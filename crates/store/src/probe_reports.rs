@@ -74,12 +74,7 @@ impl ProbeReports {
 
     /// [`ProbeReports::locate`], or why there is no home for reports.
     pub fn located() -> Result<Self, StoreError> {
-        Self::locate().ok_or_else(|| {
-            StoreError::Invalid(
-                "no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports"
-                    .into(),
-            )
-        })
+        Self::locate().ok_or(StoreError::NoReportsHome)
     }
 
     /// In `home` (the folder holding `investigations/`).
@@ -313,11 +308,10 @@ impl ProbeReports {
                 .load_test_report(path)
                 .map(|report| ReportView::Test(Box::new(report)));
         }
-        Err(StoreError::Invalid(format!(
-            "{} is not a report in {}",
-            path.display(),
-            self.home.display()
-        )))
+        Err(StoreError::NotAReport {
+            path: path.to_owned(),
+            home: self.home.clone(),
+        })
     }
 
     /// The investigation at `path`.
@@ -419,7 +413,7 @@ mod tests {
         ));
         assert!(matches!(
             reports.load(Path::new("/etc/passwd")),
-            Err(StoreError::Invalid(_))
+            Err(StoreError::NotAReport { .. })
         ));
         assert!(
             reports

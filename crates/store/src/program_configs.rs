@@ -48,7 +48,12 @@ impl ProgramConfigs {
     }
 
     fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
-        check_name(name).map_err(|error| StoreError::Invalid(error.to_string()))?;
+        check_name(name).map_err(|_| StoreError::BadName {
+            what: "program configuration",
+            name: name.to_owned(),
+            rule: "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+                .to_owned(),
+        })?;
         Ok(self.dir.join(format!("{name}.json")))
     }
 

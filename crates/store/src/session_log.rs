@@ -326,11 +326,13 @@ pub fn as_tape(workspace_root: &Path, id: &str) -> Result<Tape, StoreError> {
 /// What a log says it was recorded from: the program's lookup context and
 /// the terminal's size.
 fn recorded(id: &str, log: &Log) -> Result<(Context, Pty), StoreError> {
-    let logged = log.header.session.clone().ok_or_else(|| {
-        StoreError::Invalid(format!(
-            "the log of {id} does not say which program it is of"
-        ))
-    })?;
+    let logged = log
+        .header
+        .session
+        .clone()
+        .ok_or_else(|| StoreError::ForeignLog {
+            session: id.to_owned(),
+        })?;
     Ok((
         Context {
             program: logged.program,

@@ -148,14 +148,19 @@ fn cst_value(value: &Value) -> CstInputValue {
     }
 }
 
+/// A client's configuration we cannot edit safely (`CORRUPT_FILE`).
+fn unparsable(why: impl Into<String>) -> anyhow::Error {
+    switchboard_model::ErrorPayload::new(switchboard_model::ErrorCode::CorruptFile, why).into()
+}
+
 /// `text` (a JSON-with-comments file, or empty) with our entry set.
 fn edit_json(text: &str, entry: &Entry) -> Result<String> {
     let source = if text.trim().is_empty() { "{}\n" } else { text };
     let root = CstRootNode::parse(source, &ParseOptions::default())
-        .map_err(|error| anyhow::anyhow!("it is not JSON: {error}"))?;
+        .map_err(|error| unparsable(format!("it is not JSON: {error}")))?;
     let top = root
         .object_value()
-        .context("its top level is not an object")?;
+        .ok_or_else(|| unparsable("its top level is not an object"))?;
     if text.trim().is_empty()
         && let Some((key, value)) = &entry.preamble
     {
@@ -165,7 +170,7 @@ fn edit_json(text: &str, entry: &Entry) -> Result<String> {
     for key in entry.container {
         servers = servers
             .object_value_or_create(key)
-            .with_context(|| format!("\"{key}\" is there but is not an object"))?;
+            .ok_or_else(|| unparsable(format!("\"{key}\" is there but is not an object")))?;
     }
     match servers.get(SERVER_NAME) {
         Some(existing) => existing.set_value(cst_entry(entry)),
@@ -180,7 +185,7 @@ fn edit_json(text: &str, entry: &Entry) -> Result<String> {
 fn edit_toml(text: &str, entry: &Entry) -> Result<String> {
     let mut document: toml_edit::DocumentMut = text
         .parse()
-        .map_err(|error| anyhow::anyhow!("it is not TOML: {error}"))?;
+        .map_err(|error| unparsable(format!("it is not TOML: {error}")))?;
     let mut table = toml_edit::Table::new();
     for (key, value) in &entry.value {
         let item = match value {
@@ -205,7 +210,7 @@ fn edit_toml(text: &str, entry: &Entry) -> Result<String> {
             toml_edit::Item::Table(servers)
         })
         .as_table_mut()
-        .with_context(|| format!("[{container}] is there but is not a table"))?;
+        .ok_or_else(|| unparsable(format!("[{container}] is there but is not a table")))?;
     servers.insert(SERVER_NAME, toml_edit::Item::Table(table));
     Ok(document.to_string())
 }

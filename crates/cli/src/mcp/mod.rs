@@ -12,6 +12,7 @@ mod inbox;
 pub mod install;
 mod knowledge;
 mod probe;
+mod progress;
 mod resources;
 mod schema;
 mod session;
@@ -283,6 +284,12 @@ fn portable_tools(mut router: ToolRouter<Server>) -> ToolRouter<Server> {
         }
     }
     router
+}
+
+/// The one client of the session host every tool uses (it starts a host
+/// when none runs).
+fn host_client() -> Result<switchboard_session::Client, ToolError> {
+    switchboard_session::Client::new().map_err(|error| ToolError(error.payload()))
 }
 
 /// A failed tool call: the store's code and a message an agent can act

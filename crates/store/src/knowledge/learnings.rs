@@ -105,10 +105,9 @@ pub fn append(
             Err(StoreError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::InvalidData =>
             {
-                return Err(StoreError::Invalid(format!(
-                    "{} is not UTF-8 text; nothing was appended and the file is left as it is",
-                    relative(workspace, &path)
-                )));
+                return Err(StoreError::NotText {
+                    path: relative(workspace, &path).into(),
+                });
             }
             Err(error) => return Err(error),
         },

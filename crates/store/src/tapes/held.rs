@@ -44,11 +44,10 @@ impl Held {
                     std::thread::sleep(Duration::from_millis(250));
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(StoreError::Invalid(format!(
-                        "{} is locked by another writer for more than {} s",
-                        temp.display(),
-                        LOCK_WAIT.as_secs()
-                    )));
+                    return Err(StoreError::Locked {
+                        path: temp,
+                        waited: LOCK_WAIT,
+                    });
                 }
                 Err(std::fs::TryLockError::Error(error)) => {
                     return Err(StoreError::Io {

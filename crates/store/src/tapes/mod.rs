@@ -187,11 +187,10 @@ impl Tapes {
             let annotations = &mut tape
                 .exchanges
                 .get_mut(exchange)
-                .ok_or_else(|| {
-                    StoreError::Invalid(format!(
-                        "tape {id} has {count} exchanges, not {}",
-                        exchange + 1
-                    ))
+                .ok_or_else(|| StoreError::NoExchange {
+                    tape: id.to_owned(),
+                    count,
+                    asked: exchange + 1,
                 })?
                 .annotations;
             let note = note.trim();
@@ -277,15 +276,7 @@ impl Tapes {
             .and_then(|base| base.to_str())
             .unwrap_or_default();
         for (what, part) in [("program", base), ("tape name", name)] {
-            let plain = !part.is_empty()
-                && !part.starts_with('.')
-                && !part.contains(['/', '\\', '\0'])
-                && part.len() <= 200;
-            if !plain {
-                return Err(StoreError::Invalid(format!(
-                    "{what} {part:?} cannot name a tape file"
-                )));
-            }
+            crate::team::check_file_id(what, part)?;
         }
         Ok(self.root.join(base).join(format!("{name}.json5")))
     }

@@ -179,10 +179,9 @@ impl Tapes {
             held.replace(tape)?;
             return Ok(candidate);
         }
-        Err(StoreError::Invalid(format!(
-            "{} and 99 numbered names beside it are taken",
-            path.display()
-        )))
+        Err(StoreError::NamesTaken {
+            path: path.to_owned(),
+        })
     }
 }
 

@@ -206,7 +206,8 @@ pub(crate) fn team_folders(dir: &Path) -> Result<Vec<String>, StoreError> {
     Ok(names)
 }
 
-/// Refuses an agent or task id that is not a plain file name.
+/// Refuses a name that is not a plain file name (an agent or task id, a
+/// tape's program or name).
 pub(crate) fn check_file_id(what: &'static str, id: &str) -> Result<(), StoreError> {
     let plain = !id.is_empty()
         && !id.starts_with('.')
@@ -215,9 +216,12 @@ pub(crate) fn check_file_id(what: &'static str, id: &str) -> Result<(), StoreErr
     if plain {
         Ok(())
     } else {
-        Err(StoreError::Invalid(format!(
-            "{what} {id:?} cannot name a file"
-        )))
+        Err(StoreError::BadName {
+            what,
+            name: id.to_owned(),
+            rule: "not empty, not starting with '.', no '/', '\\' or NUL, at most 200 bytes"
+                .to_owned(),
+        })
     }
 }
 

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 pub use views::*;
 use waiter::Waiter;
 
-use super::{Server, ToolError};
+use super::{Server, ToolError, progress::Bridge};
 
 fn outcome_name(outcome: &AwaitOutcome) -> &'static str {
     match outcome {
@@ -245,10 +245,11 @@ impl Server {
         let waiter = Waiter {
             server: self.clone(),
             session: session.id,
-            progress: meta.get_progress_token(),
-            peer,
             heartbeat: self.heartbeat,
         };
-        waiter.wait(cancelled).await.map(Json)
+        waiter
+            .wait(&Bridge::new(&meta, &peer, &cancelled))
+            .await
+            .map(Json)
     }
 }

@@ -9,28 +9,22 @@
 mod views;
 
 use rmcp::{
-    Json, Peer, RoleServer,
-    handler::server::wrapper::Parameters,
-    model::{ProgressNotificationParam, RequestMetaObject},
-    tool, tool_router,
+    Json, Peer, RoleServer, handler::server::wrapper::Parameters, model::RequestMetaObject, tool,
+    tool_router,
 };
-use switchboard_session::{
-    Client,
-    protocol::{
-        ArgumentError, Input, Pattern, Progress, StartRequest, WaitFor, timeout_millis, variables,
-    },
+use switchboard_session::protocol::{
+    ArgumentError, Input, Pattern, Progress, StartRequest, WaitFor, timeout_millis, variables,
 };
 use tokio_util::sync::CancellationToken;
 
-use super::{Server, ToolError};
+use super::{
+    Server, ToolError, host_client,
+    progress::{self, Bridge, Reporter, Step},
+};
 pub use views::*;
 
 /// Seconds an expect or wait waits unless told.
 const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
-
-fn client() -> Result<Client, ToolError> {
-    Client::new().map_err(|error| ToolError(error.payload()))
-}
 
 fn millis(timeout: Option<f64>) -> Result<u64, ToolError> {
     timeout_millis(timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)).map_err(invalid)
@@ -41,50 +35,15 @@ fn invalid(error: ArgumentError) -> ToolError {
     ToolError::invalid(error.to_string())
 }
 
-/// A progress channel: the reporter a client call takes, and its other end.
-fn progress_channel() -> (
-    impl FnMut(Progress) + Send + 'static,
-    tokio::sync::mpsc::UnboundedReceiver<Progress>,
-) {
-    let (steps, stepped) = tokio::sync::mpsc::unbounded_channel();
-    (
-        move |step: Progress| {
-            let _ = steps.send(step);
-        },
-        stepped,
-    )
-}
-
-/// Runs a long call: its progress lines become progress notifications,
-/// and a cancelled call hangs up (the host stops waiting).
-async fn long<T>(
-    call: impl Future<Output = T>,
-    mut stepped: tokio::sync::mpsc::UnboundedReceiver<Progress>,
-    meta: &RequestMetaObject,
-    peer: &Peer<RoleServer>,
-    cancelled: &CancellationToken,
-) -> Result<T, ToolError> {
-    let token = meta.get_progress_token();
-    let mut call = std::pin::pin!(call);
-    loop {
-        tokio::select! {
-            done = &mut call => return Ok(done),
-            Some(step) = stepped.recv() => {
-                if let Some(token) = &token {
-                    let waited = step.waited_ms as f64 / 1000.0;
-                    let total = step.timeout_ms as f64 / 1000.0;
-                    let notification = ProgressNotificationParam::new(token.clone(), waited)
-                        .with_total(total)
-                        .with_message(format!("waiting; {} bytes of output so far", step.output_bytes));
-                    if let Err(error) = peer.notify_progress(notification).await {
-                        tracing::debug!(%error, "progress notification not sent");
-                    }
-                }
-            }
-            () = cancelled.cancelled() => {
-                return Err(ToolError::invalid("the call was cancelled; the program runs on"));
-            }
-        }
+/// A host wait's progress lines as the bridge's steps: seconds waited of
+/// the timeout, and the output seen so far.
+fn waiting(reporter: Reporter) -> impl FnMut(Progress) + Send + 'static {
+    move |step: Progress| {
+        reporter.step(Step {
+            progress: step.waited_ms as f64 / 1000.0,
+            total: Some(step.timeout_ms as f64 / 1000.0),
+            message: format!("waiting; {} bytes of output so far", step.output_bytes),
+        });
     }
 }
 
@@ -130,7 +89,7 @@ impl Server {
             prompts: Vec::new(),
             run: None,
         };
-        let client = client()?;
+        let client = host_client()?;
         let info = match &args.config {
             Some(name) => switchboard_session::config::start_with(&client, name, request)
                 .await
@@ -155,7 +114,7 @@ impl Server {
         Parameters(args): Parameters<SendArgs>,
     ) -> Result<Json<SentView>, ToolError> {
         let input = Input::of(args.text, args.line, args.key.as_deref()).map_err(invalid)?;
-        let cursor = client()?
+        let cursor = host_client()?
             .send(&args.session, input, args.secret)
             .await
             .map_err(|error| ToolError(error.payload()))?;
@@ -187,18 +146,17 @@ impl Server {
             .map(|pattern| Pattern::of(pattern, args.exact))
             .collect();
         let timeout = millis(args.timeout)?;
-        let client = client()?;
+        let client = host_client()?;
         let session = args.session;
-        let (report, stepped) = progress_channel();
-        let (outcome, note) = long(
-            client.expect_noted(&session, patterns, timeout, report),
-            stepped,
-            &meta,
-            &peer,
-            &cancelled,
-        )
-        .await?
-        .map_err(|error| ToolError(error.payload()))?;
+        let (reporter, steps) = progress::channel();
+        let (outcome, note) = Bridge::new(&meta, &peer, &cancelled)
+            .run(
+                client.expect_noted(&session, patterns, timeout, waiting(reporter)),
+                steps,
+                "the wait stopped; the program runs on",
+            )
+            .await?
+            .map_err(|error| ToolError(error.payload()))?;
         Ok(Json(ExpectView {
             handed_back: note.map(HandBackView::from),
             ..outcome.into()
@@ -226,18 +184,17 @@ impl Server {
             WaitKind::Exit => WaitFor::Exit,
         };
         let timeout = millis(args.timeout)?;
-        let client = client()?;
+        let client = host_client()?;
         let session = args.session;
-        let (report, stepped) = progress_channel();
-        let (outcome, note) = long(
-            client.wait_noted(&session, until, timeout, report),
-            stepped,
-            &meta,
-            &peer,
-            &cancelled,
-        )
-        .await?
-        .map_err(|error| ToolError(error.payload()))?;
+        let (reporter, steps) = progress::channel();
+        let (outcome, note) = Bridge::new(&meta, &peer, &cancelled)
+            .run(
+                client.wait_noted(&session, until, timeout, waiting(reporter)),
+                steps,
+                "the wait stopped; the program runs on",
+            )
+            .await?
+            .map_err(|error| ToolError(error.payload()))?;
         Ok(Json(WaitView {
             handed_back: note.map(HandBackView::from),
             ..outcome.into()
@@ -255,7 +212,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<ReadArgs>,
     ) -> Result<Json<ReadView>, ToolError> {
-        let (output, note) = client()?
+        let (output, note) = host_client()?
             .read_noted(&args.session, args.since, args.screen)
             .await
             .map_err(|error| ToolError(error.payload()))?;
@@ -281,7 +238,7 @@ impl Server {
         Parameters(args): Parameters<ListArgs>,
     ) -> Result<Json<SessionList>, ToolError> {
         let filter = (!args.all).then(|| self.workspace().root().display().to_string());
-        let sessions = client()?
+        let sessions = host_client()?
             .list(filter)
             .await
             .map_err(|error| ToolError(error.payload()))?;
@@ -300,7 +257,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<KillArgs>,
     ) -> Result<Json<SessionView>, ToolError> {
-        let info = client()?
+        let info = host_client()?
             .kill(&args.session, args.signal)
             .await
             .map_err(|error| ToolError(error.payload()))?;
