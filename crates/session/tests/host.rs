@@ -370,12 +370,16 @@ async fn watchers_hear_of_changes_and_the_developer_takes_over() {
         .await
         .unwrap()
         .id;
-    let seen = loop {
-        let sessions = hearing.recv().await.unwrap();
-        if let Some(info) = sessions.into_iter().find(|info| info.id == id) {
-            break info;
+    let seen = tokio::time::timeout(std::time::Duration::from_millis(SECS), async {
+        loop {
+            let sessions = hearing.recv().await.unwrap();
+            if let Some(info) = sessions.into_iter().find(|info| info.id == id) {
+                break info;
+            }
         }
-    };
+    })
+    .await
+    .expect("the watch hears of the new session");
     assert_eq!(seen.controller, Controller::Agent);
     client.control(&id, Controller::User).await.unwrap();
     let error = client
@@ -397,15 +401,19 @@ async fn watchers_hear_of_changes_and_the_developer_takes_over() {
         .await
         .unwrap();
     assert!(matches!(outcome, ExpectOutcome::Matched { .. }));
-    loop {
-        let sessions = hearing.recv().await.unwrap();
-        if sessions
-            .iter()
-            .any(|info| info.controller == Controller::User)
-        {
-            break;
+    tokio::time::timeout(std::time::Duration::from_millis(SECS), async {
+        loop {
+            let sessions = hearing.recv().await.unwrap();
+            if sessions
+                .iter()
+                .any(|info| info.controller == Controller::User)
+            {
+                break;
+            }
         }
-    }
+    })
+    .await
+    .expect("the watch hears who holds it");
     client.control(&id, Controller::Agent).await.unwrap();
     client
         .send(&id, Input::Line("agent again".into()), false)
@@ -541,9 +549,12 @@ async fn a_killed_host_leaves_lost_sessions_and_a_new_one_starts() {
     };
     // The registry is written within a sweep (a second) of the start.
     let registry = temp.path().join("rt/sessions.json");
-    while !std::fs::read_to_string(&registry).is_ok_and(|text| text.contains("orphan")) {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    support::eventually(|| {
+        std::fs::read_to_string(&registry)
+            .ok()
+            .filter(|text| text.contains("orphan"))
+    })
+    .await;
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(host).unwrap()),
         nix::sys::signal::Signal::SIGKILL,
@@ -552,16 +563,12 @@ async fn a_killed_host_leaves_lost_sessions_and_a_new_one_starts() {
     let error = waiting.await.unwrap().unwrap_err();
     assert_eq!(error.payload().code, ErrorCode::Unavailable, "{error}");
     // The program ended with its terminal.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::fs::read_to_string(format!("/proc/{program}/stat"))
-        .is_ok_and(|stat| !stat.contains(") Z"))
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the program outlived its host"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    support::eventually(|| {
+        let running = std::fs::read_to_string(format!("/proc/{program}/stat"))
+            .is_ok_and(|stat| !stat.contains(") Z"));
+        (!running).then_some(())
+    })
+    .await;
     // The next request starts a new host, which lists the session as lost.
     let listed = client.list(None).await.unwrap();
     assert_ne!(client.hello().await.unwrap(), host);

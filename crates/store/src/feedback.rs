@@ -358,7 +358,8 @@ impl ReplyWait {
         }
     }
 
-    /// The same, calling back every `every` with the time waited.
+    /// The same, calling back with the time waited as soon as the wait is
+    /// under way, then every `every`.
     pub fn heartbeat(mut self, every: Duration) -> Self {
         self.heartbeat = Some(every);
         self
@@ -393,7 +394,9 @@ impl ReplyWait {
             }
         })?;
         let started = std::time::Instant::now();
-        let mut next_beat = self.heartbeat;
+        // A beat as soon as the wait is under way (the question read, the
+        // watcher started), then one each heartbeat.
+        let mut next_beat = self.heartbeat.map(|_| Duration::ZERO);
         loop {
             let current = session(workspace, session_id)?;
             if let Some(outcome) = AwaitOutcome::of_session(&current) {

@@ -295,6 +295,45 @@ impl DirChain {
         }
     }
 
+    /// Watches every directory of the chain that exists again, and reports
+    /// what each may hold. notify forgets a deleted folder's watch by its
+    /// path once it has handled the deletion, which can come after the
+    /// folder was made again and watched anew (a data folder deleted and
+    /// made again at once): asked once the chain's changes have settled,
+    /// this puts such a watch back.
+    fn reassert(&mut self) -> Vec<StoreChange> {
+        let mut missed = Vec::new();
+        for dir in &self.dirs {
+            if self.watched.contains(dir)
+                && dir.is_dir()
+                && self.watcher.watch(dir, RecursiveMode::NonRecursive).is_ok()
+            {
+                missed.extend(self.changes_held_in(dir));
+            }
+        }
+        missed
+    }
+
+    /// The changes a directory of the chain may hold when it is first
+    /// watched.
+    fn changes_held_in(&self, dir: &Path) -> Vec<StoreChange> {
+        if dir == self.data_dir {
+            ALL_INBOX_CHANGES.to_vec()
+        } else if dir == self.custom_dir {
+            vec![StoreChange::Theme]
+        } else if self.knowledge_dirs.iter().any(|known| known == dir) {
+            vec![StoreChange::Knowledge]
+        } else if self.team_dirs.iter().any(|known| known == dir) {
+            vec![StoreChange::Team]
+        } else if self.tape_dirs.iter().any(|known| known == dir) {
+            vec![StoreChange::Tapes]
+        } else if self.report_dirs.iter().any(|known| known == dir) {
+            vec![StoreChange::ProbeReports]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn arm_once(&mut self, missed: &mut Vec<StoreChange>) -> notify::Result<()> {
         for dir in &self.dirs {
             let watched = self.watched.contains(dir);
@@ -302,19 +341,7 @@ impl DirChain {
                 (true, false) => {
                     self.watcher.watch(dir, RecursiveMode::NonRecursive)?;
                     self.watched.insert(dir.clone());
-                    if *dir == self.data_dir {
-                        missed.extend(ALL_INBOX_CHANGES);
-                    } else if *dir == self.custom_dir {
-                        missed.push(StoreChange::Theme);
-                    } else if self.knowledge_dirs.contains(dir) {
-                        missed.push(StoreChange::Knowledge);
-                    } else if self.team_dirs.contains(dir) {
-                        missed.push(StoreChange::Team);
-                    } else if self.tape_dirs.contains(dir) {
-                        missed.push(StoreChange::Tapes);
-                    } else if self.report_dirs.contains(dir) {
-                        missed.push(StoreChange::ProbeReports);
-                    }
+                    missed.extend(self.changes_held_in(dir));
                 }
                 (false, true) => {
                     // The kernel already dropped the watch with the directory.
@@ -394,10 +421,35 @@ fn is_read_only(kind: &EventKind) -> bool {
     )
 }
 
+/// How long the chain's folders must stay unchanged before their watches
+/// are put back once more ([`DirChain::reassert`]).
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The watching thread: waits for an event, drains the burst behind it,
-/// re-arms the directory chain when needed and reports each change once.
+/// re-arms the directory chain when needed and reports each change once;
+/// once a change to the chain has settled, its watches are put back.
 fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(StoreChange)) {
-    while let Ok(first) = receiver.recv() {
+    let mut settling = false;
+    loop {
+        let first = if settling {
+            match receiver.recv_timeout(SETTLE) {
+                Ok(message) => message,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    settling = false;
+                    let missed: BTreeSet<StoreChange> = chain.reassert().into_iter().collect();
+                    for change in missed {
+                        sink(change);
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        } else {
+            match receiver.recv() {
+                Ok(message) => message,
+                Err(_) => return,
+            }
+        };
         let mut changes = BTreeSet::new();
         let mut chain_touched = false;
         let mut next = Some(first);
@@ -413,6 +465,7 @@ fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(Sto
             next = receiver.try_recv().ok();
         }
         if chain_touched {
+            settling = true;
             match chain.rearm() {
                 Ok(missed) => changes.extend(missed),
                 Err(error) => tracing::warn!(%error, "could not watch a workspace data folder"),

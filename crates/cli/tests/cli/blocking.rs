@@ -4,7 +4,6 @@
 use std::{
     path::Path,
     process::{Child, Command, Stdio},
-    time::{Duration, Instant},
 };
 
 use serde_json::{Value, json};
@@ -57,15 +56,11 @@ fn ask(workspace: &Path, schema: &str, timeout: &str) -> (Child, String) {
 /// Waits for the first session to be stored and returns its delivery id.
 fn first_session_delivery(workspace: &Path) -> String {
     let sessions = workspace.join(".visual-delivery/data/sessions.json");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !sessions.exists() {
-        assert!(Instant::now() < deadline, "no session was ever opened");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    data_file(workspace, "sessions.json")[0]["delivery_id"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    crate::when_stored(workspace, || {
+        let text = std::fs::read_to_string(&sessions).ok()?;
+        let sessions: Vec<Value> = serde_json::from_str(&text).ok()?;
+        sessions.first()?["delivery_id"].as_str().map(str::to_owned)
+    })
 }
 
 /// The one line the waiting process printed, parsed, and whether it exited 0.

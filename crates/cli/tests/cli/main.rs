@@ -45,6 +45,34 @@ pub fn stored(workspace: &Path) -> Vec<Value> {
     data_file(workspace, "deliveries.json")
 }
 
+/// What `check` finds once it finds something: looked for now and after
+/// each change the store's own watcher reports in `workspace` (the signal
+/// the window follows too), for ten seconds at most.
+pub fn when_stored<T>(workspace: &Path, mut check: impl FnMut() -> Option<T>) -> T {
+    let opened = switchboard_store::Workspace::open(workspace).unwrap();
+    let (changed, changes) = std::sync::mpsc::channel();
+    let _watcher = switchboard_store::watch::WorkspaceWatcher::start(&opened, move |_| {
+        let _ = changed.send(());
+    })
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Some(found) = check() {
+            return found;
+        }
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        assert!(!left.is_zero(), "not in the workspace within 10 s");
+        let _ = changes.recv_timeout(left);
+    }
+}
+
+/// `deliveries.json`, parsed, when it exists.
+pub fn stored_now(workspace: &Path) -> Option<Vec<Value>> {
+    let path = workspace.join(".visual-delivery/data/deliveries.json");
+    let text = fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// Stdout of a successful run, trimmed.
 pub fn ok_stdout(output: &Output) -> String {
     assert!(

@@ -1,14 +1,7 @@
 //! `switchboard mcp` as agents use it: rmcp's own client spawning the real
 //! binary over stdio, answers given by another `switchboard` process.
 
-use std::{
-    path::Path,
-    sync::{
-        Arc,
-        atomic::{AtomicUsize, Ordering},
-    },
-    time::Duration,
-};
+use std::{path::Path, sync::Arc, time::Duration};
 
 use rmcp::{
     ClientHandler, RoleClient, ServiceExt,
@@ -28,7 +21,27 @@ use crate::{ok_stdout, stored, switchboard};
 /// A client that counts the progress notifications it receives.
 #[derive(Clone, Default)]
 struct Client {
-    progress: Arc<AtomicUsize>,
+    progress: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+impl Client {
+    /// How many progress notifications came so far.
+    fn progress_count(&self) -> usize {
+        *self.progress.borrow()
+    }
+
+    /// Waits (ten seconds at most) until `count` progress notifications
+    /// came: the server's own word that a call is still going.
+    async fn progress_reaches(&self, count: usize) {
+        let mut heard = self.progress.subscribe();
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            heard.wait_for(|seen| *seen >= count),
+        )
+        .await
+        .expect("progress notifications within 10 s")
+        .unwrap();
+    }
 }
 
 impl ClientHandler for Client {
@@ -37,7 +50,7 @@ impl ClientHandler for Client {
         _params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.progress.fetch_add(1, Ordering::SeqCst);
+        self.progress.send_modify(|seen| *seen += 1);
     }
 }
 
@@ -405,21 +418,30 @@ async fn results_answers_and_annotations_round_trip() {
     session.cancel().await.unwrap();
 }
 
-/// Waits until the inbox holds a blocking question; returns its id.
+/// Waits until the inbox holds a blocking question with `title` (any
+/// blocking question when `None`); returns its id.
 async fn question_id(workspace: &Path) -> String {
-    for _ in 0..400 {
-        let path = workspace.join(".visual-delivery/data/deliveries.json");
-        if path.exists()
-            && let Some(id) = stored(workspace)
+    question_titled(workspace, None).await
+}
+
+async fn question_titled(workspace: &Path, title: Option<&str>) -> String {
+    let workspace = workspace.to_owned();
+    let title = title.map(str::to_owned);
+    tokio::task::spawn_blocking(move || {
+        crate::when_stored(&workspace, || {
+            crate::stored_now(&workspace)?
                 .iter()
-                .find(|delivery| delivery["mode"] == "blocking")
+                .find(|delivery| {
+                    delivery["mode"] == "blocking"
+                        && title
+                            .as_deref()
+                            .is_none_or(|title| delivery["title"] == title)
+                })
                 .and_then(|delivery| delivery["id"].as_str().map(str::to_owned))
-        {
-            return id;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("the question never reached the inbox");
+        })
+    })
+    .await
+    .unwrap()
 }
 
 fn ask_request(args: Value) -> ClientRequest {
@@ -448,7 +470,9 @@ async fn ask_waits_for_an_answer_from_another_process_and_keeps_the_client_alive
         .await
         .unwrap();
     let id = question_id(workspace.path()).await;
-    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    // The developer answers once the call has outlived the client's 500 ms
+    // patience twice over: 20 heartbeats of 50 ms, each a notification.
+    client.progress_reaches(20).await;
     ok_stdout(&switchboard(
         workspace.path(),
         &["answer", &id, "--value", "postgres"],
@@ -460,7 +484,7 @@ async fn ask_waits_for_an_answer_from_another_process_and_keeps_the_client_alive
     assert_eq!(answer["status"], "responded");
     assert_eq!(answer["id"], id.as_str());
     assert_eq!(answer["response"], json!({"value": "postgres"}));
-    let beats = client.progress.load(Ordering::SeqCst);
+    let beats = client.progress_count();
     assert!(beats >= 10, "progress while waiting: {beats}");
 
     // With a timeout the agent asked for, the wait ends as `timeout`.
@@ -492,17 +516,17 @@ async fn a_cancelled_ask_withdraws_the_question_and_a_later_answer_is_kept() {
         .cancel(Some("the agent moved on".into()))
         .await
         .unwrap();
-    let mut withdrawn = Value::Null;
-    for _ in 0..400 {
-        withdrawn = stored(workspace.path())
-            .into_iter()
-            .find(|delivery| delivery["id"] == id.as_str())
-            .unwrap();
-        if withdrawn.get("withdrawn_at").is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    let root = workspace.path().to_owned();
+    let wanted = id.clone();
+    let withdrawn = tokio::task::spawn_blocking(move || {
+        crate::when_stored(&root, || {
+            crate::stored_now(&root)?.into_iter().find(|delivery| {
+                delivery["id"] == wanted.as_str() && delivery.get("withdrawn_at").is_some()
+            })
+        })
+    })
+    .await
+    .unwrap();
     assert_eq!(withdrawn["status"], "timeout", "{withdrawn}");
     assert!(withdrawn["withdrawn_at"].is_string(), "{withdrawn}");
     let sessions = crate::data_file(workspace.path(), "sessions.json");
@@ -866,17 +890,7 @@ async fn an_elicitation_schema_becomes_the_form_and_its_answer_comes_back_as_con
         )
         .await
         .unwrap();
-    let mut second = String::new();
-    for _ in 0..400 {
-        if let Some(found) = stored(workspace.path())
-            .iter()
-            .find(|delivery| delivery["title"] == "Again?")
-        {
-            second = found["id"].as_str().unwrap().to_owned();
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    let second = question_titled(workspace.path(), Some("Again?")).await;
     ok_stdout(&switchboard(
         workspace.path(),
         &["answer", &second, "--decline"],
@@ -1328,10 +1342,7 @@ async fn an_agent_drives_a_program_session_with_server_side_waits() {
     assert_eq!(matched["outcome"], "matched", "{matched}");
     assert_eq!(matched["index"], 1);
     assert_eq!(matched["matched"], "slept 1");
-    assert!(
-        client.progress.load(Ordering::SeqCst) >= 2,
-        "progress while waiting"
-    );
+    assert!(client.progress_count() >= 2, "progress while waiting");
     let read = ok(
         &session,
         "session_read",
@@ -1406,7 +1417,7 @@ async fn an_agent_investigates_fuzzes_tests_and_runs_a_chain() {
     assert_eq!(prompts, ["toy>", "toy(config)#"], "{report:#}");
     assert!(!root.join("WIPED").exists(), "nothing destructive was sent");
     assert!(
-        client.progress.load(Ordering::SeqCst) >= 5,
+        client.progress_count() >= 5,
         "each step is a progress notification"
     );
     assert!(

@@ -38,10 +38,14 @@ fn a_reply_wakes_the_waiting_agent_and_closes_the_question() {
     assert_eq!(session.status, SessionStatus::Waiting);
 
     let id = appended.delivery.id.clone();
+    // The answer comes once the agent waits: its first beat says so.
+    let (waiting, under_way) = std::sync::mpsc::channel();
     let answerer = {
         let workspace = workspace.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(100));
+            under_way
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the wait began");
             feedback::reply(
                 &workspace,
                 &id,
@@ -62,7 +66,10 @@ fn a_reply_wakes_the_waiting_agent_and_closes_the_question() {
         std::thread::spawn(move || {
             let outcome = feedback::ReplyWait::new()
                 .safety_poll(Duration::from_secs(3600))
-                .run(&workspace, &session, clock::now, |_| {});
+                .heartbeat(Duration::from_secs(3600))
+                .run(&workspace, &session, clock::now, |_| {
+                    let _ = waiting.send(());
+                });
             let _ = done.send(outcome);
         });
     }
@@ -181,7 +188,10 @@ fn a_wait_beats_until_it_is_cancelled_and_then_withdraws_the_question() {
     assert!(matches!(ended, feedback::Waited::Withdrawn(_)), "{ended:?}");
     assert_eq!(beats.len(), 3);
     assert!(beats.windows(2).all(|pair| pair[0] < pair[1]), "{beats:?}");
-    assert!(beats[0] >= Duration::from_millis(20), "{beats:?}");
+    assert!(
+        beats[0] < Duration::from_millis(20) && beats[1] >= Duration::from_millis(20),
+        "a beat when the wait begins, then one each heartbeat: {beats:?}"
+    );
     let after = feedback::session(&workspace, &session.id).unwrap();
     assert_eq!(after.status, SessionStatus::Timeout);
     assert!(after.extra.contains_key("withdrawn_at"), "{after:?}");

@@ -157,14 +157,32 @@ fn artifact(name: &str) -> std::path::PathBuf {
 /// Waits until `check` holds (the UI saves asynchronously); an error from
 /// `check` counts as "not yet".
 pub async fn eventually(what: &str, check: impl Fn() -> Result<bool>) -> Result<()> {
-    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
-    while !check().unwrap_or(false) {
+    until(what, switchboard_e2e::WAIT, || {
+        let held = check().unwrap_or(false);
+        async move { Ok(held.then_some(())) }
+    })
+    .await
+}
+
+/// What `check` finds once it finds something: the one wait of these
+/// tests for what nothing announces (a file another process writes, the
+/// page's state), asked every 25 ms for `limit`; an error from `check`
+/// ends the wait, `what` names it when time runs out.
+pub async fn until<T, Found: Future<Output = Result<Option<T>>>>(
+    what: &str,
+    limit: std::time::Duration,
+    mut check: impl FnMut() -> Found,
+) -> Result<T> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(found) = check().await? {
+            return Ok(found);
+        }
         if std::time::Instant::now() > deadline {
-            anyhow::bail!("{what} never happened within {:?}", switchboard_e2e::WAIT);
+            anyhow::bail!("{what} never happened within {limit:?}");
         }
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
-    Ok(())
 }
 
 /// Waits until the Chat view's model link is up, then sends `message`

@@ -4,7 +4,7 @@
 //! and as HTML in its sandboxed frame, with its links and body clicked —
 //! neither mark exists and the app is still on its own page.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, ensure};
 use fantoccini::Locator;
@@ -182,21 +182,14 @@ async fn settled(session: &Session, kind: &str) -> Result<()> {
     if kind == "html" {
         let frame = session.find("#delivery-frame").await?;
         frame.enter_frame().await?;
-        let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
-        loop {
+        crate::harness::until("the frame's load", switchboard_e2e::WAIT, || async {
             let state = session
                 .client
                 .execute("return document.readyState", vec![])
                 .await?;
-            if state == "complete" {
-                break;
-            }
-            ensure!(
-                std::time::Instant::now() < deadline,
-                "the frame never finished loading: {state}"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+            Ok((state == "complete").then_some(()))
+        })
+        .await?;
         session.client.enter_parent_frame().await?;
     }
     session

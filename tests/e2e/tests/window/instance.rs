@@ -7,7 +7,7 @@ use std::{
     path::Path,
     process::{Child, Stdio},
     sync::Arc,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use anyhow::{Context, Result, bail, ensure};
@@ -82,10 +82,8 @@ fn the_window_comes_back_where_it_was_and_is_saved_when_stopped(
         .args(["-TERM", &app.id().to_string()])
         .status()?;
     ensure!(stopped.success());
-    let status = exited(&mut app, Duration::from_secs(20))?;
+    let status = exited(app, Duration::from_secs(20))?;
     if status.is_none() {
-        let _ = app.kill();
-        let _ = app.wait();
         bail!("SIGTERM did not end the app");
     }
     let saved = std::fs::read_to_string(&state).context("no window state written")?;
@@ -93,17 +91,24 @@ fn the_window_comes_back_where_it_was_and_is_saved_when_stopped(
     Ok(())
 }
 
-/// Waits for `child` to exit; its status, or `None` after `limit`.
-fn exited(child: &mut Child, limit: Duration) -> Result<Option<std::process::ExitStatus>> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+/// Waits for `child` to exit — a thread waits on it, as its parent — and
+/// returns its status; `None` when it still runs after `limit` (it is
+/// killed then, and reaped).
+fn exited(mut child: Child, limit: Duration) -> Result<Option<std::process::ExitStatus>> {
+    let pid = child.id();
+    let (ended, end) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = ended.send(child.wait());
+    });
+    match end.recv_timeout(limit) {
+        Ok(status) => Ok(Some(status?)),
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            let _ = end.recv_timeout(Duration::from_secs(5));
+            Ok(None)
         }
-        if Instant::now() > deadline {
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -123,11 +128,9 @@ fn a_second_launch_hands_over_and_another_workspace_opens_its_own(
         session.find("#view-inbox").await?;
 
         // The same workspace: the second app hands over and exits at once.
-        let mut second = app(&root).stderr(Stdio::null()).spawn()?;
-        let status = exited(&mut second, Duration::from_secs(20))?;
+        let second = app(&root).stderr(Stdio::null()).spawn()?;
+        let status = exited(second, Duration::from_secs(20))?;
         if status.is_none() {
-            let _ = second.kill();
-            let _ = second.wait();
             bail!("a second app on an open workspace did not hand over");
         }
         ensure!(status.is_some_and(|status| status.success()), "{status:?}");
@@ -157,14 +160,15 @@ fn a_second_launch_hands_over_and_another_workspace_opens_its_own(
             .next()
             .and_then(|pid| pid.trim_end_matches(')').parse::<u32>().ok())
             .context("open names the app's pid")?;
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Path::new(&format!("/proc/{pid}")).exists() {
-            ensure!(
-                Instant::now() < deadline,
-                "the app `open` started did not hand over: {said}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        crate::harness::until(
+            &format!("the hand-over of the app `open` started ({said})"),
+            Duration::from_secs(20),
+            || {
+                let gone = !Path::new(&format!("/proc/{pid}")).exists();
+                async move { Ok(gone.then_some(())) }
+            },
+        )
+        .await?;
 
         // Another workspace: a window of its own, which stays.
         let mut own = app(other.path()).stderr(Stdio::piped()).spawn()?;
@@ -175,13 +179,14 @@ fn a_second_launch_hands_over_and_another_workspace_opens_its_own(
                 .map_while(Result::ok)
                 .any(|line| line.contains("first paint"))
         });
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !painted.is_finished() {
-            if Instant::now() > deadline || own.try_wait()?.is_some() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        // Painted, or exited: either ends the wait (a timeout is reported
+        // below as not painted).
+        let _ = crate::harness::until("the other app's paint", Duration::from_secs(60), || {
+            let done =
+                painted.is_finished() || own.try_wait().map_or(true, |exited| exited.is_some());
+            async move { Ok(done.then_some(())) }
+        })
+        .await;
         let running = own.try_wait()?.is_none();
         let _ = own.kill();
         let _ = own.wait();

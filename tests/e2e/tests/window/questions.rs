@@ -172,18 +172,15 @@ fn ctrl_enter() -> String {
 }
 
 async fn loop_until_errors(session: &Session, count: usize) -> Result<Vec<String>> {
-    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
-    loop {
-        let messages = session.texts(".field-error").await?;
-        if messages.len() == count {
-            return Ok(messages);
-        }
-        ensure!(
-            std::time::Instant::now() < deadline,
-            "expected {count} field messages, saw {messages:?}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
+    crate::harness::until(
+        &format!("{count} field messages"),
+        switchboard_e2e::WAIT,
+        || async {
+            let messages = session.texts(".field-error").await?;
+            Ok((messages.len() == count).then_some(messages))
+        },
+    )
+    .await
 }
 
 fn decline_reaches_the_waiting_agent(environment: &Environment) -> Result<()> {

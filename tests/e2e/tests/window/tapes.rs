@@ -7,7 +7,7 @@ use std::{
     io::{Read, Write},
     path::Path,
     process::Stdio,
-    sync::{Arc, Mutex},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -37,34 +37,29 @@ fn record(environment: &Environment, workspace: &Path, name: &str, lines: &[&str
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
-    let shown = Arc::new(Mutex::new(String::new()));
+    // Each read of rec's output, as it comes.
     let mut stdout = child.stdout.take().context("stdout")?;
-    let reader = Arc::clone(&shown);
+    let (reads, read_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut buffer = [0_u8; 4096];
         while let Ok(read) = stdout.read(&mut buffer) {
-            if read == 0 {
+            if read == 0 || reads.send(buffer[..read].to_vec()).is_err() {
                 break;
-            }
-            if let Ok(mut shown) = reader.lock() {
-                shown.push_str(&String::from_utf8_lossy(&buffer[..read]));
             }
         }
     });
     let mut stdin = child.stdin.take().context("stdin")?;
-    let prompts = |count: usize| -> Result<()> {
+    let mut seen = String::new();
+    let mut prompts = |count: usize| -> Result<()> {
         let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let seen = shown.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
-            if seen.matches("sqlite> ").count() >= count {
-                return Ok(());
+        while seen.matches("sqlite> ").count() < count {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match read_rx.recv_timeout(left) {
+                Ok(read) => seen.push_str(&String::from_utf8_lossy(&read)),
+                Err(_) => bail!("sqlite3 never showed prompt {count}: {seen:?}"),
             }
-            if Instant::now() > deadline {
-                bail!("sqlite3 never showed prompt {count}: {seen:?}");
-            }
-            drop(seen);
-            std::thread::sleep(Duration::from_millis(10));
         }
+        Ok(())
     };
     for (n, line) in lines.iter().enumerate() {
         prompts(n + 1)?;
@@ -186,14 +181,11 @@ fn a_recorded_session_appears_plays_steps_back_and_is_found(
             .click()
             .await?;
         let tape = root.join("tapes/sqlite3/sums.json5");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !std::fs::read_to_string(&tape)?.contains("\"note\":\"the slow one\"") {
-            ensure!(
-                Instant::now() < deadline,
-                "the note never reached the tape file"
-            );
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
+        crate::harness::until("the note in the tape file", Duration::from_secs(10), || {
+            let text = std::fs::read_to_string(&tape);
+            async move { Ok(text?.contains("\"note\":\"the slow one\"").then_some(())) }
+        })
+        .await?;
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "page errors: {errors:?}");
         Ok(())

@@ -39,14 +39,10 @@ fn theme_json_overrides_apply_live(environment: &Environment) -> Result<()> {
             custom.join("theme.json"),
             r#"{"colors": {"text": "rgb(1, 2, 3)", "primary": "url(https://evil.example)"}}"#,
         )?;
-        let deadline = std::time::Instant::now() + WAIT;
-        while body_color(session).await? != "rgb(1, 2, 3)" {
-            ensure!(
-                std::time::Instant::now() < deadline,
-                "the theme never applied"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-        }
+        crate::harness::until("the theme's colour", WAIT, || async {
+            Ok((body_color(session).await? == "rgb(1, 2, 3)").then_some(()))
+        })
+        .await?;
         let primary = session
             .client
             .execute(
