@@ -39,7 +39,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-cli --bench mcp
 	$(CARGO) bench -p switchboard-cli --bench tapes
 	$(CARGO) bench -p switchboard-session --bench sessions
-	$(CARGO) bench -p switchboard-session --bench probe
+	$(CARGO) bench -p switchboard-probe --bench probe
 
 setup:
 	scripts/setup.sh run

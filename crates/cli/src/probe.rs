@@ -7,10 +7,8 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use switchboard_model::probe::fuzz::{DEFAULT_MAX_INPUTS, FindingKind, FuzzReport};
-use switchboard_session::{
-    Client,
-    probe::{self, Target, Timing, blackbox, fuzz, investigate},
-};
+use switchboard_probe::{self as probe, Target, Timing, blackbox, fuzz, investigate};
+use switchboard_session::Client;
 use switchboard_store::{Workspace, chains::Chains, clock, probe_reports::ProbeReports};
 
 /// Options every look at a program shares.

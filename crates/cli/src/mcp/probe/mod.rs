@@ -12,10 +12,8 @@ use rmcp::{
     tool_router,
 };
 use switchboard_model::probe::fuzz::DEFAULT_MAX_INPUTS;
-use switchboard_session::{
-    probe::{Target, Timing, blackbox, chain, fuzz, investigate},
-    protocol::timeout_millis,
-};
+use switchboard_probe::{Target, Timing, blackbox, chain, fuzz, investigate};
+use switchboard_session::protocol::timeout_millis;
 use switchboard_store::{chains::Chains, clock, probe_reports::ProbeReports};
 use tokio_util::sync::CancellationToken;
 

@@ -10,14 +10,38 @@
 use std::{io::Read, path::Path, time::Instant};
 
 use portable_pty::PtySize;
+use switchboard_probe::{Target, Timing, fuzz, investigate};
 use switchboard_session::{
-    probe::{Target, Timing, fuzz, investigate},
+    Client,
     pty::live::{Live, Spawn},
+    runtime::RuntimeDir,
 };
 
-#[path = "../tests/support/mod.rs"]
-#[allow(dead_code)] // Only its client is used here.
-mod support;
+/// A client of a host of the bench's own, in a private folder under `dir`:
+/// the host built beside this bench (`make bench` builds it first), ending
+/// a second after its last session, reading the bench's empty settings.
+fn client(dir: &Path) -> Client {
+    let exe = std::env::current_exe().unwrap();
+    let host = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("switchboard-session-host");
+    assert!(
+        host.exists(),
+        "no {}: cargo build --release -p switchboard-session first",
+        host.display()
+    );
+    std::fs::create_dir_all(dir).unwrap();
+    let runtime = RuntimeDir::at(dir.join("rt")).unwrap();
+    Client::at(runtime, host).with_host_env(vec![
+        ("SWITCHBOARD_SESSION_HOST_LINGER_SECS".into(), "1".into()),
+        (
+            "SWITCHBOARD_CONFIG_DIR".into(),
+            dir.join("config").display().to_string(),
+        ),
+    ])
+}
 
 /// Runs of each measure; the median is shown.
 const RUNS: usize = 5;
@@ -130,7 +154,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let client = support::client(&cwd.join("host"), &[]);
+    let client = client(&cwd.join("host"));
     let target = Target {
         program: program.display().to_string(),
         cwd: cwd.display().to_string(),

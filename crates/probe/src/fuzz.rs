@@ -22,7 +22,7 @@ use switchboard_model::{
 use switchboard_store::tapes::{TAPES_DIR, Tapes};
 
 use super::{Conversation, ProbeError, Reply, Target, Timing, is_shell};
-use crate::Client;
+use switchboard_session::Client;
 
 /// How a fuzz run goes.
 #[derive(Debug, Clone)]

@@ -1,10 +1,12 @@
 //! Finding out what an unknown program is, over program sessions: an
 //! investigation (`investigate`), a quick look (`probe`), ClaudeControl's
 //! seven black-box checks (`blackbox`), fuzzing (`fuzz`) and command chains
-//! run in one shell (`chain`). Each is a client of the host — its sessions
-//! show in the window while it works and are logged in the workspace — and
+//! run in one shell (`chain`). Each is a client of the session host
+//! (`switchboard-session`) — its sessions show in the window while it
+//! works, as one run (`Target::run`), and are logged in the workspace — and
 //! each wait ends on the program (a prompt, its end, or quiet after its
-//! answer), never on a fixed sleep.
+//! answer), never on a fixed sleep. The CLI and the MCP server call it,
+//! each step a progress callback.
 
 pub mod blackbox;
 pub mod chain;
@@ -18,7 +20,7 @@ use switchboard_model::{
     program::{ExitStatus, SessionInfo},
 };
 
-use crate::{
+use switchboard_session::{
     Client, ClientError,
     protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
 };

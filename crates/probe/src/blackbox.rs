@@ -18,7 +18,7 @@ use switchboard_model::{
 };
 
 use super::{Conversation, ProbeError, Reply, Target, Timing, fuzz};
-use crate::{
+use switchboard_session::{
     Client,
     protocol::{Input, WaitFor},
 };

@@ -16,7 +16,7 @@ use switchboard_model::{
 };
 
 use super::{ProbeError, Target};
-use crate::{
+use switchboard_session::{
     Client,
     protocol::{ExpectOutcome, Input, Pattern, StartRequest},
 };

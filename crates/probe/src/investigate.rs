@@ -26,7 +26,7 @@ use switchboard_model::probe::{
 use switchboard_model::program::Key;
 
 use super::{Conversation, ProbeError, Reply, Target, Timing, iso_now};
-use crate::{Client, protocol::Input};
+use switchboard_session::{Client, protocol::Input};
 
 /// How an investigation goes.
 #[derive(Debug, Clone, Copy)]
