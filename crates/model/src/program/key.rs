@@ -127,6 +127,67 @@ impl Key {
     }
 }
 
+/// A key pressed on a screen in the page, as the browser names it
+/// (`KeyboardEvent.key` and its modifiers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pressed<'a> {
+    /// The DOM's name of the key (`"ArrowUp"`, `"a"`, `"Enter"`).
+    pub key: &'a str,
+    /// Control was held.
+    pub ctrl: bool,
+    /// Alt or Meta was held (a shortcut of the page's, never the
+    /// program's).
+    pub alt_or_meta: bool,
+}
+
+/// What a key pressed on the screen types.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Typed {
+    /// A named key.
+    Key(Key),
+    /// Text (one character).
+    Text(String),
+}
+
+impl Pressed<'_> {
+    /// What the key types into the program; `None` for keys left to the
+    /// page (Alt or Meta shortcuts, modifiers alone, function keys).
+    pub fn typed(self) -> Option<Typed> {
+        if self.alt_or_meta {
+            return None;
+        }
+        let single = self.key.chars().count() == 1;
+        if self.ctrl {
+            return single
+                .then(|| {
+                    format!("ctrl-{}", self.key.to_ascii_lowercase())
+                        .parse()
+                        .ok()
+                })
+                .flatten()
+                .map(Typed::Key);
+        }
+        let named = match self.key {
+            "Enter" => Key::Enter,
+            "Escape" => Key::Esc,
+            "Tab" => Key::Tab,
+            "Backspace" => Key::Backspace,
+            "ArrowUp" => Key::Up,
+            "ArrowDown" => Key::Down,
+            "ArrowLeft" => Key::Left,
+            "ArrowRight" => Key::Right,
+            "Home" => Key::Home,
+            "End" => Key::End,
+            "PageUp" => Key::PageUp,
+            "PageDown" => Key::PageDown,
+            "Delete" => Key::Delete,
+            _ if single => return Some(Typed::Text(self.key.to_owned())),
+            _ => return None,
+        };
+        Some(Typed::Key(named))
+    }
+}
+
 impl FromStr for Key {
     type Err = KeyError;
 
@@ -208,6 +269,49 @@ mod tests {
             let key: Key = name.parse().unwrap();
             assert_eq!(key.name(), name);
             assert_eq!(key.name().parse::<Key>().unwrap(), key);
+        }
+    }
+
+    #[test]
+    fn keys_pressed_on_the_screen_type_what_a_terminal_would() {
+        let press = |key, ctrl, alt_or_meta| {
+            Pressed {
+                key,
+                ctrl,
+                alt_or_meta,
+            }
+            .typed()
+        };
+        assert_eq!(press("ArrowUp", false, false), Some(Typed::Key(Key::Up)));
+        assert_eq!(press("Escape", false, false), Some(Typed::Key(Key::Esc)));
+        assert_eq!(
+            press("C", true, false),
+            Some(Typed::Key(Key::Ctrl(3))),
+            "Ctrl-C, shifted or not"
+        );
+        assert_eq!(press("]", true, false), Some(Typed::Key(Key::Ctrl(0x1d))));
+        assert_eq!(press("é", false, false), Some(Typed::Text("é".into())));
+        assert_eq!(press("r", false, true), None, "the page's shortcut");
+        assert_eq!(press("Shift", false, false), None);
+        assert_eq!(press("F5", true, false), None);
+        // Every name the page can send is one the shell accepts.
+        for key in [
+            "Enter",
+            "Tab",
+            "Backspace",
+            "Home",
+            "End",
+            "PageUp",
+            "PageDown",
+            "Delete",
+            "ArrowDown",
+            "ArrowLeft",
+            "ArrowRight",
+        ] {
+            let Some(Typed::Key(named)) = press(key, false, false) else {
+                panic!("{key} types a key");
+            };
+            assert_eq!(named.name().parse::<Key>(), Ok(named));
         }
     }
 }

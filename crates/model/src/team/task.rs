@@ -248,6 +248,20 @@ pub enum TaskAction {
 }
 
 impl TaskStatus {
+    /// The board's label for a task in this status with `open_dependencies`
+    /// not completed yet (a pending task waits for them, else it is ready).
+    pub fn label(self, open_dependencies: usize) -> String {
+        match self {
+            Self::Pending if open_dependencies > 0 => format!(
+                "waits for {open_dependencies} task{}",
+                if open_dependencies == 1 { "" } else { "s" }
+            ),
+            Self::Pending => "ready".to_owned(),
+            Self::InProgress => "in progress".to_owned(),
+            Self::Completed => "done".to_owned(),
+        }
+    }
+
     /// What can be done to a task in this status, in the order the board
     /// shows it: a pending task is claimed, one in progress completed, and
     /// the dependencies of any task not yet completed edited.
@@ -643,5 +657,18 @@ pub(crate) mod tests {
         assert_eq!(titles("model", &["1-a".to_owned()]), ["Define data model"]);
         assert!(titles("", &[]).is_empty());
         assert_eq!(dependency_candidates(&tasks, &[], "a", 2).len(), 2);
+    }
+
+    #[test]
+    fn the_board_labels_a_task_by_its_status_and_what_it_waits_for() {
+        assert_eq!(TaskStatus::Pending.label(0), "ready");
+        assert_eq!(TaskStatus::Pending.label(1), "waits for 1 task");
+        assert_eq!(TaskStatus::Pending.label(3), "waits for 3 tasks");
+        assert_eq!(
+            TaskStatus::InProgress.label(2),
+            "in progress",
+            "claimed: it no longer waits"
+        );
+        assert_eq!(TaskStatus::Completed.label(0), "done");
     }
 }

@@ -284,15 +284,9 @@ fn TaskCard(
     } else {
         ().into_any()
     };
-    let state_label = match task.status {
-        TaskStatus::Pending if waiting => format!(
-            "waits for {open_dependencies} task{}",
-            if open_dependencies == 1 { "" } else { "s" }
-        ),
-        TaskStatus::Pending => "ready".to_owned(),
-        TaskStatus::InProgress => "in progress".to_owned(),
-        TaskStatus::Completed => "done".to_owned(),
-    };
+    let state_label = task
+        .status
+        .label(if waiting { open_dependencies } else { 0 });
     let state_class = if waiting {
         "task-state waiting".to_owned()
     } else {

@@ -19,6 +19,7 @@ use std::rc::Rc;
 use leptos::{ev::KeyboardEvent, prelude::*};
 use switchboard_model::program::{
     Controller, SessionInfo, SessionState,
+    key::{Pressed, Typed},
     view::{ListEntry, RunRow, SessionTypeRequest, arrange},
 };
 
@@ -208,35 +209,19 @@ impl TerminalsState {
 }
 
 /// The key name the shell takes for a key pressed on the screen, or the
-/// text it types; `None` for keys left to the page (modifiers alone, Alt
-/// shortcuts).
+/// text it types (`model::program::key::Pressed`); `None` for keys left to
+/// the page.
 fn pressed(event: &KeyboardEvent) -> Option<(Option<String>, Option<String>)> {
     let key = event.key();
-    if event.alt_key() || event.meta_key() {
-        return None;
-    }
-    if event.ctrl_key() {
-        let letter = key.to_ascii_lowercase();
-        return (letter.chars().count() == 1).then(|| (Some(format!("ctrl-{letter}")), None));
-    }
-    let named = match key.as_str() {
-        "Enter" => "enter",
-        "Escape" => "esc",
-        "Tab" => "tab",
-        "Backspace" => "backspace",
-        "ArrowUp" => "up",
-        "ArrowDown" => "down",
-        "ArrowLeft" => "left",
-        "ArrowRight" => "right",
-        "Home" => "home",
-        "End" => "end",
-        "PageUp" => "pageup",
-        "PageDown" => "pagedown",
-        "Delete" => "delete",
-        _ if key.chars().count() == 1 => return Some((None, Some(key))),
-        _ => return None,
+    let pressed = Pressed {
+        key: &key,
+        ctrl: event.ctrl_key(),
+        alt_or_meta: event.alt_key() || event.meta_key(),
     };
-    Some((Some(named.to_owned()), None))
+    Some(match pressed.typed()? {
+        Typed::Key(named) => (Some(named.name()), None),
+        Typed::Text(text) => (None, Some(text)),
+    })
 }
 
 /// The view.
