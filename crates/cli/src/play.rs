@@ -21,7 +21,6 @@
 
 use crate::failure::{BadInput, refuse};
 use std::{
-    collections::BTreeSet,
     io::Write,
     sync::mpsc::{self, Receiver, RecvTimeoutError, Sender},
     time::{Duration, Instant},
@@ -32,19 +31,22 @@ use clap::{Args, ValueEnum};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     tape::{
-        Chunk, InputKind, Spread, Tape,
-        index::{self, TapeIndex, strip_ansi},
-        record::{Recorder, SCREEN_LIMIT, follow_screen},
+        Chunk,
+        index::strip_ansi,
+        record::{Recorder, follow_screen},
         redact,
     },
 };
 use switchboard_store::Workspace;
 
 use crate::rec::{self, RecordArgs, RecordMode, Target};
-use switchboard_session::pty::{
-    Event,
-    live::Live,
-    terminal::{self, RawMode},
+use switchboard_session::{
+    pty::{
+        Event,
+        live::Live,
+        terminal::{self, RawMode},
+    },
+    replay::{self, Pace, Replay, Step},
 };
 
 /// What a miss does.
@@ -78,64 +80,24 @@ pub struct PlayArgs {
     pub command: Vec<String>,
 }
 
-/// How long to wait before each output read.
-#[derive(Debug, Clone, Copy)]
-enum Pace {
-    Recorded,
-    Fixed(u64),
-    Between(u64, u64),
-}
-
-impl Pace {
-    fn parse(text: Option<&str>) -> Result<Option<Self>> {
-        let Some(text) = text else {
-            return Ok(None);
-        };
-        let number = |part: &str| {
-            part.trim().parse::<u64>().bad_input(format!(
-                "--latency {text:?}: {part:?} is not a whole number of ms"
-            ))
-        };
-        match text.split_once(',') {
-            None => Ok(Some(Self::Fixed(number(text)?))),
-            Some((low, high)) => {
-                let (low, high) = (number(low)?, number(high)?);
-                if low > high {
-                    refuse!("--latency {text:?}: the minimum is above the maximum");
-                }
-                Ok(Some(Self::Between(low, high)))
+/// `--latency MS|MIN,MAX`: how long to wait before each output read.
+fn parse_pace(text: Option<&str>) -> Result<Option<Pace>> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let number = |part: &str| {
+        part.trim().parse::<u64>().bad_input(format!(
+            "--latency {text:?}: {part:?} is not a whole number of ms"
+        ))
+    };
+    match text.split_once(',') {
+        None => Ok(Some(Pace::Fixed(number(text)?))),
+        Some((low, high)) => {
+            let (low, high) = (number(low)?, number(high)?);
+            if low > high {
+                refuse!("--latency {text:?}: the minimum is above the maximum");
             }
-        }
-    }
-
-    /// A tape's own latency: its recorded delays when it is 0.
-    fn of(tape: &Tape) -> Self {
-        let whole = |number: &serde_json::Number| number.as_f64().unwrap_or(0.0).max(0.0) as u64;
-        match &tape.meta.latency {
-            Spread::One(ms) if whole(ms) > 0 => Self::Fixed(whole(ms)),
-            Spread::Range([low, high]) if whole(high) > 0 => {
-                Self::Between(whole(low).min(whole(high)), whole(high))
-            }
-            _ => Self::Recorded,
-        }
-    }
-
-    fn delay(self, chunk: &Chunk) -> Duration {
-        Duration::from_millis(match self {
-            Self::Recorded => chunk.delay_ms,
-            Self::Fixed(ms) => ms,
-            Self::Between(low, high) => fastrand::u64(low..=high),
-        })
-    }
-}
-
-/// A tape's error rate, in percent.
-fn error_rate(tape: &Tape) -> f64 {
-    match &tape.meta.error_rate {
-        Spread::One(rate) => rate.as_f64().unwrap_or(0.0),
-        Spread::Range([low, high]) => {
-            let (low, high) = (low.as_f64().unwrap_or(0.0), high.as_f64().unwrap_or(0.0));
-            low + fastrand::f64() * (high - low).max(0.0)
+            Ok(Some(Pace::Between(low, high)))
         }
     }
 }
@@ -146,25 +108,13 @@ fn error_rate(tape: &Tape) -> f64 {
 const QUIET: Duration = Duration::from_millis(100);
 const PROMPT_WAIT: Duration = Duration::from_secs(5);
 
-/// The replay in progress.
+/// The replay in progress, on this process's terminal.
 struct Player {
     target: Target,
-    tapes: Vec<Tape>,
-    paths: Vec<String>,
-    index: TapeIndex,
+    replay: Replay,
     pace: Option<Pace>,
     error_rate: Option<f64>,
     fallback: Fallback,
-    /// This command's tapes, by position.
-    mine: Vec<usize>,
-    used: BTreeSet<usize>,
-    /// The end of everything shown (its last [`SCREEN_LIMIT`] bytes), which
-    /// recorded prompts are fitted to.
-    shown: Vec<u8>,
-    /// The exchange played last.
-    last: Option<(usize, usize)>,
-    /// The inputs played, each with the prompt it answered.
-    played: Vec<(String, Vec<u8>)>,
     proxied: Option<String>,
 }
 
@@ -173,42 +123,12 @@ impl Player {
         out.write_all(bytes)
             .and_then(|()| out.flush())
             .context("could not write to the terminal")?;
-        self.shown.extend_from_slice(bytes);
-        if self.shown.len() > SCREEN_LIMIT {
-            self.shown.drain(..self.shown.len() - SCREEN_LIMIT);
-        }
+        self.replay.shown(bytes);
         Ok(())
     }
 
-    /// The line on screen: what was shown after the last newline (as
-    /// `follow_screen` keeps it, both bounded by [`SCREEN_LIMIT`]).
-    fn screen(&self) -> String {
-        let start = self
-            .shown
-            .iter()
-            .rposition(|byte| *byte == b'\n')
-            .map_or(0, |newline| newline + 1);
-        String::from_utf8_lossy(&self.shown[start..]).into_owned()
-    }
-
-    /// What this command's tapes say the program showed before its first
-    /// input: the first recorded start-up banner, else (a tape that begins
-    /// at the first send, as ClaudeControl's do) the prompt its first
-    /// exchange was recorded at, unless that is only a line ending.
-    fn opening(&self) -> Option<(usize, Vec<Chunk>)> {
-        self.mine.iter().find_map(|t| {
-            let tape = &self.tapes[*t];
-            let banner = tape.meta.banner();
-            if !banner.is_empty() {
-                return Some((*t, banner));
-            }
-            let prompt = tape.exchanges.first()?.pre.prompt.as_deref()?;
-            (!prompt.trim().is_empty()).then(|| (*t, vec![Chunk::of(0, prompt.as_bytes())]))
-        })
-    }
-
     fn stream(&mut self, out: &mut impl Write, t: usize, chunks: &[Chunk]) -> Result<()> {
-        let pace = self.pace.unwrap_or_else(|| Pace::of(&self.tapes[t]));
+        let pace = self.pace.unwrap_or_else(|| Pace::of(self.replay.tape(t)));
         for chunk in chunks {
             std::thread::sleep(pace.delay(chunk));
             self.show(out, &chunk.bytes())?;
@@ -220,12 +140,9 @@ impl Player {
     /// ends the program; returns its status.
     fn play(&mut self, sender: &Sender<Event>, events: &Receiver<Event>) -> Result<u8> {
         let mut out = std::io::stdout().lock();
-        if let Some((t, opening)) = self.opening() {
-            self.used.insert(t);
+        if let Some((t, opening)) = self.replay.opening() {
             self.stream(&mut out, t, &opening)?;
         }
-        let mut lookup = self.target.lookup();
-        let mut input = Vec::new();
         for event in events {
             let Event::Typed(bytes, _) = event else {
                 continue;
@@ -234,28 +151,10 @@ impl Player {
                 return Ok(0);
             }
             for (at, byte) in bytes.iter().enumerate() {
-                input.push(*byte);
-                let submitted = matches!(byte, b'\r' | b'\n');
-                let prompt = self.screen();
-                lookup.prompt = Some(String::from_utf8_lossy(&self.shown).into_owned());
-                let found = self
-                    .index
-                    .lookup(&self.tapes, &lookup, &input, self.last)
-                    .filter(|(t, e)| {
-                        // A raw send matches once all its bytes are typed
-                        // (a line end it recorded too: `/wo=`, 0xff and a
-                        // line feed, is found by its 0xff but not played
-                        // before the line feed); a line on its terminator.
-                        let exchange = &self.tapes[*t].exchanges[*e];
-                        submitted
-                            || (exchange.input.kind == InputKind::Raw
-                                && input.len() >= index::input_bytes(exchange).len())
-                    });
-                let Some((t, e)) = found else {
-                    if !submitted {
-                        continue;
-                    }
-                    if self.fallback == Fallback::NotFound {
+                let (t, e) = match self.replay.key(*byte) {
+                    Step::Typing => continue,
+                    Step::Play { tape, exchange } => (tape, exchange),
+                    Step::Missed { input, prompt } if self.fallback == Fallback::NotFound => {
                         return Err(ErrorPayload::new(
                             ErrorCode::NotFound,
                             format!(
@@ -263,36 +162,35 @@ impl Player {
                                 String::from_utf8_lossy(&input),
                                 self.target.program,
                                 self.target.args,
-                                lookup.cwd,
+                                self.target.cwd.display().to_string(),
                                 self.target.tapes.root().display()
                             ),
                         )
                         .into());
                     }
-                    drop(out);
-                    input.extend_from_slice(&bytes[at + 1..]);
-                    return self.proxy(sender, events, input);
+                    Step::Missed { mut input, .. } => {
+                        drop(out);
+                        input.extend_from_slice(&bytes[at + 1..]);
+                        return self.proxy(sender, events, input);
+                    }
                 };
-                self.played.push((prompt, std::mem::take(&mut input)));
-                self.used.insert(t);
-                self.last = Some((t, e));
-                let chunks = self.tapes[t].exchanges[e].output.chunks.clone();
+                let chunks = self.replay.exchange(t, e).output.chunks.clone();
                 self.stream(&mut out, t, &chunks)?;
                 let rate = self
                     .error_rate
-                    .unwrap_or_else(|| error_rate(&self.tapes[t]));
+                    .unwrap_or_else(|| replay::error_rate(self.replay.tape(t)));
                 if rate > 0.0 && fastrand::f64() * 100.0 < rate {
                     return Err(ErrorPayload::new(
                         ErrorCode::Unavailable,
                         format!(
                             "a synthetic error after exchange {} of {} (error rate {rate} %)",
                             e + 1,
-                            self.paths[t]
+                            self.replay.path(t)
                         ),
                     )
                     .into());
                 }
-                if let Some(exit) = &self.tapes[t].exchanges[e].exit {
+                if let Some(exit) = &self.replay.exchange(t, e).exit {
                     return Ok(rec::exit_status(exit));
                 }
             }
@@ -322,14 +220,14 @@ impl Player {
         ));
         let mut early = Vec::new();
         let mut screen = Vec::new();
-        for (prompt, input) in &self.played {
+        for (prompt, input) in self.replay.played() {
             settle(events, prompt, &mut screen, &mut early)?;
             live.write(input)?;
         }
-        settle(events, &self.screen(), &mut screen, &mut early)?;
+        settle(events, &self.replay.screen(), &mut screen, &mut early)?;
         let size = live.size();
         let started = Instant::now();
-        let mut recorder = Recorder::at_prompt(&self.screen());
+        let mut recorder = Recorder::at_prompt(&self.replay.screen());
         recorder.input(&typed, Duration::ZERO);
         live.write(&typed)?;
         let exit = rec::pass_through(
@@ -364,15 +262,8 @@ impl Player {
                 paths.join(", ")
             }
         };
-        let used = list(self.used.iter().map(|t| self.paths[*t].as_str()).collect());
-        let unused = list(
-            self.mine
-                .iter()
-                .filter(|t| !self.used.contains(*t))
-                .map(|t| self.paths[*t].as_str())
-                .collect(),
-        );
-        let mut said = format!("used {used}; unused {unused}");
+        let (used, unused) = self.replay.used_and_unused();
+        let mut said = format!("used {}; unused {}", list(used), list(unused));
         if let Some(proxied) = &self.proxied {
             said.push_str("; ");
             said.push_str(proxied);
@@ -414,7 +305,7 @@ fn settle(
 /// Plays; returns the exit status the recording (or the real program)
 /// ended with.
 pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
-    let pace = Pace::parse(args.latency.as_deref())?;
+    let pace = parse_pace(args.latency.as_deref())?;
     if let Some(rate) = args.error_rate
         && !(0.0..=100.0).contains(&rate)
     {
@@ -428,35 +319,18 @@ pub fn run(workspace: &Workspace, args: PlayArgs) -> Result<u8> {
             problem.path, problem.line, problem.column, problem.reason
         );
     }
-    let (paths, tapes): (Vec<String>, Vec<Tape>) = loaded
+    let context = target.lookup();
+    let tapes = loaded
         .tapes
         .into_iter()
         .map(|entry| (entry.path, entry.tape))
-        .unzip();
-    let cwd = target.cwd.display().to_string();
-    let mine = tapes
-        .iter()
-        .enumerate()
-        .filter(|(_, tape)| {
-            tape.meta.program == target.program
-                && tape.meta.args == target.args
-                && tape.meta.cwd == cwd
-        })
-        .map(|(t, _)| t)
         .collect();
     let mut player = Player {
-        index: TapeIndex::build(&tapes),
+        replay: Replay::new(tapes, context),
         target,
-        tapes,
-        paths,
         pace,
         error_rate: args.error_rate,
         fallback: args.fallback,
-        mine,
-        used: BTreeSet::new(),
-        shown: Vec::new(),
-        last: None,
-        played: Vec::new(),
         proxied: None,
     };
     let (sender, events) = mpsc::channel();

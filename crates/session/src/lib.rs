@@ -2,7 +2,8 @@
 //! drive and the developer watches and takes over.
 //!
 //! Process control is an edge of its own: [`pty`] is the one
-//! pseudo-terminal layer (used by `rec`, `play` and the host), [`host`] is
+//! pseudo-terminal layer (used by `rec`, `play` and the host), [`replay`]
+//! stands in for a program from its tapes (`play`'s engine), [`host`] is
 //! the session host process that owns the programs' terminals and outlives
 //! the commands that start them, [`protocol`] is what it speaks over its
 //! private socket ([`runtime`]), and [`client`] is the one way to reach it,
@@ -17,6 +18,7 @@ pub mod config;
 pub mod host;
 pub mod protocol;
 pub mod pty;
+pub mod replay;
 pub mod run;
 pub mod runtime;
 
