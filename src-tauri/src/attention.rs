@@ -5,7 +5,7 @@
 
 use std::{collections::BTreeSet, sync::Mutex};
 
-use switchboard_model::{inbox::newly_waiting, program::SessionInfo};
+use switchboard_model::{inbox::newly_waiting, program::ProgramSession};
 use switchboard_store::{Workspace, deliveries};
 use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
 use tauri_plugin_notification::NotificationExt;
@@ -48,13 +48,13 @@ impl Announced {
 
 /// Announces the sessions in `sessions` that began waiting for a secret
 /// since the last call.
-pub fn secrets(app: &AppHandle, sessions: &[SessionInfo], announced: &Announced) {
+pub fn secrets(app: &AppHandle, sessions: &[ProgramSession], announced: &Announced) {
     let wanting: BTreeSet<String> = sessions
         .iter()
         .filter(|session| session.wants_secret)
         .map(|session| session.id.clone())
         .collect();
-    let fresh: Vec<&SessionInfo> = {
+    let fresh: Vec<&ProgramSession> = {
         let Ok(mut known) = announced.secrets.lock() else {
             return;
         };

@@ -7,7 +7,7 @@ mod attention;
 mod commands;
 mod events;
 mod instance;
-mod sessions;
+mod program_sessions;
 mod sidecar;
 mod state;
 
@@ -134,7 +134,7 @@ pub fn run() -> ExitCode {
                 std::sync::Arc::clone(&announced),
             );
             state.reach(StartPhase::WebviewCreated, Some(webview_created));
-            sessions::follow(
+            program_sessions::follow(
                 app.handle().clone(),
                 state.workspace.root().to_owned(),
                 std::sync::Arc::clone(&state.sessions),
@@ -189,12 +189,12 @@ pub fn run() -> ExitCode {
             commands::team::team_send,
             commands::settings::get_settings,
             commands::settings::save_settings,
-            commands::sessions::sessions,
-            commands::sessions::session_replay,
-            commands::sessions::session_output,
-            commands::sessions::session_type,
-            commands::sessions::session_control,
-            commands::sessions::session_end,
+            commands::program_sessions::sessions,
+            commands::program_sessions::session_replay,
+            commands::program_sessions::session_output,
+            commands::program_sessions::session_type,
+            commands::program_sessions::session_control,
+            commands::program_sessions::session_end,
             commands::probes::probe_reports,
             commands::probes::probe_report,
             commands::lifecycle::ui_ready,

@@ -33,7 +33,7 @@ pub struct AppState {
     /// asked for), for the tray's count once it exists.
     pub announced: Arc<crate::attention::Announced>,
     /// The program sessions as last heard (followed for the window's life).
-    pub sessions: Arc<crate::sessions::Followed>,
+    pub sessions: Arc<crate::program_sessions::Followed>,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
 }

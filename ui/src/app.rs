@@ -2,7 +2,7 @@
 //! and the selected view beside it.
 
 use leptos::{prelude::*, task::spawn_local};
-use switchboard_model::{ipc::WorkspaceInfo, program::SessionInfo};
+use switchboard_model::{ipc::WorkspaceInfo, program::ProgramSession};
 
 use crate::{events, ipc, theme, views};
 
@@ -58,14 +58,14 @@ impl View {
 /// The workspace's program sessions, followed for the window's life: the
 /// secret alert and the Terminals view share them (from the context).
 #[derive(Clone, Copy)]
-pub struct Sessions {
+pub struct ProgramSessions {
     /// As last heard.
-    pub list: RwSignal<Vec<SessionInfo>>,
+    pub list: RwSignal<Vec<ProgramSession>>,
     /// The session the Terminals view shows when it opens (the alert's).
     pub open: RwSignal<Option<String>>,
 }
 
-impl Sessions {
+impl ProgramSessions {
     /// Follows the sessions from now on: the list now, then each change.
     fn follow() -> Self {
         let sessions = Self {
@@ -93,7 +93,7 @@ impl Sessions {
 #[component]
 pub fn App() -> impl IntoView {
     let (current, set_current) = signal(View::Inbox);
-    let sessions = Sessions::follow();
+    let sessions = ProgramSessions::follow();
     provide_context(sessions);
     let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
     // Live updates: listened to once here, fanned out to the open views.

@@ -21,7 +21,7 @@ use switchboard_model::{
         EVENT_SESSIONS, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED, SidecarHealth,
         StoreChange,
     },
-    program::SessionInfo,
+    program::ProgramSession,
     sidecar::SidecarResponse,
 };
 
@@ -62,7 +62,7 @@ thread_local! {
     static STORE: RefCell<Subscribers<StoreChange>> = const { RefCell::new(Subscribers::new("store")) };
     static SIDECAR: RefCell<Subscribers<SidecarResponse>> = const { RefCell::new(Subscribers::new("sidecar")) };
     static HEALTH: RefCell<Subscribers<SidecarHealth>> = const { RefCell::new(Subscribers::new("health")) };
-    static SESSIONS: RefCell<Subscribers<Vec<SessionInfo>>> = const { RefCell::new(Subscribers::new("sessions")) };
+    static SESSIONS: RefCell<Subscribers<Vec<ProgramSession>>> = const { RefCell::new(Subscribers::new("sessions")) };
     /// Waiting for the store's changes to be followed.
     static FOLLOWING: RefCell<Subscribers<()>> = const { RefCell::new(Subscribers::new("following")) };
     /// Whether they are.
@@ -141,7 +141,7 @@ pub fn on_sidecar_health(handler: impl Fn(SidecarHealth) + 'static) {
 
 /// Calls `handler` with the workspace's program sessions after each
 /// change, while the current view lives (and follows them).
-pub fn on_sessions(handler: impl Fn(Vec<SessionInfo>) + 'static) {
+pub fn on_sessions(handler: impl Fn(Vec<ProgramSession>) + 'static) {
     subscribe(&SESSIONS, handler);
 }
 

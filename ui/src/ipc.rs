@@ -6,6 +6,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     annotation::{Annotation, NewAnnotation},
+    blocking::Reply,
     chat::{ChatHistory, ChatSession, ConversationSummary},
     ipc::{
         BulletAddRequest, BulletEditRequest, BulletRef, CMD_ADD_ANNOTATION, CMD_BULLET_ADD,
@@ -26,7 +27,6 @@ use switchboard_model::{
         playbook::Bullet,
         search::{SearchQuery, SearchResults},
     },
-    session::Reply,
     settings::{Settings, SettingsView},
     sidecar::ResponseBody,
     team::{Task, TeamBoard, TeamEntry},
@@ -48,7 +48,7 @@ use switchboard_model::ipc::{
     CMD_TEAM_SEND, CMD_TEAMS, TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest,
     TaskDepsRequest, TeamRequest, TeamSendRequest,
 };
-use switchboard_model::program::SessionInfo;
+use switchboard_model::program::ProgramSession;
 use switchboard_model::program::view::{
     SessionControlRequest, SessionOutput, SessionOutputRequest, SessionRequest, SessionTypeRequest,
 };
@@ -408,7 +408,7 @@ pub async fn quarantine(request: &QuarantineRequest) -> Result<Vec<Quarantined>,
 }
 
 /// The workspace's program sessions now (changes come as events).
-pub async fn sessions() -> Result<Vec<SessionInfo>, ErrorPayload> {
+pub async fn sessions() -> Result<Vec<ProgramSession>, ErrorPayload> {
     call(CMD_SESSIONS).await
 }
 

@@ -26,7 +26,7 @@ use rmcp::{
     transport::TokioChildProcess,
 };
 use serde_json::{Value, json};
-use switchboard_model::session::Reply;
+use switchboard_model::blocking::Reply;
 use switchboard_store::{Workspace, clock, deliveries, feedback};
 use table::percentile;
 

@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
+    blocking::{AwaitOutcome, Reply},
     inbox::InboxFilter,
-    session::{AwaitOutcome, Reply},
 };
 use switchboard_store::{StoreError, Workspace, annotations, clock, deliveries, feedback};
 

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use switchboard_model::{
     Timestamp, age_label,
-    program::{Key, SessionInfo, handback::HandBack},
+    program::{Key, ProgramSession, handback::HandBack},
 };
 use switchboard_session::{
     Client, ClientError,
@@ -611,7 +611,7 @@ async fn attach(client: &Client, session: &str) -> Result<u8> {
     Ok(0)
 }
 
-fn print_session(info: &SessionInfo, json: bool) -> Result<()> {
+fn print_session(info: &ProgramSession, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(info)?);
     } else {
@@ -666,7 +666,7 @@ fn tell(note: &HandBack) {
     eprintln!(")");
 }
 
-fn print_table(sessions: &[SessionInfo], now: Timestamp) {
+fn print_table(sessions: &[ProgramSession], now: Timestamp) {
     if sessions.is_empty() {
         println!("no sessions (switchboard session start -- PROGRAM starts one)");
         return;

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use crate::{
     Delivery,
     annotation::Annotation,
+    blocking::{FeedbackResponse, Reply},
     chat::{ChatMode, ConversationSummary},
     knowledge::{
         Quarantined, document::Document, learning::LearningsFile, playbook::PlaybookFile,
         validate::Problem,
     },
-    session::{FeedbackResponse, Reply},
     settings::Settings,
 };
 
@@ -188,7 +188,7 @@ pub const CMD_TAPE_EXPORT_CAST: &str = "tape_export_cast";
 pub const CMD_EXPORT_DELIVERY: &str = "export_delivery";
 /// Command: the workspace's program sessions now (live ones, then ended
 /// ones from their logs); the shell emits [`EVENT_SESSIONS`] after each
-/// change. Request: none; answers `Vec<`[`SessionInfo`](crate::program::SessionInfo)`>`.
+/// change. Request: none; answers `Vec<`[`ProgramSession`](crate::program::ProgramSession)`>`.
 pub const CMD_SESSIONS: &str = "sessions";
 /// Command: a session's log cut into a tape, to play it back. Request:
 /// [`SessionRequest`](crate::program::view::SessionRequest); answers a
@@ -217,7 +217,7 @@ pub const CMD_PROBE_REPORTS: &str = "probe_reports";
 /// [`ReportView`](crate::probe::view::ReportView).
 pub const CMD_PROBE_REPORT: &str = "probe_report";
 /// Event carrying the workspace's program sessions
-/// (`Vec<`[`SessionInfo`](crate::program::SessionInfo)`>`) after a change;
+/// (`Vec<`[`ProgramSession`](crate::program::ProgramSession)`>`) after a change;
 /// the shell follows them for the window's whole life.
 pub const EVENT_SESSIONS: &str = "sessions";
 

@@ -5,6 +5,7 @@
 //! all share these types, so what crosses a boundary is defined exactly once.
 
 pub mod annotation;
+pub mod blocking;
 pub mod chat;
 pub mod delivery;
 pub mod error;
@@ -19,7 +20,6 @@ pub mod probe;
 pub mod program;
 #[cfg(feature = "render")]
 pub mod render;
-pub mod session;
 pub mod settings;
 pub mod sidecar;
 pub mod tape;

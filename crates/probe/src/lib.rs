@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    program::{ExitStatus, SessionInfo},
+    program::{ExitStatus, ProgramSession},
 };
 
 use switchboard_session::{
@@ -173,7 +173,7 @@ pub struct Conversation<'a> {
     /// start with it.
     purpose: &'static str,
     target: &'a Target,
-    session: Option<SessionInfo>,
+    session: Option<ProgramSession>,
     /// Timing.
     pub timing: Timing,
     /// Inputs sent so far.
@@ -240,7 +240,7 @@ impl<'a> Conversation<'a> {
     }
 
     /// The session now, if one runs.
-    pub fn session(&self) -> Option<&SessionInfo> {
+    pub fn session(&self) -> Option<&ProgramSession> {
         self.session.as_ref()
     }
 

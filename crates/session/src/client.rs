@@ -10,7 +10,7 @@ use std::{
 
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    program::{Controller, SessionInfo, handback::HandBack},
+    program::{Controller, ProgramSession, handback::HandBack},
 };
 use thiserror::Error;
 use tokio::{
@@ -200,7 +200,7 @@ impl Client {
     }
 
     /// Starts a program.
-    pub async fn start(&self, start: StartRequest) -> Result<SessionInfo, ClientError> {
+    pub async fn start(&self, start: StartRequest) -> Result<ProgramSession, ClientError> {
         session(self.call(Request::Start(start), |_| {}).await?)
     }
 
@@ -363,7 +363,10 @@ impl Client {
     }
 
     /// The sessions of `workspace`, or all of the user's.
-    pub async fn list(&self, workspace: Option<String>) -> Result<Vec<SessionInfo>, ClientError> {
+    pub async fn list(
+        &self,
+        workspace: Option<String>,
+    ) -> Result<Vec<ProgramSession>, ClientError> {
         match self.call(Request::List { workspace }, |_| {}).await? {
             Response::Sessions { sessions } => Ok(sessions),
             other => Err(unexpected(&other)),
@@ -375,7 +378,7 @@ impl Client {
         &self,
         session: &str,
         signal: Option<String>,
-    ) -> Result<SessionInfo, ClientError> {
+    ) -> Result<ProgramSession, ClientError> {
         let request = Request::Kill {
             session: session.to_owned(),
             signal,
@@ -388,7 +391,7 @@ impl Client {
     pub async fn history(
         &self,
         session: &str,
-    ) -> Result<(SessionInfo, Vec<(String, Option<String>)>), ClientError> {
+    ) -> Result<(ProgramSession, Vec<(String, Option<String>)>), ClientError> {
         let request = Request::History {
             session: session.to_owned(),
         };
@@ -403,7 +406,7 @@ impl Client {
         &self,
         session: &str,
         controller: Controller,
-    ) -> Result<SessionInfo, ClientError> {
+    ) -> Result<ProgramSession, ClientError> {
         let request = Request::Control {
             session: session.to_owned(),
             controller,
@@ -417,7 +420,7 @@ impl Client {
     pub async fn watch(
         &self,
         workspace: Option<String>,
-        mut changed: impl FnMut(Vec<SessionInfo>),
+        mut changed: impl FnMut(Vec<ProgramSession>),
     ) -> Result<(), ClientError> {
         let stream = self.connect().await?;
         let (read, mut write) = stream.into_split();
@@ -449,7 +452,7 @@ impl Client {
     pub async fn follow(
         &self,
         workspace: Option<String>,
-        mut changed: impl FnMut(Option<Vec<SessionInfo>>),
+        mut changed: impl FnMut(Option<Vec<ProgramSession>>),
     ) -> Result<(), ClientError> {
         let follower = self.clone().without_starting();
         let (poke, mut poked) = tokio::sync::mpsc::unbounded_channel();
@@ -509,7 +512,7 @@ impl Client {
         cols: u16,
         mut output: impl FnMut(&[u8]),
         mut input: tokio::sync::mpsc::UnboundedReceiver<AttachMessage>,
-    ) -> Result<SessionInfo, ClientError> {
+    ) -> Result<ProgramSession, ClientError> {
         use base64::{Engine, engine::general_purpose::STANDARD};
         let stream = self.connect().await?;
         let (read, mut write) = stream.into_split();
@@ -561,7 +564,7 @@ impl Client {
         session: &str,
         rows: u16,
         cols: u16,
-    ) -> Result<SessionInfo, ClientError> {
+    ) -> Result<ProgramSession, ClientError> {
         let request = Request::Resize {
             session: session.to_owned(),
             rows,
@@ -582,7 +585,7 @@ async fn write_line(
     Ok(())
 }
 
-fn session(response: Response) -> Result<SessionInfo, ClientError> {
+fn session(response: Response) -> Result<ProgramSession, ClientError> {
     match response {
         Response::Session(info) => Ok(info),
         other => Err(unexpected(&other)),

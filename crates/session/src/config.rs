@@ -6,7 +6,7 @@
 
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    program::{SessionInfo, config::ProgramConfig},
+    program::{ProgramSession, config::ProgramConfig},
 };
 use switchboard_store::program_configs::ProgramConfigs;
 
@@ -36,7 +36,7 @@ pub async fn start_with(
     client: &Client,
     name: &str,
     mut start: StartRequest,
-) -> Result<SessionInfo, ErrorPayload> {
+) -> Result<ProgramSession, ErrorPayload> {
     let config = folder()?
         .get(name)
         .map_err(|error| ErrorPayload::new(error.code(), error.to_string()))?;

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use switchboard_model::{
     ErrorPayload,
-    program::{Controller, ExitStatus, Key, SessionInfo, handback::HandBack},
+    program::{Controller, ExitStatus, Key, ProgramSession, handback::HandBack},
 };
 
 /// The protocol's version; the host refuses a client of another.
@@ -199,7 +199,7 @@ pub struct StartRequest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prompts: Vec<String>,
     /// The investigation, test, fuzz run or chain it is part of
-    /// (`SessionInfo::run`).
+    /// (`ProgramSession::run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
 }
@@ -254,7 +254,7 @@ pub enum Reply {
     /// Still waiting.
     Progress(Progress),
     /// The sessions after a change (to [`Request::Watch`]).
-    Changed(Vec<SessionInfo>),
+    Changed(Vec<ProgramSession>),
     /// Output for an attached terminal, base64 (to [`Request::Attach`]).
     Output(String),
     /// What the developer did while they held the session, sent before
@@ -290,11 +290,11 @@ pub enum Response {
         pid: u32,
     },
     /// A session, as it is now.
-    Session(SessionInfo),
+    Session(ProgramSession),
     /// Sessions.
     Sessions {
         /// Newest first.
-        sessions: Vec<SessionInfo>,
+        sessions: Vec<ProgramSession>,
     },
     /// Input was typed.
     Sent {
@@ -311,7 +311,7 @@ pub enum Response {
     /// A session's expect history, oldest first.
     History {
         /// The session.
-        session: SessionInfo,
+        session: ProgramSession,
         /// `(pattern, sent after it)`.
         steps: Vec<(String, Option<String>)>,
     },
@@ -410,7 +410,7 @@ pub struct Output {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen: Option<Vec<String>>,
     /// The session as it is now.
-    pub session: SessionInfo,
+    pub session: ProgramSession,
 }
 
 /// An argument of a request that does not say what it must.

@@ -6,12 +6,12 @@
 use std::{sync::Arc, time::Duration};
 
 use nix::sys::signal::Signal;
-use switchboard_model::program::{EndReason, ExitStatus, Limits, SessionInfo};
+use switchboard_model::program::{EndReason, ExitStatus, Limits, ProgramSession};
 use tokio::time::Instant;
 
 use crate::{
     host::{
-        session::Session,
+        hosted::HostedSession,
         waits::{self, Compiled},
     },
     protocol::{ExpectOutcome, Pattern, WaitFor, WaitOutcome},
@@ -68,7 +68,7 @@ pub async fn run(request: RunRequest) -> Result<Ran, RunError> {
     let compiled = waits::compile(&patterns).map_err(RunError::Pattern)?;
     let limits = Limits::default();
     let started = switchboard_store::clock::now();
-    let info = SessionInfo::starting(
+    let info = ProgramSession::starting(
         switchboard_model::program::session_id(fastrand::u64(..)),
         request.program,
         request.args,
@@ -76,7 +76,7 @@ pub async fn run(request: RunRequest) -> Result<Ran, RunError> {
         started,
     );
     let changes = Arc::new(tokio::sync::watch::Sender::new(0));
-    let session = Session::start(info, &request.env, &limits, changes)?;
+    let session = HostedSession::start(info, &request.env, &limits, changes)?;
     let deadline = Instant::now() + request.timeout;
     let mut unmet = None;
     let mut timed_out = false;

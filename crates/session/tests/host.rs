@@ -653,8 +653,8 @@ async fn an_answer_starts_its_own_line_once_the_echo_is_left_out() {
 /// The first session list a watch hears that `wanted` accepts.
 async fn heard(
     client: &switchboard_session::Client,
-    wanted: impl Fn(&[switchboard_model::program::SessionInfo]) -> bool + Send + 'static,
-) -> Vec<switchboard_model::program::SessionInfo> {
+    wanted: impl Fn(&[switchboard_model::program::ProgramSession]) -> bool + Send + 'static,
+) -> Vec<switchboard_model::program::ProgramSession> {
     let (found, mut lists) = tokio::sync::mpsc::unbounded_channel();
     let watching = client.watch(None, move |sessions| {
         if wanted(&sessions) {

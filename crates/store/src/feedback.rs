@@ -5,11 +5,11 @@ use std::{sync::mpsc, time::Duration};
 
 use switchboard_model::{
     Delivery, IdKind, NewDelivery, Timestamp,
-    ipc::StoreChange,
-    session::{
-        AwaitOutcome, BlockingSession, Closing, FeedbackResponse, Reply, SessionStatus,
+    blocking::{
+        AwaitOutcome, BlockingSession, BlockingStatus, Closing, FeedbackResponse, Reply,
         closing_response,
     },
+    ipc::StoreChange,
 };
 
 use crate::{
@@ -104,7 +104,7 @@ pub fn reply(
         .filter(|(_, session)| session.delivery_id == id && session.status.is_open())
         .collect();
     for (index, mut session) in open.iter().cloned() {
-        session.status = SessionStatus::Responded;
+        session.status = BlockingStatus::Responded;
         session.response = Some(response.clone());
         session.responded_at = Some(now);
         sessions.replace(index, &session, "session")?;
@@ -240,7 +240,7 @@ fn end_wait(
     if let Some(outcome) = AwaitOutcome::of_session(&session) {
         return Ok(outcome);
     }
-    session.status = SessionStatus::Timeout;
+    session.status = BlockingStatus::Timeout;
     if ending == Ending::Withdrawn {
         let stamp = serde_json::to_value(now).map_err(|source| StoreError::Encode {
             what: "session",

@@ -221,7 +221,7 @@ pub fn ended_sessions(
     workspace_root: &Path,
     live: &std::collections::BTreeSet<String>,
     most: usize,
-) -> Result<Vec<switchboard_model::program::SessionInfo>, StoreError> {
+) -> Result<Vec<switchboard_model::program::ProgramSession>, StoreError> {
     let workspace = workspace_root.display().to_string();
     Ok(list(workspace_root)?
         .iter()

@@ -6,7 +6,7 @@ pub mod inbox;
 pub mod knowledge;
 pub mod lifecycle;
 pub mod probes;
-pub mod sessions;
+pub mod program_sessions;
 pub mod settings;
 pub mod tapes;
 pub mod team;

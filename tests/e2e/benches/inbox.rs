@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 use switchboard_e2e::Binaries;
 use switchboard_model::{
     ContentType, DeliveryMode, DeliveryStatus, NewDelivery,
+    blocking::{BlockingSession, BlockingStatus, Reply},
     inbox::InboxFilter,
-    session::{BlockingSession, Reply, SessionStatus},
 };
 use switchboard_store::{Workspace, annotations, clock, deliveries, feedback};
 
@@ -98,7 +98,7 @@ fn round_trips(binaries: &Binaries) -> Result<(Vec<f64>, Vec<f64>)> {
                     .unwrap_or_default();
                 for session in sessions
                     .iter()
-                    .filter(|s| s.status == SessionStatus::Responded)
+                    .filter(|s| s.status == BlockingStatus::Responded)
                 {
                     if let Some(at) = answered.get(&session.delivery_id)
                         && counted.insert(session.delivery_id.clone())

@@ -14,13 +14,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use thiserror::Error;
 
-use super::{ExitStatus, SessionInfo};
+use super::{ExitStatus, ProgramSession};
 use crate::tape::record::{Recorder, Recording};
 
 /// The header line of a session's log: asciicast's fields, and the session
 /// (`id`, `name`, `program`, `args`, `cwd`) in a key of its own that
 /// players pass over.
-pub fn header(info: &SessionInfo) -> String {
+pub fn header(info: &ProgramSession) -> String {
     json!({
         "version": 3,
         "term": {"cols": info.cols, "rows": info.rows},
@@ -87,14 +87,14 @@ impl LogHeader {
         workspace: &str,
         exit: Option<ExitStatus>,
         last: crate::Timestamp,
-    ) -> Option<SessionInfo> {
+    ) -> Option<ProgramSession> {
         let logged = self.session.clone()?;
         let started = self
             .timestamp
             .and_then(|seconds| crate::Timestamp::from_unix_millis(seconds.saturating_mul(1000)))
             .unwrap_or(last);
         let mut info =
-            SessionInfo::starting(logged.id, logged.program, logged.args, logged.cwd, started);
+            ProgramSession::starting(logged.id, logged.program, logged.args, logged.cwd, started);
         info.name = logged.name;
         info.run = logged.run;
         info.workspace = Some(workspace.to_owned());
@@ -441,7 +441,7 @@ mod log_tests {
 
     #[test]
     fn a_log_reads_back_and_cuts_into_exchanges() {
-        let mut info = SessionInfo::starting(
+        let mut info = ProgramSession::starting(
             "ps-0123456789ab".into(),
             "bc".into(),
             vec!["-q".into()],

@@ -153,7 +153,7 @@ pub enum Controller {
 
 /// One session as `list` and the window show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionInfo {
+pub struct ProgramSession {
     /// `ps-…`.
     pub id: String,
     /// The name its starter gave, if any.
@@ -210,7 +210,7 @@ pub struct SessionInfo {
     pub run: Option<String>,
 }
 
-impl SessionInfo {
+impl ProgramSession {
     /// A session about to start: running, controlled by agents, its size
     /// at least 1×1 (24×80 when not given).
     pub fn starting(

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SessionInfo;
+use super::ProgramSession;
 
 /// Names a session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,7 +34,7 @@ pub struct SessionOutputRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionOutput {
     /// The session now.
-    pub session: SessionInfo,
+    pub session: ProgramSession,
     /// The output (secrets masked).
     pub text: String,
     /// Where the next read starts.
@@ -76,7 +76,7 @@ pub struct SessionControlRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListEntry {
     /// A session of its own.
-    Session(SessionInfo),
+    Session(ProgramSession),
     /// The sessions one investigation, test, fuzz run or chain started.
     Run(RunRow),
 }
@@ -91,7 +91,7 @@ pub struct RunRow {
     /// The program it ran (its file name).
     pub program: String,
     /// Its sessions, newest first.
-    pub sessions: Vec<SessionInfo>,
+    pub sessions: Vec<ProgramSession>,
     /// How many still run.
     pub live: usize,
 }
@@ -125,13 +125,13 @@ impl RunRow {
 /// waiting for a secret, then one the developer holds, then the newest),
 /// then each run's sessions as one row (a run still going first, then the
 /// latest), then ended sessions, the latest first.
-pub fn arrange(sessions: &[SessionInfo]) -> Vec<ListEntry> {
+pub fn arrange(sessions: &[ProgramSession]) -> Vec<ListEntry> {
     use std::cmp::Reverse;
 
     use super::{Controller, SessionState};
 
-    let mut live: Vec<&SessionInfo> = Vec::new();
-    let mut ended: Vec<&SessionInfo> = Vec::new();
+    let mut live: Vec<&ProgramSession> = Vec::new();
+    let mut ended: Vec<&ProgramSession> = Vec::new();
     let mut runs: Vec<RunRow> = Vec::new();
     for session in sessions {
         match &session.run {
@@ -196,9 +196,9 @@ mod tests {
         program::{Controller, SessionState},
     };
 
-    fn session(id: &str, at: i64, state: SessionState, run: Option<&str>) -> SessionInfo {
+    fn session(id: &str, at: i64, state: SessionState, run: Option<&str>) -> ProgramSession {
         let started = Timestamp::from_unix_millis(1_700_000_000_000 + at * 1000).unwrap();
-        let mut info = SessionInfo::starting(
+        let mut info = ProgramSession::starting(
             id.into(),
             "/usr/bin/python3".into(),
             vec![],
@@ -224,7 +224,7 @@ mod tests {
     fn live_sessions_come_first_then_runs_as_one_row_then_ended_ones() {
         use SessionState::{Exited, Running};
         let run = Some("investigate-python3-4242-1");
-        let mut sessions: Vec<SessionInfo> = (0..7)
+        let mut sessions: Vec<ProgramSession> = (0..7)
             .map(|n| session(&format!("ps-run{n}"), 10 + n, Exited, run))
             .collect();
         sessions.push(session("ps-agent", 5, Running, None));

@@ -6,7 +6,7 @@ use std::{path::Path, sync::Arc, time::Duration};
 use nix::sys::signal::Signal;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    program::{self, Controller, EndReason, SessionInfo},
+    program::{self, Controller, EndReason, ProgramSession},
 };
 use tokio::{
     io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
@@ -16,7 +16,7 @@ use tokio::{
     },
 };
 
-use super::{Host, session::Session, waits};
+use super::{Host, hosted::HostedSession, waits};
 use crate::protocol::{
     AttachMessage, Envelope, Input, Output, Progress, Reply, Request, Response, StartRequest,
     VERSION,
@@ -68,9 +68,9 @@ async fn send(write: &mut OwnedWriteHalf, reply: &Reply) -> std::io::Result<()> 
     write.write_all(&line).await
 }
 
-fn find(host: &Host, reference: &str) -> Result<Arc<Session>, ErrorPayload> {
+fn find(host: &Host, reference: &str) -> Result<Arc<HostedSession>, ErrorPayload> {
     let sessions = host.sessions();
-    let matches = |session: &&Arc<Session>| {
+    let matches = |session: &&Arc<HostedSession>| {
         let core = session.core();
         core.info.id == reference || core.info.name.as_deref() == Some(reference)
     };
@@ -355,7 +355,7 @@ async fn watch(
 /// The developer's terminal on `session` until they detach, hang up or
 /// the program ends; agents have it back afterwards.
 async fn attach(
-    session: &Arc<Session>,
+    session: &Arc<HostedSession>,
     rows: u16,
     cols: u16,
     read: BufReader<OwnedReadHalf>,
@@ -431,7 +431,7 @@ async fn attach(
 /// Tells the agent what the developer did in their last turn, if it has
 /// not heard yet (a line before the answer). A note that cannot be sent is
 /// kept for the next request.
-async fn tell_hand_back(session: &Session, write: &mut OwnedWriteHalf) {
+async fn tell_hand_back(session: &HostedSession, write: &mut OwnedWriteHalf) {
     if let Some(note) = session.take_hand_back() {
         let reply = Reply::HandedBack(Box::new(note));
         if send(write, &reply).await.is_err()
@@ -452,7 +452,7 @@ async fn long<T>(
     wait: impl Future<Output = T>,
     mut read: BufReader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
-    session: &Session,
+    session: &HostedSession,
     timeout_ms: u64,
 ) -> Option<Result<T, ErrorPayload>> {
     let began = tokio::time::Instant::now();
@@ -555,14 +555,14 @@ fn start(host: &Host, start: StartRequest) -> Answer {
         env.push((key, value));
     }
     let started = clock::now();
-    let info = SessionInfo {
+    let info = ProgramSession {
         name: start.name,
         workspace: start.workspace,
         recording: start.record,
         run: start.run,
         rows: start.rows.unwrap_or(24).max(1),
         cols: start.cols.unwrap_or(80).max(1),
-        ..SessionInfo::starting(
+        ..ProgramSession::starting(
             program::session_id(fastrand::u64(..)),
             start.program,
             start.args,
@@ -570,8 +570,8 @@ fn start(host: &Host, start: StartRequest) -> Answer {
             started,
         )
     };
-    let session =
-        Session::start(info, &env, &host.limits, Arc::clone(&host.changed)).map_err(|error| {
+    let session = HostedSession::start(info, &env, &host.limits, Arc::clone(&host.changed))
+        .map_err(|error| {
             let code = match error {
                 crate::pty::PtyError::Spawn { .. } => ErrorCode::NotFound,
                 _ => ErrorCode::Io,

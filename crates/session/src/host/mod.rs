@@ -6,8 +6,8 @@
 
 pub mod buffer;
 mod handle;
+pub mod hosted;
 mod registry;
-pub mod session;
 pub mod waits;
 
 use std::{
@@ -18,12 +18,12 @@ use std::{
 };
 
 use nix::sys::signal::Signal;
-use switchboard_model::program::{EndReason, Limits, SessionInfo, SessionState};
+use switchboard_model::program::{EndReason, Limits, ProgramSession, SessionState};
 use thiserror::Error;
 use tokio::net::UnixListener;
 
 use crate::runtime::RuntimeDir;
-use session::Session;
+use hosted::HostedSession;
 
 /// How long an ended session stays listed.
 const KEEP_ENDED: Duration = Duration::from_secs(15 * 60);
@@ -55,12 +55,12 @@ pub enum Served {
 /// The sessions and the limits.
 #[derive(Debug)]
 pub struct Host {
-    sessions: Mutex<Vec<Arc<Session>>>,
+    sessions: Mutex<Vec<Arc<HostedSession>>>,
     limits: Limits,
     /// Bumped on every change of every session, for watchers.
     changed: Arc<tokio::sync::watch::Sender<u64>>,
     /// Sessions a killed host left behind (their programs ended with it).
-    lost: Vec<SessionInfo>,
+    lost: Vec<ProgramSession>,
     /// The runtime folder, where the registry is kept.
     dir: std::path::PathBuf,
     /// The ids of the running sessions as last written to the registry.
@@ -71,7 +71,7 @@ pub struct Host {
 }
 
 impl Host {
-    fn sessions(&self) -> Vec<Arc<Session>> {
+    fn sessions(&self) -> Vec<Arc<HostedSession>> {
         self.sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -131,8 +131,8 @@ impl Host {
 
     /// The sessions of `workspace` (all with `None`), newest first, then
     /// those a killed host lost.
-    fn listed(&self, workspace: Option<&str>) -> Vec<SessionInfo> {
-        let mine = |info: &SessionInfo| {
+    fn listed(&self, workspace: Option<&str>) -> Vec<ProgramSession> {
+        let mine = |info: &ProgramSession| {
             workspace.is_none_or(|workspace| info.workspace.as_deref() == Some(workspace))
         };
         let mut sessions: Vec<_> = self

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use switchboard_model::program::{SessionInfo, SessionState};
+use switchboard_model::program::{ProgramSession, SessionState};
 
 /// The registry file in `dir`.
 pub fn path(dir: &Path) -> PathBuf {
@@ -15,13 +15,13 @@ pub fn path(dir: &Path) -> PathBuf {
 
 /// The sessions a previous host left running, now lost; the file is
 /// removed. A file that does not parse is set aside, never trusted.
-pub fn take_lost(dir: &Path) -> Vec<SessionInfo> {
+pub fn take_lost(dir: &Path) -> Vec<ProgramSession> {
     let file = path(dir);
     let Ok(text) = std::fs::read_to_string(&file) else {
         return Vec::new();
     };
     let _ = std::fs::remove_file(&file);
-    let Ok(sessions) = serde_json::from_str::<Vec<SessionInfo>>(&text) else {
+    let Ok(sessions) = serde_json::from_str::<Vec<ProgramSession>>(&text) else {
         tracing::warn!(file = %file.display(), "a previous host's registry did not parse; ignored");
         return Vec::new();
     };
@@ -37,7 +37,7 @@ pub fn take_lost(dir: &Path) -> Vec<SessionInfo> {
 
 /// Writes the live sessions (the store's atomic write, private to the
 /// user).
-pub fn save(dir: &Path, sessions: &[SessionInfo]) {
+pub fn save(dir: &Path, sessions: &[ProgramSession]) {
     let written = serde_json::to_vec(sessions)
         .map_err(|error| error.to_string())
         .and_then(|bytes| {

@@ -8,7 +8,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use switchboard_model::program::prompt;
 use tokio::time::Instant;
 
-use super::session::{Core, Session};
+use super::hosted::{Core, HostedSession};
 use crate::protocol::{ExpectOutcome, Pattern, WaitFor, WaitOutcome};
 
 /// How long a program must be quiet after a line that only looks like a
@@ -58,7 +58,7 @@ const OVERLAP: u64 = 16 * 1024;
 /// last (and [`OVERLAP`] before it), so a flood is searched once, not again
 /// at every read.
 pub async fn expect(
-    session: Arc<Session>,
+    session: Arc<HostedSession>,
     patterns: Vec<Compiled>,
     timeout: Duration,
 ) -> ExpectOutcome {
@@ -170,7 +170,7 @@ fn try_expect(
 
 /// Waits until output past `cursor` came, the output ended or `timeout`
 /// passed (a reader following a session without polling).
-pub async fn output_after(session: Arc<Session>, cursor: u64, timeout: Duration) {
+pub async fn output_after(session: Arc<HostedSession>, cursor: u64, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     let mut changes = session.subscribe();
     loop {
@@ -189,7 +189,7 @@ pub async fn output_after(session: Arc<Session>, cursor: u64, timeout: Duration)
 }
 
 /// Waits for a prompt, quiet or the end.
-pub async fn wait(session: Arc<Session>, until: WaitFor, timeout: Duration) -> WaitOutcome {
+pub async fn wait(session: Arc<HostedSession>, until: WaitFor, timeout: Duration) -> WaitOutcome {
     let deadline = Instant::now() + timeout;
     let mut changes = session.subscribe();
     loop {

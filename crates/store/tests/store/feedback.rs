@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use switchboard_model::{
     ContentType, DeliveryMode, DeliveryStatus, NewDelivery, ReplyRefusal, Timestamp,
-    session::{AwaitOutcome, Reply, SessionStatus},
+    blocking::{AwaitOutcome, BlockingStatus, Reply},
 };
 use switchboard_store::{StoreError, Workspace, clock, deliveries, feedback};
 
@@ -35,7 +35,7 @@ fn a_reply_wakes_the_waiting_agent_and_closes_the_question() {
         session.delivery_id, appended.delivery.id,
         "asked and opened together"
     );
-    assert_eq!(session.status, SessionStatus::Waiting);
+    assert_eq!(session.status, BlockingStatus::Waiting);
 
     let id = appended.delivery.id.clone();
     // The answer comes once the agent waits: its first beat says so.
@@ -114,7 +114,7 @@ fn a_wait_that_runs_out_times_out_both_records() {
     );
     assert_eq!(
         feedback::session(&workspace, &session.id).unwrap().status,
-        SessionStatus::Timeout
+        BlockingStatus::Timeout
     );
     assert_eq!(
         deliveries::get(&workspace, &appended.delivery.id)
@@ -193,6 +193,6 @@ fn a_wait_beats_until_it_is_cancelled_and_then_withdraws_the_question() {
         "a beat when the wait begins, then one each heartbeat: {beats:?}"
     );
     let after = feedback::session(&workspace, &session.id).unwrap();
-    assert_eq!(after.status, SessionStatus::Timeout);
+    assert_eq!(after.status, BlockingStatus::Timeout);
     assert!(after.extra.contains_key("withdrawn_at"), "{after:?}");
 }

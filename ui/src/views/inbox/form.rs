@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 use switchboard_model::{
     ErrorCode,
+    blocking::Reply,
     feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField, TextFormat},
-    session::Reply,
 };
 
 use crate::{ipc, tasks};

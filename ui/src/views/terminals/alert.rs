@@ -5,12 +5,12 @@
 
 use leptos::prelude::*;
 
-use crate::app::Sessions;
+use crate::app::ProgramSessions;
 
 /// The alert bar; `on_open` shows a session in the Terminals view.
 #[component]
 pub fn SecretAlert(
-    sessions: Sessions,
+    sessions: ProgramSessions,
     on_open: impl Fn(String) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let waiting = Memo::new(move |_| {

@@ -7,7 +7,7 @@
 //! password box that any developer can use without taking the session
 //! over: what is typed goes to the program only. An ended session plays
 //! back from its log in the Tapes player. The sessions themselves are the
-//! window's ([`Sessions`]), followed for its whole life. Beside them, the
+//! window's ([`ProgramSessions`]), followed for its whole life. Beside them, the
 //! reports of the workspace's programs (`reports`): investigations, tests
 //! and fuzz findings.
 
@@ -18,13 +18,13 @@ use std::rc::Rc;
 
 use leptos::{ev::KeyboardEvent, prelude::*};
 use switchboard_model::program::{
-    Controller, SessionInfo, SessionState,
+    Controller, ProgramSession, SessionState,
     key::{Pressed, Typed},
     view::{ListEntry, RunRow, SessionTypeRequest, arrange},
 };
 
 use crate::{
-    app::Sessions,
+    app::ProgramSessions,
     ipc, tasks,
     views::{
         tapes::{TapesState, player::Player},
@@ -48,7 +48,7 @@ struct Live {
 }
 
 impl Live {
-    fn fresh(info: &SessionInfo) -> Self {
+    fn fresh(info: &ProgramSession) -> Self {
         let terminal =
             avt::Terminal::new(usize::from(info.cols.max(1)), usize::from(info.rows.max(1)))
                 .or_else(|_| avt::Terminal::new(80, 24))
@@ -64,14 +64,14 @@ impl Live {
 /// What the screen shows: the session and its styled rows.
 #[derive(Clone, PartialEq)]
 struct Shown {
-    session: SessionInfo,
+    session: ProgramSession,
     rows: Vec<Vec<(String, String)>>,
 }
 
 /// What the view's parts share.
 #[derive(Clone, Copy)]
 struct TerminalsState {
-    sessions: RwSignal<Vec<SessionInfo>>,
+    sessions: RwSignal<Vec<ProgramSession>>,
     selected: RwSignal<Option<String>>,
     screen: RwSignal<Option<Shown>>,
     live: StoredValue<Option<Live>, LocalStorage>,
@@ -227,7 +227,7 @@ fn pressed(event: &KeyboardEvent) -> Option<(Option<String>, Option<String>)> {
 /// The view.
 #[component]
 pub fn Terminals() -> impl IntoView {
-    let shared = use_context::<Sessions>().unwrap_or_else(|| Sessions {
+    let shared = use_context::<ProgramSessions>().unwrap_or_else(|| ProgramSessions {
         list: RwSignal::new(Vec::new()),
         open: RwSignal::new(None),
     });
@@ -333,7 +333,7 @@ pub fn Terminals() -> impl IntoView {
 }
 
 /// The session the list shows first, if any.
-fn first_listed(sessions: &[SessionInfo]) -> Option<String> {
+fn first_listed(sessions: &[ProgramSession]) -> Option<String> {
     match arrange(sessions).into_iter().next()? {
         ListEntry::Session(session) => Some(session.id),
         ListEntry::Run(row) => row.sessions.first().map(|session| session.id.clone()),
@@ -369,7 +369,7 @@ fn SessionList(state: TerminalsState) -> impl IntoView {
 
 /// One session: its name, command, state and who has it.
 #[component]
-fn SessionItem(state: TerminalsState, session: SessionInfo) -> impl IntoView {
+fn SessionItem(state: TerminalsState, session: ProgramSession) -> impl IntoView {
     let id = session.id.clone();
     let mut details = vec![session.state.as_str().to_owned()];
     if let Some(exit) = session.exit {

@@ -10,7 +10,7 @@ use rmcp::{
 };
 use switchboard_model::{
     Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, annotation::AnnotationKind,
-    feedback::elicitation, inbox::InboxFilter, session::AwaitOutcome,
+    blocking::AwaitOutcome, feedback::elicitation, inbox::InboxFilter,
 };
 use switchboard_store::{clock, deliveries, feedback};
 use tokio_util::sync::CancellationToken;

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use switchboard_model::{
-    ContentType, Delivery, feedback::elicitation::Action, session::AwaitOutcome,
+    ContentType, Delivery, blocking::AwaitOutcome, feedback::elicitation::Action,
 };
 
 use crate::mcp::ToolError;

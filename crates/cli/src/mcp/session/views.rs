@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use switchboard_model::program::{Controller, SessionInfo, handback::HandBack};
+use switchboard_model::program::{Controller, ProgramSession, handback::HandBack};
 use switchboard_session::protocol::{ExpectOutcome, WaitOutcome};
 
 /// A session as the tools show it.
@@ -42,8 +42,8 @@ pub struct SessionView {
     pub tape: Option<String>,
 }
 
-impl From<SessionInfo> for SessionView {
-    fn from(info: SessionInfo) -> Self {
+impl From<ProgramSession> for SessionView {
+    fn from(info: ProgramSession) -> Self {
         Self {
             command: info.command_line(),
             id: info.id,

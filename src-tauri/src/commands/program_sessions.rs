@@ -6,7 +6,7 @@ use switchboard_model::tape::view::{self, TapeView};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     program::{
-        Controller, SessionInfo,
+        Controller, ProgramSession,
         view::{
             SessionControlRequest, SessionOutput, SessionOutputRequest, SessionRequest,
             SessionTypeRequest,
@@ -39,7 +39,7 @@ fn client(state: &AppState) -> Result<Client, ErrorPayload> {
 
 /// The workspace's sessions now (see [`crate::sessions`]).
 #[tauri::command]
-pub async fn sessions(state: State<'_, AppState>) -> Result<Vec<SessionInfo>, ErrorPayload> {
+pub async fn sessions(state: State<'_, AppState>) -> Result<Vec<ProgramSession>, ErrorPayload> {
     Ok(state.sessions.now())
 }
 

@@ -11,7 +11,7 @@ use std::{
     sync::{Arc, Mutex, PoisonError},
 };
 
-use switchboard_model::{ipc::EVENT_SESSIONS, program::SessionInfo};
+use switchboard_model::{ipc::EVENT_SESSIONS, program::ProgramSession};
 use switchboard_session::Client;
 use switchboard_store::session_log;
 use tauri::{AppHandle, Emitter};
@@ -23,11 +23,11 @@ const LOGGED: usize = 50;
 
 /// The sessions as last heard.
 #[derive(Default)]
-pub struct Followed(Mutex<Vec<SessionInfo>>);
+pub struct Followed(Mutex<Vec<ProgramSession>>);
 
 impl Followed {
     /// The sessions now: live ones first, then ended ones, newest first.
-    pub fn now(&self) -> Vec<SessionInfo> {
+    pub fn now(&self) -> Vec<ProgramSession> {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -36,7 +36,7 @@ impl Followed {
 }
 
 /// The ended sessions only their logs remember, leaving out `live` ones.
-fn logged(root: &Path, live: &BTreeSet<String>) -> Vec<SessionInfo> {
+fn logged(root: &Path, live: &BTreeSet<String>) -> Vec<ProgramSession> {
     session_log::ended_sessions(root, live, LOGGED).unwrap_or_else(|error| {
         tracing::warn!(%error, "could not list the session logs");
         Vec::new()
@@ -80,8 +80,8 @@ fn publish(
     app: &AppHandle,
     followed: &Followed,
     announced: &Announced,
-    live: Vec<SessionInfo>,
-    ended: &[SessionInfo],
+    live: Vec<ProgramSession>,
+    ended: &[ProgramSession],
 ) {
     let mut sessions = live;
     sessions.extend_from_slice(ended);

@@ -1,4 +1,4 @@
-//! One live session in the host: the program on its terminal, its output
+//! One program session the host holds ([`HostedSession`]): the program on its terminal, its output
 //! read continuously on a thread of its own into the bounded buffer and
 //! the screen, its end reaped on another, and every change announced to
 //! the waits over a watch channel.
@@ -14,7 +14,7 @@ use nix::sys::signal::Signal;
 use portable_pty::PtySize;
 use switchboard_model::{
     Timestamp,
-    program::{EndReason, ExitStatus, Limits, SessionInfo, SessionState, prompt},
+    program::{EndReason, ExitStatus, Limits, ProgramSession, SessionState, prompt},
 };
 use tokio::sync::watch;
 
@@ -39,7 +39,7 @@ use crate::pty::{
 /// What a session knows, under its lock.
 pub struct Core {
     /// As `list` shows it.
-    pub info: SessionInfo,
+    pub info: ProgramSession,
     /// The output kept.
     pub buffer: OutputBuffer,
     /// The screen as a person sees it.
@@ -137,7 +137,7 @@ impl Core {
 
     /// The session as `list` shows it, its last activity brought up to
     /// date.
-    pub fn snapshot(&self) -> SessionInfo {
+    pub fn snapshot(&self) -> ProgramSession {
         let mut info = self.info.clone();
         let now = switchboard_store::clock::now();
         let ago = i64::try_from(self.last_activity.elapsed().as_millis()).unwrap_or(0);
@@ -293,7 +293,7 @@ const SCREEN_TAIL: usize = 64 * 1024;
 
 /// A session the host holds.
 #[derive(Debug)]
-pub struct Session {
+pub struct HostedSession {
     core: Mutex<Core>,
     live: Mutex<Option<Live>>,
     changed: watch::Sender<u64>,
@@ -302,10 +302,10 @@ pub struct Session {
     started: Instant,
 }
 
-impl Session {
+impl HostedSession {
     /// Starts the program and the threads that read and reap it.
     pub fn start(
-        mut info: SessionInfo,
+        mut info: ProgramSession,
         env: &[(String, String)],
         limits: &Limits,
         host_changed: Arc<watch::Sender<u64>>,

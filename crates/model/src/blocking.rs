@@ -1,5 +1,7 @@
-//! Blocking sessions (`sessions.json`), feedback records
-//! (`feedback-responses.json`), and what a waiting agent is told.
+//! Blocking questions: visual-delivery's sessions (`sessions.json`: an
+//! agent waiting on one question — not a program session, nor a chat),
+//! feedback records (`feedback-responses.json`), and what a waiting agent
+//! is told.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -12,7 +14,7 @@ use crate::{EntityId, Timestamp};
 /// only the seed returns at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SessionStatus {
+pub enum BlockingStatus {
     /// The agent waits.
     Waiting,
     /// The developer answered, declined or dismissed; `response` holds the
@@ -67,7 +69,7 @@ pub fn closing_of(response: &Value) -> Option<Closing> {
     }
 }
 
-impl SessionStatus {
+impl BlockingStatus {
     /// Whether the agent still waits on this session.
     pub fn is_open(self) -> bool {
         self == Self::Waiting
@@ -82,7 +84,7 @@ pub struct BlockingSession {
     /// The delivery the agent waits on.
     pub delivery_id: String,
     /// Where the wait stands.
-    pub status: SessionStatus,
+    pub status: BlockingStatus,
     /// The answer, once given.
     #[serde(default)]
     pub response: Option<Value>,
@@ -104,7 +106,7 @@ impl BlockingSession {
         Self {
             id: id.to_string(),
             delivery_id: delivery_id.to_owned(),
-            status: SessionStatus::Waiting,
+            status: BlockingStatus::Waiting,
             response: None,
             created_at: now,
             timeout_at,
@@ -184,8 +186,8 @@ impl AwaitOutcome {
     pub fn of_session(session: &BlockingSession) -> Option<Self> {
         let delivery_id = session.delivery_id.clone();
         match session.status {
-            SessionStatus::Waiting => None,
-            SessionStatus::Responded => {
+            BlockingStatus::Waiting => None,
+            BlockingStatus::Responded => {
                 let response = session.response.clone().unwrap_or(Value::Null);
                 Some(match closing_of(&response) {
                     Some(Closing::Declined) => Self::Declined { delivery_id },
@@ -196,9 +198,9 @@ impl AwaitOutcome {
                     },
                 })
             }
-            SessionStatus::Timeout => Some(Self::Timeout { delivery_id }),
-            SessionStatus::Declined => Some(Self::Declined { delivery_id }),
-            SessionStatus::Dismissed => Some(Self::Dismissed { delivery_id }),
+            BlockingStatus::Timeout => Some(Self::Timeout { delivery_id }),
+            BlockingStatus::Declined => Some(Self::Declined { delivery_id }),
+            BlockingStatus::Dismissed => Some(Self::Dismissed { delivery_id }),
         }
     }
 }
