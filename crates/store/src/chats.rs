@@ -139,19 +139,8 @@ pub fn active(workspace: &Workspace) -> Result<Option<ChatSession>, StoreError> 
 /// The archive files (not the active chat `active`, not the trash), by
 /// name.
 fn archive_files(dir: &Path, active: &Path) -> Result<Vec<PathBuf>, StoreError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(StoreError::io("could not list", dir)(error)),
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.extension().is_some_and(|ext| ext == "json") && path != active && path.is_file()
-        })
-        .collect();
-    files.sort();
+    let mut files = crate::walk::files_in(dir, "json")?;
+    files.retain(|path| path != active);
     Ok(files)
 }
 

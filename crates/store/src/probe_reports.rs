@@ -183,27 +183,11 @@ impl ProbeReports {
     /// passed over; a folder that does not exist is empty).
     pub fn list(&self, folder: ReportFolder) -> Result<Vec<ReportFile>, StoreError> {
         let dir = self.dir(folder);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(StoreError::Io {
-                    action: "could not read",
-                    path: dir,
-                    source,
-                });
-            }
-        };
-        let mut files: Vec<ReportFile> = entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| {
-                let path = entry.path();
-                let name = path
-                    .file_name()?
-                    .to_str()?
-                    .strip_suffix(".json")?
-                    .to_owned();
-                let modified_ms = entry
+        let mut files: Vec<ReportFile> = crate::walk::files_in(&dir, "json")?
+            .into_iter()
+            .filter_map(|path| {
+                let name = path.file_stem()?.to_str()?.to_owned();
+                let modified_ms = path
                     .metadata()
                     .ok()?
                     .modified()

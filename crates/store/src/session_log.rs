@@ -172,28 +172,16 @@ fn last_line(file: &mut File) -> Option<String> {
 /// not read is passed over (it is listed by none, removed by none).
 pub fn list(workspace_root: &Path) -> Result<Vec<Logged>, StoreError> {
     let dir = dir(workspace_root);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(StoreError::Io {
-                action: "could not list",
-                path: dir,
-                source,
-            });
-        }
-    };
     let mut logs = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(id) = name
-            .to_str()
-            .and_then(|name| name.strip_suffix(".cast"))
+    for path in crate::walk::files_in(&dir, "cast")? {
+        let Some(id) = path
+            .file_stem()
+            .and_then(|stem| stem.to_str())
             .filter(|id| switchboard_model::program::is_session_id(id))
         else {
             continue;
         };
-        let Ok(mut file) = File::open(entry.path()) else {
+        let Ok(mut file) = File::open(&path) else {
             continue;
         };
         let mut first = String::new();

@@ -1,6 +1,8 @@
 //! Finding a folder's files of one kind: in the folder itself, or at any
-//! depth below it (symlinks never followed), sorted. The one walk the
-//! domains share (tapes, knowledge documents, playbooks, chains).
+//! depth below it (symlinks never followed), sorted; and the folders in a
+//! folder. The one walk the domains share (tapes, knowledge documents,
+//! playbooks, chains, chats, teams' tasks and inboxes, session logs,
+//! reports).
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +32,23 @@ pub fn files_in(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, StoreError>
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// The names of the folders directly in `dir` (symlinks to folders not
+/// followed), sorted; none when `dir` does not exist.
+pub fn folders_in(dir: &Path) -> Result<Vec<String>, StoreError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(StoreError::io("could not list", dir)(error)),
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// The files under `dir` at any depth ending in `.{extension}`, sorted;

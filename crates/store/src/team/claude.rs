@@ -107,14 +107,12 @@ impl ClaudeTeams {
 /// The `.json` files of `dir` that are not hidden, by name (ids that are
 /// numbers in numeric order).
 fn json_files(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+    let mut files: Vec<(String, PathBuf)> = crate::walk::files_in(dir, "json")
+        .unwrap_or_default()
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let stem = name.strip_suffix(".json")?;
-            (!stem.is_empty() && !stem.starts_with('.')).then(|| (stem.to_owned(), entry.path()))
+        .filter_map(|path| {
+            let stem = path.file_stem()?.to_str()?.to_owned();
+            (!stem.is_empty() && !stem.starts_with('.')).then_some((stem, path))
         })
         .collect();
     files.sort_by(|(a, _), (b, _)| {

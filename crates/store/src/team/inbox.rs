@@ -18,13 +18,11 @@ pub(super) fn read_all(
     problems: &mut Vec<FileProblem>,
 ) -> Vec<Inbox> {
     let dir = teams.team_dir(team).join("inboxes");
-    let mut agents: Vec<String> = std::fs::read_dir(&dir)
+    let mut agents: Vec<String> = crate::walk::files_in(&dir, "json")
+        .unwrap_or_default()
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.ends_with(".json") && !name.starts_with('.'))
-        .map(|name| name.trim_end_matches(".json").to_owned())
+        .filter_map(|path| path.file_stem()?.to_str().map(str::to_owned))
+        .filter(|name| !name.starts_with('.'))
         .collect();
     for member in &config.members {
         if !agents.contains(&member.agent_id) {

@@ -185,24 +185,8 @@ pub struct TeamLock {
 /// The folders of `dir` whose names are valid team names, sorted; none
 /// when `dir` does not exist.
 pub(crate) fn team_folders(dir: &Path) -> Result<Vec<String>, StoreError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => {
-            return Err(StoreError::Io {
-                action: "could not list",
-                path: dir.to_owned(),
-                source: error,
-            });
-        }
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| check_team_name(name).is_ok())
-        .collect();
-    names.sort();
+    let mut names = crate::walk::folders_in(dir)?;
+    names.retain(|name| check_team_name(name).is_ok());
     Ok(names)
 }
 

@@ -34,26 +34,13 @@ pub(super) fn read_all(
     dir: &Path,
     problems: &mut Vec<FileProblem>,
 ) -> Result<Vec<Task>, StoreError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => {
-            return Err(StoreError::Io {
-                action: "could not list",
-                path: dir.to_owned(),
-                source: error,
-            });
-        }
-    };
-    let mut files: Vec<(String, PathBuf)> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let is_task = name.ends_with(".json") && !name.starts_with('.');
-            is_task.then(|| (name, entry.path()))
+    let files: Vec<(String, PathBuf)> = crate::walk::files_in(dir, "json")?
+        .into_iter()
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?.to_owned();
+            (!name.starts_with('.')).then_some((name, path))
         })
         .collect();
-    files.sort();
     let mut tasks = Vec::with_capacity(files.len());
     for (name, path) in files {
         let task: Task = match read_json(&path) {
@@ -365,12 +352,8 @@ pub fn delete_task(teams: &Teams, team: &str, id: &str) -> Result<(), StoreError
 pub fn find_task_team(teams: &Teams, id: &str) -> Result<String, StoreError> {
     check_file_id("task id", id)?;
     let dir = teams.root().join("tasks");
-    let found = std::fs::read_dir(&dir)
+    let found = super::team_folders(&dir)?
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|team| switchboard_model::team::check_team_name(team).is_ok())
         .find(|team| dir.join(team).join(format!("{id}.json")).is_file());
     found.ok_or_else(|| StoreError::NotFound {
         what: "task",
