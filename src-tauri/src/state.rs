@@ -67,11 +67,7 @@ impl AppState {
     /// The ms after the process's start of wall-clock time `epoch_ms` (ms
     /// since the Unix epoch), if it is not before the start.
     pub fn since_start(&self, epoch_ms: f64) -> Option<u128> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()?
-            .as_secs_f64()
-            * 1000.0;
+        let now = switchboard_store::clock::now().unix_millis() as f64;
         let start = now - self.started.elapsed().as_secs_f64() * 1000.0;
         let since = epoch_ms - start;
         (since.is_finite() && since >= 0.0).then_some(since as u128)

@@ -137,17 +137,10 @@ impl Target {
     }
 }
 
-/// `unnamed-` and 8 hex digits that differ from one run to the next.
+/// `unnamed-` and 8 random hex digits, as ClaudeControl names a tape
+/// it was given no name for.
 fn unnamed() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos()),
-    );
-    hasher.write_u32(std::process::id());
-    format!("unnamed-{:08x}", hasher.finish() as u32)
+    format!("unnamed-{:08x}", fastrand::u32(..))
 }
 
 /// Passes the session through until the program ends: what the user types
