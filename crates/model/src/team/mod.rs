@@ -20,9 +20,9 @@ pub use claude::{TeamEntry, TeamSource};
 pub use config::{Member, TeamConfig, check_team_name};
 pub use message::{Message, MessageType, broadcast};
 pub use task::{
-    CLAIM_WARNING_MARK, Priority, Task, TaskAction, TaskFilter, TaskStatus, cascade_completion,
-    check_dependencies, check_transition, claim, claim_warning, dependency_candidates,
-    dependents_of, is_ready, readiness,
+    CLAIM_WARNING_MARK, DependencyState, Priority, Task, TaskAction, TaskFilter, TaskStatus,
+    cascade_completion, check_dependencies, check_transition, claim, claim_warning,
+    dependency_candidates, dependency_states, dependents_of, is_ready, readiness,
 };
 
 use thiserror::Error;

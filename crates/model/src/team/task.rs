@@ -394,6 +394,36 @@ pub fn is_ready<'a>(task: &Task, find: impl Fn(&str) -> Option<&'a Task>) -> boo
             .all(|id| find(id).is_some_and(|dependency| dependency.status == TaskStatus::Completed))
 }
 
+/// One dependency of a task as the board shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DependencyState {
+    /// The task depended on.
+    pub id: String,
+    /// Its title, or the id and that it is not on the board.
+    pub title: String,
+    /// It is completed.
+    pub done: bool,
+}
+
+/// `task`'s dependencies as the board shows them, in its order, looked up
+/// among `tasks`.
+pub fn dependency_states(task: &Task, tasks: &[Task]) -> Vec<DependencyState> {
+    task.dependencies
+        .iter()
+        .map(|dependency| {
+            let found = tasks.iter().find(|other| other.id == *dependency);
+            DependencyState {
+                id: dependency.clone(),
+                title: found.map_or_else(
+                    || format!("{dependency} (not on the board)"),
+                    |other| other.title.clone(),
+                ),
+                done: found.is_some_and(|other| other.status == TaskStatus::Completed),
+            }
+        })
+        .collect()
+}
+
 /// Whether each of `tasks` can start now ([`is_ready`] against the others),
 /// in their order.
 pub fn readiness(tasks: &[Task]) -> Vec<bool> {
@@ -670,5 +700,32 @@ pub(crate) mod tests {
             "claimed: it no longer waits"
         );
         assert_eq!(TaskStatus::Completed.label(0), "done");
+    }
+
+    #[test]
+    fn the_board_shows_each_dependency_by_title_and_whether_it_is_done() {
+        let task = |id: &str, status: TaskStatus, dependencies: &[&str]| Task {
+            title: format!("Task {id}"),
+            status,
+            ..task(id, dependencies)
+        };
+        let tasks = [
+            task("1", TaskStatus::Completed, &[]),
+            task("2", TaskStatus::Pending, &[]),
+        ];
+        let waiting = task("3", TaskStatus::Pending, &["2", "1", "9"]);
+        let shown: Vec<(String, bool)> = dependency_states(&waiting, &tasks)
+            .into_iter()
+            .map(|dependency| (dependency.title, dependency.done))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("Task 2".to_owned(), false),
+                ("Task 1".to_owned(), true),
+                ("9 (not on the board)".to_owned(), false)
+            ],
+            "in the task's order"
+        );
     }
 }

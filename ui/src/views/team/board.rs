@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use switchboard_model::{
     ipc::{TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest},
-    team::{Priority, Task, TaskAction, TaskStatus, readiness},
+    team::{DependencyState, Priority, Task, TaskAction, TaskStatus, dependency_states, readiness},
 };
 
 use super::{TeamState, picker};
@@ -177,6 +177,110 @@ fn TaskCard(
     writable: bool,
 ) -> impl IntoView {
     let id = StoredValue::new(task.id.clone());
+    let edit = Callback::new(move |(add, remove): (Vec<String>, Vec<String>)| {
+        let request = TaskDepsRequest {
+            team: state.team_name(),
+            id: id.get_value(),
+            add,
+            remove,
+        };
+        change(state, id.get_value(), async move {
+            ipc::task_deps(&request).await
+        });
+    });
+    let refusal = move || {
+        state.refused.with(|refused| {
+            refused
+                .as_ref()
+                .filter(|(task, _)| *task == id.get_value())
+                .map(|(_, message)| view! { <p class="error" role="alert" id="team-error">{message.clone()}</p> })
+        })
+    };
+    let dependencies = state.board.with_untracked(|board| {
+        board
+            .as_ref()
+            .map(|board| dependency_states(&task, &board.tasks))
+    });
+    let editable = writable && task.status.allows(TaskAction::EditDependencies);
+    let open_dependencies = dependencies
+        .as_ref()
+        .map_or(task.dependencies.len(), |found| {
+            found.iter().filter(|dependency| !dependency.done).count()
+        });
+    let state_label = task
+        .status
+        .label(if waiting { open_dependencies } else { 0 });
+    let state_class = if waiting {
+        "task-state waiting".to_owned()
+    } else {
+        format!("task-state status-{}", task.status.as_str())
+    };
+    let mut exclude = task.dependencies.clone();
+    exclude.push(task.id.clone());
+    let pick = Callback::new(move |chosen: String| edit.run((vec![chosen], Vec::new())));
+    view! {
+        <li class=if waiting { "task waiting" } else { "task" } data-id=task.id.clone()>
+            <button class="link task-title" title="Open the task (its id, history and links)" on:click=move |_| state.open.set(Some(id.get_value()))>
+                {task.title.clone()}
+            </button>
+            <div class="task-meta">
+                <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
+                {task.owner.clone().map(|owner| view! { <span class="owner">"@" {owner}</span> })}
+                <span class=state_class>{state_label}</span>
+            </div>
+            {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
+            {task.description.clone().map(|text| view! { <p class="description">{text}</p> })}
+            {(!task.dependencies.is_empty()).then(|| view! {
+                <DependencyList dependencies=dependencies.unwrap_or_default() editable edit />
+            })}
+            {writable.then(|| view! { <TaskActions task=task.clone() members state /> })}
+            {editable.then(|| view! {
+                <picker::DependencyPicker id=task.id.clone() exclude state pick />
+            })}
+            {refusal}
+        </li>
+    }
+}
+
+/// A task's dependencies, done or not; each removable where the task's
+/// dependencies may be edited.
+#[component]
+fn DependencyList(
+    dependencies: Vec<DependencyState>,
+    editable: bool,
+    edit: Callback<(Vec<String>, Vec<String>)>,
+) -> impl IntoView {
+    view! {
+        <ul class="task-deps" aria-label="Depends on">
+            {dependencies
+                .into_iter()
+                .map(|DependencyState { id, title, done }| {
+                    let label = format!("Remove the dependency on {title}");
+                    let removed = id.clone();
+                    view! {
+                        <li class="task-dep" class:done=done data-id=id>
+                            {if done { "✓ " } else { "needs " }} {title}
+                            {editable.then(|| view! {
+                                <button
+                                    class="remove-dependency"
+                                    title=label.clone()
+                                    aria-label=label
+                                    on:click=move |_| edit.run((Vec::new(), vec![removed.clone()]))
+                                >"×"</button>
+                            })}
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+}
+
+/// What can be done to the task next: claim it for a member, or complete
+/// it.
+#[component]
+fn TaskActions(task: Task, members: Vec<String>, state: TeamState) -> impl IntoView {
+    let id = StoredValue::new(task.id.clone());
     let claimant = RwSignal::new(members.first().cloned().unwrap_or_default());
     let claim = move |_| {
         let request = TaskClaimRequest {
@@ -198,75 +302,7 @@ fn TaskCard(
             ipc::task_advance(&request).await
         });
     };
-    let edit_dependencies = move |add: Vec<String>, remove: Vec<String>| {
-        let request = TaskDepsRequest {
-            team: state.team_name(),
-            id: id.get_value(),
-            add,
-            remove,
-        };
-        change(state, id.get_value(), async move {
-            ipc::task_deps(&request).await
-        });
-    };
-    let refusal = move || {
-        state.refused.with(|refused| {
-            refused
-                .as_ref()
-                .filter(|(task, _)| *task == id.get_value())
-                .map(|(_, message)| view! { <p class="error" role="alert" id="team-error">{message.clone()}</p> })
-        })
-    };
-    let titles = state.board.with_untracked(|board| {
-        board.as_ref().map(|board| {
-            task.dependencies
-                .iter()
-                .map(|dependency| {
-                    let found = board.tasks.iter().find(|other| other.id == *dependency);
-                    let title = found.map_or_else(
-                        || format!("{dependency} (not on the board)"),
-                        |other| other.title.clone(),
-                    );
-                    let done = found.is_some_and(|other| other.status == TaskStatus::Completed);
-                    (dependency.clone(), title, done)
-                })
-                .collect::<Vec<_>>()
-        })
-    });
-    let editable = writable && task.status.allows(TaskAction::EditDependencies);
-    let open_dependencies = titles.as_ref().map_or(task.dependencies.len(), |titles| {
-        titles.iter().filter(|(_, _, done)| !done).count()
-    });
-    let dependencies = (!task.dependencies.is_empty()).then(|| {
-        view! {
-            <ul class="task-deps" aria-label="Depends on">
-                {titles
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(dependency, title, done)| {
-                        let label = format!("Remove the dependency on {title}");
-                        let removed = dependency.clone();
-                        view! {
-                            <li class="task-dep" class:done=done data-id=dependency>
-                                {if done { "✓ " } else { "needs " }} {title}
-                                {editable.then(|| view! {
-                                    <button
-                                        class="remove-dependency"
-                                        title=label.clone()
-                                        aria-label=label
-                                        on:click=move |_| edit_dependencies(Vec::new(), vec![removed.clone()])
-                                    >"×"</button>
-                                })}
-                            </li>
-                        }
-                    })
-                    .collect_view()}
-            </ul>
-        }
-    });
-    let actions = if !writable {
-        ().into_any()
-    } else if task.status.allows(TaskAction::Claim) {
+    if task.status.allows(TaskAction::Claim) {
         view! {
             <div class="task-actions">
                 <select class="claim-as" aria-label="Claim for" on:change=move |event| claimant.set(event_target_value(&event))>
@@ -283,37 +319,6 @@ fn TaskCard(
         .into_any()
     } else {
         ().into_any()
-    };
-    let state_label = task
-        .status
-        .label(if waiting { open_dependencies } else { 0 });
-    let state_class = if waiting {
-        "task-state waiting".to_owned()
-    } else {
-        format!("task-state status-{}", task.status.as_str())
-    };
-    let mut exclude = task.dependencies.clone();
-    exclude.push(task.id.clone());
-    let pick = Callback::new(move |chosen: String| edit_dependencies(vec![chosen], Vec::new()));
-    view! {
-        <li class=if waiting { "task waiting" } else { "task" } data-id=task.id.clone()>
-            <button class="link task-title" title="Open the task (its id, history and links)" on:click=move |_| state.open.set(Some(id.get_value()))>
-                {task.title.clone()}
-            </button>
-            <div class="task-meta">
-                <span class=format!("badge priority-{}", task.priority.as_str())>{task.priority.as_str()}</span>
-                {task.owner.clone().map(|owner| view! { <span class="owner">"@" {owner}</span> })}
-                <span class=state_class>{state_label}</span>
-            </div>
-            {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
-            {task.description.clone().map(|text| view! { <p class="description">{text}</p> })}
-            {dependencies}
-            {actions}
-            {editable.then(|| view! {
-                <picker::DependencyPicker id=task.id.clone() exclude state pick />
-            })}
-            {refusal}
-        </li>
     }
 }
 

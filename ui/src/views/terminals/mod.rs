@@ -12,23 +12,21 @@
 //! and fuzz findings.
 
 pub mod alert;
+mod list;
+mod live;
 mod reports;
 
 use std::rc::Rc;
 
 use leptos::{ev::KeyboardEvent, prelude::*};
-use switchboard_model::program::{
-    Controller, ProgramSession, SessionState,
-    key::{Pressed, Typed},
-    view::{ListEntry, RunRow, SessionTypeRequest, arrange},
-};
+use switchboard_model::program::{ProgramSession, SessionState, view::SessionTypeRequest};
 
 use crate::{
     app::ProgramSessions,
     ipc, tasks,
     views::{
         tapes::{TapesState, player::Player},
-        terminal::{Rows, styled_rows},
+        terminal::styled_rows,
     },
 };
 
@@ -208,22 +206,6 @@ impl TerminalsState {
     }
 }
 
-/// The key name the shell takes for a key pressed on the screen, or the
-/// text it types (`model::program::key::Pressed`); `None` for keys left to
-/// the page.
-fn pressed(event: &KeyboardEvent) -> Option<(Option<String>, Option<String>)> {
-    let key = event.key();
-    let pressed = Pressed {
-        key: &key,
-        ctrl: event.ctrl_key(),
-        alt_or_meta: event.alt_key() || event.meta_key(),
-    };
-    Some(match pressed.typed()? {
-        Typed::Key(named) => (Some(named.name()), None),
-        Typed::Text(text) => (None, Some(text)),
-    })
-}
-
 /// The view.
 #[component]
 pub fn Terminals() -> impl IntoView {
@@ -258,7 +240,7 @@ pub fn Terminals() -> impl IntoView {
             match (&wanted, state.selected.get_untracked()) {
                 (Some(id), _) if listed(id) => Some(Some(id.clone())),
                 (_, Some(id)) if listed(&id) => None,
-                _ => Some(first_listed(sessions)),
+                _ => Some(list::first_listed(sessions)),
             }
         });
         if wanted.is_some() {
@@ -319,7 +301,7 @@ pub fn Terminals() -> impl IntoView {
                     {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
                     <div class="terminals-columns">
                         <aside class="terminals-list">
-                            <SessionList state />
+                            <list::SessionList state />
                         </aside>
                         <div class="terminal-pane">
                             <Screen state />
@@ -329,141 +311,6 @@ pub fn Terminals() -> impl IntoView {
                 .into_any(),
             }}
         </section>
-    }
-}
-
-/// The session the list shows first, if any.
-fn first_listed(sessions: &[ProgramSession]) -> Option<String> {
-    match arrange(sessions).into_iter().next()? {
-        ListEntry::Session(session) => Some(session.id),
-        ListEntry::Run(row) => row.sessions.first().map(|session| session.id.clone()),
-    }
-}
-
-/// The sessions in the order that matters (`model::program::view::arrange`):
-/// live ones, then each run's as one row, then ended ones.
-#[component]
-fn SessionList(state: TerminalsState) -> impl IntoView {
-    move || {
-        let sessions = state.sessions.get();
-        if sessions.is_empty() {
-            return view! {
-                <p class="muted" id="terminals-empty">
-                    "No program sessions in this workspace. Agents start them with "
-                    <code>"switchboard session start -- PROGRAM"</code>
-                    " or the session_start tool; they appear here live."
-                </p>
-            }
-            .into_any();
-        }
-        arrange(&sessions)
-            .into_iter()
-            .map(|entry| match entry {
-                ListEntry::Session(session) => view! { <SessionItem state session /> }.into_any(),
-                ListEntry::Run(row) => view! { <RunItem state row /> }.into_any(),
-            })
-            .collect_view()
-            .into_any()
-    }
-}
-
-/// One session: its name, command, state and who has it.
-#[component]
-fn SessionItem(state: TerminalsState, session: ProgramSession) -> impl IntoView {
-    let id = session.id.clone();
-    let mut details = vec![session.state.as_str().to_owned()];
-    if let Some(exit) = session.exit {
-        details.push(exit.to_string());
-    }
-    if session.controller == Controller::User {
-        details.push("yours".to_owned());
-    }
-    let current = {
-        let id = id.clone();
-        move || {
-            state
-                .selected
-                .with(|selected| selected.as_deref() == Some(id.as_str()))
-        }
-    };
-    view! {
-        <button
-            class="session-item"
-            class:current=current
-            class:ended=session.state != SessionState::Running
-            data-id=session.id.clone()
-            on:click=move |_| {
-                state.selected.set(Some(id.clone()));
-                state.refresh();
-            }
-        >
-            <span class="session-name">{session.label().to_owned()}</span>
-            <code class="session-command">{session.command_line()}</code>
-            <span class="muted session-details">{details.join(" · ")}</span>
-        </button>
-    }
-}
-
-/// The sessions one investigation, test, fuzz run or chain started: one
-/// row, opened to list them and to reach the report it wrote.
-#[component]
-fn RunItem(state: TerminalsState, row: RunRow) -> impl IntoView {
-    let run = row.run.clone();
-    let open = {
-        let run = run.clone();
-        Memo::new(move |_| {
-            state
-                .expanded
-                .with(|expanded| expanded.as_deref() == Some(run.as_str()))
-        })
-    };
-    let toggle = {
-        let run = run.clone();
-        move |_| {
-            state.expanded.update(|expanded| {
-                *expanded = if expanded.as_deref() == Some(run.as_str()) {
-                    None
-                } else {
-                    Some(run.clone())
-                };
-            })
-        }
-    };
-    let report = move |_| {
-        state.report_of_run.set(Some(run.clone()));
-        state.reports.set(true);
-    };
-    let headline = row.headline();
-    // Investigations, tests and fuzz runs write a report; chains do not.
-    let writes_report = matches!(row.purpose.as_str(), "investigate" | "test" | "fuzz");
-    let sessions = row.sessions;
-    view! {
-        <div class="run-group" data-run=row.run.clone()>
-            <button
-                class="session-item run-item"
-                class:ended=row.live == 0
-                aria-expanded=move || open.get().to_string()
-                on:click=toggle
-            >
-                <span class="session-name">{headline}</span>
-                <code class="session-command">{row.run.clone()}</code>
-            </button>
-            {move || open.get().then(|| {
-                let report = report.clone();
-                view! {
-                    <div class="run-sessions">
-                        {writes_report.then(|| view! {
-                            <button class="link run-report" on:click=report>"Open its report"</button>
-                        })}
-                        {sessions
-                            .clone()
-                            .into_iter()
-                            .map(|session| view! { <SessionItem state session /> })
-                            .collect_view()}
-                    </div>
-                }
-            })}
-        </div>
     }
 }
 
@@ -482,7 +329,7 @@ fn Screen(state: TerminalsState) -> impl IntoView {
     move || match shown.get() {
         None => view! { <p class="muted">"Pick a session to watch it."</p> }.into_any(),
         Some((id, true)) => view! { <Ended state id /> }.into_any(),
-        Some((_, false)) => view! { <LiveScreen state /> }.into_any(),
+        Some((_, false)) => view! { <live::LiveScreen state /> }.into_any(),
     }
 }
 
@@ -522,193 +369,5 @@ fn Ended(state: TerminalsState, id: String) -> impl IntoView {
             true => view! { <Player state=state.replay /> }.into_any(),
             false => view! { <p class="muted">"Reading its log…"</p> }.into_any(),
         }}
-    }
-}
-
-/// A running session's screen, with its controls.
-#[component]
-fn LiveScreen(state: TerminalsState) -> impl IntoView {
-    let line = RwSignal::new(String::new());
-    let secret = RwSignal::new(false);
-    let password = RwSignal::new(String::new());
-    move || {
-        let selected = state.selected.get();
-        let Some(screen) = state
-            .screen
-            .get()
-            .filter(|screen| Some(&screen.session.id) == selected.as_ref())
-        else {
-            return view! { <p class="muted">"Connecting…"</p> }.into_any();
-        };
-        // Who has it and whether it waits for a secret change without
-        // output: the list has them first.
-        let session = state
-            .sessions
-            .with(|sessions| {
-                sessions
-                    .iter()
-                    .find(|session| session.id == screen.session.id)
-                    .cloned()
-            })
-            .unwrap_or_else(|| screen.session.clone());
-        let id = session.id.clone();
-        let running = session.state == SessionState::Running;
-        let yours = session.controller == Controller::User;
-        let rows = screen.rows.clone();
-        let take = {
-            let id = id.clone();
-            move |_| {
-                let id = id.clone();
-                tasks::act(async move {
-                    if let Err(failure) = ipc::session_control(&id, !yours).await {
-                        state.error.set(Some(failure.message));
-                    }
-                });
-            }
-        };
-        let end = {
-            let id = id.clone();
-            move |_| {
-                let id = id.clone();
-                tasks::act(async move {
-                    if let Err(failure) = ipc::session_end(&id).await {
-                        state.error.set(Some(failure.message));
-                    }
-                });
-            }
-        };
-        let keys = {
-            let id = id.clone();
-            move |event: KeyboardEvent| {
-                if !yours {
-                    return;
-                }
-                if let Some((key, text)) = pressed(&event) {
-                    event.prevent_default();
-                    state.type_in(SessionTypeRequest {
-                        session: id.clone(),
-                        text,
-                        line: false,
-                        key,
-                        secret: false,
-                    });
-                }
-            }
-        };
-        let send_line = {
-            let id = id.clone();
-            move || {
-                state.type_in(SessionTypeRequest {
-                    session: id.clone(),
-                    text: Some(line.get_untracked()),
-                    line: true,
-                    key: None,
-                    secret: secret.get_untracked(),
-                });
-                line.set(String::new());
-            }
-        };
-        let send_secret = {
-            let id = id.clone();
-            move || {
-                state.type_in(SessionTypeRequest {
-                    session: id.clone(),
-                    text: Some(password.get_untracked()),
-                    line: true,
-                    key: None,
-                    secret: true,
-                });
-                password.set(String::new());
-            }
-        };
-        let wants_secret = running && session.wants_secret;
-        let send_on_enter = {
-            let send_line = send_line.clone();
-            move |event: KeyboardEvent| {
-                if event.key() == "Enter" {
-                    event.prevent_default();
-                    send_line();
-                }
-            }
-        };
-        view! {
-            <div class="terminal-head">
-                <strong id="terminal-title">{session.label().to_owned()}</strong>
-                <code class="muted">{session.command_line()}</code>
-                <span class="muted" id="terminal-state">
-                    {format!(
-                        "{}{}{}",
-                        session.state.as_str(),
-                        session.exit.map(|exit| format!(" ({exit})")).unwrap_or_default(),
-                        if yours { " · you have it" } else { " · agents drive it" },
-                    )}
-                </span>
-                <span class="spacer"></span>
-                {running.then(|| view! {
-                    <button id="terminal-take" on:click=take.clone()>
-                        {if yours { "Hand back" } else { "Take over" }}
-                    </button>
-                    <button id="terminal-end" class="danger" on:click=end.clone()>"End"</button>
-                })}
-            </div>
-            {wants_secret.then(|| {
-                let on_enter = send_secret.clone();
-                let on_click = send_secret.clone();
-                view! {
-                    <div class="terminal-secret" role="group" aria-labelledby="terminal-secret-label">
-                        <label id="terminal-secret-label" for="terminal-password">
-                            "The program asks for a secret. What you type here goes to it alone: never to an agent, a log or this screen."
-                        </label>
-                        <input
-                            id="terminal-password"
-                            type="password"
-                            autocomplete="off"
-                            autofocus=true
-                            prop:value=move || password.get()
-                            on:input=move |event| password.set(event_target_value(&event))
-                            on:keydown=move |event: KeyboardEvent| {
-                                if event.key() == "Enter" {
-                                    event.prevent_default();
-                                    on_enter();
-                                }
-                            }
-                        />
-                        <button id="terminal-password-send" on:click=move |_| on_click()>"Send secret"</button>
-                    </div>
-                }
-            })}
-            <pre
-                class="terminal-screen"
-                class:yours=yours
-                id="terminal-screen"
-                tabindex="0"
-                aria-label="The program's screen; while you have the session, keys typed here go to it"
-                on:keydown=keys
-            >
-                <Rows rows />
-            </pre>
-            {(running && yours).then(|| view! {
-                <div class="terminal-input">
-                    <input
-                        id="terminal-line"
-                        type=move || if secret.get() { "password" } else { "text" }
-                        placeholder="A line to send (Enter)"
-                        prop:value=move || line.get()
-                        on:input=move |event| line.set(event_target_value(&event))
-                        on:keydown=send_on_enter.clone()
-                    />
-                    <label>
-                        <input type="checkbox" id="terminal-secret" prop:checked=move || secret.get()
-                            on:change=move |event| secret.set(event_target_checked(&event)) />
-                        " secret"
-                    </label>
-                    <button id="terminal-send" on:click={
-                        let send_line = send_line.clone();
-                        move |_| send_line()
-                    }>"Send"</button>
-                </div>
-            })}
-        }
-        .into_any()
     }
 }

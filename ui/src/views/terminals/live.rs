@@ -1,0 +1,234 @@
+//! A running session's screen and its controls: who has it, take-over and
+//! the end, the password box, keys typed straight into the screen, and a
+//! line to send.
+
+use leptos::{ev::KeyboardEvent, prelude::*};
+use switchboard_model::program::{
+    Controller, ProgramSession, SessionState,
+    key::{Pressed, Typed},
+    view::SessionTypeRequest,
+};
+
+use super::TerminalsState;
+use crate::{ipc, tasks, views::terminal::Rows};
+
+/// The key name the shell takes for a key pressed on the screen, or the
+/// text it types (`model::program::key::Pressed`); `None` for keys left to
+/// the page.
+fn pressed(event: &KeyboardEvent) -> Option<(Option<String>, Option<String>)> {
+    let key = event.key();
+    let pressed = Pressed {
+        key: &key,
+        ctrl: event.ctrl_key(),
+        alt_or_meta: event.alt_key() || event.meta_key(),
+    };
+    Some(match pressed.typed()? {
+        Typed::Key(named) => (Some(named.name()), None),
+        Typed::Text(text) => (None, Some(text)),
+    })
+}
+
+/// A running session's screen, with its controls: the session as the list
+/// has it (who holds it and whether it waits for a secret change without
+/// output), its rows as its reader last drew them.
+#[component]
+pub(super) fn LiveScreen(state: TerminalsState) -> impl IntoView {
+    // What is being typed outlives each redraw the output brings.
+    let line = RwSignal::new(String::new());
+    let secret = RwSignal::new(false);
+    let password = RwSignal::new(String::new());
+    move || {
+        let selected = state.selected.get();
+        let Some(screen) = state
+            .screen
+            .get()
+            .filter(|screen| Some(&screen.session.id) == selected.as_ref())
+        else {
+            return view! { <p class="muted">"Connecting…"</p> }.into_any();
+        };
+        let session = state
+            .sessions
+            .with(|sessions| {
+                sessions
+                    .iter()
+                    .find(|session| session.id == screen.session.id)
+                    .cloned()
+            })
+            .unwrap_or_else(|| screen.session.clone());
+        let running = session.state == SessionState::Running;
+        let yours = session.controller == Controller::User;
+        let wants_secret = running && session.wants_secret;
+        let id = session.id.clone();
+        view! {
+            <ScreenHead state session />
+            {wants_secret.then(|| view! { <SecretBox state id=id.clone() password /> })}
+            <KeyedScreen state id=id.clone() yours rows=screen.rows.clone() />
+            {(running && yours).then(|| view! { <LineInput state id=id.clone() line secret /> })}
+        }
+        .into_any()
+    }
+}
+
+/// The session's name, command and state, and Take over / Hand back and
+/// End while it runs.
+#[component]
+fn ScreenHead(state: TerminalsState, session: ProgramSession) -> impl IntoView {
+    let running = session.state == SessionState::Running;
+    let yours = session.controller == Controller::User;
+    let act = move |id: String, end: bool| {
+        tasks::act(async move {
+            let done = if end {
+                ipc::session_end(&id).await
+            } else {
+                ipc::session_control(&id, !yours).await
+            };
+            if let Err(failure) = done {
+                state.error.set(Some(failure.message));
+            }
+        });
+    };
+    let (take_id, end_id) = (session.id.clone(), session.id.clone());
+    view! {
+        <div class="terminal-head">
+            <strong id="terminal-title">{session.label().to_owned()}</strong>
+            <code class="muted">{session.command_line()}</code>
+            <span class="muted" id="terminal-state">
+                {format!(
+                    "{}{}{}",
+                    session.state.as_str(),
+                    session.exit.map(|exit| format!(" ({exit})")).unwrap_or_default(),
+                    if yours { " · you have it" } else { " · agents drive it" },
+                )}
+            </span>
+            <span class="spacer"></span>
+            {running.then(|| view! {
+                <button id="terminal-take" on:click=move |_| act(take_id.clone(), false)>
+                    {if yours { "Hand back" } else { "Take over" }}
+                </button>
+                <button id="terminal-end" class="danger" on:click=move |_| act(end_id.clone(), true)>"End"</button>
+            })}
+        </div>
+    }
+}
+
+/// The password box of a session waiting for a secret: what is typed goes
+/// to the program alone, taken over or not.
+#[component]
+fn SecretBox(state: TerminalsState, id: String, password: RwSignal<String>) -> impl IntoView {
+    let send = move || {
+        state.type_in(SessionTypeRequest {
+            session: id.clone(),
+            text: Some(password.get_untracked()),
+            line: true,
+            key: None,
+            secret: true,
+        });
+        password.set(String::new());
+    };
+    let on_enter = send.clone();
+    view! {
+        <div class="terminal-secret" role="group" aria-labelledby="terminal-secret-label">
+            <label id="terminal-secret-label" for="terminal-password">
+                "The program asks for a secret. What you type here goes to it alone: never to an agent, a log or this screen."
+            </label>
+            <input
+                id="terminal-password"
+                type="password"
+                autocomplete="off"
+                autofocus=true
+                prop:value=move || password.get()
+                on:input=move |event| password.set(event_target_value(&event))
+                on:keydown=move |event: KeyboardEvent| {
+                    if event.key() == "Enter" {
+                        event.prevent_default();
+                        on_enter();
+                    }
+                }
+            />
+            <button id="terminal-password-send" on:click=move |_| send()>"Send secret"</button>
+        </div>
+    }
+}
+
+/// The screen's rows; while the developer holds the session, keys typed
+/// on it go to the program.
+#[component]
+fn KeyedScreen(
+    state: TerminalsState,
+    id: String,
+    yours: bool,
+    rows: Vec<Vec<(String, String)>>,
+) -> impl IntoView {
+    let keys = move |event: KeyboardEvent| {
+        if !yours {
+            return;
+        }
+        if let Some((key, text)) = pressed(&event) {
+            event.prevent_default();
+            state.type_in(SessionTypeRequest {
+                session: id.clone(),
+                text,
+                line: false,
+                key,
+                secret: false,
+            });
+        }
+    };
+    view! {
+        <pre
+            class="terminal-screen"
+            class:yours=yours
+            id="terminal-screen"
+            tabindex="0"
+            aria-label="The program's screen; while you have the session, keys typed here go to it"
+            on:keydown=keys
+        >
+            <Rows rows />
+        </pre>
+    }
+}
+
+/// A line to send to the session the developer holds (Enter or Send),
+/// masked as a secret when they say so.
+#[component]
+fn LineInput(
+    state: TerminalsState,
+    id: String,
+    line: RwSignal<String>,
+    secret: RwSignal<bool>,
+) -> impl IntoView {
+    let send = move || {
+        state.type_in(SessionTypeRequest {
+            session: id.clone(),
+            text: Some(line.get_untracked()),
+            line: true,
+            key: None,
+            secret: secret.get_untracked(),
+        });
+        line.set(String::new());
+    };
+    let on_enter = send.clone();
+    view! {
+        <div class="terminal-input">
+            <input
+                id="terminal-line"
+                type=move || if secret.get() { "password" } else { "text" }
+                placeholder="A line to send (Enter)"
+                prop:value=move || line.get()
+                on:input=move |event| line.set(event_target_value(&event))
+                on:keydown=move |event: KeyboardEvent| {
+                    if event.key() == "Enter" {
+                        event.prevent_default();
+                        on_enter();
+                    }
+                }
+            />
+            <label>
+                <input type="checkbox" id="terminal-secret" prop:checked=move || secret.get()
+                    on:change=move |event| secret.set(event_target_checked(&event)) />
+                " secret"
+            </label>
+            <button id="terminal-send" on:click=move |_| send()>"Send"</button>
+        </div>
+    }
+}
