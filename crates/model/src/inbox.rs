@@ -112,9 +112,68 @@ pub fn drawn_rows(scroll_top: f64, viewport: f64, row: f64, total: usize) -> Ran
     first..end.max(first)
 }
 
+/// How many rows a key moves the focus in a list whose view holds `page`
+/// rows: the arrows one, Page Up/Down a page, Home and End to the ends;
+/// `None` for other keys (the DOM's key names).
+pub fn rows_moved(key: &str, page: isize) -> Option<isize> {
+    Some(match key {
+        "ArrowDown" => 1,
+        "ArrowUp" => -1,
+        "PageDown" => page,
+        "PageUp" => -page,
+        "End" => isize::MAX,
+        "Home" => isize::MIN,
+        _ => return None,
+    })
+}
+
+/// The row `by` rows from `at` in a list of `total`, kept in it.
+pub fn moved_to(at: usize, by: isize, total: usize) -> usize {
+    at.saturating_add_signed(by).min(total.saturating_sub(1))
+}
+
+/// How many whole rows of `row` pixels a view of `viewport` pixels holds
+/// (at least one).
+pub fn page_rows(viewport: f64, row: f64) -> isize {
+    if row.is_nan() || row <= 0.0 {
+        return 1;
+    }
+    ((viewport / row).floor() as isize).max(1)
+}
+
+/// Where to scroll a view `viewport` pixels high, now at `scroll_top`, so
+/// that row `index` (of `row` pixels) is wholly in it; `None` when it
+/// already is.
+pub fn scroll_to_show(index: usize, row: f64, scroll_top: f64, viewport: f64) -> Option<f64> {
+    let row_top = index as f64 * row;
+    if row_top < scroll_top {
+        Some(row_top)
+    } else if row_top + row > scroll_top + viewport {
+        Some(row_top + row - viewport)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_move_the_focus_within_the_list_and_bring_its_row_into_view() {
+        assert_eq!(rows_moved("ArrowDown", 20), Some(1));
+        assert_eq!(rows_moved("PageUp", 20), Some(-20));
+        assert_eq!(rows_moved("a", 20), None);
+        assert_eq!(moved_to(5, isize::MAX, 10), 9, "End: the last row");
+        assert_eq!(moved_to(5, isize::MIN, 10), 0, "Home: the first");
+        assert_eq!(moved_to(0, -1, 10), 0);
+        assert_eq!(page_rows(800.0, 40.0), 20);
+        assert_eq!(page_rows(10.0, 40.0), 1, "a page is at least a row");
+        // 20 rows in view from row 10: row 9 scrolls up, row 30 down, 15 stays.
+        assert_eq!(scroll_to_show(9, 40.0, 400.0, 800.0), Some(360.0));
+        assert_eq!(scroll_to_show(30, 40.0, 400.0, 800.0), Some(440.0));
+        assert_eq!(scroll_to_show(15, 40.0, 400.0, 800.0), None);
+    }
 
     #[test]
     fn drawn_rows_cover_the_view_and_a_screen_either_side() {

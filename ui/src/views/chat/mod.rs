@@ -46,7 +46,8 @@ pub struct ChatState {
     pub error: RwSignal<Option<String>>,
 }
 
-/// The chat pane.
+/// The chat pane: the active chat read now and after each turn, the
+/// sidecar's answers folded into the transcript as they stream.
 #[component]
 pub fn Chat() -> impl IntoView {
     let state = ChatState {
@@ -55,11 +56,8 @@ pub fn Chat() -> impl IntoView {
         error: RwSignal::new(None),
     };
     let mode = RwSignal::new(ChatMode::Planning);
-    let draft = RwSignal::new(String::new());
-    let health = RwSignal::new(None::<SidecarHealth>);
     let show_history = RwSignal::new(false);
     let saved = RwSignal::new(None::<Saved>);
-
     let reload = move || {
         tasks::fetch(async move {
             match ipc::chat_history().await {
@@ -82,12 +80,6 @@ pub fn Chat() -> impl IntoView {
         })
     };
     reload();
-    events::on_sidecar_health(move |current| health.set(Some(current)));
-    tasks::fetch(async move {
-        if let Ok(current) = ipc::sidecar_health().await {
-            health.set(Some(current));
-        }
-    });
     events::on_sidecar(move |response| {
         let done = matches!(response.body, ResponseBody::ChatDone { .. });
         state
@@ -97,7 +89,113 @@ pub fn Chat() -> impl IntoView {
             reload();
         }
     });
+    view! {
+        <section class="chat" id="view-chat">
+            <ChatHeader state mode show_history saved />
+            <SaveStatus status=saved id="chat-export-status" />
+            {move || show_history.get().then(|| view! { <history::History state open=show_history /> })}
+            <div class="chat-columns">
+                <div class="chat-main">
+                    <transcript::TranscriptView state />
+                    {move || state.error.get().map(|message| view! { <p class="error" role="alert" id="chat-error">{message}</p> })}
+                    <ComposeBar state mode />
+                </div>
+                <aside class="chat-side">
+                    <memory::MemoryPanel state />
+                    <inspector::Inspector transcript=state.transcript />
+                </aside>
+            </div>
+        </section>
+    }
+}
 
+/// The header: the mode tabs, the model picker, a new chat, the export,
+/// the history and the model link's health.
+#[component]
+fn ChatHeader(
+    state: ChatState,
+    mode: RwSignal<ChatMode>,
+    show_history: RwSignal<bool>,
+    saved: RwSignal<Option<Saved>>,
+) -> impl IntoView {
+    let health = RwSignal::new(None::<SidecarHealth>);
+    events::on_sidecar_health(move |current| health.set(Some(current)));
+    tasks::fetch(async move {
+        if let Ok(current) = ipc::sidecar_health().await {
+            health.set(Some(current));
+        }
+    });
+    let busy = move || state.transcript.with(|t| t.streaming.is_some());
+    let new_chat = move || {
+        tasks::act(async move {
+            match ipc::chat_new().await {
+                Ok(()) => {
+                    state.session.set(None);
+                    state.transcript.set(Transcript::default());
+                    show_history.set(false);
+                }
+                Err(failure) => state.error.set(Some(failure.message)),
+            }
+        })
+    };
+    let export = move |_| {
+        let document = state
+            .session
+            .with_untracked(|session| session.as_ref().map(export::chat_document));
+        if let Some(document) = document {
+            save_document(saved, ExportFormat::Markdown, async move { Ok(document) });
+        }
+    };
+    view! {
+        <header class="view-header">
+            <h1>"Chat"</h1>
+            <div class="tabs" role="tablist" aria-label="Mode">
+                {MODES
+                    .into_iter()
+                    .map(|choice| {
+                        view! {
+                            <button
+                                role="tab"
+                                class="tab"
+                                id=format!("chat-mode-{}", choice.as_str())
+                                aria-selected=move || (mode.get() == choice).to_string()
+                                on:click=move |_| mode.set(choice)
+                            >
+                                {mode_label(choice)}
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+            <ModelPicker />
+            <button id="chat-new" disabled=busy on:click=move |_| new_chat() title="Start a new chat (this one goes to the history)">"New chat"</button>
+            <button
+                id="chat-export"
+                title="Save this chat as a markdown file"
+                disabled=move || state.session.with(|session| session.as_ref().is_none_or(|s| s.messages.is_empty()))
+                on:click=export
+            >"Save .md"</button>
+            <button
+                id="chat-history-toggle"
+                aria-expanded=move || show_history.get().to_string()
+                on:click=move |_| show_history.update(|open| *open = !*open)
+            >"History"</button>
+            <span class="sidecar-health" id="sidecar-health">
+                {move || match health.get() {
+                    Some(SidecarHealth { running: true, .. }) => "model link ready".to_owned(),
+                    Some(SidecarHealth { message: Some(message), .. }) => message,
+                    _ => "starting the model link…".to_owned(),
+                }}
+            </span>
+        </header>
+    }
+}
+
+/// The message being written: Send (Ctrl+Enter) starts a turn in the
+/// chosen mode, Stop (Esc, wherever the focus is) ends the one under way.
+#[component]
+fn ComposeBar(state: ChatState, mode: RwSignal<ChatMode>) -> impl IntoView {
+    let draft = RwSignal::new(String::new());
     let busy = move || state.transcript.with(|t| t.streaming.is_some());
     let send = move || {
         let message = draft.get_untracked().trim().to_owned();
@@ -129,7 +227,6 @@ pub fn Chat() -> impl IntoView {
             });
         }
     };
-    // Esc stops the answer under way, wherever the focus is.
     let escape = window_event_listener(leptos::ev::keydown, move |event| {
         if event.key() == "Escape" && busy() {
             event.prevent_default();
@@ -137,96 +234,21 @@ pub fn Chat() -> impl IntoView {
         }
     });
     on_cleanup(move || escape.remove());
-    let new_chat = move || {
-        tasks::act(async move {
-            match ipc::chat_new().await {
-                Ok(()) => {
-                    state.session.set(None);
-                    state.transcript.set(Transcript::default());
-                    show_history.set(false);
-                }
-                Err(failure) => state.error.set(Some(failure.message)),
-            }
-        })
-    };
-
     view! {
-        <section class="chat" id="view-chat">
-            <header class="view-header">
-                <h1>"Chat"</h1>
-                <div class="tabs" role="tablist" aria-label="Mode">
-                    {MODES
-                        .into_iter()
-                        .map(|choice| {
-                            view! {
-                                <button
-                                    role="tab"
-                                    class="tab"
-                                    id=format!("chat-mode-{}", choice.as_str())
-                                    aria-selected=move || (mode.get() == choice).to_string()
-                                    on:click=move |_| mode.set(choice)
-                                >
-                                    {mode_label(choice)}
-                                </button>
-                            }
-                        })
-                        .collect_view()}
-                </div>
-                <ModelPicker />
-                <button id="chat-new" disabled=busy on:click=move |_| new_chat() title="Start a new chat (this one goes to the history)">"New chat"</button>
-                <button
-                    id="chat-export"
-                    title="Save this chat as a markdown file"
-                    disabled=move || state.session.with(|session| session.as_ref().is_none_or(|s| s.messages.is_empty()))
-                    on:click=move |_| {
-                        let document = state
-                            .session
-                            .with_untracked(|session| session.as_ref().map(export::chat_document));
-                        if let Some(document) = document {
-                            save_document(saved, ExportFormat::Markdown, async move { Ok(document) });
-                        }
-                    }
-                >"Save .md"</button>
-                <button
-                    id="chat-history-toggle"
-                    aria-expanded=move || show_history.get().to_string()
-                    on:click=move |_| show_history.update(|open| *open = !*open)
-                >"History"</button>
-                <span class="sidecar-health" id="sidecar-health">
-                    {move || match health.get() {
-                        Some(SidecarHealth { running: true, .. }) => "model link ready".to_owned(),
-                        Some(SidecarHealth { message: Some(message), .. }) => message,
-                        _ => "starting the model link…".to_owned(),
-                    }}
-                </span>
-            </header>
-            <SaveStatus status=saved id="chat-export-status" />
-            {move || show_history.get().then(|| view! { <history::History state open=show_history /> })}
-            <div class="chat-columns">
-                <div class="chat-main">
-                    <transcript::TranscriptView state />
-                    {move || state.error.get().map(|message| view! { <p class="error" role="alert" id="chat-error">{message}</p> })}
-                    <div class="chat-compose">
-                        <Composer
-                            id="chat-input"
-                            placeholder="Ask about the workspace (Ctrl+Enter sends)"
-                            text=draft
-                            on_submit=move |()| send()
-                        />
-                        {move || {
-                            if busy() {
-                                view! { <button id="chat-stop" title="Stop the answer (Esc)" on:click=move |_| stop()>"Stop"</button> }.into_any()
-                            } else {
-                                view! { <button id="chat-send" class="primary" on:click=move |_| send()>"Send"</button> }.into_any()
-                            }
-                        }}
-                    </div>
-                </div>
-                <aside class="chat-side">
-                    <memory::MemoryPanel state />
-                    <inspector::Inspector transcript=state.transcript />
-                </aside>
-            </div>
-        </section>
+        <div class="chat-compose">
+            <Composer
+                id="chat-input"
+                placeholder="Ask about the workspace (Ctrl+Enter sends)"
+                text=draft
+                on_submit=move |()| send()
+            />
+            {move || {
+                if busy() {
+                    view! { <button id="chat-stop" title="Stop the answer (Esc)" on:click=move |_| stop()>"Stop"</button> }.into_any()
+                } else {
+                    view! { <button id="chat-send" class="primary" on:click=move |_| send()>"Send"</button> }.into_any()
+                }
+            }}
+        </div>
     }
 }

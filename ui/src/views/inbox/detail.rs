@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 use switchboard_model::{
-    ContentType, DeliveryMode, Timestamp, age_label, annotation::Annotation, export,
-    ipc::DeliveryDetail,
+    ContentType, Delivery, DeliveryMode, Timestamp, age_label, annotation::Annotation,
+    blocking::FeedbackResponse, export, ipc::DeliveryDetail,
 };
 
 use super::{
@@ -82,6 +82,9 @@ pub fn DeliveryView(
     }
 }
 
+/// One delivery: its header, its body (markdown, or HTML in a sandboxed
+/// frame) with the selection bar, its form or its answer, and its
+/// annotations.
 #[component]
 fn DetailBody(
     detail: DeliveryDetail,
@@ -89,117 +92,37 @@ fn DetailBody(
     revision: RwSignal<u64>,
 ) -> impl IntoView {
     let delivery = detail.delivery;
-    let created = delivery.created_at;
     let bump = Callback::new(move |()| revision.update(|r| *r += 1));
-    let selected = RwSignal::new(None::<Selected>);
-    let body_ref = NodeRef::<leptos::html::Article>::new();
-    let track_selection = move || {
-        if let Some(body) = body_ref.get() {
-            selected.set(current_selection(&body));
-        }
-    };
-    let body = match delivery.content.kind {
-        ContentType::Markdown => {
-            // Links in a delivery never navigate the app's own page away.
-            let keep_page = |event: leptos::ev::MouseEvent| {
-                let on_link = event
-                    .target()
-                    .and_then(|target| {
-                        wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::Element>(target).ok()
-                    })
-                    .and_then(|element| element.closest("a").ok().flatten())
-                    .is_some();
-                if on_link {
-                    event.prevent_default();
-                }
-            };
-            view! {
-                <SelectionBar delivery_id=delivery.id.clone() selected on_saved=bump />
-                <article
-                    class="markdown-body"
-                    id="delivery-body"
-                    node_ref=body_ref
-                    inner_html=detail.body_html
-                    on:click=keep_page
-                    on:mouseup=move |_| track_selection()
-                    on:keyup=move |_| track_selection()
-                ></article>
-            }
-            .into_any()
-        }
-        ContentType::Html => {
-            let document = format!(
-                "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{FRAME_POLICY}\"><base target=\"_blank\"><style>{FRAME_STYLE}</style></head><body>{}</body></html>",
-                detail.body_html
-            );
-            let frame_ref = NodeRef::<leptos::html::Iframe>::new();
-            let loaded = move |_| {
-                if let Some(frame) = frame_ref.get_untracked() {
-                    fit_frame(&frame);
-                }
-            };
-            view! {
-                <SelectionBar delivery_id=delivery.id.clone() selected on_saved=bump frame=frame_ref />
-                <iframe
-                    class="html-body"
-                    id="delivery-frame"
-                    sandbox="allow-same-origin"
-                    srcdoc=document
-                    title="Delivery content"
-                    node_ref=frame_ref
-                    on:load=loaded
-                ></iframe>
-            }
-            .into_any()
-        }
-    };
-    let schema = delivery.schema().ok().flatten();
-    let open = delivery.check_open_for_reply().is_ok();
-    let feedback = match (schema, open) {
-        (Some(schema), true) => view! {
-            <FeedbackForm
-                id=delivery.id.clone()
-                schema
-                blocking=delivery.mode == DeliveryMode::Blocking
-                on_done=bump
-            />
-        }
-        .into_any(),
-        (Some(_), false) => {
-            let answers: Vec<String> = detail
-                .feedback
-                .iter()
-                .map(|record| serde_json::to_string(&record.values).unwrap_or_default())
-                .collect();
-            view! {
-                <section class="feedback-done" id="feedback-done">
-                    {if answers.is_empty() {
-                        view! { <p>"Closed without an answer."</p> }.into_any()
-                    } else {
-                        view! {
-                            <p>"Answered:"</p>
-                            {answers.into_iter().map(|answer| view! { <pre><code>{answer}</code></pre> }).collect_view()}
-                        }
-                            .into_any()
-                    }}
-                </section>
-            }
-            .into_any()
-        }
-        (None, _) => ().into_any(),
-    };
-    let annotations = detail.annotations;
-    let quotes = detail.quotes;
     let body_text = delivery.content.body.clone();
-    let warnings = detail.warnings;
+    let id = delivery.id.clone();
+    view! {
+        {detail.warnings.into_iter().map(|warning| view! { <p class="warning" role="status">{warning}</p> }).collect_view()}
+        <DeliveryHeader delivery=delivery.clone() now />
+        {delivery.withdrawn_at.map(|at| view! {
+            <p class="notice" id="delivery-withdrawn" role="status">
+                {format!("The agent stopped waiting for this answer at {at} (it withdrew the question). An answer given now is still kept for it to read.")}
+            </p>
+        })}
+        <div class="delivery-columns">
+            <div class="delivery-main">
+                <Body delivery=delivery.clone() body_html=detail.body_html on_saved=bump />
+                <Feedback delivery feedback=detail.feedback on_done=bump />
+            </div>
+            <AnnotationList annotations=detail.annotations quotes=detail.quotes body=body_text delivery_id=id on_saved=bump />
+        </div>
+    }
+}
+
+/// The title, mode, status and age, and a button per export format.
+#[component]
+fn DeliveryHeader(delivery: Delivery, now: RwSignal<Timestamp>) -> impl IntoView {
+    let created = delivery.created_at;
     let shown = delivery.shown_status();
-    let withdrawn_at = delivery.withdrawn_at;
     let saved = RwSignal::new(None::<Saved>);
     let formats = export::delivery_formats(&delivery);
     view! {
-        {warnings.into_iter().map(|warning| view! { <p class="warning" role="status">{warning}</p> }).collect_view()}
         <header class="delivery-header">
-            <h1 id="delivery-title">{delivery.title}</h1>
+            <h1 id="delivery-title">{delivery.title.clone()}</h1>
             <div class="meta">
                 <span class=format!("badge mode-{}", delivery.mode.as_str())>{delivery.mode.as_str()}</span>
                 <span class=format!("badge status-{shown}") id="delivery-status">
@@ -230,18 +153,116 @@ fn DetailBody(
             </div>
             <SaveStatus status=saved id="export-status" />
         </header>
-        {withdrawn_at.map(|at| view! {
-            <p class="notice" id="delivery-withdrawn" role="status">
-                {format!("The agent stopped waiting for this answer at {at} (it withdrew the question). An answer given now is still kept for it to read.")}
-            </p>
-        })}
-        <div class="delivery-columns">
-            <div class="delivery-main">
-                {body}
-                {feedback}
-            </div>
-            <AnnotationList annotations quotes body=body_text delivery_id=delivery.id.clone() on_saved=bump />
-        </div>
+    }
+}
+
+/// The body, with the bar that annotates what is selected in it: markdown
+/// rendered in the page (its links never navigate the app), HTML in a frame
+/// sandboxed with `allow-same-origin` only.
+#[component]
+fn Body(delivery: Delivery, body_html: String, on_saved: Callback<()>) -> impl IntoView {
+    let selected = RwSignal::new(None::<Selected>);
+    match delivery.content.kind {
+        ContentType::Markdown => {
+            let body_ref = NodeRef::<leptos::html::Article>::new();
+            let track_selection = move || {
+                if let Some(body) = body_ref.get() {
+                    selected.set(current_selection(&body));
+                }
+            };
+            let keep_page = |event: leptos::ev::MouseEvent| {
+                let on_link = event
+                    .target()
+                    .and_then(|target| {
+                        wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::Element>(target).ok()
+                    })
+                    .and_then(|element| element.closest("a").ok().flatten())
+                    .is_some();
+                if on_link {
+                    event.prevent_default();
+                }
+            };
+            view! {
+                <SelectionBar delivery_id=delivery.id.clone() selected on_saved />
+                <article
+                    class="markdown-body"
+                    id="delivery-body"
+                    node_ref=body_ref
+                    inner_html=body_html
+                    on:click=keep_page
+                    on:mouseup=move |_| track_selection()
+                    on:keyup=move |_| track_selection()
+                ></article>
+            }
+            .into_any()
+        }
+        ContentType::Html => {
+            let document = format!(
+                "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{FRAME_POLICY}\"><base target=\"_blank\"><style>{FRAME_STYLE}</style></head><body>{body_html}</body></html>"
+            );
+            let frame_ref = NodeRef::<leptos::html::Iframe>::new();
+            let loaded = move |_| {
+                if let Some(frame) = frame_ref.get_untracked() {
+                    fit_frame(&frame);
+                }
+            };
+            view! {
+                <SelectionBar delivery_id=delivery.id.clone() selected on_saved frame=frame_ref />
+                <iframe
+                    class="html-body"
+                    id="delivery-frame"
+                    sandbox="allow-same-origin"
+                    srcdoc=document
+                    title="Delivery content"
+                    node_ref=frame_ref
+                    on:load=loaded
+                ></iframe>
+            }
+            .into_any()
+        }
+    }
+}
+
+/// The feedback form while the question is open, else what was answered.
+#[component]
+fn Feedback(
+    delivery: Delivery,
+    feedback: Vec<FeedbackResponse>,
+    on_done: Callback<()>,
+) -> impl IntoView {
+    let schema = delivery.schema().ok().flatten();
+    let open = delivery.check_open_for_reply().is_ok();
+    match (schema, open) {
+        (Some(schema), true) => view! {
+            <FeedbackForm
+                id=delivery.id.clone()
+                schema
+                blocking=delivery.mode == DeliveryMode::Blocking
+                on_done
+            />
+        }
+        .into_any(),
+        (Some(_), false) => {
+            let answers: Vec<String> = feedback
+                .iter()
+                .map(|record| serde_json::to_string(&record.values).unwrap_or_default())
+                .collect();
+            view! {
+                <section class="feedback-done" id="feedback-done">
+                    {if answers.is_empty() {
+                        view! { <p>"Closed without an answer."</p> }.into_any()
+                    } else {
+                        view! {
+                            <p>"Answered:"</p>
+                            {answers.into_iter().map(|answer| view! { <pre><code>{answer}</code></pre> }).collect_view()}
+                        }
+                            .into_any()
+                    }}
+                </section>
+            }
+            .into_any()
+        }
+        (None, _) => ().into_any(),
     }
 }
 

@@ -5,7 +5,10 @@
 use leptos::{ev, prelude::*};
 use switchboard_model::{
     Delivery, DeliveryMode, DeliveryStatus, Timestamp, age_label,
-    inbox::{InboxFilter, PendingCounts, drawn_rows, waiting_blocking},
+    inbox::{
+        InboxFilter, PendingCounts, drawn_rows, moved_to, page_rows, rows_moved, scroll_to_show,
+        waiting_blocking,
+    },
 };
 use wasm_bindgen::JsCast as _;
 
@@ -205,6 +208,65 @@ pub fn DeliveryList(
     }
 }
 
+/// The list's scrolling: the scroller, where it is and how high its view
+/// is (in CSS pixels), kept in the view's place so a return finds it.
+#[derive(Clone, Copy)]
+struct Scroll {
+    scroller: NodeRef<leptos::html::Div>,
+    viewport: RwSignal<(f64, f64)>,
+    place: RwSignal<ListPlace>,
+}
+
+impl Scroll {
+    /// Until the list is laid out, the window's height stands in for its
+    /// own.
+    fn new(place: RwSignal<ListPlace>) -> Self {
+        let window_height = window()
+            .inner_height()
+            .ok()
+            .and_then(|height| height.as_f64())
+            .unwrap_or(0.0);
+        Self {
+            scroller: NodeRef::new(),
+            viewport: RwSignal::new((f64::from(place.get_untracked().scroll_top), window_height)),
+            place,
+        }
+    }
+
+    /// Reads where the list is scrolled and how high its view is.
+    fn measure(self) {
+        if let Some(element) = self.scroller.get_untracked() {
+            self.place.set(ListPlace {
+                scroll_top: element.scroll_top(),
+            });
+            self.viewport.set((
+                f64::from(element.scroll_top()),
+                f64::from(element.client_height()),
+            ));
+        }
+    }
+
+    /// Scrolls row `index` wholly into view (so it is drawn).
+    fn show_row(self, index: usize) {
+        if let Some(element) = self.scroller.get_untracked() {
+            let (top, height) = (
+                f64::from(element.scroll_top()),
+                f64::from(element.client_height()),
+            );
+            if let Some(top) = scroll_to_show(index, ROW_PX, top, height) {
+                element.set_scroll_top(top as i32);
+            }
+            self.measure();
+        }
+    }
+
+    /// How many rows a page moves.
+    fn page(self) -> isize {
+        self.viewport
+            .with_untracked(|(_, height)| page_rows(*height, ROW_PX))
+    }
+}
+
 /// The rows, drawn only around the part of the list in view: the list
 /// scrolls on its own and keeps the height of all its rows, and only the
 /// rows [`drawn_rows`] names are in the page. Arrow keys, Page Up/Down,
@@ -218,44 +280,35 @@ fn Rows(
     place: RwSignal<ListPlace>,
     opened: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let scroller = NodeRef::<leptos::html::Div>::new();
-    // The scroll position and viewport height, in CSS pixels.
-    // Until the list is laid out, the window's height stands in for its own.
-    let window_height = window()
-        .inner_height()
-        .ok()
-        .and_then(|height| height.as_f64())
-        .unwrap_or(0.0);
-    let viewport = RwSignal::new((f64::from(place.get_untracked().scroll_top), window_height));
-    let measure = move || {
-        if let Some(element) = scroller.get_untracked() {
-            place.set(ListPlace {
-                scroll_top: element.scroll_top(),
-            });
-            viewport.set((
-                f64::from(element.scroll_top()),
-                f64::from(element.client_height()),
-            ));
-        }
-    };
+    let scroll = Scroll::new(place);
+    let scroller = scroll.scroller;
     // Back from a delivery: the list where it was, the opened row focused.
     Effect::new(move |_| {
         if let Some(element) = scroller.get() {
             element.set_scroll_top(place.get_untracked().scroll_top);
-            measure();
+            scroll.measure();
             if let Some(id) = opened.get_untracked() {
                 request_animation_frame(move || focus_row(scroller, &id));
             }
         }
     });
-    let resize = window_event_listener(ev::resize, move |_| measure());
+    let resize = window_event_listener(ev::resize, move |_| scroll.measure());
     on_cleanup(move || resize.remove());
-
     let total = move || shown.with(Vec::len);
     let range = Memo::new(move |_| {
-        let (top, height) = viewport.get();
+        let (top, height) = scroll.viewport.get();
         drawn_rows(top, height, ROW_PX, total())
     });
+    let id_at = move |at: usize| {
+        loaded.with_untracked(|loaded| {
+            shown.with_untracked(|shown| {
+                shown
+                    .get(at)
+                    .and_then(|&index| deliveries_of(loaded).get(index))
+                    .map(|delivery| delivery.id.clone())
+            })
+        })
+    };
     let rows = move || {
         let range = range.get();
         loaded.with(|loaded| {
@@ -270,64 +323,29 @@ fn Rows(
             })
         })
     };
-    // Moves the focus `by` rows (clamped to the list) from the focused one.
-    let step = move |from: &str, by: isize| {
-        let Some(at) = loaded.with_untracked(|loaded| {
+    let on_key = move |event: leptos::ev::KeyboardEvent, from: &str| {
+        let Some(by) = rows_moved(&event.key(), scroll.page()) else {
+            return;
+        };
+        event.prevent_default();
+        let at = loaded.with_untracked(|loaded| {
             let deliveries = deliveries_of(loaded);
             shown.with_untracked(|shown| {
                 shown
                     .iter()
                     .position(|&index| deliveries.get(index).is_some_and(|d| d.id == from))
             })
-        }) else {
+        });
+        let Some(to) = at.map(|at| moved_to(at, by, total())) else {
             return;
         };
-        let last = total().saturating_sub(1);
-        let to = at.saturating_add_signed(by).min(last);
-        let Some(id) = loaded.with_untracked(|loaded| {
-            shown.with_untracked(|shown| {
-                shown
-                    .get(to)
-                    .and_then(|&index| deliveries_of(loaded).get(index))
-                    .map(|delivery| delivery.id.clone())
-            })
-        }) else {
-            return;
-        };
-        if let Some(element) = scroller.get_untracked() {
-            // Bring the row into view first, so it is drawn, then focus it.
-            let height = f64::from(element.client_height());
-            let row_top = to as f64 * ROW_PX;
-            let top = f64::from(element.scroll_top());
-            if row_top < top {
-                element.set_scroll_top(row_top as i32);
-            } else if row_top + ROW_PX > top + height {
-                element.set_scroll_top((row_top + ROW_PX - height) as i32);
-            }
-            measure();
+        if let Some(id) = id_at(to) {
+            scroll.show_row(to);
+            request_animation_frame(move || focus_row(scroller, &id));
         }
-        request_animation_frame(move || focus_row(scroller, &id));
     };
-    let page = move || {
-        let height = viewport.with_untracked(|(_, height)| *height);
-        ((height / ROW_PX).floor() as isize).max(1)
-    };
-    let on_key = move |event: leptos::ev::KeyboardEvent, id: &str| {
-        let by = match event.key().as_str() {
-            "ArrowDown" => 1,
-            "ArrowUp" => -1,
-            "PageDown" => page(),
-            "PageUp" => -page(),
-            "End" => isize::MAX,
-            "Home" => isize::MIN,
-            _ => return,
-        };
-        event.prevent_default();
-        step(id, by);
-    };
-
     view! {
-        <div class="delivery-scroller" node_ref=scroller on:scroll=move |_| measure()>
+        <div class="delivery-scroller" node_ref=scroller on:scroll=move |_| scroll.measure()>
             <ul
                 class="delivery-list"
                 id="inbox-list"
