@@ -22,9 +22,28 @@ pub mod writer;
 
 pub use error::SidecarError;
 
+/// Why a write the model proposed was not made: refused by the allow-list,
+/// or allowed and failed in the file system (the audit line says which
+/// too). The model is told which, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct NotWritten {
+    /// [`audit::Decision::Refused`] or [`audit::Decision::Failed`].
+    pub decision: audit::Decision,
+    /// Why, in words.
+    pub reason: String,
+}
+
+impl NotWritten {
+    /// Whether the allow-list refused it (else the file system failed).
+    pub fn refused(&self) -> bool {
+        self.decision == audit::Decision::Refused
+    }
+}
+
 /// Applies one write the model proposed in `mode`: checks the path against
 /// `allow`, writes through `writer`, and records the decision in `audit`
-/// whatever it is. Returns what was written or why not, in words.
+/// whatever it is. Returns what was written or why not.
 pub fn apply_write(
     allow: &allow::AllowList,
     writer: &writer::WorkspaceWriter,
@@ -33,7 +52,7 @@ pub fn apply_write(
     raw_path: &str,
     bytes: &[u8],
     now: switchboard_model::Timestamp,
-) -> Result<writer::Written, String> {
+) -> Result<writer::Written, NotWritten> {
     let outcome = match allow.check(raw_path) {
         Err(refusal) => Err((audit::Decision::Refused, refusal.to_string())),
         Ok(path) => writer
@@ -53,7 +72,7 @@ fn audited(
     path: &str,
     bytes: &[u8],
     outcome: Result<writer::Written, (audit::Decision, String)>,
-) -> Result<writer::Written, String> {
+) -> Result<writer::Written, NotWritten> {
     let (decision, reason) = match &outcome {
         Ok(_) => (audit::Decision::Written, None),
         Err((decision, reason)) => (*decision, Some(reason.clone())),
@@ -61,7 +80,7 @@ fn audited(
     audit.record_or_warn(&audit::AuditEntry::of(
         now, mode, path, bytes, decision, reason,
     ));
-    outcome.map_err(|(_, reason)| reason)
+    outcome.map_err(|(decision, reason)| NotWritten { decision, reason })
 }
 
 /// A learning the model asked to record: the model crate's one type.
@@ -79,7 +98,7 @@ pub fn apply_learning(
     mode: switchboard_model::chat::ChatMode,
     learning: &NewLearning,
     now: switchboard_model::Timestamp,
-) -> Result<writer::Written, String> {
+) -> Result<writer::Written, NotWritten> {
     use switchboard_store::knowledge::learnings;
     let path = learnings::target_path(workspace, &learning.category);
     let entry =

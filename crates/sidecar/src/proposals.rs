@@ -107,11 +107,13 @@ pub fn settle(id: &str, proposal: Proposal, apply: bool, now: Timestamp) -> Resp
                         content,
                         now,
                     )
+                    .map_err(|not_written| not_written.reason)
                 }
                 Change::Learning(learning) => {
                     let workspace = switchboard_store::Workspace::open(&proposal.root)
                         .map_err(|error| error.to_string())?;
                     apply_learning(&allow, &audit, &workspace, proposal.mode, learning, now)
+                        .map_err(|not_written| not_written.reason)
                 }
             });
         match applied {

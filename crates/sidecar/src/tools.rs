@@ -10,7 +10,7 @@ use switchboard_model::{Timestamp, chat::ChatMode, knowledge::learning, sidecar:
 use switchboard_store::{Workspace, knowledge::learnings};
 
 use crate::{
-    NewLearning,
+    NewLearning, NotWritten,
     allow::AllowList,
     apply_learning, apply_write,
     audit::{AuditEntry, AuditLog, Decision},
@@ -154,7 +154,7 @@ fn write(context: &ToolContext<'_>, path: &str, bytes: &[u8], shown: &str) -> (S
 }
 
 /// The result of a write or append, for the model and the chat.
-fn applied(path: &str, outcome: Result<Written, String>) -> (String, ToolEffect) {
+fn applied(path: &str, outcome: Result<Written, NotWritten>) -> (String, ToolEffect) {
     match outcome {
         Ok(written) => (
             format!("wrote {} ({} bytes)", written.path, written.bytes),
@@ -163,11 +163,19 @@ fn applied(path: &str, outcome: Result<Written, String>) -> (String, ToolEffect)
                 bytes: written.bytes,
             }),
         ),
-        Err(reason) => (
-            format!("refused: {reason}"),
+        Err(not_written) => (
+            format!(
+                "{}: {}",
+                if not_written.refused() {
+                    "refused"
+                } else {
+                    "failed"
+                },
+                not_written.reason
+            ),
             ToolEffect::Write(WriteEvent::Refused {
                 path: path.to_owned(),
-                reason,
+                reason: not_written.reason,
             }),
         ),
     }

@@ -248,7 +248,11 @@ fn a_broad_glob_writes_ordinary_files_but_no_state_whatever_the_case() {
         let shouted = file.to_uppercase();
         for path in [file, shouted.as_str()] {
             let refusal = write(path).unwrap_err();
-            assert!(refusal.contains("never writable"), "{path}: {refusal}");
+            assert!(refusal.refused(), "the allow-list's, not the file system's");
+            assert!(
+                refusal.reason.contains("never writable"),
+                "{path}: {refusal}"
+            );
         }
         assert_eq!(fs::read(arena.workspace.join(file)).unwrap(), b"state");
     }
@@ -331,7 +335,7 @@ fn allowed_writes_land_and_every_decision_is_audited() {
         Timestamp::EPOCH,
     )
     .unwrap_err();
-    assert!(refusal.contains("planning"), "{refusal}");
+    assert!(refusal.reason.contains("planning"), "{refusal}");
     let log = fs::read_to_string(arena.workspace.join(".switchboard/audit/writes.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = log
         .lines()
