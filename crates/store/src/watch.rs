@@ -295,15 +295,16 @@ impl DirChain {
         }
     }
 
-    /// Watches every directory of the chain that exists again, and reports
-    /// what each may hold. notify forgets a deleted folder's watch by its
-    /// path once it has handled the deletion, which can come after the
-    /// folder was made again and watched anew (a data folder deleted and
-    /// made again at once): asked once the chain's changes have settled,
-    /// this puts such a watch back.
-    fn reassert(&mut self) -> Vec<StoreChange> {
+    /// Watches again each folder of the chain in `removed` that exists now,
+    /// and reports what each may hold. notify forgets a deleted folder's
+    /// watch by its path once it has handled the deletion, which can come
+    /// after the folder was made again and watched anew (a data folder
+    /// deleted and made again at once): asked once the chain's changes have
+    /// settled, this puts such a watch back. Folders nobody removed are
+    /// left alone (and report nothing: a view would refresh for nothing).
+    fn reassert(&mut self, removed: &BTreeSet<PathBuf>) -> Vec<StoreChange> {
         let mut missed = Vec::new();
-        for dir in &self.dirs {
+        for dir in removed {
             if self.watched.contains(dir)
                 && dir.is_dir()
                 && self.watcher.watch(dir, RecursiveMode::NonRecursive).is_ok()
@@ -430,13 +431,18 @@ const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 /// once a change to the chain has settled, its watches are put back.
 fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(StoreChange)) {
     let mut settling = false;
+    // The chain's folders removed since the chain last settled.
+    let mut removed: BTreeSet<PathBuf> = BTreeSet::new();
     loop {
         let first = if settling {
             match receiver.recv_timeout(SETTLE) {
                 Ok(message) => message,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     settling = false;
-                    let missed: BTreeSet<StoreChange> = chain.reassert().into_iter().collect();
+                    let missed: BTreeSet<StoreChange> = chain
+                        .reassert(&std::mem::take(&mut removed))
+                        .into_iter()
+                        .collect();
                     for change in missed {
                         sink(change);
                     }
@@ -456,7 +462,18 @@ fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(Sto
         while let Some(message) = next {
             match message {
                 Message::Stop => return,
-                Message::Event(Ok(event)) => chain_touched |= chain.classify(&event, &mut changes),
+                Message::Event(Ok(event)) => {
+                    if matches!(event.kind, EventKind::Remove(_)) {
+                        removed.extend(
+                            event
+                                .paths
+                                .iter()
+                                .filter(|path| chain.dirs.contains(path))
+                                .cloned(),
+                        );
+                    }
+                    chain_touched |= chain.classify(&event, &mut changes);
+                }
                 Message::Event(Err(error)) => {
                     tracing::warn!(%error, "file watcher error; re-arming");
                     chain_touched = true;

@@ -2,7 +2,7 @@
 //! the real CLI appears and shows its screen live, also after the view was
 //! left and opened again; the developer takes it over (the agent's input is
 //! refused meanwhile), types a line into it, hands it back (the agent's
-//! next wait hears what they typed and what it answered) and ends it, and
+//! next expect hears what they typed and what it answered) and ends it, and
 //! it plays back from its log. A program asking for a password raises
 //! the alert in whatever view is open; the secret typed in the window
 //! reaches the program and nothing else.
@@ -131,7 +131,7 @@ fn a_session_shows_live_and_is_taken_over_and_handed_back(environment: &Environm
         );
         environment.screenshot("terminals.png")?;
 
-        // Handed back: the agent's next look hears what the developer
+        // Handed back: the agent's next expect hears what the developer
         // typed and what it answered, once; then it types again.
         session.find("#terminal-take").await?.click().await?;
         session
@@ -141,10 +141,10 @@ fn a_session_shows_live_and_is_taken_over_and_handed_back(environment: &Environm
             environment,
             &root,
             &[
-                "wait",
+                "expect",
                 &name,
-                "--for",
-                "prompt",
+                ">>> ",
+                "--exact",
                 "--json",
                 "--timeout",
                 "10",
