@@ -295,16 +295,21 @@ impl DirChain {
         }
     }
 
-    /// Watches again each folder of the chain in `removed` that exists now,
-    /// and reports what each may hold. notify forgets a deleted folder's
-    /// watch by its path once it has handled the deletion, which can come
-    /// after the folder was made again and watched anew (a data folder
-    /// deleted and made again at once): asked once the chain's changes have
-    /// settled, this puts such a watch back. Folders nobody removed are
+    /// Watches again each folder of the chain in or below a folder in
+    /// `removed` that exists now, and reports what each may hold. notify
+    /// forgets a deleted folder's watch — and those of every folder below
+    /// it — by path once it has handled the deletion, which can come after
+    /// the folder was made again and watched anew (a data folder deleted
+    /// and made again at once): asked once the chain's changes have
+    /// settled, this puts such watches back. Folders nobody removed are
     /// left alone (and report nothing: a view would refresh for nothing).
     fn reassert(&mut self, removed: &BTreeSet<PathBuf>) -> Vec<StoreChange> {
         let mut missed = Vec::new();
-        for dir in removed {
+        let below_removed = self
+            .dirs
+            .iter()
+            .filter(|dir| removed.iter().any(|gone| dir.starts_with(gone)));
+        for dir in below_removed {
             if self.watched.contains(dir)
                 && dir.is_dir()
                 && self.watcher.watch(dir, RecursiveMode::NonRecursive).is_ok()
