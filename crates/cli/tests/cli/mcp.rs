@@ -1475,3 +1475,71 @@ async fn an_agent_investigates_fuzzes_tests_and_runs_a_chain() {
     assert_eq!(code, "NOT_FOUND");
     session.cancel().await.unwrap();
 }
+
+/// Issue 30: the developer takes over a session an agent drives (through
+/// the host's client, as the window does), types `cd DIR && ls` and hands
+/// it back: the agent's next `session_expect` carries what was typed and
+/// what it answered, once; `session_list` says who held it meanwhile.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_hears_what_the_developer_did_with_its_session() {
+    use switchboard_model::program::Controller;
+    use switchboard_session::protocol::{Input, Pattern};
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = workspace.path().join("looked-at");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("answered-here"), "").unwrap();
+    let (session, _) = connect(workspace.path()).await;
+    ok(
+        &session,
+        "session_start",
+        json!({"program": "bash", "args": ["--norc", "--noprofile", "-i"], "name": "sh",
+               "env": ["PS1=$ "]}),
+    )
+    .await;
+    let prompt = json!({"session": "sh", "patterns": ["$ "], "exact": true});
+    ok(&session, "session_expect", prompt.clone()).await;
+
+    // The window's side: the same host, through its client.
+    let window = switchboard_session::Client::at(
+        switchboard_session::runtime::RuntimeDir::at(workspace.path().join(".session-host"))
+            .unwrap(),
+        Path::new(env!("CARGO_BIN_EXE_switchboard")).with_file_name("switchboard-session-host"),
+    )
+    .without_starting();
+    window.control("sh", Controller::User).await.unwrap();
+    let listed = ok(&session, "session_list", json!({})).await;
+    assert_eq!(listed["sessions"][0]["controller"], "user");
+    let typed = format!("cd {} && ls", dir.display());
+    window
+        .send_as("sh", Input::Line(typed.clone()), false, true)
+        .await
+        .unwrap();
+    window
+        .expect(
+            "sh",
+            vec![Pattern::Exact("answered-here".into())],
+            10_000,
+            |_| {},
+        )
+        .await
+        .unwrap();
+    window.control("sh", Controller::Agent).await.unwrap();
+
+    let seen = ok(&session, "session_expect", prompt).await;
+    let note = &seen["handed_back"];
+    assert_eq!(note["typed"], json!([typed]), "{seen}");
+    assert!(
+        note["output"].as_str().unwrap().contains("answered-here"),
+        "what it answered: {note}"
+    );
+    assert!(note["cursor"].as_u64().is_some() && note["taken_at"].is_string());
+    let again = ok(&session, "session_read", json!({"session": "sh"})).await;
+    assert!(again.get("handed_back").is_none(), "told once: {again}");
+    ok(
+        &session,
+        "session_kill",
+        json!({"session": "sh", "signal": "KILL"}),
+    )
+    .await;
+    session.cancel().await.unwrap();
+}
