@@ -90,6 +90,8 @@ pub struct Replay {
     tapes: Vec<Tape>,
     paths: Vec<String>,
     index: TapeIndex,
+    /// The program's command, folder and environment; its prompt, what the
+    /// screen shows at each key.
     context: Context,
     /// The tapes of the program played, by position.
     mine: Vec<usize>,
@@ -196,13 +198,12 @@ impl Replay {
         self.input.push(byte);
         let submitted = matches!(byte, b'\r' | b'\n');
         let prompt = self.screen();
-        let lookup = Context {
-            prompt: Some(String::from_utf8_lossy(&self.shown).into_owned()),
-            ..self.context.clone()
-        };
+        // Looked up under what the screen shows now (the rest of the
+        // context — command, folder, environment — stays as it was).
+        self.context.prompt = Some(String::from_utf8_lossy(&self.shown).into_owned());
         let found = self
             .index
-            .lookup(&self.tapes, &lookup, &self.input, self.last)
+            .lookup(&self.tapes, &self.context, &self.input, self.last)
             .filter(|(t, e)| {
                 let exchange = &self.tapes[*t].exchanges[*e];
                 submitted
