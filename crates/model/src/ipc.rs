@@ -321,6 +321,8 @@ pub enum StoreChange {
     Tapes,
     /// An investigation, test or fuzz report in ClaudeControl's folders.
     ProbeReports,
+    /// An agent session's record in `.switchboard/agents/`.
+    Agents,
 }
 
 /// Names one team.

@@ -4,6 +4,7 @@
 //! system, no clock, no threads. The store, the CLI, the shell and the wasm UI
 //! all share these types, so what crosses a boundary is defined exactly once.
 
+pub mod agent;
 pub mod annotation;
 pub mod blocking;
 pub mod chat;

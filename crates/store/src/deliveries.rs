@@ -62,13 +62,15 @@ pub fn append(
 ) -> Result<Appended, StoreError> {
     new.validate()?;
     let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
-    append_locked(&lock, new, now)
+    append_locked(&lock, new, Default::default(), now)
 }
 
-/// [`append`] for a caller that validated `new` and holds the inbox lock.
+/// [`append`] for a caller that validated `new` and holds the inbox lock;
+/// `extra` is stored beside visual-delivery's fields.
 pub(crate) fn append_locked(
     lock: &DirLock,
     new: NewDelivery,
+    extra: serde_json::Map<String, serde_json::Value>,
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
     let (delivery, backed_up) = records::append_one(
@@ -77,7 +79,11 @@ pub(crate) fn append_locked(
         now,
         IdKind::Delivery,
         "delivery",
-        |id| Delivery::create(new, id, now),
+        |id| {
+            let mut delivery = Delivery::create(new, id, now);
+            delivery.extra.extend(extra);
+            delivery
+        },
     )?;
     Ok(Appended {
         delivery,

@@ -3,6 +3,8 @@
 
 use std::{sync::mpsc, time::Duration};
 
+use serde_json::{Map, Value};
+
 use switchboard_model::{
     Delivery, IdKind, NewDelivery, Timestamp,
     blocking::{
@@ -132,11 +134,71 @@ pub fn ask(
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<(Appended, BlockingSession), StoreError> {
+    ask_marked(workspace, new, Map::new(), now, timeout_at)
+}
+
+/// [`ask`], the question carrying `extra` beside visual-delivery's fields
+/// (an agent's permission request carries its mark).
+pub fn ask_marked(
+    workspace: &Workspace,
+    new: NewDelivery,
+    extra: Map<String, Value>,
+    now: Timestamp,
+    timeout_at: Timestamp,
+) -> Result<(Appended, BlockingSession), StoreError> {
     new.validate()?;
     let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
-    let appended = deliveries::append_locked(&lock, new, now)?;
+    let appended = deliveries::append_locked(&lock, new, extra, now)?;
     let session = append_session(&lock, &appended.delivery.id, now, timeout_at)?;
     Ok((appended, session))
+}
+
+/// Takes back a question whose agent decided without it (its own terminal
+/// prompt, a wait that ran out, a window that closed): under the inbox
+/// lock, the session ends as `timeout` with a `withdrawn_at` stamp and the
+/// delivery leaves the inbox — unless an answer came first, which is then
+/// returned and kept. Nothing stays in the inbox that answers nothing.
+pub fn retract(
+    workspace: &Workspace,
+    session_id: &str,
+    now: Timestamp,
+) -> Result<AwaitOutcome, StoreError> {
+    let dir = workspace.inbox_data_dir();
+    let lock = DirLock::acquire_sweeping(&dir)?;
+    let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
+    let index = sessions
+        .position(session_id)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "session",
+            id: session_id.to_owned(),
+        })?;
+    let mut session: BlockingSession = sessions.decode(index)?;
+    if let Some(outcome) = AwaitOutcome::of_session(&session)
+        && !matches!(outcome, AwaitOutcome::Timeout { .. })
+    {
+        return Ok(outcome);
+    }
+    if session.status.is_open() {
+        session.status = BlockingStatus::Timeout;
+        let stamp = serde_json::to_value(now).map_err(|source| StoreError::Encode {
+            what: "session",
+            source,
+        })?;
+        session.extra.insert("withdrawn_at".to_owned(), stamp);
+        sessions.replace(index, &session, "session")?;
+        sessions.save()?;
+    }
+    let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
+    if let Some(index) = deliveries.position(&session.delivery_id) {
+        let delivery: Delivery = deliveries.decode(index)?;
+        if delivery.status != switchboard_model::DeliveryStatus::Completed {
+            deliveries.records.remove(index);
+            deliveries.save()?;
+        }
+    }
+    Ok(AwaitOutcome::Timeout {
+        delivery_id: session.delivery_id,
+    })
 }
 
 /// Opens a waiting session on delivery `id` that times out at `timeout_at`.

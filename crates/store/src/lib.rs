@@ -6,6 +6,7 @@
 //! processes and the app write the same files at once. Records this version
 //! cannot read are carried through writes unchanged, never dropped.
 
+pub mod agents;
 pub mod annotations;
 mod atomic;
 pub mod chains;
@@ -29,6 +30,7 @@ pub mod team;
 pub mod theme;
 pub mod walk;
 pub mod watch;
+pub mod window;
 mod workspace;
 
 pub use atomic::{write_atomic, write_atomic_private};

@@ -180,6 +180,8 @@ struct DirChain {
     tape_dirs: Vec<PathBuf>,
     /// The report folders.
     report_dirs: Vec<PathBuf>,
+    /// `.switchboard/agents/`.
+    agents_dir: PathBuf,
 }
 
 impl DirChain {
@@ -199,9 +201,12 @@ impl DirChain {
             .map(|dir| root.join(dir))
             .collect();
         let tapes_root = root.join(crate::tapes::TAPES_DIR);
+        let agents_dir = crate::agents::agents_dir(workspace);
         let mut dirs = vec![
             root.to_owned(),
             tapes_root.clone(),
+            root.join(".switchboard"),
+            agents_dir.clone(),
             workspace.visual_delivery_dir(),
             data_dir.clone(),
             custom_dir.clone(),
@@ -228,6 +233,7 @@ impl DirChain {
             tape_dirs: vec![tapes_root.clone()],
             tapes_root,
             report_dirs,
+            agents_dir,
         }
     }
 
@@ -335,6 +341,8 @@ impl DirChain {
             vec![StoreChange::Tapes]
         } else if self.report_dirs.iter().any(|known| known == dir) {
             vec![StoreChange::ProbeReports]
+        } else if *dir == self.agents_dir {
+            vec![StoreChange::Agents]
         } else {
             Vec::new()
         }
@@ -405,6 +413,14 @@ impl DirChain {
                     .is_some_and(|extension| extension == "json")
             {
                 changes.insert(StoreChange::ProbeReports);
+            }
+            // An agent's record written (a rename onto its name) or removed.
+            if parent == self.agents_dir
+                && path
+                    .extension()
+                    .is_some_and(|extension| extension == "json")
+            {
+                changes.insert(StoreChange::Agents);
             }
             // A folder made (or moved in) inside a spec, team or tapes tree
             // is watched too.

@@ -19,7 +19,7 @@ impl FeedbackSchema {
         let fail = |message: String| AnswerErrors(vec![FieldError::whole(message)]);
         match self {
             Self::Confirm { .. } => match answer.get("value") {
-                Some(Value::Bool(value)) => Ok(single(Value::Bool(*value))),
+                Some(Value::Bool(value)) => confirmed(*value, answer).map_err(fail),
                 _ => Err(fail(
                     "a confirm answer is {\"value\": true} or {\"value\": false}".into(),
                 )),
@@ -80,6 +80,37 @@ impl FeedbackSchema {
             }
         }
     }
+}
+
+/// The longest `comment` a confirm answer keeps.
+pub const COMMENT_LIMIT: usize = 4_000;
+
+/// A confirm answer in its stored shape: `{"value": …}`, with the
+/// developer's `comment` (a reason, for a "no") and `remember` (the same
+/// answer next time) when given.
+fn confirmed(value: bool, answer: &Value) -> Result<Value, String> {
+    let mut stored = Map::new();
+    stored.insert("value".into(), Value::Bool(value));
+    match answer.get("comment") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(comment)) if comment.chars().count() <= COMMENT_LIMIT => {
+            if !comment.trim().is_empty() {
+                stored.insert("comment".into(), Value::String(comment.trim().to_owned()));
+            }
+        }
+        Some(Value::String(_)) => {
+            return Err(format!("a comment is at most {COMMENT_LIMIT} characters"));
+        }
+        Some(_) => return Err("\"comment\" is text".into()),
+    }
+    match answer.get("remember") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => {
+            stored.insert("remember".into(), Value::Bool(true));
+        }
+        Some(_) => return Err("\"remember\" is true or false".into()),
+    }
+    Ok(Value::Object(stored))
 }
 
 fn single(value: Value) -> Value {
@@ -245,6 +276,36 @@ mod tests {
         );
         assert!(confirm.check_answer(&json!({"value": "yes"})).is_err());
         assert!(confirm.check_answer(&json!({})).is_err());
+        assert_eq!(
+            confirm
+                .check_answer(
+                    &json!({"value": false, "comment": " not on main ", "remember": false})
+                )
+                .unwrap(),
+            json!({"value": false, "comment": "not on main"})
+        );
+        assert_eq!(
+            confirm
+                .check_answer(&json!({"value": true, "remember": true}))
+                .unwrap(),
+            json!({"value": true, "remember": true})
+        );
+        assert!(
+            confirm
+                .check_answer(&json!({"value": false, "comment": 3}))
+                .is_err()
+        );
+        assert!(
+            confirm
+                .check_answer(&json!({"value": true, "remember": "yes"}))
+                .is_err()
+        );
+        let long = "x".repeat(COMMENT_LIMIT + 1);
+        assert!(
+            confirm
+                .check_answer(&json!({"value": false, "comment": long}))
+                .is_err()
+        );
     }
 
     #[test]

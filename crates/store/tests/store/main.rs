@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+mod agents;
 mod claude_team;
 mod feedback;
 mod knowledge;

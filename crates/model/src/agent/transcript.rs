@@ -1,0 +1,195 @@
+//! The last messages of an agent's transcript, read from its JSONL lines:
+//! Claude Code's (`{"type":"user"|"assistant","message":{…}}`) and Codex's
+//! rollouts (`{"type":"response_item","payload":{…}}`). Lines of any other
+//! kind (attachments, bookkeeping) say nothing and are skipped.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Timestamp;
+
+/// How many characters of one message the view keeps.
+pub const MESSAGE_LIMIT: usize = 400;
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speaker {
+    /// The developer (or a tool's result handed back to the model).
+    User,
+    /// The agent.
+    Agent,
+}
+
+/// One message, as the Agents view shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptMessage {
+    /// Who said it.
+    pub speaker: Speaker,
+    /// What was said, on one line, cut to [`MESSAGE_LIMIT`].
+    pub text: String,
+    /// When, if the line says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Timestamp>,
+}
+
+/// The message one transcript line holds, if it holds one.
+pub fn message_of(line: &str) -> Option<TranscriptMessage> {
+    let value: Value = serde_json::from_str(line).ok()?;
+    let at = value
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(Timestamp::parse_lenient);
+    let (role, content) = match value.get("type")?.as_str()? {
+        "user" | "assistant" => {
+            if value.get("isSidechain").and_then(Value::as_bool) == Some(true)
+                || value.get("isMeta").and_then(Value::as_bool) == Some(true)
+            {
+                return None;
+            }
+            let message = value.get("message")?;
+            (message.get("role")?.as_str()?, message.get("content")?)
+        }
+        "response_item" => {
+            let payload = value.get("payload")?;
+            match payload.get("type")?.as_str()? {
+                "message" => (payload.get("role")?.as_str()?, payload.get("content")?),
+                "function_call" => {
+                    let name = payload.get("name")?.as_str()?;
+                    return Some(message(Speaker::Agent, format!("→ {name}"), at));
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let speaker = match role {
+        "user" => Speaker::User,
+        "assistant" => Speaker::Agent,
+        _ => return None,
+    };
+    let text = match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(block_text)
+            .collect::<Vec<_>>()
+            .join(" · "),
+        _ => return None,
+    };
+    let text = text.trim();
+    (!text.is_empty()).then(|| message(speaker, text.to_owned(), at))
+}
+
+/// One content block's words: text as is, a tool call as `→ Tool: what`,
+/// a tool's result as `← first line`.
+fn block_text(block: &Value) -> Option<String> {
+    match block.get("type")?.as_str()? {
+        "text" | "input_text" | "output_text" => Some(block.get("text")?.as_str()?.to_owned()),
+        "tool_use" => {
+            let name = block.get("name")?.as_str()?;
+            let input = block.get("input");
+            let what = ["command", "file_path", "pattern", "url", "description"]
+                .iter()
+                .find_map(|key| input?.get(key)?.as_str());
+            Some(match what {
+                Some(what) => format!("→ {name}: {what}"),
+                None => format!("→ {name}"),
+            })
+        }
+        "tool_result" => {
+            let content = block.get("content")?;
+            let text = match content {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(block_text)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => return None,
+            };
+            Some(format!("← {}", text.lines().next().unwrap_or_default()))
+        }
+        _ => None,
+    }
+}
+
+fn message(speaker: Speaker, text: String, at: Option<Timestamp>) -> TranscriptMessage {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = if flat.chars().count() > MESSAGE_LIMIT {
+        let cut: String = flat.chars().take(MESSAGE_LIMIT).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    };
+    TranscriptMessage { speaker, text, at }
+}
+
+/// The last `count` messages of `lines` (oldest first).
+pub fn last_messages<'a>(
+    lines: impl DoubleEndedIterator<Item = &'a str>,
+    count: usize,
+) -> Vec<TranscriptMessage> {
+    let mut last: Vec<TranscriptMessage> = lines.rev().filter_map(message_of).take(count).collect();
+    last.reverse();
+    last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_codes_lines_become_messages_and_bookkeeping_is_skipped() {
+        let lines = [
+            r#"{"type":"queue-operation","operation":"enqueue","content":"make the file"}"#,
+            r#"{"type":"user","message":{"role":"user","content":"make the file"},"timestamp":"2026-11-26T19:15:33.530Z"}"#,
+            r#"{"type":"attachment","attachment":{"type":"date","date":"2026-11-26"}}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"Removing it."},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"rm -rf build"}}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"(Bash completed with no output)\nmore"}]}}"#,
+            r#"{"type":"assistant","isSidechain":true,"message":{"role":"assistant","content":"a subagent"}}"#,
+            "not json at all",
+        ];
+        let messages = last_messages(lines.into_iter(), 10);
+        let texts: Vec<(Speaker, &str)> = messages
+            .iter()
+            .map(|m| (m.speaker, m.text.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                (Speaker::User, "make the file"),
+                (Speaker::Agent, "Removing it. · → Bash: rm -rf build"),
+                (Speaker::User, "← (Bash completed with no output)"),
+            ]
+        );
+        assert!(messages[0].at.is_some());
+        assert_eq!(last_messages(lines.into_iter(), 1).len(), 1);
+    }
+
+    #[test]
+    fn codex_rollout_lines_become_messages() {
+        let lines = [
+            r#"{"timestamp":"2026-11-26T10:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"publish it"}]}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}","call_id":"c"}}"#,
+            r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count"}}"#,
+        ];
+        let texts: Vec<String> = last_messages(lines.into_iter(), 5)
+            .into_iter()
+            .map(|m| m.text)
+            .collect();
+        assert_eq!(texts, ["publish it", "→ exec_command", "Done."]);
+    }
+
+    #[test]
+    fn a_long_message_is_cut_and_flattened() {
+        let long = format!(
+            r#"{{"type":"user","message":{{"role":"user","content":"a\n\nb {}"}}}}"#,
+            "x".repeat(1000)
+        );
+        let message = message_of(&long).unwrap();
+        assert!(message.text.starts_with("a b xxx") && message.text.ends_with('…'));
+        assert_eq!(message.text.chars().count(), MESSAGE_LIMIT + 1);
+    }
+}

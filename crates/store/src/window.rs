@@ -1,0 +1,103 @@
+//! Whether a Switchboard window is open on a workspace: the window holds
+//! an exclusive `flock` on `.switchboard/window.lock` for as long as it
+//! runs (the kernel drops it when the process ends, however it ends), and
+//! anyone can ask without waiting. An agent's hook asks before it puts a
+//! question in the inbox, so an agent never waits on a window nobody has
+//! open.
+
+use std::{
+    fs::{File, TryLockError},
+    path::PathBuf,
+};
+
+use crate::{StoreError, Workspace};
+
+/// The lock file's path inside the workspace.
+pub const WINDOW_LOCK: &str = ".switchboard/window.lock";
+
+fn lock_path(workspace: &Workspace) -> PathBuf {
+    workspace.root().join(WINDOW_LOCK)
+}
+
+/// The window's hold on its workspace; released on drop.
+#[derive(Debug)]
+pub struct WindowHold {
+    _file: File,
+}
+
+/// Marks a window open on `workspace` until the hold is dropped. Refused
+/// with `Locked` when another window already holds it.
+pub fn hold(workspace: &Workspace) -> Result<WindowHold, StoreError> {
+    let path = lock_path(workspace);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+    }
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(StoreError::io("could not open lock file", &path))?;
+    match file.try_lock() {
+        Ok(()) => Ok(WindowHold { _file: file }),
+        Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
+            path,
+            waited: std::time::Duration::ZERO,
+        }),
+        Err(TryLockError::Error(error)) => Err(StoreError::io("could not lock", &path)(error)),
+    }
+}
+
+/// Whether a window holds `workspace` now. Never waits, never creates
+/// anything: no lock file means no window.
+pub fn is_open(workspace: &Workspace) -> bool {
+    let Ok(file) = File::open(lock_path(workspace)) else {
+        return false;
+    };
+    matches!(file.try_lock_shared(), Err(TryLockError::WouldBlock))
+}
+
+/// Blocks until no window holds `workspace` (at once when none does).
+pub fn wait_closed(workspace: &Workspace) -> Result<(), StoreError> {
+    let path = lock_path(workspace);
+    let Ok(file) = File::open(&path) else {
+        return Ok(());
+    };
+    file.lock_shared()
+        .map_err(StoreError::io("could not lock", &path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_is_open_exactly_while_its_hold_lives_and_a_second_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        assert!(!is_open(&workspace));
+        assert!(
+            !dir.path().join(".switchboard").exists(),
+            "asking creates nothing"
+        );
+        let held = hold(&workspace).unwrap();
+        assert!(is_open(&workspace));
+        assert!(matches!(hold(&workspace), Err(StoreError::Locked { .. })));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let waiting = workspace.clone();
+        std::thread::spawn(move || {
+            wait_closed(&waiting).unwrap();
+            sender.send(()).unwrap();
+        });
+        assert!(
+            receiver
+                .recv_timeout(std::time::Duration::from_millis(200))
+                .is_err()
+        );
+        drop(held);
+        receiver
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .unwrap();
+        assert!(!is_open(&workspace));
+    }
+}
