@@ -12,6 +12,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 TRUNK_VERSION="0.21.14"
 TAURI_DRIVER_VERSION="2.1.0"
 BINARYEN_VERSION="132.0.0"
+# The real agent the hook tests drive (a native binary npm installs).
+CLAUDE_CODE_VERSION="2.1.332"
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
@@ -28,8 +30,8 @@ apt_packages=(
 if [ "$want" = package ]; then
   apt_packages+=(xvfb xauth dbus-daemon)
 fi
-if [ "$want" = package ] || [ "$want" = release ]; then
-  # npm fetches Tauri's prebuilt bundler and binaryen; any npm will do (a
+if [ "$want" = package ] || [ "$want" = release ] || [ "$want" = test ]; then
+  # npm fetches Tauri's prebuilt bundler, binaryen and Claude Code; any npm will do (a
   # machine with NodeSource's Node has one that Debian's would conflict with).
   command -v npm > /dev/null || apt_packages+=(nodejs npm)
 fi
@@ -87,5 +89,10 @@ wasm_opt="$root/target/binaryen/node_modules/.bin/wasm-opt"
 if [ "$want" = release ] && ! "$wasm_opt" --version 2>/dev/null | grep -q "version_${BINARYEN_VERSION%%.*}"; then
   log "installing binaryen $BINARYEN_VERSION from npm"
   npm install --prefix "$root/target/binaryen" --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION"
+fi
+claude="$root/target/claude-code/node_modules/.bin/claude"
+if [ "$want" = test ] && ! "$claude" --version 2>/dev/null | grep -qF "$CLAUDE_CODE_VERSION"; then
+  log "installing Claude Code $CLAUDE_CODE_VERSION from npm (the hook tests' agent)"
+  npm install --prefix "$root/target/claude-code" --no-audit --no-fund --silent "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
 fi
 log "ready"

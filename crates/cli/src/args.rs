@@ -100,6 +100,16 @@ pub enum Command {
     Chain(crate::probe::ChainCommand),
     /// Open the workspace's window, or bring it forward when it is open.
     Open(crate::open::OpenArgs),
+    /// Run as an agent's hook (Claude Code, Codex): reads the event on
+    /// stdin; a permission request is asked in the window when one is
+    /// open and the decision printed in the agent's shape.
+    Hook(crate::hooks::HookArgs),
+    /// Add or remove Switchboard's hooks in an agent's project settings.
+    #[command(subcommand)]
+    Hooks(crate::hooks::HooksCommand),
+    /// The agents seen through hooks and MCP: what each does, since when,
+    /// where, and what it waits on.
+    Agents(crate::hooks::AgentsArgs),
     /// Serve the workspace to agents over the Model Context Protocol
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.
@@ -156,12 +166,15 @@ impl Command {
             Command::Test(args) => args.target.json,
             Command::Fuzz(args) => args.target.json,
             Command::Chain(command) => command.wants_json(),
+            Command::Agents(args) => args.json,
             Command::Await(_)
             | Command::Answer(_)
             | Command::Close(_)
             | Command::Chat(_)
             | Command::Learn(_)
             | Command::Mcp(_)
+            | Command::Hook(_)
+            | Command::Hooks(_)
             | Command::Play(_)
             | Command::Rec(_)
             | Command::Open(_) => false,
@@ -347,6 +360,14 @@ pub struct AnswerArgs {
     /// Close the question without answering.
     #[arg(long)]
     pub dismiss: bool,
+    /// With a confirm's --value: a note the agent reads (why not, for a
+    /// denied permission).
+    #[arg(long, value_name = "TEXT", requires = "value")]
+    pub comment: Option<String>,
+    /// With a confirm's --value: the same answer next time (an agent's
+    /// permission: always allow this).
+    #[arg(long, requires = "value")]
+    pub remember: bool,
 }
 
 /// `switchboard list`.

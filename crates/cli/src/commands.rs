@@ -20,6 +20,10 @@ use crate::args::{
 /// Runs the parsed command line. `Ok(false)` means the command printed its
 /// own failure (an `{"status":"error"}` line) and the exit code is 1.
 pub fn run(cli: Cli) -> Result<bool> {
+    // A hook finds its workspace from the event it reads.
+    if let Command::Hook(args) = &cli.command {
+        return Ok(crate::hooks::hook(cli.workspace, args));
+    }
     let named = cli.workspace.is_some();
     let root = match cli.workspace {
         Some(path) => path,
@@ -48,6 +52,9 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| true),
         Command::Tapes(command) => crate::tapes::run(&workspace, command),
         Command::Open(args) => crate::open::run(&workspace, args).map(|()| true),
+        Command::Hook(_) => Ok(false),
+        Command::Hooks(command) => crate::hooks::install(&workspace, &command).map(|()| true),
+        Command::Agents(args) => crate::hooks::list(&workspace, &args).map(|()| true),
         Command::Play(args) => {
             // The recorded exit status is the process's.
             let status = crate::play::run(&workspace, args)?;
@@ -248,9 +255,14 @@ fn answer(workspace: &Workspace, args: AnswerArgs) -> Result<()> {
     } else {
         let text = args.value.as_deref().unwrap_or_default();
         let value = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()));
-        Reply::Answer {
-            answer: serde_json::json!({ "value": value }),
+        let mut answer = serde_json::json!({ "value": value });
+        if let Some(comment) = &args.comment {
+            answer["comment"] = Value::String(comment.clone());
         }
+        if args.remember {
+            answer["remember"] = Value::Bool(true);
+        }
+        Reply::Answer { answer }
     };
     let replied = feedback::reply(workspace, &args.id, reply, clock::now())?;
     match &replied.feedback {

@@ -9,6 +9,7 @@ mod args;
 mod chat;
 mod commands;
 mod failure;
+mod hooks;
 mod knowledge;
 mod mcp;
 mod open;

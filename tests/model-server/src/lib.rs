@@ -7,6 +7,8 @@
 #![allow(clippy::unwrap_used)] // A test fixture: failing loudly is right.
 #![allow(missing_docs)] // A test fixture; each item says what it does in its name.
 
+pub mod anthropic;
+
 use std::{
     collections::VecDeque,
     io::{BufRead, BufReader, Read, Write},
@@ -156,19 +158,16 @@ impl ScriptedServer {
     }
 }
 
-fn serve(stream: TcpStream, script: &Script) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
+/// Reads one HTTP request: its path, headers and body.
+fn read_request(stream: &TcpStream) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let path = line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or_default()
-        .to_owned();
+    reader.read_line(&mut line).ok()?;
+    let path = line.split_whitespace().nth(1)?.to_owned();
     let mut headers = Vec::new();
     loop {
         line.clear();
-        reader.read_line(&mut line).unwrap();
+        reader.read_line(&mut line).ok()?;
         let trimmed = line.trim_end();
         if trimmed.is_empty() {
             break;
@@ -183,7 +182,14 @@ fn serve(stream: TcpStream, script: &Script) {
         .and_then(|(_, value)| value.parse().ok())
         .unwrap_or(0);
     let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
+    reader.read_exact(&mut body).ok()?;
+    Some((path, headers, body))
+}
+
+fn serve(stream: TcpStream, script: &Script) {
+    let Some((path, headers, body)) = read_request(&stream) else {
+        return;
+    };
     let reply = match &script.models {
         Some(models) if path.ends_with("/models") => {
             let data: Vec<_> = models

@@ -5,6 +5,7 @@
 mod blocking;
 mod deliver;
 mod durability;
+mod hooks;
 mod knowledge;
 mod mcp;
 mod mcp_fuzz;

@@ -1,0 +1,512 @@
+//! `switchboard hook`: the one command agents run as their hook — it
+//! reads the event on stdin, records what the agent does, and for a
+//! permission request asks the developer in the window and prints the
+//! decision in the agent's shape (nothing at all when it decides nothing,
+//! so the agent asks in its own terminal). `switchboard hooks install` /
+//! `uninstall` add and remove exactly Switchboard's hooks in an agent's
+//! project settings; `switchboard agents` lists what the agents do.
+
+use std::{
+    io::Read,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use jsonc_parser::{
+    ParseOptions,
+    cst::{CstInputValue, CstRootNode},
+};
+use serde_json::{Value, json};
+use switchboard_model::{
+    Timestamp, age_label,
+    agent::{
+        AgentKind,
+        hook::{HookInput, Verdict, hook_output},
+    },
+};
+use switchboard_store::{
+    Workspace, agents, clock,
+    feedback::{self, ReplyWait, Waited},
+    window,
+};
+
+/// The agents whose hooks Switchboard speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code.
+    ClaudeCode,
+    /// OpenAI Codex.
+    Codex,
+}
+
+impl From<HookAgent> for AgentKind {
+    fn from(agent: HookAgent) -> Self {
+        match agent {
+            HookAgent::ClaudeCode => AgentKind::ClaudeCode,
+            HookAgent::Codex => AgentKind::Codex,
+        }
+    }
+}
+
+/// The longest a hook waits for the developer by default: 5 minutes,
+/// after which the agent asks in its own terminal.
+pub const DEFAULT_WAIT_SECS: u64 = 300;
+
+/// `switchboard hook`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Which agent runs this hook (default: told from the event).
+    #[arg(long, value_enum)]
+    pub agent: Option<HookAgent>,
+    /// Seconds to wait for the developer's answer before the agent asks in
+    /// its own terminal; keep it under the hook's timeout.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_WAIT_SECS - 10)]
+    pub wait: u64,
+}
+
+/// `switchboard hooks …`.
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Print the hooks that bring an agent's questions into Switchboard;
+    /// with --write, add them to the project's settings for that agent,
+    /// everything else kept (again: nothing changes).
+    Install(InstallArgs),
+    /// Remove exactly the hooks `install` added.
+    Uninstall(InstallArgs),
+}
+
+/// Where and how hooks are installed.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The agent.
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+    /// Change the settings file instead of printing what would change.
+    #[arg(long)]
+    pub write: bool,
+    /// Claude Code: the shared `.claude/settings.json` (committed) instead
+    /// of your own `.claude/settings.local.json`.
+    #[arg(long)]
+    pub shared: bool,
+    /// Seconds a permission request waits for an answer in the window.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_WAIT_SECS)]
+    pub wait: u64,
+}
+
+/// `switchboard agents`.
+#[derive(Debug, Args)]
+pub struct AgentsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How much of stdin a hook reads: an event is small; a huge one is cut.
+const INPUT_LIMIT: u64 = 8 * 1024 * 1024;
+
+/// Runs the hook. Never fails the agent: a problem is told on stderr with
+/// its code and the exit status is 1 (a non-blocking error to Claude
+/// Code and Codex; 2 would deny), and the agent goes on as usual.
+pub fn hook(named: Option<PathBuf>, args: &HookArgs) -> bool {
+    match run_hook(named, args) {
+        Ok(()) => true,
+        Err(error) => {
+            crate::failure::report(&error, false);
+            false
+        }
+    }
+}
+
+fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
+    let mut stdin = Vec::new();
+    std::io::stdin()
+        .take(INPUT_LIMIT)
+        .read_to_end(&mut stdin)
+        .context("could not read the hook's input")?;
+    let input = HookInput::parse(&stdin, args.agent.map(AgentKind::from))
+        .map_err(|error| crate::failure::invalid(error.to_string()))?;
+    let workspace = Workspace::open(&workspace_of(named, &input.cwd))?;
+    let open = window::is_open(&workspace);
+    if let Err(error) = agents::observe(&workspace, &input, agents::calling_agent(), clock::now()) {
+        tracing::warn!(%error, "the agent's state was not recorded");
+    }
+    let Some(request) = agents::permission_request(&input) else {
+        return Ok(());
+    };
+    if !open {
+        // Nobody would see the question: the agent asks in its terminal.
+        return Ok(());
+    }
+    let now = clock::now();
+    let deadline = later(now, Duration::from_secs(args.wait));
+    let (_, session) = agents::ask_permission(&workspace, &request, now, deadline)?;
+    let wait = ReplyWait::new();
+    let canceller = wait.canceller();
+    let watched = workspace.clone();
+    // The window closing ends the wait: nobody is left to answer.
+    std::thread::spawn(move || {
+        if window::wait_closed(&watched).is_ok() {
+            canceller.cancel();
+        }
+    });
+    let outcome = match wait.run(&workspace, &session.id, clock::now, |_| {})? {
+        Waited::Settled(outcome) | Waited::Withdrawn(outcome) => outcome,
+    };
+    let mut verdict = request.verdict(&outcome);
+    if verdict == Verdict::FallThrough {
+        // Unless an answer raced in, the question leaves the inbox.
+        verdict = request.verdict(&feedback::retract(&workspace, &session.id, clock::now())?);
+    }
+    let decided = verdict != Verdict::FallThrough;
+    agents::permission_settled(
+        &workspace,
+        request.agent,
+        &request.session_id,
+        decided,
+        clock::now(),
+    )?;
+    if let Some(output) = hook_output(request.agent, &verdict) {
+        println!("{output}");
+    }
+    Ok(())
+}
+
+/// The workspace a hook call belongs to: `-C`, else the project folder
+/// Claude Code names (`CLAUDE_PROJECT_DIR`), else the nearest folder at or
+/// above the agent's that holds Switchboard's data, else the agent's own.
+fn workspace_of(named: Option<PathBuf>, cwd: &str) -> PathBuf {
+    if let Some(named) = named {
+        return named;
+    }
+    if let Some(project) = std::env::var_os("CLAUDE_PROJECT_DIR").filter(|dir| !dir.is_empty()) {
+        return PathBuf::from(project);
+    }
+    let cwd = Path::new(cwd);
+    cwd.ancestors()
+        .find(|dir| dir.join(".switchboard").is_dir())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+fn later(now: Timestamp, by: Duration) -> Timestamp {
+    let millis = i64::try_from(by.as_millis()).unwrap_or(i64::MAX / 2);
+    Timestamp::from_unix_millis(now.unix_millis().saturating_add(millis)).unwrap_or(now)
+}
+
+/// Lists the agents: who, what they do and for how long, where, and what
+/// they wait on.
+pub fn list(workspace: &Workspace, args: &AgentsArgs) -> Result<()> {
+    let now = clock::now();
+    let rows = agents::list(workspace, now)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(());
+    }
+    if rows.is_empty() {
+        println!("No agent has been seen here (see `switchboard hooks install`).");
+        return Ok(());
+    }
+    println!(
+        "{:<12} {:<18} {:<10} {:<14} FOLDER",
+        "AGENT", "STATE", "SINCE", "WAITS ON"
+    );
+    for row in rows {
+        let record = &row.record;
+        println!(
+            "{:<12} {:<18} {:<10} {:<14} {}",
+            record.name,
+            row.shown.label(),
+            age_label(record.since, now),
+            record.waiting_on.as_deref().unwrap_or("-"),
+            record.cwd
+        );
+    }
+    Ok(())
+}
+
+/// The marker every hook command Switchboard installs starts with.
+const OURS: &str = "switchboard hook";
+
+/// The settings file and the hooks for `args`.
+struct Plan {
+    file: &'static str,
+    timeout_key: &'static str,
+    events: Vec<(&'static str, u64, String)>,
+}
+
+fn plan(args: &InstallArgs) -> Plan {
+    let agent = args
+        .agent
+        .to_possible_value()
+        .map_or_else(String::new, |value| value.get_name().to_owned());
+    let asking = format!(
+        "{OURS} --agent {agent} --wait {}",
+        args.wait.saturating_sub(10).max(1)
+    );
+    let telling = format!("{OURS} --agent {agent}");
+    let quick = 10;
+    match args.agent {
+        HookAgent::ClaudeCode => Plan {
+            file: if args.shared {
+                ".claude/settings.json"
+            } else {
+                ".claude/settings.local.json"
+            },
+            timeout_key: "timeout",
+            events: vec![
+                ("PermissionRequest", args.wait, asking),
+                ("Notification", quick, telling.clone()),
+                ("Stop", quick, telling.clone()),
+                ("SessionStart", quick, telling.clone()),
+                ("SessionEnd", quick, telling.clone()),
+                ("UserPromptSubmit", quick, telling.clone()),
+                ("PostToolUse", quick, telling),
+            ],
+        },
+        // Codex has no Notification or SessionEnd hook.
+        HookAgent::Codex => Plan {
+            file: ".codex/hooks.json",
+            timeout_key: "timeout_sec",
+            events: vec![
+                ("PermissionRequest", args.wait, asking),
+                ("Stop", quick, telling.clone()),
+                ("SessionStart", quick, telling.clone()),
+                ("UserPromptSubmit", quick, telling.clone()),
+                ("PostToolUse", quick, telling),
+            ],
+        },
+    }
+}
+
+/// Whether a matcher group is one Switchboard installed.
+fn is_ours(group: &Value) -> bool {
+    group["hooks"].as_array().is_some_and(|hooks| {
+        hooks.iter().any(|hook| {
+            hook["command"]
+                .as_str()
+                .is_some_and(|command| command.starts_with(OURS))
+        })
+    })
+}
+
+fn group(plan: &Plan, command: &str, timeout: u64) -> Value {
+    json!({
+        "matcher": "",
+        "hooks": [{"type": "command", "command": command, plan.timeout_key: timeout}],
+    })
+}
+
+/// A settings file we cannot edit safely (`CORRUPT_FILE`).
+fn unparsable(why: impl Into<String>) -> anyhow::Error {
+    switchboard_model::ErrorPayload::new(switchboard_model::ErrorCode::CorruptFile, why).into()
+}
+
+/// `text` with Switchboard's hooks set (`install`) or removed; every
+/// other key, hook and comment stays as it was.
+fn edit(text: &str, plan: &Plan, install: bool) -> Result<String> {
+    let source = if text.trim().is_empty() { "{}\n" } else { text };
+    let root = CstRootNode::parse(source, &ParseOptions::default())
+        .map_err(|error| unparsable(format!("it is not JSON: {error}")))?;
+    let top = root
+        .object_value()
+        .ok_or_else(|| unparsable("its top level is not an object"))?;
+    if !install && top.get("hooks").is_none() {
+        return Ok(text.to_owned());
+    }
+    let hooks = top
+        .object_value_or_create("hooks")
+        .ok_or_else(|| unparsable("\"hooks\" is there but is not an object"))?;
+    for (event, timeout, command) in &plan.events {
+        let wanted = group(plan, command, *timeout);
+        if !install && hooks.get(event).is_none() {
+            continue;
+        }
+        let groups = hooks
+            .array_value_or_create(event)
+            .ok_or_else(|| unparsable(format!("hooks.{event} is there but is not a list")))?;
+        let ours: Vec<_> = groups
+            .elements()
+            .into_iter()
+            .filter(|element| {
+                element
+                    .to_serde_value()
+                    .is_some_and(|value| is_ours(&value))
+            })
+            .collect();
+        let already = ours.len() == 1 && ours[0].to_serde_value().as_ref() == Some(&wanted);
+        if install && already {
+            continue;
+        }
+        for element in ours {
+            element.remove();
+        }
+        if install {
+            groups.append(cst_value(&wanted));
+        } else if groups.elements().is_empty()
+            && let Some(property) = hooks.get(event)
+        {
+            property.remove();
+        }
+    }
+    if !install
+        && hooks.properties().is_empty()
+        && let Some(property) = top.get("hooks")
+    {
+        property.remove();
+    }
+    Ok(root.to_string())
+}
+
+fn cst_value(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(flag) => CstInputValue::Bool(*flag),
+        Value::Number(number) => CstInputValue::Number(number.to_string()),
+        Value::String(text) => CstInputValue::String(text.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(cst_value).collect()),
+        Value::Object(map) => CstInputValue::Object(
+            map.iter()
+                .map(|(key, value)| (key.clone(), cst_value(value)))
+                .collect(),
+        ),
+    }
+}
+
+/// `hooks install` / `hooks uninstall`.
+pub fn install(workspace: &Workspace, command: &HooksCommand) -> Result<()> {
+    let (args, installing) = match command {
+        HooksCommand::Install(args) => (args, true),
+        HooksCommand::Uninstall(args) => (args, false),
+    };
+    let plan = plan(args);
+    let path = workspace.root().join(plan.file);
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => {
+            return Err(error).with_context(|| format!("could not read {}", path.display()));
+        }
+    };
+    let edited = edit(&existing, &plan, installing).with_context(|| {
+        format!(
+            "{} was left as it is because it could not be edited safely",
+            path.display()
+        )
+    })?;
+    if edited == existing || (!installing && existing.is_empty()) {
+        let state = if installing {
+            "already has"
+        } else {
+            "has none of"
+        };
+        println!("{} {state} Switchboard's hooks", path.display());
+        return Ok(());
+    }
+    if !args.write {
+        let verb = if installing { "add" } else { "remove" };
+        eprintln!(
+            "This would {verb} Switchboard's hooks in {} (run again with --write):",
+            path.display()
+        );
+        println!("{edited}");
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("could not create {}", parent.display()))?;
+    }
+    switchboard_store::write_atomic(&path, edited.as_bytes())?;
+    let events: Vec<&str> = plan.events.iter().map(|(event, ..)| *event).collect();
+    if installing {
+        println!(
+            "updated {}: switchboard hook on {}",
+            path.display(),
+            events.join(", ")
+        );
+    } else {
+        println!("updated {}: Switchboard's hooks removed", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+    use super::*;
+
+    fn args(agent: HookAgent) -> InstallArgs {
+        InstallArgs {
+            agent,
+            write: true,
+            shared: false,
+            wait: 300,
+        }
+    }
+
+    #[test]
+    fn install_keeps_every_other_hook_and_key_and_uninstall_removes_exactly_ours() {
+        let before = r#"{
+  // mine
+  "permissions": {"allow": ["Bash(ls)"]},
+  "hooks": {
+    "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send done"}]}]
+  }
+}
+"#;
+        let plan = plan(&args(HookAgent::ClaudeCode));
+        let after = edit(before, &plan, true).unwrap();
+        assert!(
+            after.contains("// mine") && after.contains(r#""allow": ["Bash(ls)"]"#),
+            "{after}"
+        );
+        let parsed: Value =
+            jsonc_parser::parse_to_serde_value(&after, &ParseOptions::default()).unwrap();
+        assert_eq!(parsed["hooks"]["Stop"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            parsed["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "notify-send done"
+        );
+        assert_eq!(
+            parsed["hooks"]["PermissionRequest"][0]["hooks"][0],
+            json!({"type": "command", "command": "switchboard hook --agent claude-code --wait 290", "timeout": 300})
+        );
+        assert_eq!(
+            edit(&after, &plan, true).unwrap(),
+            after,
+            "a second install changes nothing"
+        );
+        let removed = edit(&after, &plan, false).unwrap();
+        let parsed: Value =
+            jsonc_parser::parse_to_serde_value(&removed, &ParseOptions::default()).unwrap();
+        assert_eq!(
+            parsed,
+            json!({"permissions": {"allow": ["Bash(ls)"]}, "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send done"}]}]}})
+        );
+        // A fresh file: install, then uninstall leaves no trace of hooks.
+        let fresh = edit("", &plan, true).unwrap();
+        let cleared: Value = jsonc_parser::parse_to_serde_value(
+            &edit(&fresh, &plan, false).unwrap(),
+            &ParseOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(cleared, json!({}));
+    }
+
+    #[test]
+    fn codex_gets_its_own_file_events_and_timeout_key_and_bad_files_are_refused() {
+        let plan = plan(&args(HookAgent::Codex));
+        assert_eq!(plan.file, ".codex/hooks.json");
+        let written: Value = serde_json::from_str(&edit("", &plan, true).unwrap()).unwrap();
+        assert_eq!(
+            written["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout_sec"],
+            300
+        );
+        assert!(written["hooks"].get("Notification").is_none());
+        assert!(edit("[1]", &plan, true).is_err());
+        assert!(edit("{\"hooks\": 3}", &plan, true).is_err());
+        assert!(edit("{not json", &plan, true).is_err());
+    }
+}

@@ -1,0 +1,255 @@
+//! Claude Code's own permission requests answered in Switchboard, through
+//! the real Claude Code CLI (npm, the version the setup script pins) whose
+//! model is a scripted stand-in on loopback: the hooks `switchboard hooks
+//! install` writes run `switchboard hook`, the question appears in the
+//! inbox, and the answer decides what Claude Code does.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    thread,
+};
+
+use serde_json::{Value, json};
+use switchboard_model_server::anthropic::{MessagesServer, Turn};
+use switchboard_store::{Workspace, window};
+
+use crate::{ok_stdout, stored_now, switchboard, when_stored};
+
+/// The Claude Code the setup script installs.
+fn claude() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/claude-code/node_modules/.bin/claude");
+    assert!(
+        path.exists(),
+        "Claude Code is not installed at {}: run scripts/setup.sh test",
+        path.display()
+    );
+    path
+}
+
+/// A project with Switchboard's hooks installed the way a developer does
+/// it, and a Claude Code configuration of its own that trusts it.
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    config: PathBuf,
+}
+
+impl Project {
+    fn new(wait: u64) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir
+            .path()
+            .join("project")
+            .canonicalize()
+            .unwrap_or_else(|_| {
+                std::fs::create_dir(dir.path().join("project")).unwrap();
+                dir.path().join("project").canonicalize().unwrap()
+            });
+        std::fs::create_dir(root.join("build")).unwrap();
+        let config = dir.path().join("claude-config");
+        std::fs::create_dir(&config).unwrap();
+        let settings = json!({
+            "hasCompletedOnboarding": true,
+            "projects": {root.display().to_string(): {"hasTrustDialogAccepted": true}},
+        });
+        std::fs::write(config.join(".claude.json"), settings.to_string()).unwrap();
+        let wait = wait.to_string();
+        let installed = switchboard(
+            &root,
+            &[
+                "hooks",
+                "install",
+                "claude-code",
+                "--write",
+                "--wait",
+                &wait,
+            ],
+        );
+        assert!(ok_stdout(&installed).contains("settings.local.json"));
+        Self {
+            _dir: dir,
+            root,
+            config,
+        }
+    }
+
+    /// `claude -p` in the project against `server`, `switchboard` on PATH.
+    fn run(&self, server: &MessagesServer, extra: &[&str]) -> Output {
+        let bin = Path::new(env!("CARGO_BIN_EXE_switchboard"))
+            .parent()
+            .unwrap();
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        Command::new("timeout")
+            .arg("120")
+            .arg(claude())
+            .args(["-p", "tidy the build", "--output-format", "json"])
+            .args(extra)
+            .current_dir(&self.root)
+            .env("PATH", path)
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("CLAUDE_CONFIG_DIR", &self.config)
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .output()
+            .unwrap()
+    }
+
+    /// The permission questions in the inbox.
+    fn questions(&self) -> Vec<Value> {
+        stored_now(&self.root)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|delivery| delivery.get("agent_request").is_some())
+            .collect()
+    }
+
+    /// Answers the next open permission question with `answer` (the
+    /// arguments of `switchboard answer ID …`), as the developer would.
+    fn answer_next(&self, answer: &'static [&'static str]) -> thread::JoinHandle<Value> {
+        let root = self.root.clone();
+        thread::spawn(move || {
+            let question = when_stored(&root, || {
+                stored_now(&root)?.into_iter().find(|delivery| {
+                    delivery.get("agent_request").is_some()
+                        && delivery["status"] == "awaiting_feedback"
+                })
+            });
+            let id = question["id"].as_str().unwrap().to_owned();
+            let mut args = vec!["answer", id.as_str()];
+            args.extend_from_slice(answer);
+            ok_stdout(&switchboard(&root, &args));
+            question
+        })
+    }
+}
+
+fn rm_build() -> Turn {
+    Turn::tool(
+        "Bash",
+        json!({"command": "rm -rf build", "description": "Remove the build folder"}),
+    )
+}
+
+fn result_of(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "claude failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn a_command_allowed_in_the_window_runs() {
+    let project = Project::new(60);
+    let _window = window::hold(&Workspace::open(&project.root).unwrap()).unwrap();
+    let server = MessagesServer::start(vec![rm_build(), Turn::text("Done.")]);
+    let answered = project.answer_next(&["--value", "true"]);
+    let result = result_of(&project.run(&server, &[]));
+    let question = answered.join().unwrap();
+
+    assert_eq!(result["result"], "Done.");
+    assert!(
+        !project.root.join("build").exists(),
+        "the allowed command ran"
+    );
+    assert_eq!(question["title"], "Claude Code wants to run `rm -rf build`");
+    let body = question["content"]["body"].as_str().unwrap();
+    assert!(
+        body.contains("Remove the build folder") && body.contains("```sh\nrm -rf build\n```"),
+        "{body}"
+    );
+    assert_eq!(question["agent_request"]["tool_name"], "Bash");
+    assert_eq!(
+        question["agent_request"]["cwd"],
+        project.root.display().to_string()
+    );
+    let [closed] = project.questions().try_into().unwrap();
+    assert_eq!(closed["status"], "completed");
+    // The run is over (SessionEnd): the Agents list says it left.
+    let agents: Value = serde_json::from_str(&ok_stdout(&switchboard(
+        &project.root,
+        &["agents", "--json"],
+    )))
+    .unwrap();
+    assert_eq!(agents[0]["shown"], "gone");
+    assert_eq!(agents[0]["record"]["agent"], "claude-code");
+    assert!(agents[0]["record"]["waiting_on"].is_null());
+}
+
+#[test]
+fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_the_reason() {
+    let project = Project::new(60);
+    let _window = window::hold(&Workspace::open(&project.root).unwrap()).unwrap();
+    let server = MessagesServer::start(vec![rm_build(), Turn::text("Understood.")]);
+    let answered = project.answer_next(&[
+        "--value",
+        "false",
+        "--comment",
+        "keep the build for the demo",
+    ]);
+    result_of(&project.run(&server, &[]));
+    answered.join().unwrap();
+
+    assert!(
+        project.root.join("build").is_dir(),
+        "the denied command did not run"
+    );
+    let results = server.tool_results();
+    assert_eq!(results.len(), 1);
+    let said = results[0].to_string();
+    assert!(said.contains("keep the build for the demo"), "{said}");
+    assert_eq!(results[0]["is_error"], true);
+}
+
+#[test]
+fn always_allow_lets_the_same_request_through_without_a_second_question() {
+    let project = Project::new(60);
+    let _window = window::hold(&Workspace::open(&project.root).unwrap()).unwrap();
+    let server = MessagesServer::start(vec![rm_build(), rm_build(), Turn::text("Done twice.")]);
+    let answered = project.answer_next(&["--value", "true", "--remember"]);
+    let result = result_of(&project.run(&server, &[]));
+    answered.join().unwrap();
+
+    assert_eq!(result["result"], "Done twice.");
+    assert_eq!(project.questions().len(), 1, "asked once");
+    assert_eq!(server.tool_results().len(), 2);
+    // Claude Code wrote the rule where its own "don't ask again" does,
+    // beside Switchboard's hooks.
+    let local: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.root.join(".claude/settings.local.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(local["permissions"]["allow"], json!(["Bash(rm -rf build)"]));
+    assert!(local["hooks"]["PermissionRequest"].is_array());
+}
+
+#[test]
+fn with_no_window_open_the_hook_falls_through_and_nothing_is_asked() {
+    let project = Project::new(60);
+    let server = MessagesServer::start(vec![rm_build(), Turn::text("Could not.")]);
+    let started = std::time::Instant::now();
+    result_of(&project.run(&server, &[]));
+    // Far below the hook's 60 s: it did not wait for anybody.
+    assert!(started.elapsed() < std::time::Duration::from_secs(50));
+    assert!(
+        project.questions().is_empty(),
+        "no question nobody would see"
+    );
+    // Claude Code decided at its own prompt (none in -p: denied).
+    assert!(project.root.join("build").is_dir());
+    // The agent was still seen.
+    let agents: Value = serde_json::from_str(&ok_stdout(&switchboard(
+        &project.root,
+        &["agents", "--json"],
+    )))
+    .unwrap();
+    assert_eq!(agents.as_array().unwrap().len(), 1);
+}
