@@ -5,8 +5,9 @@
 
 use std::{collections::BTreeSet, sync::Mutex};
 
+use switchboard_model::agent::{AgentRecord, AgentRow};
 use switchboard_model::{inbox::newly_waiting, program::ProgramSession};
-use switchboard_store::{Workspace, deliveries};
+use switchboard_store::{Workspace, agents as agent_records, clock, deliveries};
 use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
 use tauri_plugin_notification::NotificationExt;
 
@@ -31,6 +32,9 @@ pub fn add_tray(app: &AppHandle) {
 pub struct Announced {
     questions: Mutex<BTreeSet<String>>,
     secrets: Mutex<BTreeSet<String>>,
+    /// Agents waiting at their own prompt (no question here), by key and
+    /// since when.
+    agents: Mutex<BTreeSet<(String, i64)>>,
     /// The questions waiting at start-up are known: newer ones notify.
     primed: std::sync::atomic::AtomicBool,
 }
@@ -42,7 +46,12 @@ impl Announced {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .len()
         };
-        count(&self.questions) + count(&self.secrets)
+        let agents = self
+            .agents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len();
+        count(&self.questions) + count(&self.secrets) + agents
     }
 }
 
@@ -93,11 +102,84 @@ pub fn secrets(app: &AppHandle, sessions: &[ProgramSession], announced: &Announc
     show_count(app, announced.waiting());
 }
 
+/// Announces agents that began waiting on the developer at their own
+/// prompt since the last call (a permission asked in the terminal,
+/// "waiting for your input"): who, where, why, and what it said last. An
+/// agent waiting on a question in the inbox is announced by the question.
+pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
+    let rows = match agent_records::list(workspace, clock::now()) {
+        Ok(rows) => rows,
+        Err(error) => {
+            tracing::warn!(%error, "could not read the agents for notifications");
+            return;
+        }
+    };
+    let key = |row: &AgentRow| {
+        (
+            AgentRecord::key(row.record.agent, &row.record.session_id),
+            row.record.since.unix_millis(),
+        )
+    };
+    let waiting: BTreeSet<(String, i64)> = rows
+        .iter()
+        .filter(|row| row.shown.waits() && row.record.waiting_on.is_none())
+        .map(key)
+        .collect();
+    let fresh: Vec<&AgentRow> = {
+        let Ok(mut known) = announced.agents.lock() else {
+            return;
+        };
+        let fresh = rows
+            .iter()
+            .filter(|row| waiting.contains(&key(row)) && !known.contains(&key(row)))
+            .collect();
+        *known = waiting;
+        fresh
+    };
+    if announced.primed.load(std::sync::atomic::Ordering::SeqCst) {
+        for row in &fresh {
+            let said = row
+                .last_messages
+                .iter()
+                .rev()
+                .find(|message| {
+                    message.speaker == switchboard_model::agent::transcript::Speaker::Agent
+                })
+                .map(|message| format!("\n“{}”", message.text))
+                .unwrap_or_default();
+            let reason = row
+                .record
+                .reason
+                .clone()
+                .unwrap_or_else(|| row.shown.label().to_owned());
+            let shown = app
+                .notification()
+                .builder()
+                .title(format!(
+                    "{} is {} ({})",
+                    row.record.name,
+                    row.shown.label(),
+                    workspace.name()
+                ))
+                .body(format!("{reason} — in {}{said}", row.record.cwd))
+                .show();
+            if let Err(error) = shown {
+                tracing::debug!(%error, "no notification service");
+            }
+        }
+    }
+    show_count(app, announced.waiting());
+}
+
 /// Learns the questions that waited before the window opened: they update
 /// the count but raise no notification. Until it has run, no refresh
 /// notifies.
 pub fn prime(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
     refresh(app, workspace, announced, false);
+    if let Err(error) = agent_records::sweep(workspace, clock::now()) {
+        tracing::debug!(%error, "gone agents were not swept");
+    }
+    agents(app, workspace, announced);
     announced
         .primed
         .store(true, std::sync::atomic::Ordering::SeqCst);

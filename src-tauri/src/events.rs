@@ -67,5 +67,8 @@ pub fn forward_store_changes(
         if change == StoreChange::Deliveries {
             attention::refresh(&app, &watched, &announced, true);
         }
+        if change == StoreChange::Agents {
+            attention::agents(&app, &watched, &announced);
+        }
     })
 }

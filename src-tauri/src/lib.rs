@@ -132,7 +132,8 @@ pub fn run() -> ExitCode {
                 config,
                 started,
                 std::sync::Arc::clone(&announced),
-            );
+            )
+            .holding_window();
             state.reach(StartPhase::WebviewCreated, Some(webview_created));
             program_sessions::follow(
                 app.handle().clone(),
@@ -155,6 +156,7 @@ pub fn run() -> ExitCode {
             commands::inbox::reply,
             commands::inbox::add_annotation,
             commands::inbox::export_delivery,
+            commands::agents::list_agents,
             commands::theme::get_theme,
             commands::chat::chat_send,
             commands::chat::chat_stop,

@@ -36,6 +36,8 @@ pub struct AppState {
     pub sessions: Arc<crate::program_sessions::Followed>,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
+    /// Held while the window runs: agents' hooks ask here only then.
+    _window: Option<switchboard_store::window::WindowHold>,
 }
 
 impl AppState {
@@ -59,11 +61,24 @@ impl AppState {
             announced,
             sessions: Arc::default(),
             _watcher: watcher,
+            _window: None,
         }
     }
 }
 
 impl AppState {
+    /// The same, marking the workspace as having a window open (see
+    /// `switchboard_store::window`) for as long as the state lives.
+    pub fn holding_window(mut self) -> Self {
+        match switchboard_store::window::hold(&self.workspace) {
+            Ok(hold) => self._window = Some(hold),
+            Err(error) => {
+                tracing::warn!(%error, "agents' hooks will not ask in this window");
+            }
+        }
+        self
+    }
+
     /// The ms after the process's start of wall-clock time `epoch_ms` (ms
     /// since the Unix epoch), if it is not before the start.
     pub fn since_start(&self, epoch_ms: f64) -> Option<u128> {

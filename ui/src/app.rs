@@ -11,6 +11,8 @@ use crate::{events, ipc, theme, views};
 pub enum View {
     /// Deliveries from agents.
     Inbox,
+    /// What each agent does, and what it waits on.
+    Agents,
     /// Conversations with a model.
     Chat,
     /// Learnings and playbooks.
@@ -26,8 +28,9 @@ pub enum View {
 }
 
 impl View {
-    const ALL: [View; 7] = [
+    const ALL: [View; 8] = [
         View::Inbox,
+        View::Agents,
         View::Chat,
         View::Knowledge,
         View::Team,
@@ -39,6 +42,7 @@ impl View {
     fn label(self) -> &'static str {
         match self {
             View::Inbox => "Inbox",
+            View::Agents => "Agents",
             View::Chat => "Chat",
             View::Knowledge => "Knowledge",
             View::Team => "Team",
@@ -48,7 +52,7 @@ impl View {
         }
     }
 
-    /// Alt+1…7 selects a view from the keyboard.
+    /// Alt+1…8 selects a view from the keyboard.
     fn shortcut(self) -> char {
         let index = View::ALL.iter().position(|view| *view == self).unwrap_or(0);
         char::from(b'1' + index as u8)
@@ -89,12 +93,42 @@ impl ProgramSessions {
     }
 }
 
+/// Moving between views from inside one: shows a view, or opens a
+/// delivery in the inbox.
+#[derive(Clone, Copy)]
+pub struct Navigation {
+    /// Shows a view.
+    pub view: WriteSignal<View>,
+    /// A delivery the inbox opens when it shows next (taken by it).
+    pub open_delivery: RwSignal<Option<String>>,
+}
+
+impl Navigation {
+    /// Opens delivery `id` in the inbox.
+    pub fn open_delivery(self, id: String) {
+        self.open_delivery.set(Some(id));
+        self.view.set(View::Inbox);
+    }
+
+    /// Shows the Agents view.
+    pub fn show_agents(self) {
+        self.view.set(View::Agents);
+    }
+}
+
 /// The whole window.
 #[component]
 pub fn App() -> impl IntoView {
     let (current, set_current) = signal(View::Inbox);
     let sessions = ProgramSessions::follow();
     provide_context(sessions);
+    let agents = views::agents::Agents::follow();
+    provide_context(agents);
+    let navigation = Navigation {
+        view: set_current,
+        open_delivery: RwSignal::new(None),
+    };
+    provide_context(navigation);
     let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
     // Live updates: listened to once here, fanned out to the open views.
     let (events_off, set_events_off) = signal(None::<String>);
@@ -112,6 +146,13 @@ pub fn App() -> impl IntoView {
         }
     });
     window_event_listener(leptos::ev::keydown, move |event| {
+        // Alt+J: the next agent that waits on the developer.
+        if event.alt_key() && event.key().eq_ignore_ascii_case("j") {
+            event.prevent_default();
+            agents.jump_to_next_waiting();
+            set_current.set(View::Agents);
+            return;
+        }
         if event.alt_key()
             && let Some(view) = View::ALL
                 .into_iter()
@@ -167,6 +208,10 @@ pub fn App() -> impl IntoView {
                 />
                 {move || match current.get() {
                     View::Inbox => views::inbox::Inbox().into_any(),
+                    View::Agents => view! {
+                        <views::agents::AgentsView on_open_question=Callback::new(move |id| navigation.open_delivery(id)) />
+                    }
+                    .into_any(),
                     View::Chat => views::chat::Chat().into_any(),
                     View::Knowledge => views::knowledge::Knowledge().into_any(),
                     View::Team => views::team::Team().into_any(),

@@ -27,6 +27,8 @@ pub const CMD_LIST_DELIVERIES: &str = "list_deliveries";
 pub const CMD_GET_DELIVERY: &str = "get_delivery";
 /// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`].
 pub const CMD_REPLY: &str = "reply";
+/// Command: the agents seen through hooks and MCP, as the Agents view shows them.
+pub const CMD_LIST_AGENTS: &str = "list_agents";
 /// Command: annotate a delivery. Request: [`NewAnnotation`](crate::annotation::NewAnnotation).
 pub const CMD_ADD_ANNOTATION: &str = "add_annotation";
 /// Command: the theme's CSS variables. Request: none.
@@ -223,7 +225,7 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 50] = [
+pub const COMMANDS: [&str; 51] = [
     CMD_PROBE_REPORTS,
     CMD_PROBE_REPORT,
     CMD_SESSIONS,
@@ -249,6 +251,7 @@ pub const COMMANDS: [&str; 50] = [
     CMD_LIST_DELIVERIES,
     CMD_GET_DELIVERY,
     CMD_REPLY,
+    CMD_LIST_AGENTS,
     CMD_ADD_ANNOTATION,
     CMD_GET_THEME,
     CMD_CHAT_SEND,

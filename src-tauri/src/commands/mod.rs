@@ -1,6 +1,7 @@
 //! The `#[tauri::command]` adapters, one module per view. Each takes state,
 //! calls the store and maps the error to an `ErrorPayload`.
 
+pub mod agents;
 pub mod chat;
 pub mod inbox;
 pub mod knowledge;

@@ -158,8 +158,11 @@ impl ScriptedServer {
     }
 }
 
-/// Reads one HTTP request: its path, headers and body.
-fn read_request(stream: &TcpStream) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+/// One HTTP request: its path, headers and body.
+type Request = (String, Vec<(String, String)>, Vec<u8>);
+
+/// Reads one HTTP request.
+fn read_request(stream: &TcpStream) -> Option<Request> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;

@@ -1,5 +1,6 @@
 //! One module per view of the window.
 
+pub mod agents;
 pub mod chat;
 pub mod composer;
 pub mod edit_line;

@@ -8,6 +8,7 @@
 //! stdout carries only protocol messages (rmcp writes them); logs go to
 //! stderr; the server exits when stdin closes.
 
+mod agents;
 mod inbox;
 pub mod install;
 mod knowledge;
@@ -59,6 +60,8 @@ pub struct Server {
     /// call runs.
     roots_asked: Arc<tokio::sync::OnceCell<()>>,
     search: SharedIndex,
+    /// Set once the client was recorded in the Agents view.
+    present: Arc<tokio::sync::OnceCell<()>>,
     subscriptions: Arc<resources::Subscriptions>,
     heartbeat: Duration,
     tool_router: ToolRouter<Self>,
@@ -74,6 +77,7 @@ impl Server {
             follow_roots,
             roots_asked: Arc::new(tokio::sync::OnceCell::new()),
             search: SharedIndex::default(),
+            present: Arc::new(tokio::sync::OnceCell::new()),
             subscriptions: Arc::default(),
             heartbeat,
             tool_router: portable_tools(
@@ -81,7 +85,8 @@ impl Server {
                     + Self::knowledge_tools()
                     + Self::team_tools()
                     + Self::session_tools()
-                    + Self::probe_tools(),
+                    + Self::probe_tools()
+                    + Self::agent_tools(),
             ),
         }
     }
@@ -141,6 +146,17 @@ impl Server {
                 .get_or_init(|| self.adopt_roots(peer))
                 .await;
         }
+        self.present
+            .get_or_init(|| async {
+                let workspace = self.workspace();
+                let name = peer
+                    .peer_info()
+                    .map(|info| info.client_info.name.clone())
+                    .unwrap_or_default();
+                let _ =
+                    tokio::task::spawn_blocking(move || agents::arrived(&workspace, &name)).await;
+            })
+            .await;
     }
 
     /// Runs `work` (blocking file I/O) off the protocol's threads, turning
@@ -374,11 +390,17 @@ pub fn run(workspace: Workspace, follow_roots: bool, heartbeat: Duration) -> Res
         let (stdin, stdout) = rmcp::transport::stdio();
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout)
             .with_max_line_length(MAX_LINE);
-        let service = Server::new(workspace, follow_roots, heartbeat)
+        let server = Server::new(workspace, follow_roots, heartbeat);
+        let service = server
+            .clone()
             .serve(transport)
             .await
             .context("the MCP client did not initialize")?;
-        service.waiting().await.context("the MCP session failed")?;
+        let ended = service.waiting().await;
+        if server.present.initialized() {
+            agents::left(&server.workspace());
+        }
+        ended.context("the MCP session failed")?;
         Ok(())
     })
 }

@@ -38,26 +38,10 @@ struct Project {
 
 impl Project {
     fn new(wait: u64) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir
-            .path()
-            .join("project")
-            .canonicalize()
-            .unwrap_or_else(|_| {
-                std::fs::create_dir(dir.path().join("project")).unwrap();
-                dir.path().join("project").canonicalize().unwrap()
-            });
-        std::fs::create_dir(root.join("build")).unwrap();
-        let config = dir.path().join("claude-config");
-        std::fs::create_dir(&config).unwrap();
-        let settings = json!({
-            "hasCompletedOnboarding": true,
-            "projects": {root.display().to_string(): {"hasTrustDialogAccepted": true}},
-        });
-        std::fs::write(config.join(".claude.json"), settings.to_string()).unwrap();
+        let project = Self::bare();
         let wait = wait.to_string();
         let installed = switchboard(
-            &root,
+            &project.root,
             &[
                 "hooks",
                 "install",
@@ -68,6 +52,38 @@ impl Project {
             ],
         );
         assert!(ok_stdout(&installed).contains("settings.local.json"));
+        project
+    }
+
+    /// The project without hooks, `switchboard mcp` registered instead.
+    fn with_mcp() -> Self {
+        let project = Self::bare();
+        ok_stdout(&switchboard(
+            &project.root,
+            &["mcp", "install", "claude-code", "--write"],
+        ));
+        let mut settings: Value = serde_json::from_str(
+            &std::fs::read_to_string(project.config.join(".claude.json")).unwrap(),
+        )
+        .unwrap();
+        settings["projects"][project.root.display().to_string()]["enabledMcpjsonServers"] =
+            json!(["switchboard"]);
+        std::fs::write(project.config.join(".claude.json"), settings.to_string()).unwrap();
+        project
+    }
+
+    fn bare() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("project")).unwrap();
+        let root = dir.path().join("project").canonicalize().unwrap();
+        std::fs::create_dir(root.join("build")).unwrap();
+        let config = dir.path().join("claude-config");
+        std::fs::create_dir(&config).unwrap();
+        let settings = json!({
+            "hasCompletedOnboarding": true,
+            "projects": {root.display().to_string(): {"hasTrustDialogAccepted": true}},
+        });
+        std::fs::write(config.join(".claude.json"), settings.to_string()).unwrap();
         Self {
             _dir: dir,
             root,
@@ -96,6 +112,7 @@ impl Project {
             .env("ANTHROPIC_API_KEY", "sk-test")
             .env("CLAUDE_CONFIG_DIR", &self.config)
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("ENABLE_TOOL_SEARCH", "false")
             .env_remove("CLAUDE_PROJECT_DIR")
             .output()
             .unwrap()
@@ -252,4 +269,56 @@ fn with_no_window_open_the_hook_falls_through_and_nothing_is_asked() {
     )))
     .unwrap();
     assert_eq!(agents.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_headless_run_asks_through_the_approve_tool_and_a_denial_stops_the_command() {
+    let project = Project::with_mcp();
+    let server = MessagesServer::start(vec![rm_build(), rm_build(), Turn::text("Stopped.")]);
+    let first = project.answer_next(&["--value", "true"]);
+    let root = project.root.clone();
+    // The second question is answered once the first is closed.
+    let second = thread::spawn(move || {
+        first.join().unwrap();
+        let question = when_stored(&root, || {
+            stored_now(&root)?.into_iter().find(|delivery| {
+                delivery.get("agent_request").is_some() && delivery["status"] == "awaiting_feedback"
+            })
+        });
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        let id = question["id"].as_str().unwrap();
+        ok_stdout(&switchboard(
+            &root,
+            &["answer", id, "--value", "false", "--comment", "not twice"],
+        ));
+        question
+    });
+    let result = result_of(&project.run(
+        &server,
+        &["--permission-prompt-tool", "mcp__switchboard__approve"],
+    ));
+    let question = second.join().unwrap();
+
+    assert_eq!(result["result"], "Stopped.");
+    assert_eq!(question["agent_request"]["has_terminal"], false);
+    assert!(
+        question["title"]
+            .as_str()
+            .unwrap()
+            .ends_with("wants to run `rm -rf build`")
+    );
+    // Allowed, it ran; denied, it did not, and the model read why.
+    assert!(
+        project.root.join("build").is_dir(),
+        "the denied command did not run"
+    );
+    let results = server.tool_results();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_ne!(results[0]["is_error"], true, "{results:?}");
+    assert!(
+        results[1].to_string().contains("not twice"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(project.questions().len(), 2);
 }

@@ -232,6 +232,12 @@ fn Feedback(
 ) -> impl IntoView {
     let schema = delivery.schema().ok().flatten();
     let open = delivery.check_open_for_reply().is_ok();
+    // An agent's own permission request: allow, always, deny with a
+    // reason, or leave it to the agent's terminal.
+    if open && let Some(mark) = switchboard_model::agent::permission::mark_of(&delivery.extra) {
+        return view! { <super::permission::PermissionForm id=delivery.id.clone() mark on_done /> }
+            .into_any();
+    }
     match (schema, open) {
         (Some(schema), true) => view! {
             <FeedbackForm

@@ -5,6 +5,7 @@ mod annotate;
 mod detail;
 mod form;
 mod list;
+mod permission;
 
 use leptos::prelude::*;
 use switchboard_model::{
@@ -94,6 +95,21 @@ pub fn Inbox() -> impl IntoView {
         }
         revision.update(|revision| *revision += 1);
     });
+    // A delivery another view asked to open (the Agents view's Enter).
+    if let Some(navigation) = use_context::<crate::app::Navigation>() {
+        Effect::new(move |_| {
+            if let Some(id) = navigation.open_delivery.get() {
+                navigation.open_delivery.set(None);
+                selected.set(Some(id));
+            }
+        });
+    }
+    let navigation = use_context::<crate::app::Navigation>();
+    let show_agents = Callback::new(move |()| {
+        if let Some(navigation) = navigation {
+            navigation.show_agents();
+        }
+    });
     let ticker = set_interval_with_handle(
         move || now.set(browser_now()),
         std::time::Duration::from_secs(30),
@@ -107,6 +123,7 @@ pub fn Inbox() -> impl IntoView {
     view! {
         <section class="inbox" class:listing=move || selected.with(Option::is_none) id="view-inbox">
             <list::AlertBar loaded selected />
+            <crate::views::agents::WaitingStrip on_show=show_agents />
             {move || match selected.get() {
                 Some(id) => view! { <detail::DeliveryView id selected revision now /> }.into_any(),
                 None => view! { <list::DeliveryList loaded selected now place opened /> }.into_any(),

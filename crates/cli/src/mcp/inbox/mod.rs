@@ -2,7 +2,7 @@
 //! `get_annotations`, `list_deliveries`.
 
 mod views;
-mod waiter;
+pub(super) mod waiter;
 
 use rmcp::{
     Json, Peer, RoleServer, handler::server::wrapper::Parameters, model::RequestMetaObject, tool,
@@ -31,7 +31,7 @@ fn outcome_name(outcome: &AwaitOutcome) -> &'static str {
 
 /// The deadline of a question asked without a timeout: never, written as
 /// the last millisecond of 9999.
-fn never() -> Timestamp {
+pub(super) fn never() -> Timestamp {
     Timestamp::from_unix_millis(253_402_300_799_999).unwrap_or_else(clock::now)
 }
 

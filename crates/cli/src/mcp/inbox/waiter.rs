@@ -13,10 +13,10 @@ use crate::mcp::{
 };
 
 /// One `ask` waiting for its answer.
-pub(super) struct Waiter {
-    pub(super) server: Server,
-    pub(super) session: String,
-    pub(super) heartbeat: Duration,
+pub(in crate::mcp) struct Waiter {
+    pub(in crate::mcp) server: Server,
+    pub(in crate::mcp) session: String,
+    pub(in crate::mcp) heartbeat: Duration,
 }
 
 impl Waiter {
@@ -24,6 +24,14 @@ impl Waiter {
     /// declined, dismissed or runs out, a progress step each heartbeat; a
     /// cancelled call withdraws the question.
     pub(super) async fn wait(self, bridge: &Bridge<'_>) -> Result<Answer, ToolError> {
+        Answer::of(self.outcome(bridge).await?)
+    }
+
+    /// [`Waiter::wait`], giving how the question settled.
+    pub(in crate::mcp) async fn outcome(
+        self,
+        bridge: &Bridge<'_>,
+    ) -> Result<switchboard_model::blocking::AwaitOutcome, ToolError> {
         let wait = feedback::ReplyWait::new().heartbeat(self.heartbeat);
         let canceller = wait.canceller();
         let (reporter, steps) = progress::channel();
@@ -44,7 +52,7 @@ impl Waiter {
             .map_err(|error| ToolError::internal(format!("the wait failed: {error}")))?
             .map_err(|error| ToolError(error.into()))?;
         match ended {
-            feedback::Waited::Settled(outcome) => Answer::of(outcome),
+            feedback::Waited::Settled(outcome) => Ok(outcome),
             feedback::Waited::Withdrawn(outcome) => {
                 tracing::info!(session = %self.session, ?outcome, "the client cancelled; question withdrawn");
                 Err(progress::cancelled("the question is withdrawn"))

@@ -1,0 +1,188 @@
+//! Agents through MCP: the `approve` tool Claude Code's headless runs ask
+//! permission through (`claude -p --permission-prompt-tool
+//! mcp__switchboard__approve`), and the client's presence in the Agents
+//! view for as long as it is connected.
+
+use rmcp::{
+    Peer, RoleServer,
+    handler::server::wrapper::Parameters,
+    model::{CallToolResult, ContentBlock, RequestMetaObject},
+    tool, tool_router,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use switchboard_model::agent::{
+    AgentKind, AgentRecord, AgentState,
+    hook::{Verdict, prompt_tool_output},
+    permission::PermissionRequest,
+};
+use switchboard_store::{Workspace, agents, clock, feedback};
+use tokio_util::sync::CancellationToken;
+
+use super::{Server, ToolError, inbox::waiter::Waiter, progress::Bridge};
+
+/// `approve`'s arguments, as Claude Code sends them.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ApproveArgs {
+    /// The tool the agent wants to call (`Bash`, `Edit`, `mcp__server__tool`).
+    pub tool_name: String,
+    /// The tool's arguments.
+    #[serde(default)]
+    pub input: Map<String, Value>,
+    /// The agent's id for the call.
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+}
+
+/// The name this server's client goes by in the Agents view.
+fn client_name(peer: &Peer<RoleServer>) -> String {
+    peer.peer_info()
+        .map(|info| info.client_info.name.clone())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| AgentKind::Mcp.label().to_owned())
+}
+
+/// This connection's session id in the Agents view: one per server
+/// process.
+pub(super) fn session_id() -> String {
+    format!("pid-{}", std::process::id())
+}
+
+/// Records the connected client in the Agents view (working).
+pub(super) fn arrived(workspace: &Workspace, name: &str) {
+    let recorded = agents::update(workspace, AgentKind::Mcp, &session_id(), |stored| {
+        let now = clock::now();
+        let mut record = stored.unwrap_or_else(|| {
+            AgentRecord::new(
+                AgentKind::Mcp,
+                &session_id(),
+                name,
+                &workspace.root().display().to_string(),
+                AgentState::Working,
+                now,
+            )
+        });
+        record.enter(AgentState::Working, now);
+        record.process = agents::parent_process();
+        record
+    });
+    if let Err(error) = recorded {
+        tracing::warn!(%error, "the client's presence was not recorded");
+    }
+}
+
+/// Records that the client left.
+pub(super) fn left(workspace: &Workspace) {
+    let recorded = agents::update(workspace, AgentKind::Mcp, &session_id(), |stored| {
+        let now = clock::now();
+        let mut record = stored.unwrap_or_else(|| {
+            AgentRecord::new(
+                AgentKind::Mcp,
+                &session_id(),
+                AgentKind::Mcp.label(),
+                "",
+                AgentState::Gone,
+                now,
+            )
+        });
+        record.enter(AgentState::Gone, now);
+        record
+    });
+    if let Err(error) = recorded {
+        tracing::warn!(%error, "the client's leaving was not recorded");
+    }
+}
+
+#[tool_router(router = agent_tools, vis = "pub(super)")]
+impl Server {
+    /// Asks the developer whether an agent may call a tool.
+    #[tool(
+        description = "Ask the developer in Switchboard whether a tool call may run, for \
+                       `claude -p --permission-prompt-tool mcp__switchboard__approve`: the \
+                       request shows in the inbox (a command as the command, an edit as a diff) \
+                       and the call waits for Allow or Deny. Returns, as text, \
+                       {\"behavior\":\"allow\",\"updatedInput\":…} or \
+                       {\"behavior\":\"deny\",\"message\":…}."
+    )]
+    pub async fn approve(
+        &self,
+        Parameters(args): Parameters<ApproveArgs>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+        cancelled: CancellationToken,
+    ) -> Result<CallToolResult, ToolError> {
+        let workspace = self.workspace();
+        let input = Value::Object(args.input.clone());
+        let request = PermissionRequest {
+            agent: AgentKind::Mcp,
+            name: client_name(&peer),
+            session_id: session_id(),
+            cwd: workspace.root().display().to_string(),
+            tool_name: args.tool_name,
+            tool_input: input.clone(),
+            has_terminal: false,
+        };
+        let asked = request.clone();
+        let (delivery, session) = self
+            .blocking(move |workspace| {
+                let now = clock::now();
+                Ok(agents::ask_permission(
+                    workspace,
+                    &asked,
+                    now,
+                    super::inbox::never(),
+                )?)
+            })
+            .await?;
+        tracing::info!(id = %delivery.id, tool_use = ?args.tool_use_id, "permission asked; waiting");
+        let waiter = Waiter {
+            server: self.clone(),
+            session: session.id.clone(),
+            heartbeat: self.heartbeat,
+        };
+        let waited = waiter.outcome(&Bridge::new(&meta, &peer, &cancelled)).await;
+        let session_id = session.id;
+        let settled = request.clone();
+        let verdict = match waited {
+            Ok(outcome) => request.verdict(&outcome),
+            Err(error) => {
+                // Cancelled: the question leaves the inbox, answering nothing.
+                self.blocking(move |workspace| {
+                    feedback::retract(workspace, &session_id, clock::now())?;
+                    agents::permission_settled(
+                        workspace,
+                        settled.agent,
+                        &settled.session_id,
+                        false,
+                        clock::now(),
+                    )?;
+                    Ok(())
+                })
+                .await?;
+                return Err(error);
+            }
+        };
+        let decided = verdict != Verdict::FallThrough;
+        self.blocking(move |workspace| {
+            if !decided {
+                feedback::retract(workspace, &session_id, clock::now())?;
+            }
+            agents::permission_settled(
+                workspace,
+                settled.agent,
+                &settled.session_id,
+                decided,
+                clock::now(),
+            )?;
+            Ok(())
+        })
+        .await?;
+        // One text block and no structured content: Claude Code reads a
+        // permission prompt tool's answer from exactly that.
+        let output = prompt_tool_output(&verdict, &input);
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            output.to_string(),
+        )]))
+    }
+}

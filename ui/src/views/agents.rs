@@ -1,0 +1,270 @@
+//! The Agents view: one row per agent session seen through hooks or MCP —
+//! who, its state and for how long, its folder, what it waits on and its
+//! last messages — waiting ones first. Arrow keys (or j/k) move, Enter
+//! opens the question an agent waits on; Alt+J, anywhere, jumps to the next
+//! agent that waits.
+
+use leptos::prelude::*;
+use switchboard_model::{
+    age_label,
+    agent::{AgentRecord, AgentRow, next_waiting, transcript::Speaker},
+    ipc::StoreChange,
+};
+
+use crate::{events, ipc, tasks, views::inbox::browser_now};
+
+/// The workspace's agents, followed for the window's life: the view, the
+/// inbox's strip and the jump shortcut share them (from the context).
+#[derive(Clone, Copy)]
+pub struct Agents {
+    /// As last read, in the view's order.
+    pub rows: RwSignal<Vec<AgentRow>>,
+    /// The key of the row the view selects.
+    pub selected: RwSignal<Option<String>>,
+}
+
+/// A row's key: its kind and session.
+pub fn key(row: &AgentRow) -> String {
+    AgentRecord::key(row.record.agent, &row.record.session_id)
+}
+
+impl Agents {
+    /// Follows the agents from now on: the list now, again at each change
+    /// on disk and every 30 s (an agent that vanished shows gone).
+    pub fn follow() -> Self {
+        let agents = Self {
+            rows: RwSignal::new(Vec::new()),
+            selected: RwSignal::new(None),
+        };
+        let refresh = move || {
+            tasks::fetch(async move {
+                match ipc::list_agents().await {
+                    Ok(rows) => agents.rows.set(rows),
+                    Err(error) => leptos::logging::error!("agents: {}", error.message),
+                }
+            })
+        };
+        refresh();
+        events::on_store_change(move |change| {
+            if change == StoreChange::Agents {
+                refresh();
+            }
+        });
+        let _ = set_interval_with_handle(refresh, std::time::Duration::from_secs(30));
+        agents
+    }
+
+    /// Selects the next agent after the selected one that waits on the
+    /// developer; `false` when none waits.
+    pub fn jump_to_next_waiting(self) -> bool {
+        let rows = self.rows.get_untracked();
+        let current = self
+            .selected
+            .get_untracked()
+            .and_then(|selected| rows.iter().position(|row| key(row) == selected));
+        match next_waiting(&rows, current) {
+            Some(index) => {
+                self.selected.set(Some(key(&rows[index])));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The view.
+#[component]
+pub fn AgentsView(
+    /// Opens a delivery in the inbox.
+    on_open_question: Callback<String>,
+) -> impl IntoView {
+    let Some(agents) = use_context::<Agents>() else {
+        return view! { <p class="error">"The agents are not followed."</p> }.into_any();
+    };
+    let now = RwSignal::new(browser_now());
+    let ticker = set_interval_with_handle(
+        move || now.set(browser_now()),
+        std::time::Duration::from_secs(15),
+    );
+    let step = move |by: isize| {
+        let rows = agents.rows.get_untracked();
+        if rows.is_empty() {
+            return;
+        }
+        let current = agents
+            .selected
+            .get_untracked()
+            .and_then(|selected| rows.iter().position(|row| key(row) == selected));
+        let next = match current {
+            None => 0,
+            Some(index) => (index as isize + by).clamp(0, rows.len() as isize - 1) as usize,
+        };
+        agents.selected.set(Some(key(&rows[next])));
+    };
+    let open_selected = move || {
+        let rows = agents.rows.get_untracked();
+        let selected = agents.selected.get_untracked();
+        if let Some(question) = rows
+            .iter()
+            .find(|row| Some(key(row)) == selected)
+            .and_then(|row| row.record.waiting_on.clone())
+        {
+            on_open_question.run(question);
+        }
+    };
+    let keys = window_event_listener(leptos::ev::keydown, move |event| {
+        if event.alt_key() || event.ctrl_key() || event.meta_key() {
+            return;
+        }
+        let typing = event
+            .target()
+            .and_then(|target| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(target).ok())
+            .is_some_and(|element| matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA"));
+        if typing {
+            return;
+        }
+        match event.key().as_str() {
+            "ArrowDown" | "j" => {
+                event.prevent_default();
+                step(1);
+            }
+            "ArrowUp" | "k" => {
+                event.prevent_default();
+                step(-1);
+            }
+            "Enter" => open_selected(),
+            _ => {}
+        }
+    });
+    on_cleanup(move || {
+        keys.remove();
+        if let Ok(handle) = ticker {
+            handle.clear();
+        }
+    });
+    // Scrolls the selected row into view when it changes.
+    Effect::new(move |_| {
+        if let Some(selected) = agents.selected.get()
+            && let Some(row) = document().get_element_by_id(&format!("agent-{selected}"))
+        {
+            row.scroll_into_view_with_bool(false);
+        }
+    });
+
+    view! {
+        <section class="agents" id="view-agents">
+            <header class="agents-header">
+                <h1>"Agents"</h1>
+                <span class="muted">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
+            </header>
+            {move || {
+                let rows = agents.rows.get();
+                if rows.is_empty() {
+                    return view! {
+                        <p class="muted" id="agents-empty">
+                            "No agent has been seen here yet. Connect one: "
+                            <code>"switchboard hooks install claude-code --write"</code>
+                            " (or codex), or "
+                            <code>"switchboard mcp install claude-code --write"</code>
+                            "."
+                        </p>
+                    }
+                    .into_any();
+                }
+                view! {
+                    <ul class="agent-list" id="agent-list" role="listbox" aria-label="Agents">
+                        {rows.into_iter().map(|row| view! { <AgentItem row agents now on_open_question /> }).collect_view()}
+                    </ul>
+                }
+                .into_any()
+            }}
+        </section>
+    }
+    .into_any()
+}
+
+/// One agent's row.
+#[component]
+fn AgentItem(
+    row: AgentRow,
+    agents: Agents,
+    now: RwSignal<switchboard_model::Timestamp>,
+    on_open_question: Callback<String>,
+) -> impl IntoView {
+    let id = key(&row);
+    let selected_id = id.clone();
+    let is_selected = move || agents.selected.get().as_deref() == Some(selected_id.as_str());
+    let since = row.record.since;
+    let state = row.shown;
+    let waiting_on = row.record.waiting_on.clone();
+    let select = id.clone();
+    view! {
+        <li
+            class="agent-row"
+            id=format!("agent-{id}")
+            data-state=format!("{state:?}").to_lowercase()
+            class:waits=state.waits()
+            class:selected=is_selected.clone()
+            role="option"
+            aria-selected=move || is_selected().to_string()
+            on:click=move |_| agents.selected.set(Some(select.clone()))
+        >
+            <div class="agent-line">
+                <strong class="agent-name">{row.record.name.clone()}</strong>
+                <span class=format!("badge agent-state state-{state:?}").to_lowercase()>{state.label()}</span>
+                <time class="age">{move || age_label(since, now.get()).replace(" ago", "")}</time>
+                <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
+            </div>
+            {row.record.reason.clone().map(|reason| view! { <p class="agent-reason">{reason}</p> })}
+            {waiting_on.map(|question| {
+                let open = question.clone();
+                view! {
+                    <button class="agent-open primary" data-question=question on:click=move |_| on_open_question.run(open.clone())>
+                        "Open its question (Enter)"
+                    </button>
+                }
+            })}
+            <ol class="agent-messages">
+                {row
+                    .last_messages
+                    .into_iter()
+                    .map(|message| {
+                        let who = match message.speaker {
+                            Speaker::User => "you",
+                            Speaker::Agent => "agent",
+                        };
+                        view! { <li class=format!("said-by-{who}")><span class="who">{who}</span>" "{message.text}</li> }
+                    })
+                    .collect_view()}
+            </ol>
+        </li>
+    }
+}
+
+/// The inbox's strip: the agents waiting on the developer, one click (or
+/// Alt+J) from the Agents view.
+#[component]
+pub fn WaitingStrip(on_show: Callback<()>) -> impl IntoView {
+    let agents = use_context::<Agents>();
+    move || {
+        let agents = agents?;
+        let waiting: Vec<AgentRow> = agents
+            .rows
+            .get()
+            .into_iter()
+            .filter(|row| row.shown.waits())
+            .collect();
+        (!waiting.is_empty()).then(|| {
+            let names: Vec<String> = waiting
+                .iter()
+                .map(|row| format!("{} ({})", row.record.name, row.shown.label()))
+                .collect();
+            view! {
+                <div class="agents-strip" id="agents-strip" role="status">
+                    <span>{format!("{} waiting: {}", if waiting.len() == 1 { "1 agent".to_owned() } else { format!("{} agents", waiting.len()) }, names.join(" · "))}</span>
+                    <button class="quiet" id="agents-strip-open" title="Agents (Alt+J)" on:click=move |_| on_show.run(())>"Show agents"</button>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,134 @@
+//! An agent's own permission request answered in the window: Allow,
+//! Always allow (the agent keeps the rule), Deny with a reason the model
+//! reads, or Answer in the terminal (the agent asks there instead). Keys
+//! when not typing: `y` allows, `n` goes to the reason (Enter there
+//! denies), `t` leaves it to the terminal.
+
+use leptos::{html, prelude::*};
+use switchboard_model::{ErrorCode, agent::permission::RequestMark, blocking::Reply};
+
+use crate::{ipc, tasks};
+
+/// The answer buttons of permission request `id`.
+#[component]
+pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> impl IntoView {
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let reason = RwSignal::new(String::new());
+    let reason_box = NodeRef::<html::Input>::new();
+    let allow_button = NodeRef::<html::Button>::new();
+    let id = StoredValue::new(id);
+    let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
+    let send = move |reply: Reply| {
+        if busy.get_untracked() {
+            return;
+        }
+        busy.set(true);
+        let id = id.get_value();
+        tasks::act(async move {
+            match ipc::reply(&id, reply).await {
+                Ok(()) => {
+                    on_done.try_run(());
+                }
+                Err(failure) if failure.code == ErrorCode::AlreadyResponded => {
+                    if let Some(super::detail::AnsweredElsewhere(flag)) = elsewhere {
+                        flag.set(true);
+                    }
+                    on_done.try_run(());
+                }
+                Err(failure) => error.set(Some(failure.message)),
+            }
+            busy.set(false);
+        });
+    };
+    let allow = move |always: bool| {
+        let mut answer = serde_json::json!({"value": true});
+        if always {
+            answer["remember"] = serde_json::Value::Bool(true);
+        }
+        send(Reply::Answer { answer });
+    };
+    let deny = move || {
+        let mut answer = serde_json::json!({"value": false});
+        let why = reason.get_untracked();
+        if !why.trim().is_empty() {
+            answer["comment"] = serde_json::Value::String(why);
+        }
+        send(Reply::Answer { answer });
+    };
+    let has_terminal = mark.has_terminal;
+    let keys = window_event_listener(leptos::ev::keydown, move |event| {
+        if event.alt_key() || event.ctrl_key() || event.meta_key() {
+            return;
+        }
+        let typing = event
+            .target()
+            .and_then(|target| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(target).ok())
+            .is_some_and(|element| matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA"));
+        if typing {
+            return;
+        }
+        match event.key().as_str() {
+            "y" => {
+                event.prevent_default();
+                allow(false);
+            }
+            "n" => {
+                event.prevent_default();
+                if let Some(input) = reason_box.get_untracked() {
+                    let _ = input.focus();
+                }
+            }
+            "t" if has_terminal => {
+                event.prevent_default();
+                send(Reply::Dismiss);
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || keys.remove());
+    // Allow has the focus, so Enter allows at once.
+    Effect::new(move |_| {
+        if let Some(button) = allow_button.get() {
+            let _ = button.focus();
+        }
+    });
+    let agent = mark.agent.label();
+    let tool = mark.tool_name.clone();
+
+    view! {
+        <section class="permission-form" id="permission-form" aria-label=format!("{agent} asks to use {tool}")>
+            <div class="confirm">
+                <button type="button" class="primary" id="permission-allow" node_ref=allow_button disabled=move || busy.get() title="Allow (y)" on:click=move |_| allow(false)>
+                    "Allow"
+                </button>
+                {mark.always_rule.clone().map(|rule| view! {
+                    <button type="button" id="permission-always" disabled=move || busy.get() title=format!("Allow, and let {agent} keep the rule {rule}") on:click=move |_| allow(true)>
+                        "Always allow"
+                    </button>
+                })}
+            </div>
+            <form class="permission-deny" on:submit=move |event| {
+                event.prevent_default();
+                deny();
+            }>
+                <input
+                    type="text"
+                    id="permission-reason"
+                    node_ref=reason_box
+                    placeholder="Why not? (the agent reads it; n)"
+                    maxlength="4000"
+                    prop:value=move || reason.get()
+                    on:input=move |event| reason.set(event_target_value(&event))
+                />
+                <button type="submit" id="permission-deny" disabled=move || busy.get() title="Deny (Enter in the reason)">"Deny"</button>
+            </form>
+            {has_terminal.then(|| view! {
+                <button type="button" class="quiet" id="permission-terminal" disabled=move || busy.get() title="The agent asks in its own terminal instead (t)" on:click=move |_| send(Reply::Dismiss)>
+                    "Answer in the terminal"
+                </button>
+            })}
+            {move || error.get().map(|message| view! { <p class="error" role="alert" id="permission-error">{message}</p> })}
+        </section>
+    }
+}
