@@ -31,6 +31,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-e2e --bench window
 	$(CARGO) bench -p switchboard-e2e --bench inbox
 	$(CARGO) bench -p switchboard-e2e --bench footprint
+	$(CARGO) bench -p switchboard-e2e --bench agents
 	$(CARGO) bench -p switchboard-sidecar --bench prompt
 	$(CARGO) bench -p switchboard-sidecar --bench ttft
 	$(CARGO) bench -p switchboard-store --bench knowledge
@@ -38,6 +39,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-store --bench tapes
 	$(CARGO) bench -p switchboard-cli --bench mcp
 	$(CARGO) bench -p switchboard-cli --bench tapes
+	$(CARGO) bench -p switchboard-cli --bench hooks
 	$(CARGO) bench -p switchboard-session --bench sessions
 	$(CARGO) bench -p switchboard-probe --bench probe
 

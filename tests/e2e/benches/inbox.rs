@@ -19,7 +19,7 @@ use std::{
 
 use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
-use switchboard_e2e::Binaries;
+use switchboard_e2e::{Binaries, measure::percentile};
 use switchboard_model::{
     ContentType, DeliveryMode, DeliveryStatus, NewDelivery,
     blocking::{BlockingSession, BlockingStatus, Reply},
@@ -283,15 +283,4 @@ fn large_inbox() -> Result<Rows> {
             "–",
         ),
     ])
-}
-
-/// The `p`th percentile (nearest rank) of `samples`.
-fn percentile(samples: &[f64], p: f64) -> f64 {
-    if samples.is_empty() {
-        return f64::NAN;
-    }
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }

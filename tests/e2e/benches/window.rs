@@ -20,11 +20,14 @@ use std::{
     collections::BTreeMap,
     io::{BufRead, BufReader},
     process::{Command, Stdio},
-    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result, bail};
-use switchboard_e2e::{Binaries, Display, Driver, Session, WAIT};
+use switchboard_e2e::{
+    Binaries, Display, Driver, Session, WAIT,
+    measure::{percentile, recorded_at, wall_clock_ms},
+};
 
 const COLD_STARTS: usize = 11;
 const DELIVERIES: usize = 20;
@@ -258,13 +261,6 @@ const record = () => {
 new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
 "#;
 
-fn wall_clock_ms() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_secs_f64() * 1000.0)
-        .unwrap_or(0.0)
-}
-
 /// Milliseconds from `deliver` returning to the title being in the DOM.
 async fn deliver_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f64>> {
     let workspace = tempfile::tempdir()?;
@@ -473,34 +469,4 @@ async fn terminal_behind_flood(driver: &Driver, binaries: &Binaries) -> Result<(
     }
     let missed = FLOOD_ROUNDS - samples.len();
     Ok((samples, missed))
-}
-
-/// When the page's observer recorded `key` in `window[map]` (its wall
-/// clock, in ms), waiting for it to be recorded.
-async fn recorded_at(session: &Session, map: &str, key: &str) -> Result<f64> {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let seen = session
-            .client
-            .execute(
-                &format!("return window.{map}[arguments[0]] || null"),
-                vec![key.into()],
-            )
-            .await?;
-        if let Some(at) = seen.as_f64() {
-            return Ok(at);
-        }
-        if Instant::now() > deadline {
-            bail!("{key} was never recorded in {map}");
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
-/// The `p`th percentile (nearest rank) of `samples`.
-fn percentile(samples: &[f64], p: f64) -> f64 {
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }

@@ -8,6 +8,7 @@
 mod binaries;
 mod display;
 mod driver;
+pub mod measure;
 mod process;
 mod session;
 

@@ -8,6 +8,7 @@
 #![allow(missing_docs)] // A test fixture; each item says what it does in its name.
 
 pub mod anthropic;
+pub mod claude_code;
 
 use std::{
     collections::VecDeque,

@@ -202,7 +202,7 @@ fn AgentItem(
         <li
             class="agent-row"
             id=format!("agent-{id}")
-            data-state=format!("{state:?}").to_lowercase()
+            data-state=state.as_str()
             class:waits=state.waits()
             class:selected=is_selected.clone()
             role="option"
@@ -211,7 +211,7 @@ fn AgentItem(
         >
             <div class="agent-line">
                 <strong class="agent-name">{row.record.name.clone()}</strong>
-                <span class=format!("badge agent-state state-{state:?}").to_lowercase()>{state.label()}</span>
+                <span class=format!("badge agent-state state-{}", state.as_str())>{state.label()}</span>
                 <time class="age">{move || age_label(since, now.get()).replace(" ago", "")}</time>
                 <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
             </div>

@@ -6,34 +6,25 @@
 
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::Output,
     thread,
 };
 
 use serde_json::{Value, json};
-use switchboard_model_server::anthropic::{MessagesServer, Turn};
+use switchboard_model_server::{
+    anthropic::{MessagesServer, Turn},
+    claude_code::ClaudeCode,
+};
 use switchboard_store::{Workspace, window};
 
 use crate::{ok_stdout, stored_now, switchboard, when_stored};
 
-/// The Claude Code the setup script installs.
-fn claude() -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../target/claude-code/node_modules/.bin/claude");
-    assert!(
-        path.exists(),
-        "Claude Code is not installed at {}: run scripts/setup.sh test",
-        path.display()
-    );
-    path
-}
-
-/// A project with Switchboard's hooks installed the way a developer does
-/// it, and a Claude Code configuration of its own that trusts it.
+/// A project with Claude Code set up to trust it and Switchboard's hooks
+/// installed the way a developer does it.
 struct Project {
     _dir: tempfile::TempDir,
     root: PathBuf,
-    config: PathBuf,
+    claude: ClaudeCode,
 }
 
 impl Project {
@@ -62,13 +53,7 @@ impl Project {
             &project.root,
             &["mcp", "install", "claude-code", "--write"],
         ));
-        let mut settings: Value = serde_json::from_str(
-            &std::fs::read_to_string(project.config.join(".claude.json")).unwrap(),
-        )
-        .unwrap();
-        settings["projects"][project.root.display().to_string()]["enabledMcpjsonServers"] =
-            json!(["switchboard"]);
-        std::fs::write(project.config.join(".claude.json"), settings.to_string()).unwrap();
+        project.claude.enable_project_servers(&["switchboard"]);
         project
     }
 
@@ -77,17 +62,11 @@ impl Project {
         std::fs::create_dir(dir.path().join("project")).unwrap();
         let root = dir.path().join("project").canonicalize().unwrap();
         std::fs::create_dir(root.join("build")).unwrap();
-        let config = dir.path().join("claude-config");
-        std::fs::create_dir(&config).unwrap();
-        let settings = json!({
-            "hasCompletedOnboarding": true,
-            "projects": {root.display().to_string(): {"hasTrustDialogAccepted": true}},
-        });
-        std::fs::write(config.join(".claude.json"), settings.to_string()).unwrap();
+        let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &root);
         Self {
             _dir: dir,
             root,
-            config,
+            claude,
         }
     }
 
@@ -96,24 +75,9 @@ impl Project {
         let bin = Path::new(env!("CARGO_BIN_EXE_switchboard"))
             .parent()
             .unwrap();
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        Command::new("timeout")
-            .arg("120")
-            .arg(claude())
-            .args(["-p", "tidy the build", "--output-format", "json"])
+        self.claude
+            .print(server, "tidy the build", bin)
             .args(extra)
-            .current_dir(&self.root)
-            .env("PATH", path)
-            .env("ANTHROPIC_BASE_URL", server.url())
-            .env("ANTHROPIC_API_KEY", "sk-test")
-            .env("CLAUDE_CONFIG_DIR", &self.config)
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("ENABLE_TOOL_SEARCH", "false")
-            .env_remove("CLAUDE_PROJECT_DIR")
             .output()
             .unwrap()
     }

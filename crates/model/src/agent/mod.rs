@@ -73,6 +73,17 @@ impl AgentState {
         matches!(self, Self::NeedsPermission | Self::WaitingForInput)
     }
 
+    /// The spelling in files and pages (`needs_permission`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NeedsPermission => "needs_permission",
+            Self::WaitingForInput => "waiting_for_input",
+            Self::Working => "working",
+            Self::TurnFinished => "turn_finished",
+            Self::Gone => "gone",
+        }
+    }
+
     /// The words the view shows.
     pub fn label(self) -> &'static str {
         match self {
@@ -282,6 +293,19 @@ mod tests {
             shown: state,
             record,
             last_messages: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn states_are_spelt_as_serde_writes_them() {
+        for state in [
+            AgentState::NeedsPermission,
+            AgentState::WaitingForInput,
+            AgentState::Working,
+            AgentState::TurnFinished,
+            AgentState::Gone,
+        ] {
+            assert_eq!(serde_json::to_value(state).unwrap(), state.as_str());
         }
     }
 

@@ -92,8 +92,8 @@ fn events_reach_only_open_views_after_many_switches(environment: &Environment) -
             }
             let subscribers = root_count(session, "subscribers-store").await?;
             ensure!(
-                subscribers == 2,
-                "the theme and the inbox listen, nothing left over: {subscribers}"
+                subscribers == 3,
+                "the theme, the agents (followed for the window's life) and the inbox listen, nothing left over: {subscribers}"
             );
             let (dispatched, handled) = (
                 root_count(session, "dispatched-store").await?,

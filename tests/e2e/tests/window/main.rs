@@ -4,6 +4,7 @@
 //! Runs one test at a time (one display, one driver). A missing tool fails
 //! the run with the setup step to take; nothing is skipped.
 
+mod agents;
 mod annotations;
 mod chat;
 mod export;
@@ -49,6 +50,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(terminals::trials(&environment));
     trials.extend(instance::trials(&environment));
     trials.extend(export::trials(&environment));
+    trials.extend(agents::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()

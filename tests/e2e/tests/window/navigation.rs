@@ -25,6 +25,7 @@ fn sidebar_switches_views_by_click_and_keyboard(environment: &Environment) -> Re
             labels
                 == [
                     "Inbox",
+                    "Agents",
                     "Chat",
                     "Knowledge",
                     "Team",
@@ -32,7 +33,7 @@ fn sidebar_switches_views_by_click_and_keyboard(environment: &Environment) -> Re
                     "Terminals",
                     "Settings"
                 ],
-            "the sidebar lists the seven views: {labels:?}"
+            "the sidebar lists the eight views: {labels:?}"
         );
         session.find("#nav-chat").await?.click().await?;
         session.find("#view-chat").await?;

@@ -1,0 +1,48 @@
+//! What the window benchmarks measure with: the wall clock the page's
+//! observers share, their records read back, and percentiles.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Result, bail};
+
+use crate::{Session, WAIT};
+
+/// The wall clock in ms since the Unix epoch, as the page's `Date.now()`.
+pub fn wall_clock_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
+}
+
+/// When the page's observer recorded `key` in `window[map]` (its wall
+/// clock, in ms), waiting for it to be recorded.
+pub async fn recorded_at(session: &Session, map: &str, key: &str) -> Result<f64> {
+    let script = format!("return window.{map}[arguments[0]] || null");
+    recorded(session, &script, Some(key)).await
+}
+
+/// What `script` (given `key` as its one argument, if any) returns once it
+/// returns a number.
+pub async fn recorded(session: &Session, script: &str, key: Option<&str>) -> Result<f64> {
+    let deadline = Instant::now() + WAIT;
+    let arguments: Vec<serde_json::Value> = key.map(|key| key.into()).into_iter().collect();
+    loop {
+        let seen = session.client.execute(script, arguments.clone()).await?;
+        if let Some(at) = seen.as_f64() {
+            return Ok(at);
+        }
+        if Instant::now() > deadline {
+            bail!("{script} ({key:?}) never returned a time");
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// The `p`th percentile (nearest rank) of `samples`.
+pub fn percentile(samples: &[f64], p: f64) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}

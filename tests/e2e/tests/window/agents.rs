@@ -1,0 +1,221 @@
+//! Agents' own questions in the real window: Claude Code (the real CLI,
+//! its model scripted on loopback) asks permission through the hook while
+//! the developer is in another view; Alt+J finds it, Enter opens its
+//! question, `y` allows it, and Claude Code goes on. The Agents view
+//! follows agents while it is closed and shows what they do when it opens
+//! again.
+
+use std::{io::Write, path::Path, process::Stdio, sync::Arc};
+
+use anyhow::{Context, Result, ensure};
+use fantoccini::{Locator, key::Key};
+use serde_json::{Value, json};
+use switchboard_e2e::Session;
+use switchboard_model_server::{
+    anthropic::{MessagesServer, Turn},
+    claude_code::ClaudeCode,
+};
+
+use crate::harness::{Environment, trial};
+
+pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
+    vec![
+        trial(
+            environment,
+            "agents::a_permission_request_is_found_and_allowed_from_the_keyboard",
+            a_permission_request_is_found_and_allowed_from_the_keyboard,
+        ),
+        trial(
+            environment,
+            "agents::the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it",
+            the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it,
+        ),
+    ]
+}
+
+/// Presses Alt+`key` anywhere in the window.
+async fn alt(session: &Session, key: char) -> Result<()> {
+    let body = session.client.find(Locator::Css("body")).await?;
+    body.send_keys(&format!(
+        "{}{key}{}",
+        char::from(Key::Alt),
+        char::from(Key::Alt)
+    ))
+    .await?;
+    Ok(())
+}
+
+/// Presses `keys` where the focus is.
+async fn press(session: &Session, keys: &str) -> Result<()> {
+    session
+        .client
+        .active_element()
+        .await?
+        .send_keys(keys)
+        .await?;
+    Ok(())
+}
+
+fn a_permission_request_is_found_and_allowed_from_the_keyboard(
+    environment: &Environment,
+) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join("build"))?;
+    let project = project.canonicalize()?;
+    let installed = environment
+        .binaries
+        .cli(&project)
+        .args(["hooks", "install", "claude-code", "--write"])
+        .output()?;
+    ensure!(installed.status.success(), "hooks install failed");
+    let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &project);
+    let server = MessagesServer::start(vec![
+        Turn::tool(
+            "Bash",
+            json!({"command": "rm -rf build", "description": "Remove the build"}),
+        ),
+        Turn::text("Done."),
+    ]);
+    let bin = environment
+        .binaries
+        .cli
+        .parent()
+        .context("the CLI has a folder")?
+        .to_owned();
+    environment.with_app(&project, async |session: &Session| {
+        session.find("#view-inbox").await?;
+        // The developer is elsewhere when the agent asks.
+        session.find("#nav-terminals").await?.click().await?;
+        session.find("#view-terminals").await?;
+        let agent = claude
+            .print(&server, "tidy up", &bin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        // The sidebar counts the waiting agent while the developer looks
+        // elsewhere.
+        if let Err(error) = session
+            .wait_for_text("#agents-waiting", |text| text == "1")
+            .await
+        {
+            let mut agent = agent;
+            let _ = agent.kill();
+            let output = agent.wait_with_output()?;
+            let agents = std::fs::read_dir(project.join(".switchboard/agents"))
+                .map(|entries| entries.count())
+                .unwrap_or(0);
+            anyhow::bail!(
+                "{error}; {agents} agent files; claude said: {} {}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        alt(session, 'j').await?;
+        session
+            .find("#view-agents .agent-row.selected.waits")
+            .await?;
+        let row = session
+            .wait_for_text("#view-agents .agent-row.selected", |text| {
+                text.contains("needs permission")
+            })
+            .await?;
+        ensure!(
+            row.contains("Claude Code"),
+            "the row names the agent: {row:?}"
+        );
+        session.find("#nav-agents[aria-current='page']").await?;
+        let body = session.client.find(Locator::Css("body")).await?;
+        body.send_keys(&Key::Enter.to_string()).await?;
+        session
+            .wait_for_text("#delivery-title", |text| {
+                text == "Claude Code wants to run `rm -rf build`"
+            })
+            .await?;
+        let shown = session
+            .wait_for_text("#delivery-view", |text| text.contains("rm -rf build"))
+            .await?;
+        ensure!(
+            shown.contains("Remove the build"),
+            "the description shows: {shown:?}"
+        );
+        session.find("#permission-terminal").await?;
+        press(session, "y").await?;
+
+        let output = agent.wait_with_output()?;
+        let result: Value = serde_json::from_slice(&output.stdout)?;
+        ensure!(result["result"] == "Done.", "Claude Code went on: {result}");
+        ensure!(!project.join("build").exists(), "the allowed command ran");
+        session
+            .wait_for_text("#delivery-status", |text| text == "completed")
+            .await?;
+        Ok(())
+    })
+}
+
+/// Runs `switchboard hook` with `event` on stdin, as an agent does.
+fn hook(environment: &Environment, workspace: &Path, event: &Value) -> Result<()> {
+    let mut child = environment
+        .binaries
+        .cli(workspace)
+        .args(["hook", "--agent", "claude-code"])
+        .stdin(Stdio::piped())
+        .spawn()?;
+    child
+        .stdin
+        .take()
+        .context("stdin")?
+        .write_all(event.to_string().as_bytes())?;
+    ensure!(child.wait()?.success(), "the hook failed");
+    Ok(())
+}
+
+fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let event = |session: &str, name: &str, extra: Value| {
+        let mut event = json!({"session_id": session, "cwd": root, "hook_event_name": name});
+        if let (Some(event), Some(extra)) = (event.as_object_mut(), extra.as_object()) {
+            event.extend(extra.clone());
+        }
+        event
+    };
+    environment.with_app(&root, async |session: &Session| {
+        session.find("#view-inbox").await?;
+        alt(session, '2').await?;
+        session.find("#view-agents #agents-empty").await?;
+        // Two agents appear while the view is open: one working, one
+        // waiting for input.
+        hook(environment, &root, &event("busy-one", "SessionStart", json!({})))?;
+        hook(environment, &root, &event("idle-one", "SessionStart", json!({})))?;
+        hook(environment, &root, &event("idle-one", "Notification", json!({"message": "Claude is waiting for your input", "notification_type": "idle_prompt"})))?;
+        session
+            .wait_for_text("#agent-list", |text| text.contains("waiting for input") && text.contains("working"))
+            .await?;
+        let rows = session.texts("#agent-list > .agent-row").await?;
+        ensure!(rows.len() == 2, "two rows: {rows:?}");
+        ensure!(rows[0].contains("waiting for input") && rows[0].contains("Claude is waiting for your input"), "the waiting one first, with why: {rows:?}");
+        // The inbox shows a strip for it; Alt+J comes back to it selected.
+        alt(session, '1').await?;
+        let strip = session.wait_for_text("#agents-strip", |text| text.contains("1 agent waiting")).await?;
+        ensure!(strip.contains("waiting for input"), "{strip:?}");
+        // Meanwhile the busy agent finishes its turn, unseen.
+        hook(environment, &root, &event("busy-one", "Stop", json!({})))?;
+        alt(session, 'j').await?;
+        session.find("#view-agents").await?;
+        let selected = session.find("#view-agents .agent-row.selected").await?;
+        let id = selected.attr("id").await?.unwrap_or_default();
+        ensure!(id.ends_with("idle-one"), "Alt+J selects the waiting agent: {id}");
+        session
+            .wait_for_text("#agent-list", |text| text.contains("turn finished"))
+            .await?;
+        // The developer answers it at its prompt: it works again.
+        hook(environment, &root, &event("idle-one", "UserPromptSubmit", json!({"prompt": "go on"})))?;
+        session
+            .wait_for_text("#agent-list > .agent-row:first-child", |text| text.contains("working"))
+            .await?;
+        Ok(())
+    })
+}

@@ -1,0 +1,83 @@
+//! The real Claude Code (the version `scripts/setup.sh test` installs)
+//! set up to run whole turns in a test: its own configuration folder that
+//! trusts the project, its model the scripted [`MessagesServer`] on
+//! loopback, no key and no network.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use serde_json::{Value, json};
+
+use crate::anthropic::MessagesServer;
+
+/// The Claude Code binary the setup script installs.
+pub fn binary() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/claude-code/node_modules/.bin/claude");
+    assert!(
+        path.exists(),
+        "Claude Code is not installed at {}: run scripts/setup.sh test",
+        path.display()
+    );
+    path
+}
+
+/// Claude Code for one project: its configuration folder and the project.
+pub struct ClaudeCode {
+    config: PathBuf,
+    project: PathBuf,
+}
+
+impl ClaudeCode {
+    /// Makes `config` a Claude Code configuration folder that has been
+    /// through onboarding and trusts `project` (a canonical path).
+    pub fn configure(config: &Path, project: &Path) -> Self {
+        std::fs::create_dir_all(config).unwrap();
+        let settings = json!({
+            "hasCompletedOnboarding": true,
+            "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}},
+        });
+        std::fs::write(config.join(".claude.json"), settings.to_string()).unwrap();
+        Self {
+            config: config.to_owned(),
+            project: project.to_owned(),
+        }
+    }
+
+    /// Lets the project's `.mcp.json` servers start without asking.
+    pub fn enable_project_servers(&self, names: &[&str]) {
+        let path = self.config.join(".claude.json");
+        let mut settings: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        settings["projects"][self.project.display().to_string()]["enabledMcpjsonServers"] =
+            json!(names);
+        std::fs::write(path, settings.to_string()).unwrap();
+    }
+
+    /// `claude -p PROMPT --output-format json` in the project, talking to
+    /// `server`, with `bin` first on PATH (where `switchboard` is), under
+    /// `timeout 120`.
+    pub fn print(&self, server: &MessagesServer, prompt: &str, bin: &Path) -> Command {
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut command = Command::new("timeout");
+        command
+            .arg("120")
+            .arg(binary())
+            .args(["-p", prompt, "--output-format", "json"])
+            .current_dir(&self.project)
+            .env("PATH", path)
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("CLAUDE_CONFIG_DIR", &self.config)
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("ENABLE_TOOL_SEARCH", "false")
+            .env_remove("CLAUDE_PROJECT_DIR");
+        command
+    }
+}
