@@ -182,7 +182,7 @@ pub fn App() -> impl IntoView {
                                         on:click=move |_| set_current.set(view)
                                     >
                                         {view.label()}
-                                        {(view == View::Agents).then(|| move || {
+                                        {(view == View::Agents).then_some(move || {
                                             let waiting = agents.rows.with(|rows| rows.iter().filter(|row| row.shown.waits()).count());
                                             (waiting > 0).then(|| view! {
                                                 <span class="nav-count" id="agents-waiting" title="Agents waiting on you">{waiting}</span>
