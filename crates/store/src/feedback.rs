@@ -154,9 +154,10 @@ pub fn ask_marked(
 }
 
 /// Takes back a question whose agent decided without it (its own terminal
-/// prompt, a wait that ran out, a window that closed): under the inbox
-/// lock, the session ends as `timeout` with a `withdrawn_at` stamp and the
-/// delivery leaves the inbox — unless an answer came first, which is then
+/// prompt — the developer dismissed it to answer there —, a wait that ran
+/// out, a window that closed): under the inbox lock, an open session ends
+/// as `timeout` with a `withdrawn_at` stamp and the delivery leaves the
+/// inbox — unless an answer or a decline came first, which is then
 /// returned and kept. Nothing stays in the inbox that answers nothing.
 pub fn retract(
     workspace: &Workspace,
@@ -173,11 +174,13 @@ pub fn retract(
             id: session_id.to_owned(),
         })?;
     let mut session: BlockingSession = sessions.decode(index)?;
-    if let Some(outcome) = AwaitOutcome::of_session(&session)
-        && !matches!(outcome, AwaitOutcome::Timeout { .. })
+    let settled = AwaitOutcome::of_session(&session);
+    if let Some(outcome @ (AwaitOutcome::Responded { .. } | AwaitOutcome::Declined { .. })) =
+        settled
     {
         return Ok(outcome);
     }
+    let dismissed = matches!(settled, Some(AwaitOutcome::Dismissed { .. }));
     if session.status.is_open() {
         session.status = BlockingStatus::Timeout;
         let stamp = serde_json::to_value(now).map_err(|source| StoreError::Encode {
@@ -191,14 +194,16 @@ pub fn retract(
     let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
     if let Some(index) = deliveries.position(&session.delivery_id) {
         let delivery: Delivery = deliveries.decode(index)?;
-        if delivery.status != switchboard_model::DeliveryStatus::Completed {
+        if dismissed || delivery.status != switchboard_model::DeliveryStatus::Completed {
             deliveries.records.remove(index);
             deliveries.save()?;
         }
     }
-    Ok(AwaitOutcome::Timeout {
-        delivery_id: session.delivery_id,
-    })
+    Ok(settled
+        .filter(|_| dismissed)
+        .unwrap_or(AwaitOutcome::Timeout {
+            delivery_id: session.delivery_id,
+        }))
 }
 
 /// Opens a waiting session on delivery `id` that times out at `timeout_at`.

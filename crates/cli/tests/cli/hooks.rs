@@ -286,3 +286,129 @@ fn a_headless_run_asks_through_the_approve_tool_and_a_denial_stops_the_command()
     );
     assert_eq!(project.questions().len(), 2);
 }
+
+/// Runs `switchboard hook` with a permission request on stdin, as Claude
+/// Code does, and returns the running process.
+fn hook_process(root: &Path, wait: &str) -> std::process::Child {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["hook", "--agent", "claude-code", "--wait", wait])
+        .current_dir(root)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let event = json!({
+        "session_id": "s-1", "transcript_path": "", "cwd": root,
+        "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": "cargo publish"},
+    });
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(event.to_string().as_bytes())
+        .unwrap();
+    child
+}
+
+/// The open question the hook asked, once it is stored.
+fn asked(root: &Path) -> Value {
+    when_stored(root, || {
+        stored_now(root)?
+            .into_iter()
+            .find(|delivery| delivery["status"] == "awaiting_feedback")
+    })
+}
+
+/// The hook decided nothing: no output, exit 0, and its question is gone.
+fn fell_through(root: &Path, child: std::process::Child) {
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "no decision: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(
+        stored_now(root).unwrap_or_default().is_empty(),
+        "the question left the inbox"
+    );
+}
+
+#[test]
+fn answer_in_the_terminal_hands_the_request_back_to_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let _window = window::hold(&Workspace::open(&root).unwrap()).unwrap();
+    let child = hook_process(&root, "60");
+    let question = asked(&root);
+    ok_stdout(&switchboard(
+        &root,
+        &["answer", question["id"].as_str().unwrap(), "--dismiss"],
+    ));
+    fell_through(&root, child);
+}
+
+#[test]
+fn a_window_that_closes_hands_the_request_back_to_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let window = window::hold(&Workspace::open(&root).unwrap()).unwrap();
+    let child = hook_process(&root, "60");
+    asked(&root);
+    drop(window);
+    fell_through(&root, child);
+}
+
+#[test]
+fn a_request_nobody_answers_in_time_goes_back_to_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let _window = window::hold(&Workspace::open(&root).unwrap()).unwrap();
+    let child = hook_process(&root, "1");
+    fell_through(&root, child);
+    // The agent waits at its own prompt, on no question here.
+    let agents: Value =
+        serde_json::from_str(&ok_stdout(&switchboard(&root, &["agents", "--json"]))).unwrap();
+    assert_eq!(agents[0]["shown"], "needs_permission");
+    assert!(agents[0]["record"]["waiting_on"].is_null());
+}
+
+#[test]
+fn a_bad_event_is_told_with_its_code_and_never_denies() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["hook"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"hook_event_name\": \"Stop\"}")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "1, a non-blocking error; never 2"
+    );
+    assert!(output.stdout.is_empty());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("error[INVALID_REQUEST]") && said.contains("session_id"),
+        "{said}"
+    );
+}
