@@ -35,6 +35,9 @@ pub struct Announced {
     /// Agents waiting at their own prompt (no question here), by key and
     /// since when.
     agents: Mutex<BTreeSet<(String, i64)>>,
+    /// Agents whose turn finished, by key and since when (told only when
+    /// the developer asked for it).
+    finished: Mutex<BTreeSet<(String, i64)>>,
     /// The questions waiting at start-up are known: newer ones notify.
     primed: std::sync::atomic::AtomicBool,
 }
@@ -136,16 +139,44 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
         *known = waiting;
         fresh
     };
-    if announced.primed.load(std::sync::atomic::Ordering::SeqCst) {
+    let finished: BTreeSet<(String, i64)> = rows
+        .iter()
+        .filter(|row| row.shown == switchboard_model::agent::AgentState::TurnFinished)
+        .map(key)
+        .collect();
+    let done: Vec<&AgentRow> = {
+        let Ok(mut known) = announced.finished.lock() else {
+            return;
+        };
+        let done = rows
+            .iter()
+            .filter(|row| finished.contains(&key(row)) && !known.contains(&key(row)))
+            .collect();
+        *known = finished;
+        done
+    };
+    let primed = announced.primed.load(std::sync::atomic::Ordering::SeqCst);
+    if primed && !done.is_empty() && wants_turn_notifications(app) {
+        for row in &done {
+            let shown = app
+                .notification()
+                .builder()
+                .title(format!(
+                    "{} finished its turn ({})",
+                    row.record.name,
+                    workspace.name()
+                ))
+                .body(last_said(row).unwrap_or_else(|| row.record.cwd.clone()))
+                .show();
+            if let Err(error) = shown {
+                tracing::debug!(%error, "no notification service");
+            }
+        }
+    }
+    if primed {
         for row in &fresh {
-            let said = row
-                .last_messages
-                .iter()
-                .rev()
-                .find(|message| {
-                    message.speaker == switchboard_model::agent::transcript::Speaker::Agent
-                })
-                .map(|message| format!("\n“{}”", message.text))
+            let said = last_said(row)
+                .map(|text| format!("\n“{text}”"))
                 .unwrap_or_default();
             let reason = row
                 .record
@@ -169,6 +200,24 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
         }
     }
     show_count(app, announced.waiting());
+}
+
+/// What an agent said last, from its transcript.
+fn last_said(row: &AgentRow) -> Option<String> {
+    row.last_messages
+        .iter()
+        .rev()
+        .find(|message| message.speaker == switchboard_model::agent::transcript::Speaker::Agent)
+        .map(|message| message.text.clone())
+}
+
+/// Whether the developer asked to hear of finished turns (the settings'
+/// `notifyTurnFinished`).
+fn wants_turn_notifications(app: &AppHandle) -> bool {
+    app.try_state::<crate::state::AppState>()
+        .and_then(|state| state.config.settings_dir())
+        .and_then(|dir| switchboard_store::settings::load(&dir).ok())
+        .is_some_and(|settings| settings.notify_turn_finished)
 }
 
 /// Learns the questions that waited before the window opened: they update

@@ -61,6 +61,9 @@ pub struct Settings {
     pub build_globs: Option<Vec<String>>,
     /// Show the model's writes for approval instead of applying them.
     pub dry_run: bool,
+    /// Notify when an agent's turn finishes (agents waiting on the
+    /// developer always notify).
+    pub notify_turn_finished: bool,
 }
 
 /// An environment variable that overrides a setting.

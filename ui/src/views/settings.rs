@@ -222,6 +222,16 @@ pub fn SettingsPane() -> impl IntoView {
                     />
                     "Dry run: show the model's writes for approval instead of applying them"
                 </label>
+                <h2>"Agents"</h2>
+                <label class="checkbox">
+                    <input
+                        id="settings-notify-turn-finished"
+                        type="checkbox"
+                        prop:checked=move || draft.with(|s| s.notify_turn_finished)
+                        on:change=move |event| draft.update(|s| s.notify_turn_finished = event_target_checked(&event))
+                    />
+                    "Notify when an agent finishes its turn (agents waiting on you always notify)"
+                </label>
                 <h2>"Program sessions"</h2>
                 <p class="muted">"For the session host agents drive programs through; it reads these when it next starts (a minute after its last session ends)."</p>
                 {number_field("settings-max-sessions", "Live sessions at once", "1", Limits::default().max_sessions as u64,
