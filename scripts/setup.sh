@@ -12,8 +12,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 TRUNK_VERSION="0.21.14"
 TAURI_DRIVER_VERSION="2.1.0"
 BINARYEN_VERSION="132.0.0"
-# The real agent the hook tests drive (a native binary npm installs).
+# The real agents the hook tests drive (native binaries npm installs).
 CLAUDE_CODE_VERSION="2.1.332"
+CODEX_VERSION="0.171.0"
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
@@ -94,5 +95,10 @@ claude="$root/target/claude-code/node_modules/.bin/claude"
 if [ "$want" = test ] && ! "$claude" --version 2>/dev/null | grep -qF "$CLAUDE_CODE_VERSION"; then
   log "installing Claude Code $CLAUDE_CODE_VERSION from npm (the hook tests' agent)"
   npm install --prefix "$root/target/claude-code" --no-audit --no-fund --silent "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+fi
+codex="$root/target/codex/node_modules/.bin/codex"
+if [ "$want" = test ] && ! "$codex" --version 2>/dev/null | grep -qF "$CODEX_VERSION"; then
+  log "installing Codex $CODEX_VERSION from npm (the hook tests' other agent)"
+  npm install --prefix "$root/target/codex" --no-audit --no-fund --silent "@openai/codex@$CODEX_VERSION"
 fi
 log "ready"

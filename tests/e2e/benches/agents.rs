@@ -5,7 +5,8 @@
 //!   MutationObserver against the same wall clock the harness reads;
 //! - the Agents view with 50 agents whose transcripts hold 10,000 lines
 //!   each: opened from the sidebar → its 50 rows painted, and an agent's
-//!   hook event → its row's new state painted (median and p95 of 20 each).
+//!   hook process started → its row's new state painted (median and p95 of
+//!   20 each).
 
 use std::{
     io::Write,
@@ -61,7 +62,7 @@ fn main() -> Result<()> {
         "–",
     );
     row(
-        "an agent's hook event (process exit) → its new state painted, 50 agents",
+        "an agent's hook process started → its new state painted, 50 agents",
         &updated,
         "–",
     );
@@ -212,16 +213,16 @@ async fn agents_view(driver: &Driver, binaries: &Binaries) -> Result<(Vec<f64>, 
             ("UserPromptSubmit", "working")
         };
         let event = json!({"session_id": session_id, "cwd": root, "hook_event_name": name});
+        let started = wall_clock_ms();
         let child = hook(binaries, &root, &event)?;
         let output = child.wait_with_output()?;
-        let exited = wall_clock_ms();
         ensure!(output.status.success(), "the hook failed");
         let key = format!(
             "agent-{}:{state}",
             AgentRecord::key(AgentKind::ClaudeCode, &session_id)
         );
         let at = recorded_at(&session, "__states", &key).await?;
-        updated.push((at - exited).max(0.0));
+        updated.push((at - started).max(0.0));
     }
     session.close().await?;
     Ok((opened, updated))

@@ -9,6 +9,8 @@
 
 pub mod anthropic;
 pub mod claude_code;
+pub mod codex;
+pub mod responses;
 
 use std::{
     collections::VecDeque,

@@ -235,6 +235,14 @@ impl ServerHandler for Server {
         Ok(())
     }
 
+    /// The handshake is done: the client's roots are followed and the
+    /// client is shown in the Agents view, off the protocol's loop (asking
+    /// for roots waits on the client).
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let server = self.clone();
+        tokio::spawn(async move { server.settle_roots(&context.peer).await });
+    }
+
     /// The client's roots changed: the workspace follows them again.
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         if self.follow_roots {

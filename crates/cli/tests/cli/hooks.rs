@@ -14,6 +14,8 @@ use serde_json::{Value, json};
 use switchboard_model_server::{
     anthropic::{MessagesServer, Turn},
     claude_code::ClaudeCode,
+    codex::Codex,
+    responses::{ResponsesServer, Turn as CodexTurn},
 };
 use switchboard_store::{Workspace, window};
 
@@ -410,5 +412,126 @@ fn a_bad_event_is_told_with_its_code_and_never_denies() {
     assert!(
         said.contains("error[INVALID_REQUEST]") && said.contains("session_id"),
         "{said}"
+    );
+}
+
+/// A project with Codex set up to trust it, its model `server`, and
+/// Switchboard's hooks installed for it the way a developer does it.
+fn codex_project(server: &ResponsesServer) -> (tempfile::TempDir, PathBuf, Codex) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("project/build")).unwrap();
+    let root = dir.path().join("project").canonicalize().unwrap();
+    let installed = switchboard(&root, &["hooks", "install", "codex", "--write"]);
+    assert!(ok_stdout(&installed).contains(".codex/hooks.json"));
+    let codex = Codex::configure(&dir.path().join("codex-home"), &root, server);
+    (dir, root, codex)
+}
+
+fn escalated_rm() -> CodexTurn {
+    CodexTurn::call(
+        "exec_command",
+        json!({"cmd": "rm -rf build", "sandbox_permissions": "require_escalated", "justification": "Remove the build"}),
+    )
+}
+
+#[test]
+fn codex_asks_through_the_same_hook_and_a_denial_with_a_reason_reaches_its_model() {
+    let server = ResponsesServer::start(vec![escalated_rm(), CodexTurn::text("Left it.")]);
+    let (_dir, root, codex) = codex_project(&server);
+    let _window = window::hold(&Workspace::open(&root).unwrap()).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_switchboard"))
+        .parent()
+        .unwrap();
+    let answering = {
+        let root = root.clone();
+        thread::spawn(move || {
+            let question = when_stored(&root, || {
+                stored_now(&root)?
+                    .into_iter()
+                    .find(|delivery| delivery["status"] == "awaiting_feedback")
+            });
+            let id = question["id"].as_str().unwrap();
+            ok_stdout(&switchboard(
+                &root,
+                &[
+                    "answer",
+                    id,
+                    "--value",
+                    "false",
+                    "--comment",
+                    "the build is needed",
+                ],
+            ));
+            question
+        })
+    };
+    let output = codex.exec("tidy up", bin).output().unwrap();
+    let question = answering.join().unwrap();
+
+    assert!(
+        output.status.success(),
+        "codex failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(question["title"], "Codex wants to run `rm -rf build`");
+    assert_eq!(question["agent_request"]["agent"], "codex");
+    // Codex keeps no rule a hook can add: no "always allow".
+    assert!(question["agent_request"]["always_rule"].is_null());
+    assert!(
+        root.join("build").is_dir(),
+        "the denied command did not run"
+    );
+    let outputs = server.function_outputs();
+    assert_eq!(outputs.len(), 1, "{outputs:?}");
+    assert!(
+        outputs[0].to_string().contains("the build is needed"),
+        "{}",
+        outputs[0]
+    );
+}
+
+#[test]
+fn codex_runs_a_command_allowed_in_the_window() {
+    let server = ResponsesServer::start(vec![escalated_rm(), CodexTurn::text("Done.")]);
+    let (_dir, root, codex) = codex_project(&server);
+    let _window = window::hold(&Workspace::open(&root).unwrap()).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_switchboard"))
+        .parent()
+        .unwrap();
+    let answering = {
+        let root = root.clone();
+        thread::spawn(move || {
+            let question = when_stored(&root, || {
+                stored_now(&root)?
+                    .into_iter()
+                    .find(|delivery| delivery["status"] == "awaiting_feedback")
+            });
+            ok_stdout(&switchboard(
+                &root,
+                &[
+                    "answer",
+                    question["id"].as_str().unwrap(),
+                    "--value",
+                    "true",
+                ],
+            ));
+        })
+    };
+    let output = codex.exec("tidy up", bin).output().unwrap();
+    answering.join().unwrap();
+    assert!(
+        output.status.success(),
+        "codex failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!root.join("build").exists(), "the allowed command ran");
+    // Seen as Codex, with its rollout as the transcript.
+    let agents: Value =
+        serde_json::from_str(&ok_stdout(&switchboard(&root, &["agents", "--json"]))).unwrap();
+    assert_eq!(agents[0]["record"]["agent"], "codex");
+    assert!(
+        agents[0]["record"]["transcript_path"]
+            .as_str()
+            .is_some_and(|path| path.ends_with(".jsonl"))
     );
 }

@@ -1551,3 +1551,28 @@ async fn an_agent_hears_what_the_developer_did_with_its_session() {
     .await;
     session.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_connected_client_is_shown_as_an_agent_until_it_leaves() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, _) = connect(workspace.path()).await;
+    session.list_all_tools().await.unwrap();
+    let agents = |root: &Path| -> Vec<Value> {
+        let output = crate::switchboard(root, &["agents", "--json"]);
+        serde_json::from_str(&crate::ok_stdout(&output)).unwrap()
+    };
+    let listed = agents(workspace.path());
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["record"]["agent"], "mcp");
+    assert_eq!(listed[0]["shown"], "working");
+    let name = listed[0]["record"]["name"].as_str().unwrap_or_default();
+    assert!(!name.is_empty(), "the client's name: {listed:?}");
+    // Its process is the client's (this test's).
+    assert_eq!(listed[0]["record"]["process"]["pid"], std::process::id());
+    session.cancel().await.unwrap();
+    let root = workspace.path().to_owned();
+    crate::when_stored(workspace.path(), || {
+        let listed = agents(&root);
+        (listed[0]["shown"] == "gone").then_some(())
+    });
+}

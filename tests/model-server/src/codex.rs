@@ -1,0 +1,112 @@
+//! The real Codex CLI (the version `scripts/setup.sh test` installs) set
+//! up to run whole turns in a test: a `CODEX_HOME` of its own whose model
+//! provider is the scripted [`ResponsesServer`] on loopback, that trusts
+//! the project (so its `.codex/hooks.json` is read) and asks for no update,
+//! analytics or plugins — no key and no network.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use crate::responses::ResponsesServer;
+
+/// The Codex binary npm installed (the native one its wrapper runs).
+pub fn binary() -> PathBuf {
+    let vendor = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/codex/node_modules/@openai/codex-linux-x64/vendor");
+    let found = std::fs::read_dir(&vendor)
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join("bin/codex"))
+        .find(|path| path.exists());
+    found.unwrap_or_else(|| {
+        panic!(
+            "Codex is not installed under {}: run scripts/setup.sh test",
+            vendor.display()
+        )
+    })
+}
+
+/// Codex for one project: its home and the project.
+pub struct Codex {
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl Codex {
+    /// Makes `home` a `CODEX_HOME` for `project` (a canonical path) whose
+    /// model is `server`.
+    pub fn configure(home: &Path, project: &Path, server: &ResponsesServer) -> Self {
+        std::fs::create_dir_all(home.join("bin")).unwrap();
+        let config = format!(
+            r#"model = "gpt-5"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "{}"
+wire_api = "responses"
+requires_openai_auth = false
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[features]
+apps = false
+remote_plugin = false
+plugins = false
+in_app_updates = false
+
+[projects."{}"]
+trust_level = "trusted"
+"#,
+            server.url(),
+            project.display()
+        );
+        std::fs::write(home.join("config.toml"), config).unwrap();
+        // Its Linux sandbox helper, found on PATH.
+        let sandbox = home.join("bin/codex-linux-sandbox");
+        if !sandbox.exists() {
+            std::os::unix::fs::symlink(binary(), sandbox).unwrap();
+        }
+        Self {
+            home: home.to_owned(),
+            project: project.to_owned(),
+        }
+    }
+
+    /// `codex exec PROMPT` in the project, approvals on (its escalated
+    /// commands ask, and the `PermissionRequest` hook fires), its hooks run
+    /// without review, with `bin` first on PATH (where `switchboard` is),
+    /// under `timeout 120`.
+    pub fn exec(&self, prompt: &str, bin: &Path) -> Command {
+        let path = format!(
+            "{}:{}:{}",
+            bin.display(),
+            self.home.join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut command = Command::new("timeout");
+        command
+            .arg("120")
+            .arg(binary())
+            .args([
+                "exec",
+                "--approve-for-me",
+                "--dangerously-bypass-hook-trust",
+                "--skip-git-repo-check",
+                prompt,
+            ])
+            .current_dir(&self.project)
+            .env("PATH", path)
+            .env("CODEX_HOME", &self.home)
+            .env_remove("OPENAI_API_KEY");
+        command
+    }
+}
