@@ -14,10 +14,7 @@ use std::{
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use jsonc_parser::{
-    ParseOptions,
-    cst::{CstInputValue, CstRootNode},
-};
+use jsonc_parser::{ParseOptions, cst::CstRootNode};
 use serde_json::{Value, json};
 use switchboard_model::{
     Timestamp, age_label,
@@ -31,6 +28,8 @@ use switchboard_store::{
     feedback::{self, ReplyWait, Waited},
     window,
 };
+
+use crate::mcp::install::{cst_value, unparsable};
 
 /// The agents whose hooks Switchboard speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -298,11 +297,6 @@ fn group(plan: &Plan, command: &str, timeout: u64) -> Value {
     })
 }
 
-/// A settings file we cannot edit safely (`CORRUPT_FILE`).
-fn unparsable(why: impl Into<String>) -> anyhow::Error {
-    switchboard_model::ErrorPayload::new(switchboard_model::ErrorCode::CorruptFile, why).into()
-}
-
 /// `text` with Switchboard's hooks set (`install`) or removed; every
 /// other key, hook and comment stays as it was.
 fn edit(text: &str, plan: &Plan, install: bool) -> Result<String> {
@@ -357,21 +351,6 @@ fn edit(text: &str, plan: &Plan, install: bool) -> Result<String> {
         property.remove();
     }
     Ok(root.to_string())
-}
-
-fn cst_value(value: &Value) -> CstInputValue {
-    match value {
-        Value::Null => CstInputValue::Null,
-        Value::Bool(flag) => CstInputValue::Bool(*flag),
-        Value::Number(number) => CstInputValue::Number(number.to_string()),
-        Value::String(text) => CstInputValue::String(text.clone()),
-        Value::Array(items) => CstInputValue::Array(items.iter().map(cst_value).collect()),
-        Value::Object(map) => CstInputValue::Object(
-            map.iter()
-                .map(|(key, value)| (key.clone(), cst_value(value)))
-                .collect(),
-        ),
-    }
 }
 
 /// `hooks install` / `hooks uninstall`.

@@ -62,7 +62,8 @@ pub struct Settings {
     /// Show the model's writes for approval instead of applying them.
     pub dry_run: bool,
     /// Notify when an agent's turn finishes (agents waiting on the
-    /// developer always notify).
+    /// developer always notify); written only when on.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub notify_turn_finished: bool,
 }
 
@@ -314,5 +315,12 @@ mod tests {
         assert_eq!(settings.model(), "m");
         let written = serde_json::to_string(&Settings::default()).unwrap();
         assert_eq!(written, r#"{"dryRun":false}"#);
+        let asked = Settings {
+            notify_turn_finished: true,
+            ..Settings::default()
+        };
+        let written = serde_json::to_string(&asked).unwrap();
+        assert_eq!(written, r#"{"dryRun":false,"notifyTurnFinished":true}"#);
+        assert_eq!(serde_json::from_str::<Settings>(&written).unwrap(), asked);
     }
 }

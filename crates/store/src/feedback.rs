@@ -164,46 +164,7 @@ pub fn retract(
     session_id: &str,
     now: Timestamp,
 ) -> Result<AwaitOutcome, StoreError> {
-    let dir = workspace.inbox_data_dir();
-    let lock = DirLock::acquire_sweeping(&dir)?;
-    let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
-    let index = sessions
-        .position(session_id)
-        .ok_or_else(|| StoreError::NotFound {
-            what: "session",
-            id: session_id.to_owned(),
-        })?;
-    let mut session: BlockingSession = sessions.decode(index)?;
-    let settled = AwaitOutcome::of_session(&session);
-    if let Some(outcome @ (AwaitOutcome::Responded { .. } | AwaitOutcome::Declined { .. })) =
-        settled
-    {
-        return Ok(outcome);
-    }
-    let dismissed = matches!(settled, Some(AwaitOutcome::Dismissed { .. }));
-    if session.status.is_open() {
-        session.status = BlockingStatus::Timeout;
-        let stamp = serde_json::to_value(now).map_err(|source| StoreError::Encode {
-            what: "session",
-            source,
-        })?;
-        session.extra.insert("withdrawn_at".to_owned(), stamp);
-        sessions.replace(index, &session, "session")?;
-        sessions.save()?;
-    }
-    let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
-    if let Some(index) = deliveries.position(&session.delivery_id) {
-        let delivery: Delivery = deliveries.decode(index)?;
-        if dismissed || delivery.status != switchboard_model::DeliveryStatus::Completed {
-            deliveries.records.remove(index);
-            deliveries.save()?;
-        }
-    }
-    Ok(settled
-        .filter(|_| dismissed)
-        .unwrap_or(AwaitOutcome::Timeout {
-            delivery_id: session.delivery_id,
-        }))
+    end_wait(workspace, session_id, now, Ending::Retracted)
 }
 
 /// Opens a waiting session on delivery `id` that times out at `timeout_at`.
@@ -284,10 +245,14 @@ enum Ending {
     Expired,
     /// Its agent stopped waiting.
     Withdrawn,
+    /// Its agent decided elsewhere: the question leaves the inbox.
+    Retracted,
 }
 
 /// Ends the wait of `session_id` (under the inbox lock) unless it already
-/// ended, in which case its outcome is returned unchanged.
+/// ended, in which case its outcome is returned unchanged — but for a
+/// retraction, which still takes out a question that was only dismissed
+/// or ran out.
 fn end_wait(
     workspace: &Workspace,
     session_id: &str,
@@ -304,34 +269,57 @@ fn end_wait(
             id: session_id.to_owned(),
         })?;
     let mut session: BlockingSession = sessions.decode(index)?;
-    if let Some(outcome) = AwaitOutcome::of_session(&session) {
-        return Ok(outcome);
+    let settled = AwaitOutcome::of_session(&session);
+    let dismissed = matches!(settled, Some(AwaitOutcome::Dismissed { .. }));
+    if let Some(outcome) = &settled {
+        let decided = matches!(
+            outcome,
+            AwaitOutcome::Responded { .. } | AwaitOutcome::Declined { .. }
+        );
+        if ending != Ending::Retracted || decided {
+            return Ok(outcome.clone());
+        }
     }
-    session.status = BlockingStatus::Timeout;
-    if ending == Ending::Withdrawn {
-        let stamp = serde_json::to_value(now).map_err(|source| StoreError::Encode {
-            what: "session",
-            source,
-        })?;
-        session.extra.insert("withdrawn_at".to_owned(), stamp);
+    if session.status.is_open() {
+        session.status = BlockingStatus::Timeout;
+        if ending != Ending::Expired {
+            let stamp = serde_json::to_value(now).map_err(|source| StoreError::Encode {
+                what: "session",
+                source,
+            })?;
+            session.extra.insert("withdrawn_at".to_owned(), stamp);
+        }
+        sessions.replace(index, &session, "session")?;
+        sessions.save()?;
     }
-    sessions.replace(index, &session, "session")?;
-    sessions.save()?;
 
     let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
     if let Some(index) = deliveries.position(&session.delivery_id) {
         let mut delivery: Delivery = deliveries.decode(index)?;
-        let ended = match ending {
+        let changed = match ending {
             Ending::Expired => delivery.time_out(),
             Ending::Withdrawn => delivery.withdraw(now),
+            Ending::Retracted => {
+                let take =
+                    dismissed || delivery.status != switchboard_model::DeliveryStatus::Completed;
+                if take {
+                    deliveries.records.remove(index);
+                }
+                take
+            }
         };
-        if ended {
-            deliveries.replace(index, &delivery, "delivery")?;
+        if changed {
+            if ending != Ending::Retracted {
+                deliveries.replace(index, &delivery, "delivery")?;
+            }
             deliveries.save()?;
         }
     }
-    Ok(AwaitOutcome::Timeout {
-        delivery_id: session.delivery_id,
+    Ok(match settled {
+        Some(outcome) if dismissed => outcome,
+        _ => AwaitOutcome::Timeout {
+            delivery_id: session.delivery_id,
+        },
     })
 }
 

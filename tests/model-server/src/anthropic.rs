@@ -10,7 +10,6 @@ use std::{
     io::Write,
     net::{TcpListener, TcpStream},
     sync::{Arc, Mutex},
-    thread,
 };
 
 use serde_json::{Value, json};
@@ -58,13 +57,7 @@ impl MessagesServer {
             served: Mutex::new(0),
         });
         let serving = Arc::clone(&shared);
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { return };
-                let shared = Arc::clone(&serving);
-                thread::spawn(move || serve(stream, &shared));
-            }
-        });
+        super::accept(listener, move |stream| serve(stream, &serving));
         Self { port, shared }
     }
 

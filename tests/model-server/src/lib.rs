@@ -142,13 +142,7 @@ impl ScriptedServer {
             models,
             recorded: Arc::clone(&requests),
         });
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { return };
-                let shared = Arc::clone(&shared);
-                thread::spawn(move || serve(stream, &shared));
-            }
-        });
+        accept(listener, move |stream| serve(stream, &shared));
         Self { port, requests }
     }
 
@@ -159,6 +153,18 @@ impl ScriptedServer {
     pub fn requests(&self) -> Vec<Recorded> {
         self.requests.lock().unwrap().clone()
     }
+}
+
+/// Serves each connection `listener` accepts on a thread of its own.
+fn accept(listener: TcpListener, serve: impl Fn(TcpStream) + Send + Sync + 'static) {
+    let serve = Arc::new(serve);
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let serve = Arc::clone(&serve);
+            thread::spawn(move || serve(stream));
+        }
+    });
 }
 
 /// One HTTP request: its path, headers and body.

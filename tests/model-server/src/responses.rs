@@ -8,7 +8,6 @@ use std::{
     io::Write,
     net::{TcpListener, TcpStream},
     sync::{Arc, Mutex},
-    thread,
 };
 
 use serde_json::{Value, json};
@@ -53,13 +52,7 @@ impl ResponsesServer {
             requests: Mutex::default(),
         });
         let serving = Arc::clone(&shared);
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { return };
-                let shared = Arc::clone(&serving);
-                thread::spawn(move || serve(stream, &shared));
-            }
-        });
+        super::accept(listener, move |stream| serve(stream, &serving));
         Self { port, shared }
     }
 

@@ -116,11 +116,7 @@ pub fn AgentsView(
         if event.alt_key() || event.ctrl_key() || event.meta_key() {
             return;
         }
-        let typing = event
-            .target()
-            .and_then(|target| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(target).ok())
-            .is_some_and(|element| matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA"));
-        if typing {
+        if crate::keys::is_typing(&event) {
             return;
         }
         match event.key().as_str() {

@@ -133,7 +133,8 @@ fn cst_entry(entry: &Entry) -> CstInputValue {
     )
 }
 
-fn cst_value(value: &Value) -> CstInputValue {
+/// `value` as jsonc-parser's CST takes it (also for `hooks install`).
+pub(crate) fn cst_value(value: &Value) -> CstInputValue {
     match value {
         Value::Null => CstInputValue::Null,
         Value::Bool(flag) => CstInputValue::Bool(*flag),
@@ -148,8 +149,8 @@ fn cst_value(value: &Value) -> CstInputValue {
     }
 }
 
-/// A client's configuration we cannot edit safely (`CORRUPT_FILE`).
-fn unparsable(why: impl Into<String>) -> anyhow::Error {
+/// A configuration file we cannot edit safely (`CORRUPT_FILE`).
+pub(crate) fn unparsable(why: impl Into<String>) -> anyhow::Error {
     switchboard_model::ErrorPayload::new(switchboard_model::ErrorCode::CorruptFile, why).into()
 }
 

@@ -93,24 +93,27 @@ impl Project {
             .collect()
     }
 
-    /// Answers the next open permission question with `answer` (the
-    /// arguments of `switchboard answer ID …`), as the developer would.
+    /// Answers the next open permission question with `answer`.
     fn answer_next(&self, answer: &'static [&'static str]) -> thread::JoinHandle<Value> {
         let root = self.root.clone();
-        thread::spawn(move || {
-            let question = when_stored(&root, || {
-                stored_now(&root)?.into_iter().find(|delivery| {
-                    delivery.get("agent_request").is_some()
-                        && delivery["status"] == "awaiting_feedback"
-                })
-            });
-            let id = question["id"].as_str().unwrap().to_owned();
-            let mut args = vec!["answer", id.as_str()];
-            args.extend_from_slice(answer);
-            ok_stdout(&switchboard(&root, &args));
-            question
-        })
+        thread::spawn(move || answer_open_question(&root, answer))
     }
+}
+
+/// Answers the open permission question in `root`, once there is one,
+/// with `answer` (the arguments of `switchboard answer ID …`), as the
+/// developer would; returns the question.
+fn answer_open_question(root: &Path, answer: &[&str]) -> Value {
+    let question = when_stored(root, || {
+        stored_now(root)?.into_iter().find(|delivery| {
+            delivery.get("agent_request").is_some() && delivery["status"] == "awaiting_feedback"
+        })
+    });
+    let id = question["id"].as_str().unwrap().to_owned();
+    let mut args = vec!["answer", id.as_str()];
+    args.extend_from_slice(answer);
+    ok_stdout(&switchboard(root, &args));
+    question
 }
 
 fn rm_build() -> Turn {
@@ -252,11 +255,7 @@ fn a_headless_run_asks_through_the_approve_tool_and_a_denial_stops_the_command()
             })
         });
         std::fs::create_dir_all(root.join("build")).unwrap();
-        let id = question["id"].as_str().unwrap();
-        ok_stdout(&switchboard(
-            &root,
-            &["answer", id, "--value", "false", "--comment", "not twice"],
-        ));
+        answer_open_question(&root, &["--value", "false", "--comment", "not twice"]);
         question
     });
     let result = result_of(&project.run(
@@ -445,24 +444,10 @@ fn codex_asks_through_the_same_hook_and_a_denial_with_a_reason_reaches_its_model
     let answering = {
         let root = root.clone();
         thread::spawn(move || {
-            let question = when_stored(&root, || {
-                stored_now(&root)?
-                    .into_iter()
-                    .find(|delivery| delivery["status"] == "awaiting_feedback")
-            });
-            let id = question["id"].as_str().unwrap();
-            ok_stdout(&switchboard(
+            answer_open_question(
                 &root,
-                &[
-                    "answer",
-                    id,
-                    "--value",
-                    "false",
-                    "--comment",
-                    "the build is needed",
-                ],
-            ));
-            question
+                &["--value", "false", "--comment", "the build is needed"],
+            )
         })
     };
     let output = codex.exec("tidy up", bin).output().unwrap();
@@ -500,22 +485,7 @@ fn codex_runs_a_command_allowed_in_the_window() {
         .unwrap();
     let answering = {
         let root = root.clone();
-        thread::spawn(move || {
-            let question = when_stored(&root, || {
-                stored_now(&root)?
-                    .into_iter()
-                    .find(|delivery| delivery["status"] == "awaiting_feedback")
-            });
-            ok_stdout(&switchboard(
-                &root,
-                &[
-                    "answer",
-                    question["id"].as_str().unwrap(),
-                    "--value",
-                    "true",
-                ],
-            ));
-        })
+        thread::spawn(move || answer_open_question(&root, &["--value", "true"]))
     };
     let output = codex.exec("tidy up", bin).output().unwrap();
     answering.join().unwrap();
