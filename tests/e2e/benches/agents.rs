@@ -207,12 +207,18 @@ async fn agents_view(driver: &Driver, binaries: &Binaries) -> Result<(Vec<f64>, 
     let mut updated = Vec::new();
     for round in 0..ROUNDS {
         let session_id = format!("agent-{:02}", round % AGENTS);
-        let (name, state) = if round % 2 == 0 {
-            ("Stop", "turn_finished")
+        // Each agent once, from working to a state it was never in here.
+        let (event, state) = if round % 2 == 0 {
+            (json!({"hook_event_name": "Stop"}), "turn_finished")
         } else {
-            ("UserPromptSubmit", "working")
+            (
+                json!({"hook_event_name": "Notification", "message": "Claude is waiting for your input", "notification_type": "idle_prompt"}),
+                "waiting_for_input",
+            )
         };
-        let event = json!({"session_id": session_id, "cwd": root, "hook_event_name": name});
+        let mut event = event;
+        event["session_id"] = json!(session_id);
+        event["cwd"] = json!(root);
         let started = wall_clock_ms();
         let child = hook(binaries, &root, &event)?;
         let output = child.wait_with_output()?;
