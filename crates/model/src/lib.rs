@@ -27,6 +27,7 @@ pub mod tape;
 pub mod team;
 pub mod theme;
 pub mod time;
+pub mod token;
 
 pub use delivery::{
     Content, ContentType, Delivery, DeliveryError, DeliveryMode, DeliveryStatus, NewDelivery,

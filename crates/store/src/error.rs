@@ -93,6 +93,10 @@ pub enum StoreError {
     /// written.
     #[error(transparent)]
     Learning(#[from] LearningError),
+    /// A bearer token the rules refuse (a bad or taken name, an unknown
+    /// one); nothing was written.
+    #[error(transparent)]
+    Token(#[from] switchboard_model::token::TokenError),
     /// A name that cannot name a file (a path, a dot name, a character
     /// outside the rule); nothing was read or written.
     #[error("{what} {name:?} cannot name a file: {rule}")]
@@ -215,6 +219,8 @@ impl StoreError {
                 ErrorCode::NotFound
             }
             Self::Team(_) => ErrorCode::InvalidRequest,
+            Self::Token(switchboard_model::token::TokenError::Unknown(_)) => ErrorCode::NotFound,
+            Self::Token(_) => ErrorCode::InvalidRequest,
             Self::OutsideWorkspace { .. } => ErrorCode::OutsideWorkspace,
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,
             Self::Refused(ReplyRefusal::NoFeedbackExpected)

@@ -28,6 +28,7 @@ pub mod settings;
 pub mod tapes;
 pub mod team;
 pub mod theme;
+pub mod tokens;
 pub mod walk;
 pub mod watch;
 pub mod window;

@@ -1,0 +1,113 @@
+//! The HTTP server's bearer tokens: `mcp-tokens.json` in the config folder
+//! (never the workspace), mode 0600, holding each token's name and SHA-256
+//! only. A token is shown once, when it is made.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_model::{
+    Timestamp,
+    token::{PREFIX, TokenFile, TokenRecord, digest},
+};
+
+use crate::{StoreError, lock::DirLock, write_atomic_private};
+
+/// The file's name in the config folder.
+pub const FILE: &str = "mcp-tokens.json";
+
+fn path(dir: &Path) -> PathBuf {
+    dir.join(FILE)
+}
+
+/// The tokens in `dir` (none when there is no file).
+pub fn load(dir: &Path) -> Result<TokenFile, StoreError> {
+    let path = path(dir);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+            path,
+            reason: error.to_string(),
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(TokenFile::default()),
+        Err(error) => Err(StoreError::io("could not read", &path)(error)),
+    }
+}
+
+/// Changes the tokens in `dir` under its lock and writes them back, 0600.
+fn change<T>(
+    dir: &Path,
+    edit: impl FnOnce(&mut TokenFile) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let _lock = DirLock::acquire(dir)?;
+    let mut file = load(dir)?;
+    let done = edit(&mut file)?;
+    let text = serde_json::to_string_pretty(&file).map_err(|source| StoreError::Encode {
+        what: "tokens",
+        source,
+    })?;
+    write_atomic_private(&path(dir), text.as_bytes())?;
+    Ok(done)
+}
+
+/// Makes a token naming `name` and returns it: `sbt_` and 64 hex digits
+/// from the OS's random source. Only its digest is kept.
+pub fn create(dir: &Path, name: &str, now: Timestamp) -> Result<String, StoreError> {
+    let mut bytes = [0_u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| StoreError::Io {
+        action: "could not draw random bytes for",
+        path: path(dir),
+        source: std::io::Error::other(error.to_string()),
+    })?;
+    let token: String = std::iter::once(PREFIX.to_owned())
+        .chain(bytes.iter().map(|byte| format!("{byte:02x}")))
+        .collect();
+    change(dir, |file| Ok(file.add(name, digest(&token), now)?))?;
+    Ok(token)
+}
+
+/// Removes the token naming `name`; it stops working at once.
+pub fn revoke(dir: &Path, name: &str) -> Result<TokenRecord, StoreError> {
+    change(dir, |file| Ok(file.revoke(name)?))
+}
+
+/// The agent `presented` names, if it is a token of `dir` now.
+pub fn holder(dir: &Path, presented: &str) -> Result<Option<String>, StoreError> {
+    Ok(load(dir)?.holder(presented).map(str::to_owned))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_token_works_until_revoked_and_the_file_is_private_and_holds_no_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let token = create(dir.path(), "devbox", Timestamp::EPOCH).unwrap();
+        assert!(
+            token.starts_with("sbt_") && token.len() == 4 + 64,
+            "{token}"
+        );
+        assert_eq!(
+            holder(dir.path(), &token).unwrap().as_deref(),
+            Some("devbox")
+        );
+        let other = create(dir.path(), "ci", Timestamp::EPOCH).unwrap();
+        assert_ne!(token, other);
+        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        assert!(!text.contains(&token[4..]), "{text}");
+        let mode = std::fs::metadata(dir.path().join(FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert!(matches!(
+            create(dir.path(), "ci", Timestamp::EPOCH),
+            Err(StoreError::Token(_))
+        ));
+        revoke(dir.path(), "devbox").unwrap();
+        assert_eq!(holder(dir.path(), &token).unwrap(), None);
+        assert_eq!(holder(dir.path(), &other).unwrap().as_deref(), Some("ci"));
+        let unknown = revoke(dir.path(), "devbox").unwrap_err();
+        assert_eq!(unknown.code(), switchboard_model::ErrorCode::NotFound);
+    }
+}
