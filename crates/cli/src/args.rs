@@ -127,6 +127,11 @@ pub struct McpArgs {
     /// sends, so clients do not time the call out.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(10..=600_000))]
     pub heartbeat_ms: u64,
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (default
+    /// 127.0.0.1 on a free port; loopback only); every request needs a
+    /// token from `switchboard mcp token`.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    pub http: Option<String>,
 }
 
 /// What `switchboard mcp` does besides serving.
@@ -142,6 +147,19 @@ pub enum McpAction {
         /// Add the entry to the config file instead of printing it.
         #[arg(long)]
         write: bool,
+    },
+    /// Bearer tokens for `switchboard mcp --http`: make one (printed once;
+    /// only its digest is kept, in the config folder), list or revoke them.
+    Token {
+        /// The agent the new token names (a machine, a container).
+        #[arg(long, default_value = "agent", conflicts_with_all = ["list", "revoke"])]
+        name: String,
+        /// List the tokens' names and dates.
+        #[arg(long)]
+        list: bool,
+        /// Revoke the token with this name; it stops working at once.
+        #[arg(long, value_name = "NAME", conflicts_with = "list")]
+        revoke: Option<String>,
     },
 }
 

@@ -86,6 +86,20 @@ pub fn run(cli: Cli) -> Result<bool> {
             action: Some(McpAction::Install { client, write }),
             ..
         }) => crate::mcp::install::run(&workspace, client, write).map(|()| true),
+        Command::Mcp(McpArgs {
+            action: Some(McpAction::Token { name, list, revoke }),
+            ..
+        }) => crate::mcp::http::token(&name, list, revoke.as_deref()).map(|()| true),
+        Command::Mcp(McpArgs {
+            http: Some(address),
+            heartbeat_ms,
+            ..
+        }) => crate::mcp::http::serve(
+            workspace,
+            &address,
+            std::time::Duration::from_millis(heartbeat_ms),
+        )
+        .map(|()| true),
         Command::Mcp(args) => crate::mcp::run(
             workspace,
             !named,

@@ -9,6 +9,7 @@
 //! stderr; the server exits when stdin closes.
 
 mod agents;
+pub mod http;
 mod inbox;
 pub mod install;
 mod knowledge;

@@ -6,6 +6,7 @@ mod blocking;
 mod deliver;
 mod durability;
 mod hooks;
+mod http;
 mod knowledge;
 mod mcp;
 mod mcp_fuzz;

@@ -1,0 +1,280 @@
+//! `switchboard mcp --http [ADDR]`: the same server over Streamable HTTP
+//! at `http://ADDR/mcp`, loopback only, behind a guard that answers before
+//! any tool runs: a `Host` that is not the address served or a browser
+//! `Origin` that is not loopback gets 403 (DNS rebinding), a request
+//! without a valid bearer token 401, a body over 4 MiB 413, a connection
+//! past the 256th 503. rmcp's own service (both protocol revisions) does
+//! the rest. `switchboard mcp token` makes, lists and revokes the tokens.
+
+use std::{convert::Infallible, net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+
+use anyhow::{Context, Result};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::{
+    Request, Response, StatusCode,
+    body::{Bytes, Incoming},
+    header,
+    service::service_fn,
+};
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+};
+use switchboard_model::token::bearer;
+use switchboard_store::{Workspace, clock, settings, tokens};
+use tower_service::Service as _;
+
+use super::Server;
+use crate::failure::refuse;
+
+/// The largest request body taken.
+pub const MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// How many connections are served at once.
+pub const MAX_CONNECTIONS: usize = 256;
+
+type Body = BoxBody<Bytes, Infallible>;
+type Mcp = StreamableHttpService<Server, LocalSessionManager>;
+
+/// The config folder the tokens live in.
+fn token_dir() -> Result<PathBuf> {
+    settings::config_dir().context("this system has no config folder; set SWITCHBOARD_CONFIG_DIR")
+}
+
+/// `switchboard mcp token`: makes a token naming `name` and prints it
+/// (once), or lists the tokens, or revokes one.
+pub fn token(name: &str, list: bool, revoke: Option<&str>) -> Result<()> {
+    let dir = token_dir()?;
+    if list {
+        let file = tokens::load(&dir)?;
+        if file.tokens.is_empty() {
+            println!("No tokens (make one with `switchboard mcp token --name AGENT`).");
+        }
+        for token in file.tokens {
+            println!("{}\t{}", token.name, token.created_at);
+        }
+    } else if let Some(name) = revoke {
+        tokens::revoke(&dir, name)?;
+        println!("revoked {name}");
+    } else {
+        let token = tokens::create(&dir, name, clock::now())?;
+        println!("{token}");
+        eprintln!(
+            "A token for {name}: shown this once (only its digest is kept in {}). Send it as `Authorization: Bearer …`.",
+            dir.join(tokens::FILE).display()
+        );
+    }
+    Ok(())
+}
+
+/// Serves `workspace` over Streamable HTTP at `address` until killed;
+/// prints the URL first.
+pub fn serve(workspace: Workspace, address: &str, heartbeat: Duration) -> Result<()> {
+    let Ok(address) = address.parse::<SocketAddr>() else {
+        refuse!("--http takes an address and port, e.g. 127.0.0.1:8765 (not {address:?})");
+    };
+    if !address.ip().is_loopback() {
+        refuse!(
+            "--http serves loopback addresses only ({address} is not); reach it from elsewhere through `ssh -R`"
+        );
+    }
+    let dir = token_dir()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("could not start the HTTP server's runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .with_context(|| format!("could not listen on {address}"))?;
+        let local = listener.local_addr()?;
+        let guard = Arc::new(Guard::new(local.port(), dir));
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(guard.hosts.clone())
+            .with_allowed_origins(LOOPBACK_ORIGINS)
+            .with_max_request_body_bytes(MAX_BODY);
+        let mcp: Mcp = StreamableHttpService::new(
+            move || Ok(Server::new(workspace.clone(), false, heartbeat)),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        println!("http://{local}/mcp");
+        let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        loop {
+            let (stream, _) = listener
+                .accept()
+                .await
+                .context("could not accept a connection")?;
+            let permit = Arc::clone(&permits).try_acquire_owned().ok();
+            let (mcp, guard) = (mcp.clone(), Arc::clone(&guard));
+            tokio::spawn(async move {
+                let busy = permit.is_none();
+                let service = service_fn(move |request| {
+                    let (mut mcp, guard) = (mcp.clone(), Arc::clone(&guard));
+                    async move { Ok::<_, Infallible>(guard.handle(request, &mut mcp, busy).await) }
+                });
+                if let Err(error) = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await
+                {
+                    tracing::debug!(%error, "an HTTP connection ended");
+                }
+                drop(permit);
+            });
+        }
+    })
+}
+
+/// The browser origins let through: loopback ones, any port.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+/// What every request meets before the MCP service.
+struct Guard {
+    /// The `Host` values the served address answers to.
+    hosts: Vec<String>,
+    /// Where the tokens live.
+    tokens: PathBuf,
+}
+
+impl Guard {
+    fn new(port: u16, tokens: PathBuf) -> Self {
+        Self {
+            hosts: vec![
+                format!("127.0.0.1:{port}"),
+                format!("localhost:{port}"),
+                format!("[::1]:{port}"),
+            ],
+            tokens,
+        }
+    }
+
+    async fn handle(
+        &self,
+        request: Request<Incoming>,
+        mcp: &mut Mcp,
+        busy: bool,
+    ) -> Response<Body> {
+        if busy {
+            return refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many connections; try again",
+            );
+        }
+        if request.uri().path() != "/mcp" {
+            return refusal(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
+        }
+        let text = |name: header::HeaderName| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        let host = text(header::HOST).unwrap_or_default();
+        if !self
+            .hosts
+            .iter()
+            .any(|served| served.eq_ignore_ascii_case(&host))
+        {
+            return refusal(StatusCode::FORBIDDEN, "this Host is not served here");
+        }
+        if let Some(origin) = text(header::ORIGIN)
+            && !is_loopback_origin(&origin)
+        {
+            return refusal(
+                StatusCode::FORBIDDEN,
+                "requests from this Origin are refused",
+            );
+        }
+        let presented = text(header::AUTHORIZATION);
+        let holder = match presented.as_deref().and_then(bearer) {
+            Some(token) => match tokens::holder(&self.tokens, token) {
+                Ok(holder) => holder,
+                Err(error) => {
+                    tracing::warn!(%error, "the tokens could not be read");
+                    None
+                }
+            },
+            None => None,
+        };
+        let Some(holder) = holder else {
+            let mut response = refusal(
+                StatusCode::UNAUTHORIZED,
+                "a valid bearer token is needed (switchboard mcp token)",
+            );
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Bearer realm=\"switchboard\""),
+            );
+            return response;
+        };
+        let declared = text(header::CONTENT_LENGTH).and_then(|length| length.parse::<usize>().ok());
+        if declared.is_some_and(|length| length > MAX_BODY) {
+            return refusal(StatusCode::PAYLOAD_TOO_LARGE, "the body is over 4 MiB");
+        }
+        tracing::debug!(agent = %holder, "an authorised request");
+        match mcp.call(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+}
+
+/// Whether a browser `Origin` is a loopback one (`null` is not).
+fn is_loopback_origin(origin: &str) -> bool {
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map(|(host, _)| host),
+        None => rest.split(':').next(),
+    };
+    matches!(scheme, "http" | "https")
+        && matches!(host, Some("localhost" | "127.0.0.1" | "::1"))
+        && !rest.contains('/')
+}
+
+/// A refusal: `status` with `error[CODE]`-free plain text saying why.
+fn refusal(status: StatusCode, why: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(why.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_origins_pass() {
+        for good in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://[::1]:8443",
+        ] {
+            assert!(is_loopback_origin(good), "{good}");
+        }
+        for bad in [
+            "http://evil.example",
+            "http://localhost.evil.example",
+            "http://127.0.0.1.nip.io",
+            "null",
+            "file://localhost",
+            "http://localhost:3000/path",
+        ] {
+            assert!(!is_loopback_origin(bad), "{bad}");
+        }
+    }
+}

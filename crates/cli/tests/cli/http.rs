@@ -1,0 +1,262 @@
+//! `switchboard mcp --http`: the real server process on loopback, spoken
+//! to over raw HTTP/1.1, the way any client and any attacker would: only
+//! a valid bearer token gets through, a foreign Host or browser Origin is
+//! refused before the token is looked at, a 10 MB body is refused, a
+//! revoked token stops working at once, and both protocol revisions are
+//! answered.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    path::Path,
+    process::{Child, Command, Stdio},
+};
+
+use serde_json::{Value, json};
+
+/// A running `switchboard mcp --http`, killed on drop.
+struct Served {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    address: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn switchboard_in(config: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command.env("SWITCHBOARD_CONFIG_DIR", config);
+    command
+}
+
+fn serve(workspace: &Path, config: &Path) -> Served {
+    let mut child = switchboard_in(config)
+        .arg("-C")
+        .arg(workspace)
+        .args(["mcp", "--http"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("not a URL: {line:?}"))
+        .to_owned();
+    Served { child, address }
+}
+
+fn token(config: &Path, name: &str) -> String {
+    let output = switchboard_in(config)
+        .args(["mcp", "token", "--name", name])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+/// POSTs `body` to `/mcp` with `headers` (Host is the served address
+/// unless one is given); returns the status and the body.
+fn post(served: &Served, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(&served.address).unwrap();
+    let mut request = String::from("POST /mcp HTTP/1.1\r\n");
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        request.push_str(&format!("Host: {}\r\n", served.address));
+    }
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!(
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    stream.write_all(request.as_bytes()).unwrap();
+    // A refused request may be answered before the body is all sent.
+    let _ = stream.write_all(body);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The JSON-RPC message in an answer (plain JSON or one SSE `data:` line).
+fn message(body: &str) -> Value {
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data: ").or(Some(line)))
+        .find_map(|line| {
+            serde_json::from_str::<Value>(line.trim())
+                .ok()
+                .filter(|value| value.get("jsonrpc").is_some())
+        })
+        .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
+}
+
+fn initialize() -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw-http", "version": "1"},
+    }})
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn only_a_valid_token_from_a_loopback_page_gets_through() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let served = serve(workspace.path(), config.path());
+    let valid = token(config.path(), "devbox");
+    let authorised = format!("Bearer {valid}");
+
+    let (status, body) = post(&served, &[], &initialize());
+    assert_eq!(status, 401, "{body}");
+    let (status, _) = post(
+        &served,
+        &[("Authorization", "Bearer sbt_guess")],
+        &initialize(),
+    );
+    assert_eq!(status, 401);
+    // DNS rebinding: a page of another site reaching the loopback port.
+    let port = served.address.rsplit(':').next().unwrap();
+    let foreign_host = format!("evil.example:{port}");
+    let (status, _) = post(
+        &served,
+        &[("Host", &foreign_host), ("Authorization", &authorised)],
+        &initialize(),
+    );
+    assert_eq!(status, 403);
+    let (status, _) = post(
+        &served,
+        &[
+            ("Origin", "http://evil.example"),
+            ("Authorization", &authorised),
+        ],
+        &initialize(),
+    );
+    assert_eq!(status, 403);
+    let (status, _) = post(
+        &served,
+        &[("Origin", "null"), ("Authorization", &authorised)],
+        &initialize(),
+    );
+    assert_eq!(status, 403);
+    // A 10 MB body is refused, not read into memory.
+    let big = vec![b'a'; 10 * 1024 * 1024];
+    let (status, _) = post(&served, &[("Authorization", &authorised)], &big);
+    assert_eq!(status, 413);
+
+    // The handshake, from a loopback page.
+    let (status, body) = post(
+        &served,
+        &[
+            ("Origin", "http://localhost:5173"),
+            ("Authorization", &authorised),
+        ],
+        &initialize(),
+    );
+    assert_eq!(status, 200, "{body}");
+    let answer = message(&body);
+    assert_eq!(
+        answer["result"]["serverInfo"]["name"], "switchboard",
+        "{answer}"
+    );
+    assert_eq!(answer["result"]["protocolVersion"], "2025-11-25");
+
+    // Revoked, the token stops working at once.
+    let revoked = switchboard_in(config.path())
+        .args(["mcp", "token", "--revoke", "devbox"])
+        .output()
+        .unwrap();
+    assert!(revoked.status.success());
+    let (status, _) = post(&served, &[("Authorization", &authorised)], &initialize());
+    assert_eq!(status, 401);
+    // The token file never held the token itself.
+    let stored = std::fs::read_to_string(config.path().join("mcp-tokens.json")).unwrap();
+    assert!(!stored.contains(&valid[4..]));
+}
+
+#[test]
+fn the_stateless_revision_lists_and_calls_tools_without_a_handshake() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let served = serve(workspace.path(), config.path());
+    let authorised = format!("Bearer {}", token(config.path(), "container:web"));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-http", "version": "1"},
+    });
+    let stateless = [
+        ("Authorization", authorised.as_str()),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+    ];
+    let list =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}});
+    let mut headers = stateless.to_vec();
+    headers.push(("Mcp-Method", "tools/list"));
+    let (status, body) = post(&served, &headers, list.to_string().as_bytes());
+    assert_eq!(status, 200, "{body}");
+    let tools = message(&body)["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(tools.iter().any(|tool| tool["name"] == "deliver"), "{body}");
+
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "_meta": meta, "name": "deliver",
+        "arguments": {"title": "From a container", "content": "Delivered over HTTP."},
+    }});
+    let mut headers = stateless.to_vec();
+    headers.push(("Mcp-Method", "tools/call"));
+    headers.push(("Mcp-Name", "deliver"));
+    let (status, body) = post(&served, &headers, call.to_string().as_bytes());
+    assert_eq!(status, 200, "{body}");
+    let result = message(&body);
+    assert_eq!(result["result"]["isError"], false, "{result}");
+    let stored = crate::stored(workspace.path());
+    assert_eq!(stored[0]["title"], "From a container");
+}
+
+#[test]
+fn only_loopback_addresses_are_served() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let output = switchboard_in(config.path())
+        .arg("-C")
+        .arg(workspace.path())
+        .args(["mcp", "--http", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("error[INVALID_REQUEST]") && said.contains("loopback"),
+        "{said}"
+    );
+}
