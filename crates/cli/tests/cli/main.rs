@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
 mod blocking;
+mod conformance;
 mod deliver;
 mod durability;
 mod hooks;
