@@ -18,6 +18,7 @@ mod progress;
 mod resources;
 mod schema;
 mod session;
+mod tasks;
 mod team;
 
 use std::{
@@ -34,10 +35,10 @@ use rmcp::{
         tool::{IntoCallToolResult, ToolCallContext},
     },
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-        ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
-        ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities,
-        ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+        CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+        GetTaskParams, GetTaskResult, Implementation, ListResourcesResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext},
     tool_handler,
@@ -260,6 +261,12 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         self.settle_roots(&context.peer).await;
+        let tasks = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        if tasks && request.name == "ask" {
+            return self.ask_as_task(&request).await;
+        }
         let call = ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(call).await?;
         Ok(match response {
@@ -278,12 +285,31 @@ impl ServerHandler for Server {
         })
     }
 
+    /// `tasks/get` of an `ask` that became a task.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, rmcp::ErrorData> {
+        self.get_ask_task(request).await
+    }
+
+    /// `tasks/cancel`: the question is withdrawn.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.cancel_ask_task(request).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
                 .enable_resources_subscribe()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(

@@ -260,3 +260,140 @@ fn only_loopback_addresses_are_served() {
         "{said}"
     );
 }
+
+/// A stateless (2026-07-28) request of `method` with `params`, from a
+/// client that declares the tasks extension.
+fn stateless_call(
+    served: &Served,
+    bearer: &str,
+    id: u64,
+    method: &str,
+    name: Option<&str>,
+    mut params: Value,
+) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "tasks-client", "version": "1"},
+    });
+    let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let authorised = format!("Bearer {bearer}");
+    let mut headers = vec![
+        ("Authorization", authorised.as_str()),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+    ];
+    if let Some(name) = name {
+        headers.push(("Mcp-Name", name));
+    }
+    let (status, body) = post(served, &headers, request.to_string().as_bytes());
+    assert_eq!(status, 200, "{body}");
+    message(&body)
+}
+
+#[test]
+fn an_ask_task_outlives_its_server_and_is_read_or_cancelled_from_another() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let bearer = token(config.path(), "remote");
+    let ask = |served: &Served, id: u64, title: &str| {
+        stateless_call(
+            served,
+            &bearer,
+            id,
+            "tools/call",
+            Some("ask"),
+            json!({
+                "name": "ask",
+                "arguments": {"title": title, "content": "Which target?", "schema": {"type": "select", "options": ["staging", "production"]}},
+            }),
+        )
+    };
+    let first = serve(workspace.path(), config.path());
+    let created = ask(&first, 1, "Deploy where?");
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert_eq!(created["result"]["status"], "working");
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // The server goes away; the question stays in the inbox.
+    drop(first);
+    let question = crate::stored(workspace.path())[0].clone();
+    assert_eq!(question["status"], "awaiting_feedback");
+
+    let second = serve(workspace.path(), config.path());
+    let polled = stateless_call(
+        &second,
+        &bearer,
+        2,
+        "tasks/get",
+        Some(&task),
+        json!({"taskId": task}),
+    );
+    assert_eq!(polled["result"]["status"], "working", "{polled}");
+    let id = question["id"].as_str().unwrap();
+    crate::ok_stdout(&crate::switchboard(
+        workspace.path(),
+        &["answer", id, "--value", "production"],
+    ));
+    let done = stateless_call(
+        &second,
+        &bearer,
+        3,
+        "tasks/get",
+        Some(&task),
+        json!({"taskId": task}),
+    );
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["statusMessage"], "answered");
+    let answer = &done["result"]["result"]["structuredContent"];
+    assert_eq!(answer["status"], "responded", "{done}");
+    assert_eq!(answer["response"], json!({"value": "production"}));
+
+    // tasks/cancel withdraws a question; an answer given later is kept.
+    let other = ask(&second, 4, "Roll back?");
+    let other_task = other["result"]["taskId"].as_str().unwrap().to_owned();
+    let cancelled = stateless_call(
+        &second,
+        &bearer,
+        5,
+        "tasks/cancel",
+        Some(&other_task),
+        json!({"taskId": other_task}),
+    );
+    assert!(cancelled.get("error").is_none(), "{cancelled}");
+    let state = stateless_call(
+        &second,
+        &bearer,
+        6,
+        "tasks/get",
+        Some(&other_task),
+        json!({"taskId": other_task}),
+    );
+    assert_eq!(state["result"]["status"], "cancelled", "{state}");
+    let withdrawn = crate::stored(workspace.path())
+        .into_iter()
+        .find(|delivery| delivery["title"] == "Roll back?")
+        .unwrap();
+    assert!(withdrawn["withdrawn_at"].is_string(), "{withdrawn}");
+    let late = withdrawn["id"].as_str().unwrap();
+    crate::ok_stdout(&crate::switchboard(
+        workspace.path(),
+        &["answer", late, "--value", "staging"],
+    ));
+    let kept = crate::ok_stdout(&crate::switchboard(workspace.path(), &["feedback", late]));
+    assert!(kept.contains("staging"), "{kept}");
+
+    let missing = stateless_call(
+        &second,
+        &bearer,
+        7,
+        "tasks/get",
+        Some("ask-nothing"),
+        json!({"taskId": "ask-nothing"}),
+    );
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .is_some_and(|text| text.contains("no task")),
+        "{missing}"
+    );
+}

@@ -215,6 +215,27 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<Answer>, ToolError> {
+        let session = self.put_question(args).await?;
+        tracing::info!(id = %session.delivery_id, "asked; waiting for the answer");
+        let waiter = Waiter {
+            server: self.clone(),
+            session: session.id,
+            heartbeat: self.heartbeat,
+        };
+        waiter
+            .wait(&Bridge::new(&meta, &peer, &cancelled))
+            .await
+            .map(Json)
+    }
+}
+
+impl Server {
+    /// Puts `ask`'s question in the inbox with the session its asker waits
+    /// on (the tool's wait, or a task's polls).
+    pub(super) async fn put_question(
+        &self,
+        args: AskArgs,
+    ) -> Result<switchboard_model::blocking::BlockingSession, ToolError> {
         let schema = match (args.schema, args.requested_schema) {
             (Some(schema), None) => schema,
             (None, Some(requested)) => {
@@ -238,18 +259,9 @@ impl Server {
             feedback_schema: Some(schema),
         };
         let timeout_at = deadline(args.timeout);
-        let (appended, session) = self
+        let (_, session) = self
             .blocking(move |workspace| Ok(feedback::ask(workspace, new, clock::now(), timeout_at)?))
             .await?;
-        tracing::info!(id = %appended.delivery.id, "asked; waiting for the answer");
-        let waiter = Waiter {
-            server: self.clone(),
-            session: session.id,
-            heartbeat: self.heartbeat,
-        };
-        waiter
-            .wait(&Bridge::new(&meta, &peer, &cancelled))
-            .await
-            .map(Json)
+        Ok(session)
     }
 }

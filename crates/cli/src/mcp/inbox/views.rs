@@ -245,7 +245,7 @@ pub struct Answer {
 }
 
 impl Answer {
-    pub(super) fn of(outcome: AwaitOutcome) -> Result<Self, ToolError> {
+    pub(in crate::mcp) fn of(outcome: AwaitOutcome) -> Result<Self, ToolError> {
         let (id, status, response, action) = match outcome {
             AwaitOutcome::Responded {
                 delivery_id,
