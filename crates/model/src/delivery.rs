@@ -143,6 +143,17 @@ pub struct Delivery {
     pub extra: Map<String, Value>,
 }
 
+/// The delivery field (beside visual-delivery's) naming the agent whose
+/// token sent it over HTTP (`switchboard mcp token --name`).
+pub const SENT_BY_FIELD: &str = "sent_by";
+
+impl Delivery {
+    /// The agent whose token sent this delivery, when one did.
+    pub fn sent_by(&self) -> Option<&str> {
+        self.extra.get(SENT_BY_FIELD).and_then(Value::as_str)
+    }
+}
+
 /// What an agent asks to publish; the store adds id, status and times.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewDelivery {

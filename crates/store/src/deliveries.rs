@@ -65,6 +65,19 @@ pub fn append(
     append_locked(&lock, new, Default::default(), now)
 }
 
+/// [`append`], the delivery carrying `extra` beside visual-delivery's
+/// fields (who sent it, when an agent's token named it).
+pub fn append_marked(
+    workspace: &Workspace,
+    new: NewDelivery,
+    extra: serde_json::Map<String, serde_json::Value>,
+    now: Timestamp,
+) -> Result<Appended, StoreError> {
+    new.validate()?;
+    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    append_locked(&lock, new, extra, now)
+}
+
 /// [`append`] for a caller that validated `new` and holds the inbox lock;
 /// `extra` is stored beside visual-delivery's fields.
 pub(crate) fn append_locked(

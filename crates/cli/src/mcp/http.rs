@@ -34,6 +34,11 @@ pub const MAX_BODY: usize = 4 * 1024 * 1024;
 pub const MAX_CONNECTIONS: usize = 256;
 
 type Body = BoxBody<Bytes, Infallible>;
+
+/// The agent a request's token names, handed to the tools with the
+/// request (what it delivers or asks is marked with it).
+#[derive(Debug, Clone)]
+pub struct Holder(pub String);
 type Mcp = StreamableHttpService<Server, LocalSessionManager>;
 
 /// The config folder the tokens live in.
@@ -158,7 +163,7 @@ impl Guard {
 
     async fn handle(
         &self,
-        request: Request<Incoming>,
+        mut request: Request<Incoming>,
         mcp: &mut Mcp,
         busy: bool,
     ) -> Response<Body> {
@@ -221,6 +226,7 @@ impl Guard {
             return refusal(StatusCode::PAYLOAD_TOO_LARGE, "the body is over 4 MiB");
         }
         tracing::debug!(agent = %holder, "an authorised request");
+        request.extensions_mut().insert(Holder(holder));
         match mcp.call(request).await {
             Ok(response) => response,
             Err(never) => match never {},

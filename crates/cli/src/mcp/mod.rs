@@ -49,6 +49,29 @@ use switchboard_store::{Workspace, search::SharedIndex};
 
 use crate::failure;
 
+tokio::task_local! {
+    /// The agent whose token made the call being served (HTTP), for the
+    /// tools that mark what they write with it.
+    static CALLER: Option<String>;
+}
+
+/// The agent whose token made the current call, if it came over HTTP.
+fn caller() -> Option<String> {
+    CALLER.try_with(Clone::clone).ok().flatten()
+}
+
+/// `extra` naming the calling agent (see [`caller`]), or empty.
+fn sent_by() -> serde_json::Map<String, serde_json::Value> {
+    let mut extra = serde_json::Map::new();
+    if let Some(name) = caller() {
+        extra.insert(
+            switchboard_model::delivery::SENT_BY_FIELD.to_owned(),
+            name.into(),
+        );
+    }
+    extra
+}
+
 /// What every tool shares: the workspace (the one given, or the client's
 /// first root), the knowledge index (opened at the first search and kept
 /// in step with the files), and how often a waiting `ask` tells the client
@@ -264,11 +287,16 @@ impl ServerHandler for Server {
         let tasks = context
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.supports_tasks());
+        let holder = context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<http::Holder>())
+            .map(|holder| holder.0.clone());
         if tasks && request.name == "ask" {
-            return self.ask_as_task(&request).await;
+            return CALLER.scope(holder, self.ask_as_task(&request)).await;
         }
         let call = ToolCallContext::new(self, request, context);
-        let response = self.tool_router.call(call).await?;
+        let response = CALLER.scope(holder, self.tool_router.call(call)).await?;
         Ok(match response {
             CallToolResponse::Complete(result)
                 if result.is_error == Some(true) && result.structured_content.is_none() =>

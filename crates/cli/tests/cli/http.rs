@@ -241,6 +241,8 @@ fn the_stateless_revision_lists_and_calls_tools_without_a_handshake() {
     assert_eq!(result["result"]["isError"], false, "{result}");
     let stored = crate::stored(workspace.path());
     assert_eq!(stored[0]["title"], "From a container");
+    // Marked with the agent its token names, for the window to show.
+    assert_eq!(stored[0]["sent_by"], "container:web");
 }
 
 #[test]

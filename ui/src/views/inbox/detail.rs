@@ -124,6 +124,7 @@ fn DeliveryHeader(delivery: Delivery, now: RwSignal<Timestamp>) -> impl IntoView
         <header class="delivery-header">
             <h1 id="delivery-title">{delivery.title.clone()}</h1>
             <div class="meta">
+                {delivery.sent_by().map(|agent| view! { <span class="badge sent-by" id="delivery-sent-by" title="Sent over HTTP with this agent's token">{format!("from {agent}")}</span> })}
                 <span class=format!("badge mode-{}", delivery.mode.as_str())>{delivery.mode.as_str()}</span>
                 <span class=format!("badge status-{shown}") id="delivery-status">
                     {shown.replace('_', " ")}

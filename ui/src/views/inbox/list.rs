@@ -416,7 +416,8 @@ fn DeliveryRow(
                 }
             }
         >
-            <span class="title">{delivery.title}</span>
+            <span class="title">{delivery.title.clone()}</span>
+            {delivery.sent_by().map(|agent| view! { <span class="badge sent-by" title="Sent over HTTP with this agent's token">{format!("from {agent}")}</span> })}
             <span class=format!("badge mode-{}", delivery.mode.as_str())>{delivery.mode.as_str()}</span>
             <span class=format!("badge status-{shown}")>
                 {shown.replace('_', " ")}

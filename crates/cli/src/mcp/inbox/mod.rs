@@ -62,8 +62,16 @@ impl Server {
             body: args.content,
             feedback_schema: args.schema,
         };
+        let extra = super::sent_by();
         let appended = self
-            .blocking(move |workspace| Ok(deliveries::append(workspace, new, clock::now())?))
+            .blocking(move |workspace| {
+                Ok(deliveries::append_marked(
+                    workspace,
+                    new,
+                    extra,
+                    clock::now(),
+                )?)
+            })
             .await?;
         Ok(Json(DeliverySummary::from(&appended.delivery)))
     }
@@ -259,8 +267,17 @@ impl Server {
             feedback_schema: Some(schema),
         };
         let timeout_at = deadline(args.timeout);
+        let extra = super::sent_by();
         let (_, session) = self
-            .blocking(move |workspace| Ok(feedback::ask(workspace, new, clock::now(), timeout_at)?))
+            .blocking(move |workspace| {
+                Ok(feedback::ask_marked(
+                    workspace,
+                    new,
+                    extra,
+                    clock::now(),
+                    timeout_at,
+                )?)
+            })
             .await?;
         Ok(session)
     }
