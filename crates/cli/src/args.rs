@@ -147,6 +147,11 @@ pub enum McpAction {
         /// Add the entry to the config file instead of printing it.
         #[arg(long)]
         write: bool,
+        /// An entry for `switchboard mcp --http` at this URL instead (Claude
+        /// Code, Codex, opencode); the token comes from the agent's
+        /// environment variable SWITCHBOARD_TOKEN, never from the file.
+        #[arg(long, value_name = "URL")]
+        http: Option<String>,
     },
     /// Bearer tokens for `switchboard mcp --http`: make one (printed once;
     /// only its digest is kept, in the config folder), list or revoke them.

@@ -83,9 +83,14 @@ pub fn run(cli: Cli) -> Result<bool> {
             std::process::exit(i32::from(status));
         }
         Command::Mcp(McpArgs {
-            action: Some(McpAction::Install { client, write }),
+            action:
+                Some(McpAction::Install {
+                    client,
+                    write,
+                    http,
+                }),
             ..
-        }) => crate::mcp::install::run(&workspace, client, write).map(|()| true),
+        }) => crate::mcp::install::run(&workspace, client, write, http.as_deref()).map(|()| true),
         Command::Mcp(McpArgs {
             action: Some(McpAction::Token { name, list, revoke }),
             ..

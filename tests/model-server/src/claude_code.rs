@@ -56,10 +56,9 @@ impl ClaudeCode {
         std::fs::write(path, settings.to_string()).unwrap();
     }
 
-    /// `claude -p PROMPT --output-format json` in the project, talking to
-    /// `server`, with `bin` first on PATH (where `switchboard` is), under
-    /// `timeout 120`.
-    pub fn print(&self, server: &MessagesServer, prompt: &str, bin: &Path) -> Command {
+    /// `claude ARGS…` in the project, `bin` first on PATH (where
+    /// `switchboard` is), under `timeout 120`, with no model to talk to.
+    pub fn command(&self, args: &[&str], bin: &Path) -> Command {
         let path = format!(
             "{}:{}",
             bin.display(),
@@ -69,15 +68,25 @@ impl ClaudeCode {
         command
             .arg("120")
             .arg(binary())
-            .args(["-p", prompt, "--output-format", "json"])
+            .args(args)
             .current_dir(&self.project)
             .env("PATH", path)
-            .env("ANTHROPIC_BASE_URL", server.url())
             .env("ANTHROPIC_API_KEY", "sk-test")
+            // No model unless one is given: a closed loopback port, so
+            // nothing it does waits on a network it cannot reach.
+            .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
             .env("CLAUDE_CONFIG_DIR", &self.config)
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("ENABLE_TOOL_SEARCH", "false")
             .env_remove("CLAUDE_PROJECT_DIR");
+        command
+    }
+
+    /// `claude -p PROMPT --output-format json` in the project, talking to
+    /// `server` (see [`ClaudeCode::command`]).
+    pub fn print(&self, server: &MessagesServer, prompt: &str, bin: &Path) -> Command {
+        let mut command = self.command(&["-p", prompt, "--output-format", "json"], bin);
+        command.env("ANTHROPIC_BASE_URL", server.url());
         command
     }
 }

@@ -122,6 +122,64 @@ fn entry(client: Client, workspace: &Path) -> Entry {
     }
 }
 
+/// The environment variable an HTTP entry takes its token from.
+pub const TOKEN_VARIABLE: &str = "SWITCHBOARD_TOKEN";
+
+/// The entry for `switchboard mcp --http` at `url`: the token read from
+/// [`TOKEN_VARIABLE`] in the agent's environment, in each client's own
+/// spelling, so no token is ever written into a project file.
+fn http_entry(client: Client, url: &str) -> Result<Entry> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        crate::failure::refuse!(
+            "--http takes the server's URL, e.g. http://127.0.0.1:8765/mcp (not {url:?})"
+        );
+    }
+    Ok(match client {
+        Client::ClaudeCode => Entry {
+            file: ".mcp.json",
+            container: &["mcpServers"],
+            value: vec![
+                ("type", json!("http")),
+                ("url", json!(url)),
+                (
+                    "headers",
+                    json!({"Authorization": format!("Bearer ${{{TOKEN_VARIABLE}}}")}),
+                ),
+            ],
+            preamble: None,
+        },
+        Client::Codex => Entry {
+            file: ".codex/config.toml",
+            container: &["mcp_servers"],
+            value: vec![
+                ("url", json!(url)),
+                ("bearer_token_env_var", json!(TOKEN_VARIABLE)),
+            ],
+            preamble: None,
+        },
+        Client::Opencode => Entry {
+            file: "opencode.json",
+            container: &["mcp"],
+            value: vec![
+                ("type", json!("remote")),
+                ("url", json!(url)),
+                (
+                    "headers",
+                    json!({"Authorization": format!("Bearer {{env:{TOKEN_VARIABLE}}}")}),
+                ),
+                ("enabled", json!(true)),
+            ],
+            preamble: Some(("$schema", json!("https://opencode.ai/config.json"))),
+        },
+        other => crate::failure::refuse!(
+            "an HTTP entry is written for claude-code, codex and opencode; {} starts `switchboard mcp` on stdio (drop --http)",
+            other
+                .to_possible_value()
+                .map_or_else(String::new, |value| value.get_name().to_owned())
+        ),
+    })
+}
+
 /// The entry as a JSON object, its keys in order.
 fn cst_entry(entry: &Entry) -> CstInputValue {
     CstInputValue::Object(
@@ -228,8 +286,11 @@ fn snippet(client: Client, entry: &Entry) -> Result<String> {
 
 /// Prints the entry for `client`, or with `write` adds it to the
 /// project's config file and says where.
-pub fn run(workspace: &Workspace, client: Client, write: bool) -> Result<()> {
-    let entry = entry(client, workspace.root());
+pub fn run(workspace: &Workspace, client: Client, write: bool, http: Option<&str>) -> Result<()> {
+    let entry = match http {
+        Some(url) => http_entry(client, url)?,
+        None => entry(client, workspace.root()),
+    };
     let path: PathBuf = workspace.root().join(entry.file);
     if !write {
         eprintln!(
@@ -329,5 +390,32 @@ mod tests {
             "{after}"
         );
         assert_eq!(edit_toml(&after, &entry).unwrap(), after);
+    }
+
+    #[test]
+    fn http_entries_take_the_token_from_the_environment_in_each_clients_spelling() {
+        let url = "http://127.0.0.1:8765/mcp";
+        let codex = edit_toml("", &http_entry(Client::Codex, url).unwrap()).unwrap();
+        assert!(
+            codex.contains("[mcp_servers.switchboard]\nurl = \"http://127.0.0.1:8765/mcp\"\nbearer_token_env_var = \"SWITCHBOARD_TOKEN\""),
+            "{codex}"
+        );
+        let opencode = edit_json("", &http_entry(Client::Opencode, url).unwrap()).unwrap();
+        let parsed: Value =
+            jsonc_parser::parse_to_serde_value(&opencode, &ParseOptions::default()).unwrap();
+        assert_eq!(parsed["mcp"]["switchboard"]["type"], "remote");
+        assert_eq!(
+            parsed["mcp"]["switchboard"]["headers"]["Authorization"],
+            "Bearer {env:SWITCHBOARD_TOKEN}"
+        );
+        let claude = edit_json("", &http_entry(Client::ClaudeCode, url).unwrap()).unwrap();
+        let parsed: Value =
+            jsonc_parser::parse_to_serde_value(&claude, &ParseOptions::default()).unwrap();
+        assert_eq!(
+            parsed["mcpServers"]["switchboard"]["headers"]["Authorization"],
+            "Bearer ${SWITCHBOARD_TOKEN}"
+        );
+        assert!(http_entry(Client::Cursor, url).is_err());
+        assert!(http_entry(Client::ClaudeCode, "127.0.0.1:8765").is_err());
     }
 }

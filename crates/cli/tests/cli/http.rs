@@ -399,3 +399,47 @@ fn an_ask_task_outlives_its_server_and_is_read_or_cancelled_from_another() {
         "{missing}"
     );
 }
+
+#[test]
+fn claude_code_connects_over_http_with_the_token_from_its_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("project")).unwrap();
+    let project = dir.path().join("project").canonicalize().unwrap();
+    let config = dir.path().join("switchboard-config");
+    let served = serve(&project, &config);
+    let bearer = token(&config, "claude");
+    let url = format!("http://{}/mcp", served.address);
+    let installed = crate::switchboard(
+        &project,
+        &["mcp", "install", "claude-code", "--http", &url, "--write"],
+    );
+    crate::ok_stdout(&installed);
+    let written = std::fs::read_to_string(project.join(".mcp.json")).unwrap();
+    assert!(
+        !written.contains(&bearer),
+        "no token in the project's files: {written}"
+    );
+    let claude = switchboard_model_server::claude_code::ClaudeCode::configure(
+        &dir.path().join("claude-config"),
+        &project,
+    );
+    claude.enable_project_servers(&["switchboard"]);
+    let bin = Path::new(env!("CARGO_BIN_EXE_switchboard"))
+        .parent()
+        .unwrap();
+    let listed = |token: &str| {
+        let output = claude
+            .command(&["mcp", "list"], bin)
+            .env("SWITCHBOARD_TOKEN", token)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let connected = listed(&bearer);
+    assert!(
+        connected.contains("switchboard") && connected.contains("Connected"),
+        "{connected}"
+    );
+    let refused = listed("sbt_wrong");
+    assert!(refused.contains("401"), "{refused}");
+}
