@@ -100,6 +100,10 @@ pub enum Command {
     Chain(crate::probe::ChainCommand),
     /// Open the workspace's window, or bring it forward when it is open.
     Open(crate::open::OpenArgs),
+    /// Give agents on another machine this workspace's Switchboard through
+    /// one SSH connection (`ssh -R` to a local HTTP server, a token named
+    /// for the machine, its settings written there); kept up until Ctrl-C.
+    Connect(crate::connect::ConnectArgs),
     /// Run as an agent's hook (Claude Code, Codex): reads the event on
     /// stdin; a permission request is asked in the window when one is
     /// open and the decision printed in the agent's shape.
@@ -132,6 +136,10 @@ pub struct McpArgs {
     /// token from `switchboard mcp token`.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
     pub http: Option<String>,
+    /// Another loopback `Host` the HTTP server answers to (repeatable): the
+    /// far end of an SSH tunnel, `127.0.0.1:PORT` there.
+    #[arg(long, value_name = "HOST:PORT", requires = "http")]
+    pub allow_host: Vec<String>,
 }
 
 /// What `switchboard mcp` does besides serving.
@@ -197,6 +205,7 @@ impl Command {
             | Command::Learn(_)
             | Command::Mcp(_)
             | Command::Hook(_)
+            | Command::Connect(_)
             | Command::Hooks(_)
             | Command::Play(_)
             | Command::Rec(_)

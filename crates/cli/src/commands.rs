@@ -53,6 +53,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Tapes(command) => crate::tapes::run(&workspace, command),
         Command::Open(args) => crate::open::run(&workspace, args).map(|()| true),
         Command::Hook(_) => Ok(false),
+        Command::Connect(args) => crate::connect::run(&workspace, &args).map(|()| true),
         Command::Hooks(command) => crate::hooks::install(&workspace, &command).map(|()| true),
         Command::Agents(args) => crate::hooks::list(&workspace, &args).map(|()| true),
         Command::Play(args) => {
@@ -98,10 +99,12 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Mcp(McpArgs {
             http: Some(address),
             heartbeat_ms,
+            allow_host,
             ..
         }) => crate::mcp::http::serve(
             workspace,
             &address,
+            &allow_host,
             std::time::Duration::from_millis(heartbeat_ms),
         )
         .map(|()| true),

@@ -8,6 +8,7 @@
 mod args;
 mod chat;
 mod commands;
+mod connect;
 mod failure;
 mod hooks;
 mod knowledge;

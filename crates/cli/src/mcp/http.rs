@@ -74,7 +74,20 @@ pub fn token(name: &str, list: bool, revoke: Option<&str>) -> Result<()> {
 
 /// Serves `workspace` over Streamable HTTP at `address` until killed;
 /// prints the URL first.
-pub fn serve(workspace: Workspace, address: &str, heartbeat: Duration) -> Result<()> {
+pub fn serve(
+    workspace: Workspace,
+    address: &str,
+    also: &[String],
+    heartbeat: Duration,
+) -> Result<()> {
+    for host in also {
+        let loopback = host.rsplit_once(':').is_some_and(|(name, port)| {
+            matches!(name, "127.0.0.1" | "localhost" | "[::1]") && port.parse::<u16>().is_ok()
+        });
+        if !loopback {
+            refuse!("--allow-host takes a loopback HOST:PORT, e.g. 127.0.0.1:47332 (not {host:?})");
+        }
+    }
     let Ok(address) = address.parse::<SocketAddr>() else {
         refuse!("--http takes an address and port, e.g. 127.0.0.1:8765 (not {address:?})");
     };
@@ -94,7 +107,9 @@ pub fn serve(workspace: Workspace, address: &str, heartbeat: Duration) -> Result
             .await
             .with_context(|| format!("could not listen on {address}"))?;
         let local = listener.local_addr()?;
-        let guard = Arc::new(Guard::new(local.port(), dir));
+        let mut guard = Guard::new(local.port(), dir);
+        guard.hosts.extend(also.iter().cloned());
+        let guard = Arc::new(guard);
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(guard.hosts.clone())
             .with_allowed_origins(LOOPBACK_ORIGINS)

@@ -72,13 +72,18 @@ pub fn token(config: &Path, name: &str) -> String {
 /// POSTs `body` to `/mcp` with `headers` (Host is the served address
 /// unless one is given); returns the status and the body.
 fn post(served: &Served, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(&served.address).unwrap();
+    post_to(&served.address, headers, body)
+}
+
+/// [`post`] to any `host:port`.
+pub fn post_to(address: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(address).unwrap();
     let mut request = String::from("POST /mcp HTTP/1.1\r\n");
     if !headers
         .iter()
         .any(|(name, _)| name.eq_ignore_ascii_case("host"))
     {
-        request.push_str(&format!("Host: {}\r\n", served.address));
+        request.push_str(&format!("Host: {address}\r\n"));
     }
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
@@ -106,7 +111,7 @@ fn post(served: &Served, headers: &[(&str, &str)], body: &[u8]) -> (u16, String)
 }
 
 /// The JSON-RPC message in an answer (plain JSON or one SSE `data:` line).
-fn message(body: &str) -> Value {
+pub fn message(body: &str) -> Value {
     body.lines()
         .filter_map(|line| line.strip_prefix("data: ").or(Some(line)))
         .find_map(|line| {

@@ -4,6 +4,7 @@
 
 mod blocking;
 mod conformance;
+mod connect;
 mod deliver;
 mod durability;
 mod hooks;

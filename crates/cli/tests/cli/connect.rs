@@ -1,0 +1,256 @@
+//! `switchboard connect` against a real `sshd` (Debian's openssh-server,
+//! installed by the setup script) that the test starts on loopback with
+//! throwaway keys: the far side's settings arrive, an agent there delivers
+//! through the tunnel marked with the machine's name, the tunnel killed is
+//! made again, and Ctrl-C ends it all and revokes the token.
+
+use std::{
+    io::{BufRead, BufReader},
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::{Child, ChildStderr, Command, Stdio},
+    sync::mpsc,
+    time::Duration,
+};
+
+use serde_json::json;
+
+use crate::http::{message, post_to};
+
+/// An `sshd` of the test's own on loopback, killed on drop.
+struct Sshd {
+    child: Child,
+    port: u16,
+    key: PathBuf,
+    known_hosts: PathBuf,
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn keygen(path: &Path) {
+    let made = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+}
+
+fn sshd(dir: &Path) -> Sshd {
+    let binary = Path::new("/usr/sbin/sshd");
+    assert!(
+        binary.exists(),
+        "openssh-server is not installed: run scripts/setup.sh test"
+    );
+    let port = free_port();
+    let (host_key, key) = (dir.join("host_key"), dir.join("id"));
+    keygen(&host_key);
+    keygen(&key);
+    std::fs::copy(key.with_extension("pub"), dir.join("authorized_keys")).unwrap();
+    let host_public = std::fs::read_to_string(host_key.with_extension("pub")).unwrap();
+    let known_hosts = dir.join("known_hosts");
+    std::fs::write(&known_hosts, format!("[127.0.0.1]:{port} {host_public}")).unwrap();
+    let config = dir.join("sshd_config");
+    std::fs::write(
+        &config,
+        format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\nPidFile {}\n\
+             StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n\
+             PermitRootLogin prohibit-password\nAllowTcpForwarding yes\nGatewayPorts no\n",
+            host_key.display(),
+            dir.join("authorized_keys").display(),
+            dir.join("sshd.pid").display(),
+        ),
+    )
+    .unwrap();
+    // Its privilege separation folder.
+    let _ = std::fs::create_dir_all("/run/sshd");
+    let mut child = Command::new(binary)
+        .args(["-D", "-e", "-f"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let lines = follow(stderr);
+    wait_for(&lines, "Server listening", "sshd to listen");
+    Sshd {
+        child,
+        port,
+        key,
+        known_hosts,
+    }
+}
+
+/// The lines `stream` prints, as they come.
+fn follow(stream: ChildStderr) -> mpsc::Receiver<String> {
+    let (sender, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    lines
+}
+
+/// The first line holding `wanted`, waiting 30 s at most.
+fn wait_for(lines: &mpsc::Receiver<String>, wanted: &str, what: &str) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) if line.contains(wanted) => return line,
+            Ok(_) => continue,
+            Err(error) => panic!("no {what} ({error})"),
+        }
+    }
+}
+
+/// `deliver` through the tunnel, as an agent on the far side would, with
+/// the settings `connect` wrote there.
+fn deliver_from_far_side(remote_dir: &Path, title: &str) -> serde_json::Value {
+    let settings = std::fs::read_to_string(remote_dir.join("connect.env")).unwrap();
+    let value = |key: &str| {
+        settings
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{key}=")))
+            .unwrap()
+            .to_owned()
+    };
+    let url = value("SWITCHBOARD_URL");
+    let address = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let bearer = format!("Bearer {}", value("SWITCHBOARD_TOKEN"));
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "far-side-agent", "version": "1"},
+        },
+        "name": "deliver",
+        "arguments": {"title": title, "content": "Built on the far side."},
+    }});
+    let headers = [
+        ("Authorization", bearer.as_str()),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "deliver"),
+    ];
+    let (status, body) = post_to(&address, &headers, request.to_string().as_bytes());
+    assert_eq!(status, 200, "{body}");
+    message(&body)
+}
+
+/// A process the test started, killed if the test ends before it does.
+struct Running(Option<Child>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Sends `SIG<name>` to `pid`.
+fn signal(name: &str, pid: i32) {
+    let sent = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+fn ssh_pid(line: &str) -> i32 {
+    line.split("ssh pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {line:?}"))
+}
+
+#[test]
+fn a_machine_connected_over_ssh_delivers_through_the_tunnel_which_comes_back_after_a_drop() {
+    let dir = tempfile::tempdir().unwrap();
+    let sshd = sshd(dir.path());
+    let workspace = dir.path().join("workspace");
+    let remote_dir = dir.path().join("far-side");
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
+    let remote_port = free_port();
+    let mut connect = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(&workspace)
+        .args(["connect", &format!("{}@127.0.0.1", user.trim())])
+        .args(["--remote-port", &remote_port.to_string()])
+        .arg("--remote-dir")
+        .arg(&remote_dir)
+        .args(["-o", &format!("Port={}", sshd.port)])
+        .args(["-o", &format!("IdentityFile={}", sshd.key.display())])
+        .args([
+            "-o",
+            &format!("UserKnownHostsFile={}", sshd.known_hosts.display()),
+        ])
+        .args(["-o", "StrictHostKeyChecking=yes"])
+        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = follow(connect.stderr.take().unwrap());
+    let mut connect = Running(Some(connect));
+    let first = wait_for(&lines, "connected (ssh pid", "connection");
+
+    let settings = std::fs::read_to_string(remote_dir.join("connect.env")).unwrap();
+    assert!(settings.contains(&format!(
+        "SWITCHBOARD_URL=http://127.0.0.1:{remote_port}/mcp"
+    )));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(remote_dir.join("connect.env"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o077, 0, "the far side's settings are private");
+    let answer = deliver_from_far_side(&remote_dir, "Through the tunnel");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let stored = crate::stored(&workspace);
+    assert_eq!(stored[0]["sent_by"], "ssh:127.0.0.1");
+
+    // The tunnel drops; it is made again and works as before.
+    signal("KILL", ssh_pid(&first));
+    wait_for(&lines, "again in", "a reconnection");
+    let second = wait_for(&lines, "connected (ssh pid", "a second connection");
+    assert_ne!(ssh_pid(&first), ssh_pid(&second));
+    let again = deliver_from_far_side(&remote_dir, "After the drop");
+    assert_eq!(again["result"]["isError"], false, "{again}");
+
+    // Ctrl-C ends it cleanly and the token stops working.
+    let mut connect = connect.0.take().unwrap();
+    signal("INT", connect.id() as i32);
+    let status = connect.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let tokens = std::fs::read_to_string(config.join("mcp-tokens.json")).unwrap();
+    assert!(!tokens.contains("ssh:127.0.0.1"), "{tokens}");
+    assert_eq!(crate::stored(&workspace).len(), 2);
+}
