@@ -40,6 +40,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-cli --bench mcp
 	$(CARGO) bench -p switchboard-cli --bench tapes
 	$(CARGO) bench -p switchboard-cli --bench hooks
+	$(CARGO) bench -p switchboard-cli --bench http
 	$(CARGO) bench -p switchboard-session --bench sessions
 	$(CARGO) bench -p switchboard-probe --bench probe
 

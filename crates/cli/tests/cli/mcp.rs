@@ -1561,7 +1561,12 @@ async fn a_connected_client_is_shown_as_an_agent_until_it_leaves() {
         let output = crate::switchboard(root, &["agents", "--json"]);
         serde_json::from_str(&crate::ok_stdout(&output)).unwrap()
     };
-    let listed = agents(workspace.path());
+    // Recorded once the handshake is done, off the protocol's loop.
+    let root = workspace.path().to_owned();
+    let listed = crate::when_stored(workspace.path(), || {
+        let listed = agents(&root);
+        (!listed.is_empty()).then_some(listed)
+    });
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["record"]["agent"], "mcp");
     assert_eq!(listed[0]["shown"], "working");
@@ -1570,7 +1575,6 @@ async fn a_connected_client_is_shown_as_an_agent_until_it_leaves() {
     // Its process is the client's (this test's).
     assert_eq!(listed[0]["record"]["process"]["pid"], std::process::id());
     session.cancel().await.unwrap();
-    let root = workspace.path().to_owned();
     crate::when_stored(workspace.path(), || {
         let listed = agents(&root);
         (listed[0]["shown"] == "gone").then_some(())
