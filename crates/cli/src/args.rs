@@ -140,6 +140,10 @@ pub struct McpArgs {
     /// far end of an SSH tunnel, `127.0.0.1:PORT` there.
     #[arg(long, value_name = "HOST:PORT", requires = "http")]
     pub allow_host: Vec<String>,
+    /// End the HTTP server when its stdin closes (what `connect` starts
+    /// ends with it, however it ends).
+    #[arg(long, requires = "http", hide = true)]
+    pub exit_with_stdin: bool,
 }
 
 /// What `switchboard mcp` does besides serving.

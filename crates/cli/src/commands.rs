@@ -100,11 +100,13 @@ pub fn run(cli: Cli) -> Result<bool> {
             http: Some(address),
             heartbeat_ms,
             allow_host,
+            exit_with_stdin,
             ..
         }) => crate::mcp::http::serve(
             workspace,
             &address,
             &allow_host,
+            exit_with_stdin,
             std::time::Duration::from_millis(heartbeat_ms),
         )
         .map(|()| true),

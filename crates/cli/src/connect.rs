@@ -240,6 +240,9 @@ impl LocalServer {
                 .arg(format!("127.0.0.1:{remote_port}"))
                 .arg("--allow-host")
                 .arg(format!("localhost:{remote_port}"))
+                // Its stdin is ours: it ends when we do, however we end.
+                .arg("--exit-with-stdin")
+                .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::inherit())
                 .spawn()

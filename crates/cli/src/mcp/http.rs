@@ -78,8 +78,16 @@ pub fn serve(
     workspace: Workspace,
     address: &str,
     also: &[String],
+    exit_with_stdin: bool,
     heartbeat: Duration,
 ) -> Result<()> {
+    if exit_with_stdin {
+        std::thread::spawn(|| {
+            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+            tracing::info!("stdin closed: the HTTP server ends");
+            std::process::exit(0);
+        });
+    }
     for host in also {
         let loopback = host.rsplit_once(':').is_some_and(|(name, port)| {
             matches!(name, "127.0.0.1" | "localhost" | "[::1]") && port.parse::<u16>().is_ok()

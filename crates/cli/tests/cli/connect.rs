@@ -254,3 +254,49 @@ fn a_machine_connected_over_ssh_delivers_through_the_tunnel_which_comes_back_aft
     assert!(!tokens.contains("ssh:127.0.0.1"), "{tokens}");
     assert_eq!(crate::stored(&workspace).len(), 2);
 }
+
+#[test]
+fn the_local_server_ends_with_connect_however_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let sshd = sshd(dir.path());
+    let workspace = dir.path().join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
+    let mut connect = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(&workspace)
+        .args(["connect", &format!("{}@127.0.0.1", user.trim())])
+        .args(["--remote-port", &free_port().to_string(), "--print"])
+        .args(["-o", &format!("Port={}", sshd.port)])
+        .args(["-o", &format!("IdentityFile={}", sshd.key.display())])
+        .args([
+            "-o",
+            &format!("UserKnownHostsFile={}", sshd.known_hosts.display()),
+        ])
+        .env("SWITCHBOARD_CONFIG_DIR", dir.path().join("config"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = follow(connect.stderr.take().unwrap());
+    let mut connect = Running(Some(connect));
+    let connected = wait_for(&lines, "connected (ssh pid", "connection");
+    let local = connected.rsplit("→ ").next().unwrap().trim().to_owned();
+    assert!(
+        std::net::TcpStream::connect(&local).is_ok(),
+        "the local server listens at {local}"
+    );
+    // Killed outright, it can clean nothing up; its server still ends.
+    if let Some(child) = connect.0.as_mut() {
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(&local).is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the local server outlived connect"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
