@@ -1580,3 +1580,116 @@ async fn a_connected_client_is_shown_as_an_agent_until_it_leaves() {
         (listed[0]["shown"] == "gone").then_some(())
     });
 }
+
+/// One line in, one line out, to a `switchboard mcp` on stdio, in the
+/// stateless revision (no `initialize`; each request carries `_meta`).
+struct Stateless {
+    child: std::process::Child,
+    lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    next: u64,
+}
+
+impl Stateless {
+    fn start(workspace: &Path) -> Self {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("-C")
+            .arg(workspace)
+            .arg("mcp")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        Self {
+            child,
+            lines: std::io::BufRead::lines(std::io::BufReader::new(stdout)),
+            next: 0,
+        }
+    }
+
+    fn call(&mut self, method: &str, mut params: Value) -> Value {
+        use std::io::Write;
+        self.next += 1;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "stateless-stdio", "version": "1"},
+        });
+        let request =
+            json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let line = self.lines.next().unwrap().unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == self.next {
+                return message;
+            }
+        }
+    }
+}
+
+impl Drop for Stateless {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_stateless_revision_over_stdio_discovers_serves_tools_resources_and_tasks() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut server = Stateless::start(workspace.path());
+    let discovered = server.call("server/discover", json!({}));
+    let versions = discovered["result"]["supportedVersions"].to_string();
+    assert!(
+        versions.contains("2025-11-25") && versions.contains("2026-07-28"),
+        "{discovered}"
+    );
+    assert!(
+        discovered["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"]
+            .is_object()
+    );
+
+    let tools = server.call("tools/list", json!({}));
+    assert_eq!(
+        tools["result"]["tools"].as_array().map(Vec::len),
+        Some(TOOLS.len())
+    );
+    let delivered = server.call(
+        "tools/call",
+        json!({"name": "deliver", "arguments": {"title": "Stateless", "content": "body"}}),
+    );
+    assert_eq!(delivered["result"]["isError"], false, "{delivered}");
+    let resources = server.call("resources/list", json!({}));
+    assert!(
+        resources["result"]["resources"]
+            .to_string()
+            .contains("switchboard://delivery/"),
+        "{resources}"
+    );
+
+    let asked = server.call("tools/call", json!({"name": "ask", "arguments": {"title": "Go?", "content": "c", "schema": {"type": "confirm"}}}));
+    assert_eq!(asked["result"]["resultType"], "task", "{asked}");
+    let task = asked["result"]["taskId"].as_str().unwrap().to_owned();
+    let question = crate::stored(workspace.path())
+        .into_iter()
+        .find(|delivery| delivery["title"] == "Go?")
+        .unwrap();
+    crate::ok_stdout(&crate::switchboard(
+        workspace.path(),
+        &[
+            "answer",
+            question["id"].as_str().unwrap(),
+            "--value",
+            "true",
+        ],
+    ));
+    let done = server.call("tasks/get", json!({"taskId": task}));
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["result"]["structuredContent"]["response"],
+        json!({"value": true})
+    );
+}
