@@ -153,6 +153,7 @@ pub fn run() -> ExitCode {
             commands::workspace::workspace_info,
             commands::inbox::list_deliveries,
             commands::inbox::get_delivery,
+            commands::inbox::mark_opened,
             commands::inbox::reply,
             commands::inbox::add_annotation,
             commands::inbox::export_delivery,

@@ -14,12 +14,12 @@ use switchboard_model::{
         CMD_CHAT_SEND, CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY, CMD_CHAT_SETTLE_WRITE,
         CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS, CMD_GET_THEME,
         CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH, CMD_LEARN, CMD_LIST_AGENTS, CMD_LIST_DELIVERIES,
-        CMD_LIST_MODELS, CMD_QUARANTINE, CMD_RENDER_MARKDOWN, CMD_REPLY, CMD_SAVE_SETTINGS,
-        CMD_SIDECAR_HEALTH, CMD_UI_PHASE, CMD_UI_READY, CMD_WORKSPACE_INFO, ChatSendRequest,
-        ChatSessionRequest, ChatStopRequest, DeliveryDetail, DeliveryList, DeliveryRequest,
-        KnowledgeOverview, NewLearning, QuarantineRequest, RenderRequest, ReplyRequest,
-        SaveSettingsRequest, SettleWriteRequest, SidecarHealth, StartPhase, SummaryEditRequest,
-        UiPhaseRequest, VoteRequest, WorkspaceInfo,
+        CMD_LIST_MODELS, CMD_MARK_OPENED, CMD_QUARANTINE, CMD_RENDER_MARKDOWN, CMD_REPLY,
+        CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH, CMD_UI_PHASE, CMD_UI_READY, CMD_WORKSPACE_INFO,
+        ChatSendRequest, ChatSessionRequest, ChatStopRequest, DeliveryDetail, DeliveryList,
+        DeliveryRequest, KnowledgeOverview, NewLearning, QuarantineRequest, RenderRequest,
+        ReplyRequest, SaveSettingsRequest, SettleWriteRequest, SidecarHealth, StartPhase,
+        SummaryEditRequest, UiPhaseRequest, VoteRequest, WorkspaceInfo,
     },
     knowledge::{
         Quarantined,
@@ -242,6 +242,12 @@ impl EarlyInbox {
 /// One delivery with its rendered body.
 pub async fn get_delivery(id: &str) -> Result<DeliveryDetail, ErrorPayload> {
     call_with(CMD_GET_DELIVERY, &DeliveryRequest { id: id.to_owned() }).await
+}
+
+/// Notes that the developer opened question `id`.
+pub async fn mark_opened(id: &str) -> Result<bool, ErrorPayload> {
+    let request = DeliveryRequest { id: id.to_owned() };
+    call_with(CMD_MARK_OPENED, &request).await
 }
 
 /// The agents seen through hooks and MCP, waiting ones first.

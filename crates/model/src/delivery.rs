@@ -147,7 +147,30 @@ pub struct Delivery {
 /// token sent it over HTTP (`switchboard mcp token --name`).
 pub const SENT_BY_FIELD: &str = "sent_by";
 
+/// The delivery field (beside visual-delivery's) that says when the
+/// developer first opened a question in the window.
+pub const OPENED_AT_FIELD: &str = "opened_at";
+
 impl Delivery {
+    /// When the developer first opened this question in the window.
+    pub fn opened_at(&self) -> Option<Timestamp> {
+        self.extra
+            .get(OPENED_AT_FIELD)
+            .and_then(Value::as_str)
+            .and_then(Timestamp::parse_lenient)
+    }
+
+    /// Notes that the developer opened this question at `now`; `false`
+    /// (nothing changed) when it was opened before or waits for nothing.
+    pub fn mark_opened(&mut self, now: Timestamp) -> bool {
+        if self.opened_at().is_some() || self.status != DeliveryStatus::AwaitingFeedback {
+            return false;
+        }
+        self.extra
+            .insert(OPENED_AT_FIELD.to_owned(), Value::String(now.to_string()));
+        true
+    }
+
     /// The agent whose token sent this delivery, when one did.
     pub fn sent_by(&self) -> Option<&str> {
         self.extra.get(SENT_BY_FIELD).and_then(Value::as_str)
@@ -487,5 +510,31 @@ mod tests {
         sort_newest_first(&mut list);
         let ids: Vec<_> = list.iter().map(|d| d.id.as_str()).collect();
         assert_eq!(ids, ["d_200_001", "d_100_010", "d_100_002", "d_050_001"]);
+    }
+
+    #[test]
+    fn a_question_is_marked_opened_once_and_only_while_it_waits() {
+        let asked = NewDelivery {
+            mode: DeliveryMode::Blocking,
+            title: "Go?".into(),
+            content_type: ContentType::Markdown,
+            body: "b".into(),
+            feedback_schema: Some(serde_json::json!({"type": "confirm"})),
+        };
+        let id: EntityId = "d_1795000000_001".parse().unwrap();
+        let mut delivery = Delivery::create(asked, id, Timestamp::EPOCH);
+        assert_eq!(delivery.opened_at(), None);
+        let later = Timestamp::from_unix_millis(1_000).unwrap();
+        assert!(delivery.mark_opened(later));
+        assert_eq!(delivery.opened_at(), Some(later));
+        assert!(!delivery.mark_opened(Timestamp::from_unix_millis(2_000).unwrap()));
+        assert_eq!(delivery.opened_at(), Some(later));
+        let mut answered = delivery.clone();
+        answered.extra.clear();
+        answered.complete(later);
+        assert!(
+            !answered.mark_opened(later),
+            "an answered question is not marked"
+        );
     }
 }

@@ -25,6 +25,8 @@ pub const CMD_WORKSPACE_INFO: &str = "workspace_info";
 pub const CMD_LIST_DELIVERIES: &str = "list_deliveries";
 /// Command: one delivery with its rendered body. Request: [`DeliveryRequest`].
 pub const CMD_GET_DELIVERY: &str = "get_delivery";
+/// Command: the developer opened a question (its asker hears of it).
+pub const CMD_MARK_OPENED: &str = "mark_opened";
 /// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`].
 pub const CMD_REPLY: &str = "reply";
 /// Command: the agents seen through hooks and MCP, as the Agents view shows them.
@@ -225,7 +227,7 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 51] = [
+pub const COMMANDS: [&str; 52] = [
     CMD_PROBE_REPORTS,
     CMD_PROBE_REPORT,
     CMD_SESSIONS,
@@ -250,6 +252,7 @@ pub const COMMANDS: [&str; 51] = [
     CMD_WORKSPACE_INFO,
     CMD_LIST_DELIVERIES,
     CMD_GET_DELIVERY,
+    CMD_MARK_OPENED,
     CMD_REPLY,
     CMD_LIST_AGENTS,
     CMD_ADD_ANNOTATION,

@@ -185,6 +185,26 @@ fn tolerate_corrupt<T>(
     }
 }
 
+/// Notes that the developer opened question `id` in the window (once,
+/// while it waits), so an agent polling its task hears "opened in the
+/// window". Returns whether anything changed.
+pub fn mark_opened(workspace: &Workspace, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+    let dir = workspace.inbox_data_dir();
+    let lock = DirLock::acquire_sweeping(&dir)?;
+    let mut file = Editable::load(&lock, DELIVERIES_FILE, now)?;
+    let index = file.position(id).ok_or_else(|| StoreError::NotFound {
+        what: "delivery",
+        id: id.to_owned(),
+    })?;
+    let mut delivery: Delivery = file.decode(index)?;
+    if !delivery.mark_opened(now) {
+        return Ok(false);
+    }
+    file.replace(index, &delivery, "delivery")?;
+    file.save()?;
+    Ok(true)
+}
+
 /// Closes a delivery by hand (marks it completed without an answer), as
 /// visual-delivery's manual completion does. Closing a passive delivery
 /// or an already completed one is refused.

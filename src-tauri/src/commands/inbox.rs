@@ -27,6 +27,18 @@ pub async fn get_delivery(
     Ok(deliveries::detail(&state.workspace, &request.id)?)
 }
 
+/// Notes that the developer opened a question (once, while it waits).
+#[tauri::command]
+pub async fn mark_opened(
+    state: State<'_, AppState>,
+    request: DeliveryRequest,
+) -> Result<bool, ErrorPayload> {
+    super::on_workspace(&state, move |workspace| {
+        deliveries::mark_opened(workspace, &request.id, switchboard_store::clock::now())
+    })
+    .await
+}
+
 /// Records the developer's answer, decline or dismissal; a waiting agent
 /// learns of it through the sessions file.
 #[tauri::command]

@@ -16,7 +16,7 @@ use rmcp::{
     },
 };
 use switchboard_model::blocking::{AwaitOutcome, BlockingSession};
-use switchboard_store::{clock, feedback};
+use switchboard_store::{clock, deliveries, feedback};
 
 use super::{Server, inbox::Answer};
 
@@ -38,8 +38,9 @@ fn session_of(task_id: &str) -> Result<&str, ErrorData> {
         .ok_or_else(|| unknown(task_id))
 }
 
-/// The task a session is, as the client sees it now.
-fn task_of(session: &BlockingSession) -> DetailedTask {
+/// The task a session is, as the client sees it now; `opened` says the
+/// developer has opened the question in the window.
+fn task_of(session: &BlockingSession, opened: bool) -> DetailedTask {
     let updated = session.responded_at.unwrap_or(session.created_at);
     let task = Task::new(
         format!("{ASK}{}", session.id),
@@ -49,10 +50,12 @@ fn task_of(session: &BlockingSession) -> DetailedTask {
     )
     .with_poll_interval_ms(POLL_MS);
     let Some(outcome) = AwaitOutcome::of_session(session) else {
-        return DetailedTask::new(
-            task.with_status_message("waiting for the developer's answer"),
-            TaskPayload::Working,
-        );
+        let message = if opened {
+            "opened in the window; waiting for the developer's answer"
+        } else {
+            "waiting for the developer's answer"
+        };
+        return DetailedTask::new(task.with_status_message(message), TaskPayload::Working);
     };
     if session.extra.contains_key("withdrawn_at") {
         return DetailedTask::new(
@@ -97,7 +100,7 @@ impl Server {
         };
         tracing::info!(id = %session.delivery_id, task = %session.id, "asked as a task");
         Ok(CallToolResponse::Task(CreateTaskResult::new(
-            task_of(&session).task,
+            task_of(&session, false).task,
         )))
     }
 
@@ -108,11 +111,17 @@ impl Server {
     ) -> Result<GetTaskResult, ErrorData> {
         let session = session_of(&params.task_id)?.to_owned();
         let task_id = params.task_id.clone();
-        let stored = self
-            .blocking(move |workspace| Ok(feedback::session(workspace, &session)?))
+        let (stored, opened) = self
+            .blocking(move |workspace| {
+                let stored = feedback::session(workspace, &session)?;
+                let opened = deliveries::get(workspace, &stored.delivery_id)
+                    .map(|delivery| delivery.opened_at().is_some())
+                    .unwrap_or(false);
+                Ok((stored, opened))
+            })
             .await
             .map_err(|_| unknown(&task_id))?;
-        Ok(GetTaskResult::new(task_of(&stored)))
+        Ok(GetTaskResult::new(task_of(&stored, opened)))
     }
 
     /// `tasks/cancel`: the question is withdrawn (the window shows so; an

@@ -327,6 +327,14 @@ fn an_ask_task_outlives_its_server_and_is_read_or_cancelled_from_another() {
     assert_eq!(question["status"], "awaiting_feedback");
 
     let second = serve(workspace.path(), config.path());
+    // The developer opens it in the window (the window's own store call).
+    let opened = switchboard_store::deliveries::mark_opened(
+        &switchboard_store::Workspace::open(workspace.path()).unwrap(),
+        question["id"].as_str().unwrap(),
+        switchboard_store::clock::now(),
+    )
+    .unwrap();
+    assert!(opened);
     let polled = stateless_call(
         &second,
         &bearer,
@@ -336,6 +344,10 @@ fn an_ask_task_outlives_its_server_and_is_read_or_cancelled_from_another() {
         json!({"taskId": task}),
     );
     assert_eq!(polled["result"]["status"], "working", "{polled}");
+    assert_eq!(
+        polled["result"]["statusMessage"],
+        "opened in the window; waiting for the developer's answer"
+    );
     let id = question["id"].as_str().unwrap();
     crate::ok_stdout(&crate::switchboard(
         workspace.path(),

@@ -140,6 +140,14 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             "the description shows: {shown:?}"
         );
         session.find("#permission-terminal").await?;
+        // The window noted that the developer has it open (an agent
+        // polling a task hears "opened in the window").
+        crate::harness::eventually("the question is marked opened", || {
+            let text =
+                std::fs::read_to_string(project.join(".visual-delivery/data/deliveries.json"))?;
+            Ok(text.contains("\"opened_at\""))
+        })
+        .await?;
         press(session, "y").await?;
 
         let output = agent.wait_with_output()?;

@@ -92,6 +92,15 @@ fn DetailBody(
     revision: RwSignal<u64>,
 ) -> impl IntoView {
     let delivery = detail.delivery;
+    // The asker hears that the developer has the question in front of them.
+    if delivery.status == switchboard_model::DeliveryStatus::AwaitingFeedback
+        && delivery.opened_at().is_none()
+    {
+        let id = delivery.id.clone();
+        tasks::act(async move {
+            let _ = ipc::mark_opened(&id).await;
+        });
+    }
     let bump = Callback::new(move |()| revision.update(|r| *r += 1));
     let body_text = delivery.content.body.clone();
     let id = delivery.id.clone();
