@@ -185,10 +185,15 @@ fn tolerate_corrupt<T>(
     }
 }
 
-/// Notes that the developer opened question `id` in the window (once,
-/// while it waits), so an agent polling its task hears "opened in the
-/// window". Returns whether anything changed.
-pub fn mark_opened(workspace: &Workspace, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+/// Changes delivery `id` under the inbox lock: `change` edits it and says
+/// whether it changed (an error refuses the change); it is written back
+/// only then. Returns the delivery as it stands, and whether it changed.
+fn change_one(
+    workspace: &Workspace,
+    id: &str,
+    now: Timestamp,
+    change: impl FnOnce(&mut Delivery) -> Result<bool, StoreError>,
+) -> Result<(Delivery, bool), StoreError> {
     let dir = workspace.inbox_data_dir();
     let lock = DirLock::acquire_sweeping(&dir)?;
     let mut file = Editable::load(&lock, DELIVERIES_FILE, now)?;
@@ -197,29 +202,30 @@ pub fn mark_opened(workspace: &Workspace, id: &str, now: Timestamp) -> Result<bo
         id: id.to_owned(),
     })?;
     let mut delivery: Delivery = file.decode(index)?;
-    if !delivery.mark_opened(now) {
-        return Ok(false);
+    let changed = change(&mut delivery)?;
+    if changed {
+        file.replace(index, &delivery, "delivery")?;
+        file.save()?;
     }
-    file.replace(index, &delivery, "delivery")?;
-    file.save()?;
-    Ok(true)
+    Ok((delivery, changed))
+}
+
+/// Notes that the developer opened question `id` in the window (once,
+/// while it waits), so an agent polling its task hears "opened in the
+/// window". Returns whether anything changed.
+pub fn mark_opened(workspace: &Workspace, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+    change_one(workspace, id, now, |delivery| Ok(delivery.mark_opened(now)))
+        .map(|(_, changed)| changed)
 }
 
 /// Closes a delivery by hand (marks it completed without an answer), as
 /// visual-delivery's manual completion does. Closing a passive delivery
 /// or an already completed one is refused.
 pub fn close(workspace: &Workspace, id: &str, now: Timestamp) -> Result<Delivery, StoreError> {
-    let dir = workspace.inbox_data_dir();
-    let lock = DirLock::acquire_sweeping(&dir)?;
-    let mut file = Editable::load(&lock, DELIVERIES_FILE, now)?;
-    let index = file.position(id).ok_or_else(|| StoreError::NotFound {
-        what: "delivery",
-        id: id.to_owned(),
-    })?;
-    let mut delivery: Delivery = file.decode(index)?;
-    delivery.check_open_for_reply()?;
-    delivery.complete(now);
-    file.replace(index, &delivery, "delivery")?;
-    file.save()?;
-    Ok(delivery)
+    change_one(workspace, id, now, |delivery| {
+        delivery.check_open_for_reply()?;
+        delivery.complete(now);
+        Ok(true)
+    })
+    .map(|(delivery, _)| delivery)
 }

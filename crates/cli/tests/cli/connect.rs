@@ -159,6 +159,36 @@ fn deliver_from_far_side(remote_dir: &Path, title: &str) -> serde_json::Value {
     message(&body)
 }
 
+/// `switchboard connect` to `sshd` as the current user, with `extra`
+/// arguments; its stderr's lines as they come.
+fn start_connect(
+    sshd: &Sshd,
+    workspace: &Path,
+    config: &Path,
+    extra: &[&str],
+) -> (Running, mpsc::Receiver<String>) {
+    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
+    let mut connect = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace)
+        .args(["connect", &format!("{}@127.0.0.1", user.trim())])
+        .args(extra)
+        .args(["-o", &format!("Port={}", sshd.port)])
+        .args(["-o", &format!("IdentityFile={}", sshd.key.display())])
+        .args([
+            "-o",
+            &format!("UserKnownHostsFile={}", sshd.known_hosts.display()),
+        ])
+        .args(["-o", "StrictHostKeyChecking=yes"])
+        .env("SWITCHBOARD_CONFIG_DIR", config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = follow(connect.stderr.take().unwrap());
+    (Running(Some(connect)), lines)
+}
+
 /// A process the test started, killed if the test ends before it does.
 struct Running(Option<Child>);
 
@@ -197,29 +227,18 @@ fn a_machine_connected_over_ssh_delivers_through_the_tunnel_which_comes_back_aft
     let remote_dir = dir.path().join("far-side");
     let config = dir.path().join("config");
     std::fs::create_dir_all(&workspace).unwrap();
-    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
     let remote_port = free_port();
-    let mut connect = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("-C")
-        .arg(&workspace)
-        .args(["connect", &format!("{}@127.0.0.1", user.trim())])
-        .args(["--remote-port", &remote_port.to_string()])
-        .arg("--remote-dir")
-        .arg(&remote_dir)
-        .args(["-o", &format!("Port={}", sshd.port)])
-        .args(["-o", &format!("IdentityFile={}", sshd.key.display())])
-        .args([
-            "-o",
-            &format!("UserKnownHostsFile={}", sshd.known_hosts.display()),
-        ])
-        .args(["-o", "StrictHostKeyChecking=yes"])
-        .env("SWITCHBOARD_CONFIG_DIR", &config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = follow(connect.stderr.take().unwrap());
-    let mut connect = Running(Some(connect));
+    let (mut connect, lines) = start_connect(
+        &sshd,
+        &workspace,
+        &config,
+        &[
+            "--remote-port",
+            &remote_port.to_string(),
+            "--remote-dir",
+            &remote_dir.display().to_string(),
+        ],
+    );
     let first = wait_for(&lines, "connected (ssh pid", "connection");
 
     let settings = std::fs::read_to_string(remote_dir.join("connect.env")).unwrap();
@@ -261,25 +280,12 @@ fn the_local_server_ends_with_connect_however_it_ends() {
     let sshd = sshd(dir.path());
     let workspace = dir.path().join("workspace");
     std::fs::create_dir_all(&workspace).unwrap();
-    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
-    let mut connect = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("-C")
-        .arg(&workspace)
-        .args(["connect", &format!("{}@127.0.0.1", user.trim())])
-        .args(["--remote-port", &free_port().to_string(), "--print"])
-        .args(["-o", &format!("Port={}", sshd.port)])
-        .args(["-o", &format!("IdentityFile={}", sshd.key.display())])
-        .args([
-            "-o",
-            &format!("UserKnownHostsFile={}", sshd.known_hosts.display()),
-        ])
-        .env("SWITCHBOARD_CONFIG_DIR", dir.path().join("config"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = follow(connect.stderr.take().unwrap());
-    let mut connect = Running(Some(connect));
+    let (mut connect, lines) = start_connect(
+        &sshd,
+        &workspace,
+        &dir.path().join("config"),
+        &["--remote-port", &free_port().to_string(), "--print"],
+    );
     let connected = wait_for(&lines, "connected (ssh pid", "connection");
     let local = connected.rsplit("→ ").next().unwrap().trim().to_owned();
     assert!(
