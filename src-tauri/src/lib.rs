@@ -6,6 +6,7 @@ mod args;
 mod attention;
 mod commands;
 mod events;
+mod http_server;
 mod instance;
 mod program_sessions;
 mod sidecar;
@@ -135,6 +136,18 @@ pub fn run() -> ExitCode {
             )
             .holding_window();
             state.reach(StartPhase::WebviewCreated, Some(webview_created));
+            // The window's own HTTP server, when the settings ask for it.
+            let wanted = state
+                .config
+                .settings_dir()
+                .and_then(|dir| switchboard_store::settings::load(&dir).ok())
+                .unwrap_or_default();
+            state.http.start(
+                state.workspace.root(),
+                wanted.http_port(),
+                state.config.settings_dir().as_deref(),
+                wanted.serve_http,
+            );
             program_sessions::follow(
                 app.handle().clone(),
                 state.workspace.root().to_owned(),

@@ -36,6 +36,8 @@ pub struct AppState {
     pub sessions: Arc<crate::program_sessions::Followed>,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
+    /// The window's own MCP HTTP server, when the settings ask for it.
+    pub http: Arc<crate::http_server::HttpServer>,
     /// Held while the window runs: agents' hooks ask here only then.
     _window: Option<switchboard_store::window::WindowHold>,
 }
@@ -61,6 +63,7 @@ impl AppState {
             announced,
             sessions: Arc::default(),
             _watcher: watcher,
+            http: Arc::default(),
             _window: None,
         }
     }

@@ -65,6 +65,24 @@ pub struct Settings {
     /// developer always notify); written only when on.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub notify_turn_finished: bool,
+    /// The window serves `switchboard mcp --http` for its workspace on
+    /// loopback while it is open (off by default; every request still
+    /// needs a token).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub serve_http: bool,
+    /// The port it serves on (default [`DEFAULT_HTTP_PORT`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_port: Option<u16>,
+}
+
+/// The port the window's HTTP server uses unless told otherwise.
+pub const DEFAULT_HTTP_PORT: u16 = 47_331;
+
+impl Settings {
+    /// The port the window's HTTP server uses.
+    pub fn http_port(&self) -> u16 {
+        self.http_port.unwrap_or(DEFAULT_HTTP_PORT)
+    }
 }
 
 /// An environment variable that overrides a setting.
@@ -253,6 +271,9 @@ pub struct SettingsView {
     pub overridden: Vec<(String, String)>,
     /// Where the file is.
     pub path: String,
+    /// The URL the window serves MCP over HTTP at, while it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_url: Option<String>,
 }
 
 #[cfg(test)]

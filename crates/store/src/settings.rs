@@ -75,6 +75,7 @@ pub fn view(dir: &Path) -> Result<SettingsView, StoreError> {
             .map(|o| (o.variable.to_owned(), o.setting.to_owned()))
             .collect(),
         path: dir.join(FILE).display().to_string(),
+        http_url: None,
     })
 }
 

@@ -17,6 +17,7 @@ fn config_dir(state: &AppState) -> Result<std::path::PathBuf, ErrorPayload> {
 
 fn view(state: &AppState) -> Result<SettingsView, ErrorPayload> {
     let mut view = settings::view(&config_dir(state)?)?;
+    view.http_url = state.http.url();
     if let Some(url) = &state.config.model_url {
         view.overridden
             .push(("--model-url".to_owned(), "modelUrl".to_owned()));

@@ -240,6 +240,18 @@ pub fn SettingsPane() -> impl IntoView {
                     Limits::default().idle_secs, |s| s.session_idle_secs, |s, v| s.session_idle_secs = v, draft)}
                 {number_field("settings-session-max", "Seconds a session may run before it is ended (0: never)", "0",
                     Limits::default().max_runtime_secs, |s| s.session_max_secs, |s, v| s.session_max_secs = v, draft)}
+                <h2>"Agents elsewhere"</h2>
+                <label class="checkbox">
+                    <input
+                        id="settings-serve-http"
+                        type="checkbox"
+                        prop:checked=move || draft.with(|s| s.serve_http)
+                        on:change=move |event| draft.update(|s| s.serve_http = event_target_checked(&event))
+                    />
+                    "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; applies when the window opens next)"
+                </label>
+                {number_field("settings-http-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_HTTP_PORT),
+                    |s| s.http_port.map(u64::from), |s, v| s.http_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
                 <div class="settings-actions">
                     <button type="submit" class="primary" id="settings-save">"Save"</button>
                     {move || note.get().map(|note| match note {
@@ -250,6 +262,9 @@ pub fn SettingsPane() -> impl IntoView {
             </form>
             {move || stored.get().map(|view| view! {
                 <p class="muted" id="settings-path">"Stored in " <code>{view.path.clone()}</code></p>
+                {view.http_url.clone().map(|url| view! {
+                    <p class="muted">"Serving MCP over HTTP at " <code id="settings-http-url">{url}</code></p>
+                })}
                 {(!view.overridden.is_empty()).then(|| view! {
                     <ul class="settings-overrides" id="settings-overrides">
                         {view.overridden.iter().map(|(variable, setting)| {

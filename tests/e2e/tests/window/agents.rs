@@ -30,6 +30,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "agents::the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it",
             the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it,
         ),
+        trial(
+            environment,
+            "agents::the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered",
+            the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered,
+        ),
     ]
 }
 
@@ -224,6 +229,97 @@ fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
         session
             .wait_for_text("#agent-list > .agent-row:first-child", |text| text.contains("working"))
             .await?;
+        Ok(())
+    })
+}
+
+/// POSTs a stateless (2026-07-28) `method` to `address`'s `/mcp`; the
+/// status and the answer's text.
+fn post(
+    address: &str,
+    bearer: Option<&str>,
+    method: &str,
+    name: &str,
+    params: Value,
+) -> Result<(u16, String)> {
+    use std::io::Read;
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "1"},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut stream = std::net::TcpStream::connect(address)?;
+    let authorization = bearer
+        .map(|token| format!("Authorization: Bearer {token}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\n{authorization}Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    Ok((status, answer))
+}
+
+fn the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    std::fs::write(
+        config.path().join("settings.json"),
+        json!({"serveHttp": true, "httpPort": port}).to_string(),
+    )?;
+    let made = environment
+        .binaries
+        .cli(workspace.path())
+        .args(["mcp", "token", "--name", "container:web"])
+        .env("SWITCHBOARD_CONFIG_DIR", config.path())
+        .output()?;
+    ensure!(made.status.success(), "no token");
+    let token = String::from_utf8(made.stdout)?.trim().to_owned();
+    let config_dir = config.path().display().to_string();
+    let address = format!("127.0.0.1:{port}");
+    environment.with_app_args(workspace.path(), &["--config-dir", &config_dir], async |session: &Session| {
+        session.find("#view-inbox").await?;
+        // Settings names the URL once the server said it.
+        let shown = crate::harness::until("the HTTP server's URL in Settings", switchboard_e2e::WAIT, || async {
+            session.find("#nav-settings").await?.click().await?;
+            session.find("#settings-path").await?;
+            let urls = session.texts("#settings-http-url").await?;
+            if urls.is_empty() {
+                session.find("#nav-inbox").await?.click().await?;
+            }
+            Ok(urls.into_iter().next())
+        })
+        .await?;
+        ensure!(shown == format!("http://{address}/mcp"), "{shown}");
+        let (status, _) = post(&address, None, "tools/list", "tools/list", json!({}))?;
+        ensure!(status == 401, "without a token: {status}");
+        let (status, answer) = post(
+            &address,
+            Some(&token),
+            "tools/call",
+            "deliver",
+            json!({"name": "deliver", "arguments": {"title": "Built in the container", "content": "Done."}}),
+        )?;
+        ensure!(status == 200, "with its token: {status} {answer}");
+        session.find("#nav-inbox").await?.click().await?;
+        let row = session
+            .wait_for_text("#inbox-list", |text| text.contains("Built in the container"))
+            .await?;
+        ensure!(row.contains("from container:web"), "the row names who sent it: {row:?}");
         Ok(())
     })
 }
