@@ -160,9 +160,10 @@ pub enum McpAction {
         #[arg(long)]
         write: bool,
         /// An entry for `switchboard mcp --http` at this URL instead (Claude
-        /// Code, Codex, opencode); the token comes from the agent's
-        /// environment variable SWITCHBOARD_TOKEN, never from the file.
-        #[arg(long, value_name = "URL")]
+        /// Code, Codex, opencode; without a URL: the server running for
+        /// this workspace); the token comes from the agent's environment
+        /// variable SWITCHBOARD_TOKEN, never from the file.
+        #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
         http: Option<String>,
     },
     /// Bearer tokens for `switchboard mcp --http`: make one (printed once;

@@ -6,7 +6,13 @@
 //! past the 256th 503. rmcp's own service (both protocol revisions) does
 //! the rest. `switchboard mcp token` makes, lists and revokes the tokens.
 
-use std::{convert::Infallible, net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+use std::{
+    convert::Infallible,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
 
 use anyhow::{Context, Result};
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
@@ -40,6 +46,31 @@ type Body = BoxBody<Bytes, Infallible>;
 #[derive(Debug, Clone)]
 pub struct Holder(pub String);
 type Mcp = StreamableHttpService<Server, LocalSessionManager>;
+
+/// Where a running server's URL is kept for other commands to find: a
+/// file named for the workspace in the user's private runtime folder.
+fn advertisement(workspace: &Path) -> Option<PathBuf> {
+    let runtime = switchboard_session::runtime::RuntimeDir::locate().ok()?;
+    // FNV-1a of the workspace's path: the same in every process.
+    let digest = workspace
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+    Some(runtime.path().join(format!("mcp-http-{digest:016x}.url")))
+}
+
+/// The URL of the HTTP server running for `workspace`, if one runs (its
+/// advertisement is there and its port answers).
+pub fn running_url(workspace: &Path) -> Option<String> {
+    let url = std::fs::read_to_string(advertisement(workspace)?).ok()?;
+    let url = url.trim().to_owned();
+    let address = url.strip_prefix("http://")?.strip_suffix("/mcp")?;
+    std::net::TcpStream::connect(address).ok()?;
+    Some(url)
+}
 
 /// The config folder the tokens live in.
 fn token_dir() -> Result<PathBuf> {
@@ -122,12 +153,19 @@ pub fn serve(
             .with_allowed_hosts(guard.hosts.clone())
             .with_allowed_origins(LOOPBACK_ORIGINS)
             .with_max_request_body_bytes(MAX_BODY);
+        let root = workspace.root().to_owned();
         let mcp: Mcp = StreamableHttpService::new(
             move || Ok(Server::new(workspace.clone(), false, heartbeat)),
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        println!("http://{local}/mcp");
+        let url = format!("http://{local}/mcp");
+        if let Some(file) = advertisement(&root)
+            && let Err(error) = switchboard_store::write_atomic_private(&file, url.as_bytes())
+        {
+            tracing::warn!(%error, "the server's URL was not written for other commands");
+        }
+        println!("{url}");
         let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         loop {
             let (stream, _) = listener

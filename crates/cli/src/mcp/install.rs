@@ -288,6 +288,14 @@ fn snippet(client: Client, entry: &Entry) -> Result<String> {
 /// project's config file and says where.
 pub fn run(workspace: &Workspace, client: Client, write: bool, http: Option<&str>) -> Result<()> {
     let entry = match http {
+        Some("") => {
+            let Some(url) = super::http::running_url(workspace.root()) else {
+                crate::failure::refuse!(
+                    "no HTTP server runs for this workspace: start one (`switchboard mcp --http`, or the window's setting) or give its URL"
+                );
+            };
+            http_entry(client, &url)?
+        }
         Some(url) => http_entry(client, url)?,
         None => entry(client, workspace.root()),
     };

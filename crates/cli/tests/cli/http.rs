@@ -425,10 +425,10 @@ fn claude_code_connects_over_http_with_the_token_from_its_environment() {
     let config = dir.path().join("switchboard-config");
     let served = serve(&project, &config);
     let bearer = token(&config, "claude");
-    let url = format!("http://{}/mcp", served.address);
+    // No URL given: the server running for this workspace is found.
     let installed = crate::switchboard(
         &project,
-        &["mcp", "install", "claude-code", "--http", &url, "--write"],
+        &["mcp", "install", "claude-code", "--http", "--write"],
     );
     crate::ok_stdout(&installed);
     let written = std::fs::read_to_string(project.join(".mcp.json")).unwrap();
@@ -459,4 +459,26 @@ fn claude_code_connects_over_http_with_the_token_from_its_environment() {
     );
     let refused = listed("sbt_wrong");
     assert!(refused.contains("401"), "{refused}");
+}
+
+#[test]
+fn an_http_entry_without_a_url_needs_a_server_running_for_the_workspace() {
+    let workspace = tempfile::tempdir().unwrap();
+    let output = crate::switchboard(workspace.path(), &["mcp", "install", "codex", "--http"]);
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("no HTTP server runs for this workspace"),
+        "{said}"
+    );
+    let config = tempfile::tempdir().unwrap();
+    let served = serve(workspace.path(), config.path());
+    let printed = crate::ok_stdout(&crate::switchboard(
+        workspace.path(),
+        &["mcp", "install", "codex", "--http"],
+    ));
+    assert!(
+        printed.contains(&format!("url = \"http://{}/mcp\"", served.address)),
+        "{printed}"
+    );
 }
