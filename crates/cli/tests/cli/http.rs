@@ -433,6 +433,10 @@ fn claude_code_connects_over_http_with_the_token_from_its_environment() {
     crate::ok_stdout(&installed);
     let written = std::fs::read_to_string(project.join(".mcp.json")).unwrap();
     assert!(
+        written.contains(&served.address),
+        "the running server's URL: {written}"
+    );
+    assert!(
         !written.contains(&bearer),
         "no token in the project's files: {written}"
     );
