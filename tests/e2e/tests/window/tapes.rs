@@ -154,8 +154,12 @@ fn a_recorded_session_appears_plays_steps_back_and_is_found(
             .await?
             .click()
             .await?;
+        // The keys arrive one by one and the search follows each: the
+        // highlight settles on the whole query.
         session
-            .find(".exchange.selected[data-index='1'] mark")
+            .wait_for_text(".exchange.selected[data-index='1'] code mark", |text| {
+                text == "6*7"
+            })
             .await?;
         let mark = session
             .texts(".exchange.selected[data-index='1'] code mark")
