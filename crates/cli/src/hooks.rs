@@ -20,12 +20,12 @@ use switchboard_model::{
     Timestamp, age_label,
     agent::{
         AgentKind,
-        hook::{HookInput, Verdict, hook_output},
+        hook::{HookInput, hook_output},
     },
 };
 use switchboard_store::{
     Workspace, agents, clock,
-    feedback::{self, ReplyWait, Waited},
+    feedback::{ReplyWait, Waited},
     window,
 };
 
@@ -153,17 +153,11 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     let outcome = match wait.run(&workspace, &session.id, clock::now, |_| {})? {
         Waited::Settled(outcome) | Waited::Withdrawn(outcome) => outcome,
     };
-    let mut verdict = request.verdict(&outcome);
-    if verdict == Verdict::FallThrough {
-        // Unless an answer raced in, the question leaves the inbox.
-        verdict = request.verdict(&feedback::retract(&workspace, &session.id, clock::now())?);
-    }
-    let decided = verdict != Verdict::FallThrough;
-    agents::permission_settled(
+    let verdict = agents::settle_permission(
         &workspace,
-        request.agent,
-        &request.session_id,
-        decided,
+        &request,
+        &session.id,
+        Some(&outcome),
         clock::now(),
     )?;
     if let Some(output) = hook_output(request.agent, &verdict) {

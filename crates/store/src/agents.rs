@@ -14,11 +14,11 @@ use switchboard_model::{
     Delivery, Timestamp,
     agent::{
         AgentKind, AgentProcess, AgentRecord, AgentRow, AgentState, Liveness,
-        hook::{HookEvent, HookInput},
+        hook::{HookEvent, HookInput, Verdict},
         permission::{DIFF_LIMIT, PermissionRequest, REQUEST_FIELD},
         transcript::{self, TranscriptMessage},
     },
-    blocking::BlockingSession,
+    blocking::{AwaitOutcome, BlockingSession},
 };
 
 use crate::{StoreError, Workspace, feedback, json_file, lock::DirLock, walk};
@@ -240,35 +240,44 @@ pub fn ask_permission(
     Ok((appended.delivery, session))
 }
 
-/// Ends a permission request's wait: the agent works on when it was
-/// decided here, or waits at its own prompt when it was not
-/// (`decided_here`), and no longer waits on the question.
-pub fn permission_settled(
+/// Ends a permission request's question once its wait is over, however
+/// it ended (`outcome`; `None` when the caller gave up): what the answer
+/// decides; a question that decided nothing leaves the inbox — unless an
+/// answer raced in, which then decides —; and the agent works on (decided
+/// here) or waits at its own prompt, on no question. The one ending of
+/// every edge that asks (the hook, MCP `approve`).
+pub fn settle_permission(
     workspace: &Workspace,
-    agent: AgentKind,
+    request: &PermissionRequest,
     session_id: &str,
-    decided_here: bool,
+    outcome: Option<&AwaitOutcome>,
     now: Timestamp,
-) -> Result<AgentRecord, StoreError> {
-    update(workspace, agent, session_id, |stored| {
+) -> Result<Verdict, StoreError> {
+    let mut verdict = outcome.map_or(Verdict::FallThrough, |outcome| request.verdict(outcome));
+    if verdict == Verdict::FallThrough {
+        verdict = request.verdict(&feedback::retract(workspace, session_id, now)?);
+    }
+    let decided = verdict != Verdict::FallThrough;
+    update(workspace, request.agent, &request.session_id, |stored| {
         let mut record = stored.unwrap_or_else(|| {
             AgentRecord::new(
-                agent,
-                session_id,
-                agent.label(),
-                "",
+                request.agent,
+                &request.session_id,
+                &request.name,
+                &request.cwd,
                 AgentState::Working,
                 now,
             )
         });
-        if decided_here {
+        if decided {
             record.enter(AgentState::Working, now);
         } else {
             record.waiting_on = None;
             record.seen_at = now;
         }
         record
-    })
+    })?;
+    Ok(verdict)
 }
 
 /// A file's text for a diff: a regular UTF-8 file of at most

@@ -13,11 +13,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use switchboard_model::agent::{
-    AgentKind, AgentRecord, AgentState,
-    hook::{Verdict, prompt_tool_output},
-    permission::PermissionRequest,
+    AgentKind, AgentRecord, AgentState, hook::prompt_tool_output, permission::PermissionRequest,
 };
-use switchboard_store::{Workspace, agents, clock, feedback};
+use switchboard_store::{Workspace, agents, clock};
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, ToolError, inbox::waiter::Waiter, progress::Bridge};
@@ -142,42 +140,22 @@ impl Server {
             heartbeat: self.heartbeat,
         };
         let waited = waiter.outcome(&Bridge::new(&meta, &peer, &cancelled)).await;
-        let session_id = session.id;
+        // However the wait ended, the question is settled the one way;
+        // a cancelled call still fails as cancelled.
+        let outcome = waited.as_ref().ok().cloned();
         let settled = request.clone();
-        let verdict = match waited {
-            Ok(outcome) => request.verdict(&outcome),
-            Err(error) => {
-                // Cancelled: the question leaves the inbox, answering nothing.
-                self.blocking(move |workspace| {
-                    feedback::retract(workspace, &session_id, clock::now())?;
-                    agents::permission_settled(
-                        workspace,
-                        settled.agent,
-                        &settled.session_id,
-                        false,
-                        clock::now(),
-                    )?;
-                    Ok(())
-                })
-                .await?;
-                return Err(error);
-            }
-        };
-        let decided = verdict != Verdict::FallThrough;
-        self.blocking(move |workspace| {
-            if !decided {
-                feedback::retract(workspace, &session_id, clock::now())?;
-            }
-            agents::permission_settled(
-                workspace,
-                settled.agent,
-                &settled.session_id,
-                decided,
-                clock::now(),
-            )?;
-            Ok(())
-        })
-        .await?;
+        let verdict = self
+            .blocking(move |workspace| {
+                Ok(agents::settle_permission(
+                    workspace,
+                    &settled,
+                    &session.id,
+                    outcome.as_ref(),
+                    clock::now(),
+                )?)
+            })
+            .await?;
+        waited?;
         // One text block and no structured content: Claude Code reads a
         // permission prompt tool's answer from exactly that.
         let output = prompt_tool_output(&verdict, &input);

@@ -200,27 +200,18 @@ fn a_permission_request_is_a_marked_question_answered_with_a_reason() {
 
     let answer = json!({"value": false, "comment": "keep x"});
     feedback::reply(&workspace, &delivery.id, Reply::Answer { answer }, at(2)).unwrap();
-    let outcome = feedback::session(&workspace, &session.id)
-        .map(|s| AwaitOutcome::of_session(&s))
-        .unwrap()
-        .unwrap();
+    // Its caller gave up just as the answer came: the answer still decides,
+    // and stays.
     assert_eq!(
-        request.verdict(&outcome),
+        agents::settle_permission(&workspace, &request, &session.id, None, at(3)).unwrap(),
         Verdict::Deny {
             message: "The developer denied this in Switchboard: keep x".into()
         }
-    );
-    // Taking it back now changes nothing: the answer stands and stays.
-    assert_eq!(
-        feedback::retract(&workspace, &session.id, at(3)).unwrap(),
-        outcome
     );
     assert_eq!(
         deliveries::get(&workspace, &delivery.id).unwrap().status,
         DeliveryStatus::Completed
     );
-    agents::permission_settled(&workspace, request.agent, &request.session_id, true, at(3))
-        .unwrap();
     let row = &agents::list(&workspace, at(4)).unwrap()[0];
     assert_eq!(
         (row.shown, row.record.waiting_on.as_deref()),
@@ -254,10 +245,14 @@ fn a_question_its_agent_decided_elsewhere_leaves_the_inbox() {
         at(1),
     )
     .unwrap();
-    assert!(matches!(
-        feedback::retract(&workspace, &session.id, at(2)).unwrap(),
-        AwaitOutcome::Timeout { .. }
-    ));
+    let ran_out = AwaitOutcome::Timeout {
+        delivery_id: delivery.id.clone(),
+    };
+    assert_eq!(
+        agents::settle_permission(&workspace, &request, &session.id, Some(&ran_out), at(2))
+            .unwrap(),
+        Verdict::FallThrough
+    );
     let left: Vec<String> = deliveries::list(&workspace)
         .unwrap()
         .deliveries
@@ -267,8 +262,6 @@ fn a_question_its_agent_decided_elsewhere_leaves_the_inbox() {
     assert_eq!(left, [other.delivery.id]);
     assert!(deliveries::get(&workspace, &delivery.id).is_err());
     // The agent asks at its own prompt now, and waits on no question.
-    agents::permission_settled(&workspace, request.agent, &request.session_id, false, at(2))
-        .unwrap();
     let row = &agents::list(&workspace, at(3)).unwrap()[0];
     assert_eq!(
         (row.shown, row.record.waiting_on.as_deref()),
