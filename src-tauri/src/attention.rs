@@ -110,7 +110,9 @@ pub fn secrets(app: &AppHandle, sessions: &[ProgramSession], announced: &Announc
 /// "waiting for your input"): who, where, why, and what it said last. An
 /// agent waiting on a question in the inbox is announced by the question.
 pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
-    let rows = match agent_records::list(workspace, clock::now()) {
+    // States only: the few transcripts a notification quotes are read
+    // for it (the view reads its own).
+    let rows = match agent_records::states(workspace, clock::now()) {
         Ok(rows) => rows,
         Err(error) => {
             tracing::warn!(%error, "could not read the agents for notifications");
@@ -202,13 +204,13 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
     show_count(app, announced.waiting());
 }
 
-/// What an agent said last, from its transcript.
+/// What an agent said last, read from the end of its transcript.
 fn last_said(row: &AgentRow) -> Option<String> {
-    row.last_messages
-        .iter()
+    agent_records::last_messages(&row.record)
+        .into_iter()
         .rev()
         .find(|message| message.speaker == switchboard_model::agent::transcript::Speaker::Agent)
-        .map(|message| message.text.clone())
+        .map(|message| message.text)
 }
 
 /// Whether the developer asked to hear of finished turns (the settings'

@@ -106,6 +106,25 @@ pub fn observe(
 /// `now` (ordered, each with its last messages), leaving out those gone
 /// for more than [`GONE_KEPT_MS`]. Unreadable records are skipped.
 pub fn list(workspace: &Workspace, now: Timestamp) -> Result<Vec<AgentRow>, StoreError> {
+    let mut rows = states(workspace, now)?;
+    for row in &mut rows {
+        row.last_messages = last_messages(&row.record);
+    }
+    Ok(rows)
+}
+
+/// The last messages of `record`'s transcript, if it keeps one.
+pub fn last_messages(record: &AgentRecord) -> Vec<TranscriptMessage> {
+    record
+        .transcript_path
+        .as_deref()
+        .map(|path| transcript_tail(Path::new(path), LAST_MESSAGES))
+        .unwrap_or_default()
+}
+
+/// [`list`] without the transcripts (no row's `last_messages`): what
+/// each agent does, for a caller that reads few transcripts or none.
+pub fn states(workspace: &Workspace, now: Timestamp) -> Result<Vec<AgentRow>, StoreError> {
     let mut rows = Vec::new();
     for path in walk::files_in(&agents_dir(workspace), "json")? {
         let record: AgentRecord = match json_file::read(&path, "agent", "") {
@@ -121,15 +140,10 @@ pub fn list(workspace: &Workspace, now: Timestamp) -> Result<Vec<AgentRow>, Stor
         {
             continue;
         }
-        let last_messages = record
-            .transcript_path
-            .as_deref()
-            .map(|path| transcript_tail(Path::new(path), LAST_MESSAGES))
-            .unwrap_or_default();
         rows.push(AgentRow {
             record,
             shown,
-            last_messages,
+            last_messages: Vec::new(),
         });
     }
     switchboard_model::agent::arrange(&mut rows);
