@@ -5,7 +5,7 @@
 
 use std::{
     io::{BufRead, BufReader},
-    path::Path,
+    path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     sync::{Arc, Mutex},
 };
@@ -26,18 +26,23 @@ impl HttpServer {
             .clone()
     }
 
-    /// Starts the server for `workspace` on loopback `port` when
-    /// `wanted`, off the caller's thread; its URL is known once it prints it.
-    pub fn start(
-        self: &Arc<Self>,
-        workspace: &Path,
-        port: u16,
-        config_dir: Option<&Path>,
-        wanted: bool,
-    ) {
-        if !wanted {
+    /// Starts the server for `workspace` on its own thread when the
+    /// settings in `config_dir` ask for it (`serveHttp`, on `httpPort`);
+    /// its URL is known once it prints it.
+    pub fn start(self: &Arc<Self>, workspace: &Path, config_dir: Option<PathBuf>) {
+        let server = Arc::clone(self);
+        let workspace = workspace.to_owned();
+        std::thread::spawn(move || server.run(&workspace, config_dir.as_deref()));
+    }
+
+    fn run(&self, workspace: &Path, config_dir: Option<&Path>) {
+        let wanted = config_dir
+            .and_then(|dir| switchboard_store::settings::load(dir).ok())
+            .unwrap_or_default();
+        if !wanted.serve_http {
             return;
         }
+        let port = wanted.http_port();
         let Some(cli) = std::env::current_exe()
             .ok()
             .and_then(|app| app.parent().map(|dir| dir.join("switchboard")))
@@ -74,19 +79,15 @@ impl HttpServer {
             .child
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(child);
-        let server = Arc::clone(self);
-        std::thread::spawn(move || {
-            let Some(stdout) = stdout else { return };
-            let mut line = String::new();
-            if BufReader::new(stdout).read_line(&mut line).is_ok() && line.starts_with("http://") {
-                tracing::info!(url = line.trim(), "serving MCP over HTTP");
-                *server
-                    .url
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                    Some(line.trim().to_owned());
-            }
-        });
+        let Some(stdout) = stdout else { return };
+        let mut line = String::new();
+        if BufReader::new(stdout).read_line(&mut line).is_ok() && line.starts_with("http://") {
+            tracing::info!(url = line.trim(), "serving MCP over HTTP");
+            *self
+                .url
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(line.trim().to_owned());
+        }
     }
 }
 

@@ -136,18 +136,11 @@ pub fn run() -> ExitCode {
             )
             .holding_window();
             state.reach(StartPhase::WebviewCreated, Some(webview_created));
-            // The window's own HTTP server, when the settings ask for it.
-            let wanted = state
-                .config
-                .settings_dir()
-                .and_then(|dir| switchboard_store::settings::load(&dir).ok())
-                .unwrap_or_default();
-            state.http.start(
-                state.workspace.root(),
-                wanted.http_port(),
-                state.config.settings_dir().as_deref(),
-                wanted.serve_http,
-            );
+            // The window's own HTTP server, when the settings ask for it
+            // (read off the start-up path).
+            state
+                .http
+                .start(state.workspace.root(), state.config.settings_dir());
             program_sessions::follow(
                 app.handle().clone(),
                 state.workspace.root().to_owned(),

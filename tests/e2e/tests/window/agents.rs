@@ -16,7 +16,7 @@ use switchboard_model_server::{
     claude_code::ClaudeCode,
 };
 
-use crate::harness::{Environment, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -90,6 +90,7 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
         .to_owned();
     environment.with_app(&project, async |session: &Session| {
         session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         // The developer is elsewhere when the agent asks.
         session.find("#nav-terminals").await?.click().await?;
         session.find("#view-terminals").await?;
@@ -162,6 +163,8 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
         session
             .wait_for_text("#delivery-status", |text| text == "completed")
             .await?;
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })
 }
@@ -197,6 +200,7 @@ fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
     };
     environment.with_app(&root, async |session: &Session| {
         session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         alt(session, '2').await?;
         session.find("#view-agents #agents-empty").await?;
         // Two agents appear while the view is open: one working, one
@@ -229,6 +233,8 @@ fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
         session
             .wait_for_text("#agent-list > .agent-row:first-child", |text| text.contains("working"))
             .await?;
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })
 }
