@@ -140,13 +140,43 @@ fn notification_state(message: &str, kind: Option<&str>) -> Option<AgentState> {
     }
 }
 
+/// A permission rule in the agent's terms: a tool, and what of it
+/// (`Bash(rm -rf build)`; an MCP tool alone: `mcp__github__create_issue`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The tool.
+    pub tool: String,
+    /// What of it the rule covers; `None`: all of it.
+    pub content: Option<String>,
+}
+
+impl Rule {
+    /// The rule for `tool`, narrowed to `content` when given.
+    pub fn new(tool: &str, content: Option<&str>) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            content: content.map(str::to_owned),
+        }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    /// As Claude Code writes it in `permissions.allow`.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.content {
+            Some(content) => write!(formatter, "{}({content})", self.tool),
+            None => formatter.write_str(&self.tool),
+        }
+    }
+}
+
 /// What the developer decided about a permission request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     /// Let the tool run; with `rule`, never ask again for the same.
     Allow {
         /// The agent's own rule for "always allow this", when asked for.
-        rule: Option<String>,
+        rule: Option<Rule>,
     },
     /// Refuse it; `message` reaches the model.
     Deny {
@@ -166,13 +196,11 @@ pub fn hook_output(agent: AgentKind, verdict: &Verdict) -> Option<Value> {
             let mut decision = json!({"behavior": "allow"});
             // Claude Code keeps the rule itself, where its own "don't ask
             // again" would (`permissions.allow` in settings.local.json).
-            if let (AgentKind::ClaudeCode, Some(rule)) = (agent, rule)
-                && let Some((tool, content)) = split_rule(rule)
-            {
+            if let (AgentKind::ClaudeCode, Some(rule)) = (agent, rule) {
                 let mut entry = Map::new();
-                entry.insert("toolName".into(), tool.into());
-                if let Some(content) = content {
-                    entry.insert("ruleContent".into(), content.into());
+                entry.insert("toolName".into(), rule.tool.clone().into());
+                if let Some(content) = &rule.content {
+                    entry.insert("ruleContent".into(), content.clone().into());
                 }
                 decision["updatedPermissions"] = json!([{
                     "type": "addRules",
@@ -201,14 +229,6 @@ pub fn prompt_tool_output(verdict: &Verdict, input: &Value) -> Value {
             "behavior": "deny",
             "message": "Nobody decided in Switchboard; the call was not made.",
         }),
-    }
-}
-
-/// `Bash(rm -rf build)` → (`Bash`, `rm -rf build`); `mcp__s__t` → (`mcp__s__t`, none).
-fn split_rule(rule: &str) -> Option<(&str, Option<&str>)> {
-    match rule.split_once('(') {
-        Some((tool, rest)) => Some((tool, Some(rest.strip_suffix(')')?))),
-        None => Some((rule, None)),
     }
 }
 
@@ -299,7 +319,7 @@ mod tests {
     #[test]
     fn decisions_come_out_in_each_agents_shape() {
         let allow = Verdict::Allow {
-            rule: Some("Bash(rm -rf build)".into()),
+            rule: Some(Rule::new("Bash", Some("rm -rf build"))),
         };
         assert_eq!(
             hook_output(AgentKind::ClaudeCode, &allow).unwrap(),
@@ -325,7 +345,7 @@ mod tests {
             None
         );
         let mcp_rule = Verdict::Allow {
-            rule: Some("mcp__github__create_issue".into()),
+            rule: Some(Rule::new("mcp__github__create_issue", None)),
         };
         assert_eq!(
             hook_output(AgentKind::ClaudeCode, &mcp_rule).unwrap()["hookSpecificOutput"]["decision"]

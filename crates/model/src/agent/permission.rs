@@ -6,7 +6,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{AgentKind, hook::Verdict};
+use super::{
+    AgentKind,
+    hook::{Rule, Verdict},
+};
 use crate::{ContentType, DeliveryMode, NewDelivery, blocking::AwaitOutcome};
 
 /// The delivery field (beside visual-delivery's) that marks a question as
@@ -170,7 +173,7 @@ impl PermissionRequest {
     /// The rule "always allow this" adds, where the agent keeps rules:
     /// Claude Code's `Bash(<command>)`, `Edit(<file>)`, `WebFetch(domain:…)`,
     /// or an MCP tool's name; `None` for agents whose hooks cannot add one.
-    pub fn always_rule(&self) -> Option<String> {
+    pub fn always_rule(&self) -> Option<Rule> {
         if self.agent != AgentKind::ClaudeCode {
             return None;
         }
@@ -178,12 +181,12 @@ impl PermissionRequest {
             "Bash" => self
                 .input_text("command")
                 .filter(|command| !command.contains(['(', ')']) && !command.contains('\n'))
-                .map(|command| format!("Bash({command})")),
+                .map(|command| Rule::new("Bash", Some(command))),
             "Edit" | "MultiEdit" | "Write" => {
                 let file = self.target_file()?;
-                (!file.contains(['(', ')'])).then(|| format!("Edit({file})"))
+                (!file.contains(['(', ')'])).then(|| Rule::new("Edit", Some(file)))
             }
-            name if mcp_parts(name).is_some() => Some(name.to_owned()),
+            name if mcp_parts(name).is_some() => Some(Rule::new(name, None)),
             _ => None,
         }
     }
@@ -195,7 +198,7 @@ impl PermissionRequest {
             session_id: self.session_id.clone(),
             cwd: self.cwd.clone(),
             tool_name: self.tool_name.clone(),
-            always_rule: self.always_rule(),
+            always_rule: self.always_rule().map(|rule| rule.to_string()),
             has_terminal: self.has_terminal,
         }
     }
@@ -375,7 +378,10 @@ mod tests {
             body.ends_with("In `/home/dev/app` · Claude Code session `5c23`"),
             "{body}"
         );
-        assert_eq!(bash.always_rule().as_deref(), Some("Bash(rm -rf build)"));
+        assert_eq!(
+            bash.always_rule().map(|rule| rule.to_string()).as_deref(),
+            Some("Bash(rm -rf build)")
+        );
         let long = request(
             "Bash",
             json!({"command": format!("echo {}\nls", "x".repeat(100))}),
@@ -420,7 +426,7 @@ mod tests {
             "{body}"
         );
         assert_eq!(
-            edit.always_rule().as_deref(),
+            edit.always_rule().map(|rule| rule.to_string()).as_deref(),
             Some("Edit(/home/dev/app/src/main.rs)")
         );
     }
@@ -462,7 +468,7 @@ mod tests {
         assert!(body.contains("MCP tool `create_issue` of server `github`"));
         assert!(body.contains("\"title\": \"Bug\""));
         assert_eq!(
-            mcp.always_rule().as_deref(),
+            mcp.always_rule().map(|rule| rule.to_string()).as_deref(),
             Some("mcp__github__create_issue")
         );
         let mut codex = mcp.clone();
@@ -484,7 +490,7 @@ mod tests {
         assert_eq!(
             bash.verdict(&responded(json!({"value": true, "remember": true}))),
             Verdict::Allow {
-                rule: Some("Bash(rm -rf build)".into())
+                rule: Some(Rule::new("Bash", Some("rm -rf build")))
             }
         );
         assert_eq!(
