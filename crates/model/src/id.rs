@@ -19,6 +19,8 @@ pub enum IdKind {
     Feedback,
     /// `s_…`, a blocking session.
     Session,
+    /// `t_…`, a tool call run as a task.
+    Task,
 }
 
 impl IdKind {
@@ -29,6 +31,7 @@ impl IdKind {
             Self::Annotation => 'a',
             Self::Feedback => 'f',
             Self::Session => 's',
+            Self::Task => 't',
         }
     }
 
@@ -38,6 +41,7 @@ impl IdKind {
             "a" => Some(Self::Annotation),
             "f" => Some(Self::Feedback),
             "s" => Some(Self::Session),
+            "t" => Some(Self::Task),
             _ => None,
         }
     }
@@ -56,7 +60,7 @@ pub struct EntityId {
 
 /// Why a string is not an entity id.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{text:?} is not an id of the form {{d|a|f|s}}_{{unix seconds}}_{{sequence}}")]
+#[error("{text:?} is not an id of the form {{d|a|f|s|t}}_{{unix seconds}}_{{sequence}}")]
 pub struct IdParseError {
     /// The rejected text.
     pub text: String,

@@ -18,12 +18,14 @@ pub mod inbox;
 pub mod ipc;
 pub mod knowledge;
 pub mod probe;
+pub mod process;
 pub mod program;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod settings;
 pub mod sidecar;
 pub mod tape;
+pub mod task;
 pub mod team;
 pub mod theme;
 pub mod time;

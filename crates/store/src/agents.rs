@@ -13,15 +13,21 @@ use serde_json::Map;
 use switchboard_model::{
     Delivery, Timestamp,
     agent::{
-        AgentKind, AgentProcess, AgentRecord, AgentRow, AgentState, Liveness,
+        AgentKind, AgentRecord, AgentRow, AgentState,
         hook::{HookEvent, HookInput, Verdict},
         permission::{DIFF_LIMIT, PermissionRequest, REQUEST_FIELD},
         transcript::{self, TranscriptMessage},
     },
     blocking::{AwaitOutcome, BlockingSession},
+    process::{Liveness, ProcessMark},
 };
 
-use crate::{StoreError, Workspace, feedback, json_file, lock::DirLock, walk};
+use crate::{
+    StoreError, Workspace, feedback, json_file,
+    lock::DirLock,
+    process::{ProcStat, liveness},
+    walk,
+};
 
 /// The agents folder, relative to the workspace.
 pub const AGENTS_DIR: &str = ".switchboard/agents";
@@ -67,7 +73,7 @@ pub fn update(
 pub fn observe(
     workspace: &Workspace,
     input: &HookInput,
-    process: Option<AgentProcess>,
+    process: Option<ProcessMark>,
     now: Timestamp,
 ) -> Result<AgentRecord, StoreError> {
     let state = input.event.state();
@@ -306,7 +312,7 @@ fn read_small_text(path: &Path) -> Option<String> {
 
 /// The process that ran this one, looking past a shell in between (an
 /// agent runs its hook command through `sh -c`): the agent itself.
-pub fn calling_agent() -> Option<AgentProcess> {
+pub fn calling_agent() -> Option<ProcessMark> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..2 {
         let stat = ProcStat::read(pid)?;
@@ -314,61 +320,17 @@ pub fn calling_agent() -> Option<AgentProcess> {
             stat.name.as_str(),
             "sh" | "bash" | "dash" | "zsh" | "fish" | "ash"
         ) {
-            return Some(AgentProcess {
+            return Some(ProcessMark {
                 pid,
                 start: stat.start,
             });
         }
         pid = stat.parent;
     }
-    ProcStat::read(pid).map(|stat| AgentProcess {
+    ProcStat::read(pid).map(|stat| ProcessMark {
         pid,
         start: stat.start,
     })
-}
-
-/// The process that started this one (an MCP client starts `switchboard
-/// mcp`).
-pub fn parent_process() -> Option<AgentProcess> {
-    let pid = std::os::unix::process::parent_id();
-    ProcStat::read(pid).map(|stat| AgentProcess {
-        pid,
-        start: stat.start,
-    })
-}
-
-/// Whether `process` still runs: the same id with the same start time.
-pub fn liveness(process: AgentProcess) -> Liveness {
-    if !Path::new("/proc/self/stat").exists() {
-        return Liveness::Unknown;
-    }
-    match ProcStat::read(process.pid) {
-        Some(stat) if stat.start == process.start => Liveness::Alive,
-        _ => Liveness::Ended,
-    }
-}
-
-/// What `/proc/<pid>/stat` says of a process.
-struct ProcStat {
-    name: String,
-    parent: u32,
-    start: u64,
-}
-
-impl ProcStat {
-    fn read(pid: u32) -> Option<Self> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // `pid (name) state ppid …`: the name may hold spaces and parens.
-        let (head, rest) = text.rsplit_once(')')?;
-        let name = head.split_once('(')?.1.to_owned();
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        Some(Self {
-            name,
-            parent: fields.get(1)?.parse().ok()?,
-            // Field 22 of the whole line; the rest starts at field 3.
-            start: fields.get(19)?.parse().ok()?,
-        })
-    }
 }
 
 /// The permission request a hook call carries, if it is one.

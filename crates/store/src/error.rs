@@ -97,6 +97,9 @@ pub enum StoreError {
     /// one); nothing was written.
     #[error(transparent)]
     Token(#[from] switchboard_model::token::TokenError),
+    /// A change to a task that ended; nothing was written.
+    #[error(transparent)]
+    Task(#[from] switchboard_model::task::TaskError),
     /// A name that cannot name a file (a path, a dot name, a character
     /// outside the rule); nothing was read or written.
     #[error("{what} {name:?} cannot name a file: {rule}")]
@@ -228,7 +231,8 @@ impl StoreError {
             | Self::Bullet(_)
             | Self::Learning(_)
             | Self::Answer(_)
-            | Self::Annotation(_) => ErrorCode::InvalidRequest,
+            | Self::Annotation(_)
+            | Self::Task(_) => ErrorCode::InvalidRequest,
         }
     }
 

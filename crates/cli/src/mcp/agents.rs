@@ -62,7 +62,7 @@ pub(super) fn arrived(workspace: &Workspace, name: &str) {
             )
         });
         record.enter(AgentState::Working, now);
-        record.process = agents::parent_process();
+        record.process = switchboard_store::process::parent_process();
         record
     });
     if let Err(error) = recorded {

@@ -10,7 +10,10 @@ pub mod transcript;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::Timestamp;
+use crate::{
+    Timestamp,
+    process::{Liveness, ProcessMark},
+};
 
 /// Which kind of agent a session belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -131,30 +134,10 @@ pub struct AgentRecord {
     /// The agent's process, when known, with its start time (so a reused
     /// process id is not taken for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process: Option<AgentProcess>,
+    pub process: Option<ProcessMark>,
     /// Fields written by newer versions that this one does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-/// An agent's process: its id and its start time as the system counts it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgentProcess {
-    /// The process id.
-    pub pid: u32,
-    /// Its start time (Linux: field 22 of `/proc/<pid>/stat`).
-    pub start: u64,
-}
-
-/// Whether an agent's process is still there, as far as can be told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Liveness {
-    /// It runs.
-    Alive,
-    /// It ended.
-    Ended,
-    /// It cannot be checked (no process known, or another system).
-    Unknown,
 }
 
 impl AgentRecord {

@@ -101,20 +101,7 @@ fn an_agent_whose_process_ended_is_gone_at_once() {
         .arg("30")
         .spawn()
         .unwrap();
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
-    let start: u64 = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let process = switchboard_model::agent::AgentProcess {
-        pid: child.id(),
-        start,
-    };
+    let process = switchboard_store::process::mark(child.id()).unwrap();
     agents::observe(
         &workspace,
         &hook(&workspace, json!({"hook_event_name": "SessionStart"})),

@@ -8,5 +8,6 @@ mod feedback;
 mod knowledge;
 mod search;
 mod tapes;
+mod tasks;
 mod team;
 mod watch;

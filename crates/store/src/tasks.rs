@@ -1,0 +1,146 @@
+//! Tool calls run as tasks, as files the store owns: one
+//! `.switchboard/tasks/<id>.json` per call, made and changed under the
+//! folder's lock and written atomically, so the worker running the call,
+//! any `switchboard mcp` process asked about it (stdio or HTTP, after a
+//! restart) and the window agree on where it is. A working task whose
+//! worker is gone is failed when it is next read; ended tasks are kept a
+//! week.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+use switchboard_model::{
+    EntityId, IdKind, Timestamp,
+    process::{Liveness, ProcessMark},
+    task::{TaskError, TaskState, ToolTask, WORKER_LOST, WORKER_LOST_MESSAGE},
+};
+
+use crate::{StoreError, Workspace, json_file, lock::DirLock, process::liveness, walk};
+
+/// The tasks folder, relative to the workspace.
+pub const TASKS_DIR: &str = ".switchboard/tasks";
+
+/// How long an ended task is kept: a week.
+pub const ENDED_KEPT_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// The tasks folder of `workspace`.
+pub fn tasks_dir(workspace: &Workspace) -> PathBuf {
+    workspace.root().join(TASKS_DIR)
+}
+
+fn file_name(id: &str) -> Result<String, StoreError> {
+    if id.parse::<EntityId>().map(|parsed| parsed.kind) != Ok(IdKind::Task) {
+        return Err(StoreError::NotFound {
+            what: "task",
+            id: id.to_owned(),
+        });
+    }
+    Ok(format!("{id}.json"))
+}
+
+/// The ids of the tasks in `dir`.
+fn ids(dir: &std::path::Path) -> Result<Vec<String>, StoreError> {
+    Ok(walk::files_in(dir, "json")?
+        .into_iter()
+        .filter_map(|path| Some(path.file_stem()?.to_str()?.to_owned()))
+        .collect())
+}
+
+/// Records a call of `tool` with `arguments` (made by `sent_by`, when an
+/// agent's token is known) as a new working task; its worker is started
+/// by the caller.
+pub fn create(
+    workspace: &Workspace,
+    tool: &str,
+    arguments: Map<String, Value>,
+    sent_by: Option<String>,
+    now: Timestamp,
+) -> Result<ToolTask, StoreError> {
+    let dir = tasks_dir(workspace);
+    let lock = DirLock::acquire(&dir)?;
+    let existing = ids(&dir)?;
+    let id = EntityId::next(
+        IdKind::Task,
+        now.unix_seconds(),
+        existing.iter().map(String::as_str),
+    )
+    .to_string();
+    let mut task = ToolTask::new(id, tool, arguments, now);
+    task.sent_by = sent_by;
+    json_file::write(&lock.file(&file_name(&task.id)?), &task, "task")?;
+    Ok(task)
+}
+
+/// Changes task `id` under the folder's lock (`change` refuses a change
+/// to an ended task); returns it as stored.
+pub fn update(
+    workspace: &Workspace,
+    id: &str,
+    change: impl FnOnce(&mut ToolTask) -> Result<(), TaskError>,
+) -> Result<ToolTask, StoreError> {
+    let lock = DirLock::acquire(&tasks_dir(workspace))?;
+    let path = lock.file(&file_name(id)?);
+    let mut task: ToolTask = json_file::read(&path, "task", id)?;
+    change(&mut task)?;
+    json_file::write(&path, &task, "task")?;
+    Ok(task)
+}
+
+/// Task `id` as it is now: a working task whose worker ended without a
+/// word is failed (and stored so) here.
+pub fn get(workspace: &Workspace, id: &str, now: Timestamp) -> Result<ToolTask, StoreError> {
+    let path = tasks_dir(workspace).join(file_name(id)?);
+    let task: ToolTask = json_file::read(&path, "task", id)?;
+    if task.state != TaskState::Working || !worker_ended(&task) {
+        return Ok(task);
+    }
+    // Checked again under the lock: the worker may have ended it meanwhile.
+    update(workspace, id, |task| {
+        if task.state == TaskState::Working && worker_ended(task) {
+            task.fail(WORKER_LOST, WORKER_LOST_MESSAGE, now)?;
+        }
+        Ok(())
+    })
+}
+
+fn worker_ended(task: &ToolTask) -> bool {
+    task.worker.map(liveness) == Some(Liveness::Ended)
+}
+
+/// Cancels task `id` (refused when it already ended); returns it and its
+/// worker, when one was running, for the caller to stop.
+pub fn cancel(
+    workspace: &Workspace,
+    id: &str,
+    now: Timestamp,
+) -> Result<(ToolTask, Option<ProcessMark>), StoreError> {
+    let task = update(workspace, id, |task| task.cancel(now))?;
+    let worker = task
+        .worker
+        .filter(|worker| liveness(*worker) == Liveness::Alive);
+    Ok((task, worker))
+}
+
+/// Forgets the tasks that ended more than [`ENDED_KEPT_MS`] before `now`;
+/// returns how many.
+pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError> {
+    let dir = tasks_dir(workspace);
+    if !dir.is_dir() {
+        return Ok(0);
+    }
+    let lock = DirLock::acquire(&dir)?;
+    let mut removed = 0;
+    for id in ids(&dir)? {
+        let Ok(path) = file_name(&id).map(|name| lock.file(&name)) else {
+            continue;
+        };
+        let Ok(task) = json_file::read::<ToolTask>(&path, "task", &id) else {
+            continue;
+        };
+        let old = now.unix_millis() - task.updated_at.unix_millis() > ENDED_KEPT_MS;
+        if task.state.is_final() && old && std::fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
