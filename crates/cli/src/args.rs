@@ -179,6 +179,13 @@ pub enum McpAction {
         #[arg(long, value_name = "NAME", conflicts_with = "list")]
         revoke: Option<String>,
     },
+    /// Run a tool call recorded as a task to its end (what `switchboard
+    /// mcp` starts for a long call; SIGTERM cancels it).
+    #[command(hide = true)]
+    RunTask {
+        /// The stored task (`t_…`).
+        id: String,
+    },
 }
 
 impl Command {

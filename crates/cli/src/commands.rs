@@ -97,6 +97,10 @@ pub fn run(cli: Cli) -> Result<bool> {
             ..
         }) => crate::mcp::http::token(&name, list, revoke.as_deref()).map(|()| true),
         Command::Mcp(McpArgs {
+            action: Some(McpAction::RunTask { id }),
+            ..
+        }) => crate::mcp::tasks::run_worker(workspace, &id).map(|()| true),
+        Command::Mcp(McpArgs {
             http: Some(address),
             heartbeat_ms,
             allow_host,

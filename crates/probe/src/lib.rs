@@ -450,15 +450,44 @@ impl Drop for Conversation<'_> {
     }
 }
 
-/// Ends session `id` from a drop, on the runtime it runs in (if any).
+/// The kills of programs that dropped runs left, still under way.
+static ENDING: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Ends session `id` from a drop, on the runtime it runs in (if any); a
+/// process about to exit awaits it with [`settle`].
 pub(crate) fn end_on_drop(client: &Client, id: Option<String>) {
     let (Some(id), Ok(runtime)) = (id, tokio::runtime::Handle::try_current()) else {
         return;
     };
     let client = client.clone();
-    runtime.spawn(async move {
+    let kill = runtime.spawn(async move {
         let _ = client.kill(&id, Some("KILL".into())).await;
     });
+    let mut ending = ENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    ending.retain(|kill| !kill.is_finished());
+    ending.push(kill);
+}
+
+/// Waits until every program a dropped (cancelled) run left behind is
+/// ended: what a process about to exit after a cancelled run awaits, so
+/// that it leaves no program running.
+pub async fn settle() {
+    loop {
+        let pending = std::mem::take(
+            &mut *ENDING
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        if pending.is_empty() {
+            return;
+        }
+        for kill in pending {
+            let _ = kill.await;
+        }
+    }
 }
 
 /// A session name for `purpose` and `program`: unique among this user's

@@ -121,6 +121,14 @@ pub fn cancel(
     Ok((task, worker))
 }
 
+/// The log a worker of task `id` writes its errors to (made empty).
+pub fn open_log(workspace: &Workspace, id: &str) -> Result<std::fs::File, StoreError> {
+    let dir = tasks_dir(workspace);
+    std::fs::create_dir_all(&dir).map_err(StoreError::io("could not create", &dir))?;
+    let path = dir.join(format!("{}.log", file_name(id)?.trim_end_matches(".json")));
+    std::fs::File::create(&path).map_err(StoreError::io("could not create", &path))
+}
+
 /// Forgets the tasks that ended more than [`ENDED_KEPT_MS`] before `now`;
 /// returns how many.
 pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError> {
@@ -139,6 +147,7 @@ pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError>
         };
         let old = now.unix_millis() - task.updated_at.unix_millis() > ENDED_KEPT_MS;
         if task.state.is_final() && old && std::fs::remove_file(&path).is_ok() {
+            let _ = std::fs::remove_file(path.with_extension("log"));
             removed += 1;
         }
     }

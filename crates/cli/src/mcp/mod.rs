@@ -18,7 +18,7 @@ mod progress;
 mod resources;
 mod schema;
 mod session;
-mod tasks;
+pub mod tasks;
 mod team;
 
 use std::{
@@ -295,6 +295,16 @@ impl ServerHandler for Server {
         if tasks && request.name == "ask" {
             return CALLER.scope(holder, self.ask_as_task(&request)).await;
         }
+        let long = request.arguments.as_ref().is_some_and(|arguments| {
+            switchboard_model::task::runs_long(
+                &request.name,
+                arguments,
+                session::DEFAULT_TIMEOUT_SECS,
+            )
+        });
+        if tasks && long {
+            return CALLER.scope(holder, self.run_as_task(&request)).await;
+        }
         let call = ToolCallContext::new(self, request, context);
         let response = CALLER.scope(holder, self.tool_router.call(call)).await?;
         Ok(match response {
@@ -313,22 +323,22 @@ impl ServerHandler for Server {
         })
     }
 
-    /// `tasks/get` of an `ask` that became a task.
+    /// `tasks/get` of a call that became a task.
     async fn get_task(
         &self,
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, rmcp::ErrorData> {
-        self.get_ask_task(request).await
+        self.get_any_task(request).await
     }
 
-    /// `tasks/cancel`: the question is withdrawn.
+    /// `tasks/cancel`: the question is withdrawn, the run stopped.
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.cancel_ask_task(request).await
+        self.cancel_any_task(request).await
     }
 
     fn get_info(&self) -> ServerConfig {

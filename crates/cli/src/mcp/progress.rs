@@ -1,6 +1,7 @@
 //! The one bridge from a long tool call to MCP: each step the call reports
 //! becomes a progress notification (when the client asked for them with a
-//! progress token), and a cancelled call ends — dropped, which stops what
+//! progress token) or, for a call run as a task, the task's stored status;
+//! and a cancelled call ends — dropped, which stops what
 //! it ran (a wait on the session host, a program a driver started), or
 //! told to withdraw and awaited (an `ask`, whose question the store
 //! withdraws). Either way the client hears `CANCELLED`.
@@ -13,7 +14,7 @@ use switchboard_model::{ErrorCode, ErrorPayload};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::ToolError;
+use super::{ToolError, tasks::TaskRecorder};
 
 /// One step of a long call, as the client hears it.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,11 +69,22 @@ pub fn cancelled(what_happened: &str) -> ToolError {
     ))
 }
 
-/// One tool call's link to its client: the progress token it sent, the
-/// peer to notify and the call's cancellation.
+/// Who hears a long call's steps.
+enum Hearer<'a> {
+    /// The client that made the call, through progress notifications (when
+    /// it sent a progress token).
+    Client {
+        meta: &'a RequestMetaObject,
+        peer: &'a Peer<RoleServer>,
+    },
+    /// The stored task the call runs for: its progress and status message.
+    Task(&'a TaskRecorder),
+}
+
+/// One tool call's link to whoever follows it — the client that made it,
+/// or the task it runs for — and the call's cancellation.
 pub struct Bridge<'a> {
-    meta: &'a RequestMetaObject,
-    peer: &'a Peer<RoleServer>,
+    hearer: Hearer<'a>,
     cancelled: &'a CancellationToken,
 }
 
@@ -84,8 +96,16 @@ impl<'a> Bridge<'a> {
         cancelled: &'a CancellationToken,
     ) -> Self {
         Self {
-            meta,
-            peer,
+            hearer: Hearer::Client { meta, peer },
+            cancelled,
+        }
+    }
+
+    /// The bridge of a call a task's worker runs: its steps go to the
+    /// task's record.
+    pub fn task(recorder: &'a TaskRecorder, cancelled: &'a CancellationToken) -> Self {
+        Self {
+            hearer: Hearer::Task(recorder),
             cancelled,
         }
     }
@@ -136,7 +156,11 @@ impl<'a> Bridge<'a> {
     }
 
     async fn notify(&self, step: Step) {
-        let Some(token) = self.meta.get_progress_token() else {
+        let (meta, peer) = match self.hearer {
+            Hearer::Client { meta, peer } => (meta, peer),
+            Hearer::Task(recorder) => return recorder.record(step),
+        };
+        let Some(token) = meta.get_progress_token() else {
             return;
         };
         let mut notification =
@@ -144,7 +168,7 @@ impl<'a> Bridge<'a> {
         if let Some(total) = step.total {
             notification = notification.with_total(total);
         }
-        if let Err(error) = self.peer.notify_progress(notification).await {
+        if let Err(error) = peer.notify_progress(notification).await {
             tracing::debug!(%error, "progress notification not sent");
         }
     }

@@ -17,6 +17,7 @@ mod probe;
 mod rec;
 mod session;
 mod tapes;
+mod tasks;
 mod team;
 mod terminal;
 

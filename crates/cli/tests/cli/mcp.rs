@@ -1583,18 +1583,23 @@ async fn a_connected_client_is_shown_as_an_agent_until_it_leaves() {
 
 /// One line in, one line out, to a `switchboard mcp` on stdio, in the
 /// stateless revision (no `initialize`; each request carries `_meta`).
-struct Stateless {
+pub(crate) struct Stateless {
     child: std::process::Child,
     lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
     next: u64,
 }
 
 impl Stateless {
-    fn start(workspace: &Path) -> Self {
+    /// `switchboard mcp` on `workspace`, with a session host and
+    /// ClaudeControl's folders of the workspace's own.
+    pub(crate) fn start(workspace: &Path) -> Self {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .arg("-C")
             .arg(workspace)
             .arg("mcp")
+            .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".session-host"))
+            .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
+            .env("CLAUDE_CONTROL_HOME", workspace.join(".claude-control"))
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -1607,7 +1612,9 @@ impl Stateless {
         }
     }
 
-    fn call(&mut self, method: &str, mut params: Value) -> Value {
+    /// The answer to `method` with `params`, sent as a stateless request
+    /// of a client that takes tasks.
+    pub(crate) fn call(&mut self, method: &str, mut params: Value) -> Value {
         use std::io::Write;
         self.next += 1;
         params["_meta"] = json!({

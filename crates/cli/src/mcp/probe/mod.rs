@@ -59,6 +59,125 @@ impl Server {
     }
 }
 
+impl Server {
+    /// `investigate`, its steps and cancellation through `bridge`.
+    pub(super) async fn investigating(
+        &self,
+        args: InvestigateArgs,
+        bridge: Bridge<'_>,
+    ) -> Result<Json<InvestigationView>, ToolError> {
+        let (target, timing) = self.target(&args.target)?;
+        let options = investigate::Options {
+            timing,
+            max_depth: args.max_depth.unwrap_or(3).max(1),
+            unsafe_mode: args.unsafe_mode,
+            max_commands: args.max_commands.unwrap_or(25),
+        };
+        let client = host_client()?;
+        let (reporter, steps) = progress::channel();
+        let mut said = reporter.counting();
+        let report = bridge
+            .run(
+                investigate::investigate(&client, &target, options, &mut said),
+                steps,
+                "the program it ran was ended",
+            )
+            .await?
+            .map_err(ToolError)?;
+        let path = reports()?
+            .save_investigation(&report, &target.program, clock::now())
+            .map_err(store_error)?;
+        Ok(Json(InvestigationView::of(
+            report,
+            Some(path.display().to_string()),
+        )))
+    }
+
+    /// `test_program`, its steps and cancellation through `bridge`.
+    pub(super) async fn testing(
+        &self,
+        args: FuzzArgs,
+        bridge: Bridge<'_>,
+    ) -> Result<Json<TestView>, ToolError> {
+        let (target, timing) = self.target(&args.target)?;
+        let options = blackbox::Options {
+            timing,
+            seed: fuzz::seed_or_clock(args.seed),
+            max_inputs: args.max_inputs.unwrap_or(DEFAULT_MAX_INPUTS),
+            tapes_in: Some(self.workspace().root().to_owned()),
+            allow_shell: args.shell,
+        };
+        let client = host_client()?;
+        let (reporter, steps) = progress::channel();
+        let mut said = reporter.counting();
+        let report = bridge
+            .run(
+                blackbox::test(&client, &target, &options, &mut said),
+                steps,
+                "the program it ran was ended",
+            )
+            .await?
+            .map_err(ToolError)?;
+        let path = reports()?
+            .save_test_report(&report, &target.program, clock::now())
+            .map_err(store_error)?;
+        Ok(Json(TestView::of(report, Some(path.display().to_string()))))
+    }
+
+    /// `fuzz`, its steps and cancellation through `bridge`.
+    pub(super) async fn fuzzing(
+        &self,
+        args: FuzzArgs,
+        bridge: Bridge<'_>,
+    ) -> Result<Json<FuzzView>, ToolError> {
+        let (target, timing) = self.target(&args.target)?;
+        let options = fuzz::Options {
+            seed: fuzz::seed_or_clock(args.seed),
+            max_inputs: args.max_inputs.unwrap_or(DEFAULT_MAX_INPUTS),
+            timing,
+            allow_shell: args.shell,
+            tapes_in: Some(self.workspace().root().to_owned()),
+        };
+        let client = host_client()?;
+        let (reporter, steps) = progress::channel();
+        let mut said = reporter.counting();
+        let found = bridge
+            .run(
+                fuzz::fuzz(&client, &target, &options, &mut said),
+                steps,
+                "the program it ran was ended",
+            )
+            .await?
+            .map_err(ToolError)?;
+        let path = reports()?
+            .save_fuzz_report(&found, &target.program, clock::now())
+            .map_err(store_error)?;
+        Ok(Json(FuzzView::of(found, Some(path.display().to_string()))))
+    }
+
+    /// `run_chain`, its steps and cancellation through `bridge`.
+    pub(super) async fn running_chain(
+        &self,
+        args: ChainArgs,
+        bridge: Bridge<'_>,
+    ) -> Result<Json<ChainView>, ToolError> {
+        let root = self.workspace().root().to_owned();
+        let found = Chains::of(&root).get(&args.name).map_err(store_error)?;
+        let client = host_client()?;
+        let (reporter, steps) = progress::channel();
+        let mut said = reporter.counting();
+        let ran = bridge
+            .run(
+                chain::run(&client, &found, &root, &mut said),
+                steps,
+                "the program it ran was ended",
+            )
+            .await?
+            .map_err(ToolError)?;
+        Ok(Json(ran.into()))
+    }
+}
+
 #[tool_router(router = probe_tools, vis = "pub(super)")]
 impl Server {
     /// Investigates a program.
@@ -79,31 +198,8 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<InvestigationView>, ToolError> {
-        let (target, timing) = self.target(&args.target)?;
-        let options = investigate::Options {
-            timing,
-            max_depth: args.max_depth.unwrap_or(3).max(1),
-            unsafe_mode: args.unsafe_mode,
-            max_commands: args.max_commands.unwrap_or(25),
-        };
-        let client = host_client()?;
-        let (reporter, steps) = progress::channel();
-        let mut said = reporter.counting();
-        let report = Bridge::new(&meta, &peer, &cancelled)
-            .run(
-                investigate::investigate(&client, &target, options, &mut said),
-                steps,
-                "the program it ran was ended",
-            )
-            .await?
-            .map_err(ToolError)?;
-        let path = reports()?
-            .save_investigation(&report, &target.program, clock::now())
-            .map_err(store_error)?;
-        Ok(Json(InvestigationView::of(
-            report,
-            Some(path.display().to_string()),
-        )))
+        self.investigating(args, Bridge::new(&meta, &peer, &cancelled))
+            .await
     }
 
     /// A quick look at a program.
@@ -139,29 +235,8 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<TestView>, ToolError> {
-        let (target, timing) = self.target(&args.target)?;
-        let options = blackbox::Options {
-            timing,
-            seed: fuzz::seed_or_clock(args.seed),
-            max_inputs: args.max_inputs.unwrap_or(DEFAULT_MAX_INPUTS),
-            tapes_in: Some(self.workspace().root().to_owned()),
-            allow_shell: args.shell,
-        };
-        let client = host_client()?;
-        let (reporter, steps) = progress::channel();
-        let mut said = reporter.counting();
-        let report = Bridge::new(&meta, &peer, &cancelled)
-            .run(
-                blackbox::test(&client, &target, &options, &mut said),
-                steps,
-                "the program it ran was ended",
-            )
-            .await?
-            .map_err(ToolError)?;
-        let path = reports()?
-            .save_test_report(&report, &target.program, clock::now())
-            .map_err(store_error)?;
-        Ok(Json(TestView::of(report, Some(path.display().to_string()))))
+        self.testing(args, Bridge::new(&meta, &peer, &cancelled))
+            .await
     }
 
     /// Fuzzes a program.
@@ -180,29 +255,8 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<FuzzView>, ToolError> {
-        let (target, timing) = self.target(&args.target)?;
-        let options = fuzz::Options {
-            seed: fuzz::seed_or_clock(args.seed),
-            max_inputs: args.max_inputs.unwrap_or(DEFAULT_MAX_INPUTS),
-            timing,
-            allow_shell: args.shell,
-            tapes_in: Some(self.workspace().root().to_owned()),
-        };
-        let client = host_client()?;
-        let (reporter, steps) = progress::channel();
-        let mut said = reporter.counting();
-        let found = Bridge::new(&meta, &peer, &cancelled)
-            .run(
-                fuzz::fuzz(&client, &target, &options, &mut said),
-                steps,
-                "the program it ran was ended",
-            )
-            .await?
-            .map_err(ToolError)?;
-        let path = reports()?
-            .save_fuzz_report(&found, &target.program, clock::now())
-            .map_err(store_error)?;
-        Ok(Json(FuzzView::of(found, Some(path.display().to_string()))))
+        self.fuzzing(args, Bridge::new(&meta, &peer, &cancelled))
+            .await
     }
 
     /// Runs a command chain.
@@ -221,19 +275,7 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<ChainView>, ToolError> {
-        let root = self.workspace().root().to_owned();
-        let found = Chains::of(&root).get(&args.name).map_err(store_error)?;
-        let client = host_client()?;
-        let (reporter, steps) = progress::channel();
-        let mut said = reporter.counting();
-        let ran = Bridge::new(&meta, &peer, &cancelled)
-            .run(
-                chain::run(&client, &found, &root, &mut said),
-                steps,
-                "the program it ran was ended",
-            )
-            .await?
-            .map_err(ToolError)?;
-        Ok(Json(ran.into()))
+        self.running_chain(args, Bridge::new(&meta, &peer, &cancelled))
+            .await
     }
 }

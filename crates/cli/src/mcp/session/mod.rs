@@ -24,7 +24,7 @@ use super::{
 pub use views::*;
 
 /// Seconds an expect or wait waits unless told.
-const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+pub(super) const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 
 fn millis(timeout: Option<f64>) -> Result<u64, ToolError> {
     timeout_millis(timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)).map_err(invalid)
@@ -44,6 +44,69 @@ fn waiting(reporter: Reporter) -> impl FnMut(Progress) + Send + 'static {
             total: Some(step.timeout_ms as f64 / 1000.0),
             message: format!("waiting; {} bytes of output so far", step.output_bytes),
         });
+    }
+}
+
+impl Server {
+    /// `session_expect`, its steps and cancellation through `bridge`.
+    pub(super) async fn expecting(
+        &self,
+        args: ExpectArgs,
+        bridge: Bridge<'_>,
+    ) -> Result<Json<ExpectView>, ToolError> {
+        if args.patterns.is_empty() {
+            return Err(ToolError::invalid("give at least one pattern"));
+        }
+        let patterns: Vec<Pattern> = args
+            .patterns
+            .into_iter()
+            .map(|pattern| Pattern::of(pattern, args.exact))
+            .collect();
+        let timeout = millis(args.timeout)?;
+        let client = host_client()?;
+        let session = args.session;
+        let (reporter, steps) = progress::channel();
+        let (outcome, note) = bridge
+            .run(
+                client.expect_noted(&session, patterns, timeout, waiting(reporter)),
+                steps,
+                "the wait stopped; the program runs on",
+            )
+            .await?
+            .map_err(|error| ToolError(error.payload()))?;
+        Ok(Json(ExpectView {
+            handed_back: note.map(HandBackView::from),
+            ..outcome.into()
+        }))
+    }
+
+    /// `session_wait`, its steps and cancellation through `bridge`.
+    pub(super) async fn waiting_for(
+        &self,
+        args: WaitArgs,
+        bridge: Bridge<'_>,
+    ) -> Result<Json<WaitView>, ToolError> {
+        let until = match args.until {
+            WaitKind::Prompt => WaitFor::Prompt,
+            WaitKind::Quiet => WaitFor::Quiet(args.quiet_ms.unwrap_or(500)),
+            WaitKind::Exit => WaitFor::Exit,
+        };
+        let timeout = millis(args.timeout)?;
+        let client = host_client()?;
+        let session = args.session;
+        let (reporter, steps) = progress::channel();
+        let (outcome, note) = bridge
+            .run(
+                client.wait_noted(&session, until, timeout, waiting(reporter)),
+                steps,
+                "the wait stopped; the program runs on",
+            )
+            .await?
+            .map_err(|error| ToolError(error.payload()))?;
+        Ok(Json(WaitView {
+            handed_back: note.map(HandBackView::from),
+            ..outcome.into()
+        }))
     }
 }
 
@@ -137,30 +200,8 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<ExpectView>, ToolError> {
-        if args.patterns.is_empty() {
-            return Err(ToolError::invalid("give at least one pattern"));
-        }
-        let patterns: Vec<Pattern> = args
-            .patterns
-            .into_iter()
-            .map(|pattern| Pattern::of(pattern, args.exact))
-            .collect();
-        let timeout = millis(args.timeout)?;
-        let client = host_client()?;
-        let session = args.session;
-        let (reporter, steps) = progress::channel();
-        let (outcome, note) = Bridge::new(&meta, &peer, &cancelled)
-            .run(
-                client.expect_noted(&session, patterns, timeout, waiting(reporter)),
-                steps,
-                "the wait stopped; the program runs on",
-            )
-            .await?
-            .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(ExpectView {
-            handed_back: note.map(HandBackView::from),
-            ..outcome.into()
-        }))
+        self.expecting(args, Bridge::new(&meta, &peer, &cancelled))
+            .await
     }
 
     /// Waits for a prompt, quiet or the end.
@@ -178,27 +219,8 @@ impl Server {
         peer: Peer<RoleServer>,
         cancelled: CancellationToken,
     ) -> Result<Json<WaitView>, ToolError> {
-        let until = match args.until {
-            WaitKind::Prompt => WaitFor::Prompt,
-            WaitKind::Quiet => WaitFor::Quiet(args.quiet_ms.unwrap_or(500)),
-            WaitKind::Exit => WaitFor::Exit,
-        };
-        let timeout = millis(args.timeout)?;
-        let client = host_client()?;
-        let session = args.session;
-        let (reporter, steps) = progress::channel();
-        let (outcome, note) = Bridge::new(&meta, &peer, &cancelled)
-            .run(
-                client.wait_noted(&session, until, timeout, waiting(reporter)),
-                steps,
-                "the wait stopped; the program runs on",
-            )
-            .await?
-            .map_err(|error| ToolError(error.payload()))?;
-        Ok(Json(WaitView {
-            handed_back: note.map(HandBackView::from),
-            ..outcome.into()
-        }))
+        self.waiting_for(args, Bridge::new(&meta, &peer, &cancelled))
+            .await
     }
 
     /// Reads output.
