@@ -38,9 +38,10 @@ use rmcp::{
         CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
         GetTaskParams, GetTaskResult, Implementation, ListResourcesResult, PaginatedRequestParams,
         ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-        ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+        UnsubscribeRequestParams,
     },
-    service::{NotificationContext, RequestContext},
+    service::{NotificationContext, RequestContext, SubscriptionContext},
     tool_handler,
 };
 use serde_json::json;
@@ -245,8 +246,52 @@ impl ServerHandler for Server {
         self.settle_roots(&context.peer).await;
         let workspace = self.workspace();
         self.subscriptions
-            .subscribe(&workspace, &request.uri, context.peer.clone())
+            .subscribe(
+                &workspace,
+                &request.uri,
+                resources::Announce::Peer(context.peer.clone()),
+            )
             .map_err(|error| resource_error(&error))
+    }
+
+    /// `subscriptions/listen` (2026-07-28) takes updates of resources
+    /// (deliveries and learnings files) and nothing else.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| {
+                uri.starts_with(resources::DELIVERY) || uri.starts_with(resources::LEARNINGS)
+            })
+            .cloned()
+            .collect();
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = Some(uris);
+        Some(accepted)
+    }
+
+    /// One `subscriptions/listen` stream: each accepted resource's updates
+    /// on it, until the client cancels it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
+        self.settle_roots(&context.request_context().peer).await;
+        let workspace = self.workspace();
+        let listened = Arc::new(resources::Subscriptions::default());
+        for uri in context.accepted().resource_subscriptions.iter().flatten() {
+            listened
+                .subscribe(
+                    &workspace,
+                    uri,
+                    resources::Announce::Listen(context.sink().clone()),
+                )
+                .map_err(|error| resource_error(&error))?;
+        }
+        context.cancelled().await;
+        listened.close();
+        Ok(())
     }
 
     /// Stop announcing changes to one resource.

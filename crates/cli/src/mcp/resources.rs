@@ -4,7 +4,8 @@
 //! markdown). A client subscribed to one gets
 //! `notifications/resources/updated` when what it reads changes: the store's
 //! watcher says which files changed, and only a resource whose text really
-//! differs is announced.
+//! differs is announced — to the client of a `resources/subscribe`
+//! (2025-11-25), or on the stream of a `subscriptions/listen` (2026-07-28).
 
 use std::{
     collections::HashMap,
@@ -15,7 +16,10 @@ use std::{
 use anyhow::Result;
 use rmcp::{
     Peer, RoleServer,
-    model::{Resource, ResourceUpdatedNotificationParam},
+    model::{
+        Resource, ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification,
+    },
+    service::SubscriptionSink,
 };
 use serde_json::json;
 use switchboard_model::ipc::StoreChange;
@@ -92,6 +96,33 @@ fn touched_by(uri: &str, change: StoreChange) -> bool {
     }
 }
 
+/// Where a subscription's updates go.
+#[derive(Clone)]
+pub enum Announce {
+    /// To the client, as `resources/subscribe` asked (2025-11-25).
+    Peer(Peer<RoleServer>),
+    /// On the stream of a `subscriptions/listen` request (2026-07-28).
+    Listen(SubscriptionSink),
+}
+
+impl Announce {
+    async fn updated(&self, uri: &str) -> Result<(), String> {
+        let param = ResourceUpdatedNotificationParam::new(uri.to_owned());
+        match self {
+            Self::Peer(peer) => peer
+                .notify_resource_updated(param)
+                .await
+                .map_err(|error| error.to_string()),
+            Self::Listen(sink) => sink
+                .send(ServerNotification::ResourceUpdatedNotification(
+                    ResourceUpdatedNotification::new(param),
+                ))
+                .await
+                .map_err(|error| error.to_string()),
+        }
+    }
+}
+
 /// The subscribed resources, each with the fingerprint of its text as last
 /// announced, and the watcher that runs while any is subscribed.
 #[derive(Default)]
@@ -101,13 +132,13 @@ pub struct Subscriptions {
 }
 
 impl Subscriptions {
-    /// Subscribes `peer` to `uri` (which must read), starting the watcher
-    /// on the first subscription.
+    /// Subscribes to `uri` (which must read), its updates told through
+    /// `to` (the first subscription's; the watcher starts with it).
     pub fn subscribe(
         self: &Arc<Self>,
         workspace: &Arc<Workspace>,
         uri: &str,
-        peer: Peer<RoleServer>,
+        to: Announce,
     ) -> Result<()> {
         let (text, _) = read(workspace, uri)?;
         lock(&self.uris).insert(uri.to_owned(), fingerprint(&text));
@@ -121,7 +152,7 @@ impl Subscriptions {
             let workspace = Arc::clone(workspace);
             tokio::spawn(async move {
                 while let Some(change) = changes.recv().await {
-                    subscriptions.announce(&workspace, change, &peer).await;
+                    subscriptions.announce(&workspace, change, &to).await;
                 }
             });
         }
@@ -133,14 +164,16 @@ impl Subscriptions {
         lock(&self.uris).remove(uri);
     }
 
+    /// Stops announcing anything: the watcher ends, and with it the task
+    /// that announces.
+    pub fn close(&self) {
+        lock(&self.uris).clear();
+        lock(&self.watcher).take();
+    }
+
     /// Announces each subscribed resource `change` may have changed whose
     /// text did change.
-    async fn announce(
-        &self,
-        workspace: &Arc<Workspace>,
-        change: StoreChange,
-        peer: &Peer<RoleServer>,
-    ) {
+    async fn announce(&self, workspace: &Arc<Workspace>, change: StoreChange, to: &Announce) {
         let candidates: Vec<String> = lock(&self.uris)
             .keys()
             .filter(|uri| touched_by(uri, change))
@@ -158,11 +191,7 @@ impl Subscriptions {
             let changed = lock(&self.uris)
                 .get_mut(&uri)
                 .is_some_and(|last| std::mem::replace(last, now) != now);
-            if changed
-                && let Err(error) = peer
-                    .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone()))
-                    .await
-            {
+            if changed && let Err(error) = to.updated(&uri).await {
                 tracing::debug!(%error, %uri, "resource update not sent");
             }
         }

@@ -15,6 +15,7 @@ mod mcp_fuzz;
 mod play;
 mod probe;
 mod rec;
+mod revisions;
 mod session;
 mod tapes;
 mod tasks;

@@ -234,7 +234,7 @@ async fn refused<H: ClientHandler>(
     )
 }
 
-const TOOLS: [&str; 27] = [
+pub(crate) const TOOLS: [&str; 27] = [
     "add_learning",
     "approve",
     "ask",
