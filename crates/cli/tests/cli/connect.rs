@@ -5,122 +5,17 @@
 //! made again, and Ctrl-C ends it all and revokes the token.
 
 use std::{
-    io::{BufRead, BufReader},
-    net::TcpListener,
-    path::{Path, PathBuf},
-    process::{Child, ChildStderr, Command, Stdio},
+    path::Path,
+    process::{Child, Command, Stdio},
     sync::mpsc,
     time::Duration,
 };
 
 use serde_json::json;
 
-use crate::http::{message, post_to};
-
-/// An `sshd` of the test's own on loopback, killed on drop.
-struct Sshd {
-    child: Child,
-    port: u16,
-    key: PathBuf,
-    known_hosts: PathBuf,
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn keygen(path: &Path) {
-    let made = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(made.success());
-}
-
-fn sshd(dir: &Path) -> Sshd {
-    let binary = Path::new("/usr/sbin/sshd");
-    assert!(
-        binary.exists(),
-        "openssh-server is not installed: run scripts/setup.sh test"
-    );
-    let port = free_port();
-    let (host_key, key) = (dir.join("host_key"), dir.join("id"));
-    keygen(&host_key);
-    keygen(&key);
-    std::fs::copy(key.with_extension("pub"), dir.join("authorized_keys")).unwrap();
-    let host_public = std::fs::read_to_string(host_key.with_extension("pub")).unwrap();
-    let known_hosts = dir.join("known_hosts");
-    std::fs::write(&known_hosts, format!("[127.0.0.1]:{port} {host_public}")).unwrap();
-    let config = dir.join("sshd_config");
-    std::fs::write(
-        &config,
-        format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\nPidFile {}\n\
-             StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n\
-             PermitRootLogin prohibit-password\nAllowTcpForwarding yes\nGatewayPorts no\n",
-            host_key.display(),
-            dir.join("authorized_keys").display(),
-            dir.join("sshd.pid").display(),
-        ),
-    )
-    .unwrap();
-    // Its privilege separation folder.
-    let _ = std::fs::create_dir_all("/run/sshd");
-    let mut child = Command::new(binary)
-        .args(["-D", "-e", "-f"])
-        .arg(&config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let lines = follow(stderr);
-    wait_for(&lines, "Server listening", "sshd to listen");
-    Sshd {
-        child,
-        port,
-        key,
-        known_hosts,
-    }
-}
-
-/// The lines `stream` prints, as they come.
-fn follow(stream: ChildStderr) -> mpsc::Receiver<String> {
-    let (sender, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stream).lines().map_while(Result::ok) {
-            if sender.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    lines
-}
-
-/// The first line holding `wanted`, waiting 30 s at most.
-fn wait_for(lines: &mpsc::Receiver<String>, wanted: &str, what: &str) -> String {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        match lines.recv_timeout(left) {
-            Ok(line) if line.contains(wanted) => return line,
-            Ok(_) => continue,
-            Err(error) => panic!("no {what} ({error})"),
-        }
-    }
-}
+use switchboard_remote_test::{
+    Sshd, destination, follow, free_port, message, post_to, stateless_call, wait_for,
+};
 
 /// `deliver` through the tunnel, as an agent on the far side would, with
 /// the settings `connect` wrote there.
@@ -139,15 +34,12 @@ fn deliver_from_far_side(remote_dir: &Path, title: &str) -> serde_json::Value {
         .trim_end_matches("/mcp")
         .to_owned();
     let bearer = format!("Bearer {}", value("SWITCHBOARD_TOKEN"));
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "far-side-agent", "version": "1"},
-        },
-        "name": "deliver",
-        "arguments": {"title": title, "content": "Built on the far side."},
-    }});
+    let request = stateless_call(
+        "far-side-agent",
+        "deliver",
+        json!({"title": title, "content": "Built on the far side."}),
+        false,
+    );
     let headers = [
         ("Authorization", bearer.as_str()),
         ("Mcp-Protocol-Version", "2026-07-28"),
@@ -167,19 +59,16 @@ fn start_connect(
     config: &Path,
     extra: &[&str],
 ) -> (Running, mpsc::Receiver<String>) {
-    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
-    let mut connect = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+    let mut connect = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    connect
         .arg("-C")
         .arg(workspace)
-        .args(["connect", &format!("{}@127.0.0.1", user.trim())])
-        .args(extra)
-        .args(["-o", &format!("Port={}", sshd.port)])
-        .args(["-o", &format!("IdentityFile={}", sshd.key.display())])
-        .args([
-            "-o",
-            &format!("UserKnownHostsFile={}", sshd.known_hosts.display()),
-        ])
-        .args(["-o", "StrictHostKeyChecking=yes"])
+        .args(["connect", &destination()])
+        .args(extra);
+    for option in sshd.ssh_options() {
+        connect.args(["-o", &option]);
+    }
+    let mut connect = connect
         .env("SWITCHBOARD_CONFIG_DIR", config)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -222,7 +111,7 @@ fn ssh_pid(line: &str) -> i32 {
 #[test]
 fn a_machine_connected_over_ssh_delivers_through_the_tunnel_which_comes_back_after_a_drop() {
     let dir = tempfile::tempdir().unwrap();
-    let sshd = sshd(dir.path());
+    let sshd = Sshd::start(dir.path(), "");
     let workspace = dir.path().join("workspace");
     let remote_dir = dir.path().join("far-side");
     let config = dir.path().join("config");
@@ -277,7 +166,7 @@ fn a_machine_connected_over_ssh_delivers_through_the_tunnel_which_comes_back_aft
 #[test]
 fn the_local_server_ends_with_connect_however_it_ends() {
     let dir = tempfile::tempdir().unwrap();
-    let sshd = sshd(dir.path());
+    let sshd = Sshd::start(dir.path(), "");
     let workspace = dir.path().join("workspace");
     std::fs::create_dir_all(&workspace).unwrap();
     let (mut connect, lines) = start_connect(

@@ -6,13 +6,13 @@
 //! answered.
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
+    io::{BufRead, BufReader},
     path::Path,
     process::{Child, Command, Stdio},
 };
 
 use serde_json::{Value, json};
+use switchboard_remote_test::{message, post_to};
 
 /// A running `switchboard mcp --http`, killed on drop.
 pub struct Served {
@@ -73,53 +73,6 @@ pub fn token(config: &Path, name: &str) -> String {
 /// unless one is given); returns the status and the body.
 fn post(served: &Served, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
     post_to(&served.address, headers, body)
-}
-
-/// [`post`] to any `host:port`.
-pub fn post_to(address: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let mut request = String::from("POST /mcp HTTP/1.1\r\n");
-    if !headers
-        .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
-    {
-        request.push_str(&format!("Host: {address}\r\n"));
-    }
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str(&format!(
-        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    ));
-    stream.write_all(request.as_bytes()).unwrap();
-    // A refused request may be answered before the body is all sent.
-    let _ = stream.write_all(body);
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer);
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_owned())
-        .unwrap_or_default();
-    (status, body)
-}
-
-/// The JSON-RPC message in an answer (plain JSON or one SSE `data:` line).
-pub fn message(body: &str) -> Value {
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data: ").or(Some(line)))
-        .find_map(|line| {
-            serde_json::from_str::<Value>(line.trim())
-                .ok()
-                .filter(|value| value.get("jsonrpc").is_some())
-        })
-        .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
 }
 
 fn initialize() -> Vec<u8> {
