@@ -32,6 +32,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-e2e --bench inbox
 	$(CARGO) bench -p switchboard-e2e --bench footprint
 	$(CARGO) bench -p switchboard-e2e --bench agents
+	$(CARGO) bench -p switchboard-e2e --bench remote
 	$(CARGO) bench -p switchboard-sidecar --bench prompt
 	$(CARGO) bench -p switchboard-sidecar --bench ttft
 	$(CARGO) bench -p switchboard-store --bench knowledge

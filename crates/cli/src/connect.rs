@@ -8,6 +8,14 @@
 //! are made again; on Ctrl-C (or SIGTERM) the connection and the server
 //! end and the token is revoked. Uses the system's `ssh`, the user's keys
 //! and known hosts; nothing listens on a non-loopback address.
+//!
+//! With `--container NAME`, the agents are in a container on the far side:
+//! `connect.env` is written inside it (`docker exec`, or the engine named),
+//! and the token is named for the machine and the container. The container
+//! must share the far side's network (`--network host`): its loopback is
+//! then the one the tunnel reaches. A container with a network of its own
+//! is refused with the reason — reaching it would need a listener on an
+//! address other than loopback, which Switchboard never opens.
 
 use std::{
     io::{BufRead, BufReader, Write},
@@ -47,6 +55,43 @@ pub struct ConnectArgs {
     /// An `ssh -o` option (repeatable): `Port=2222`, `IdentityFile=…`.
     #[arg(short = 'o', value_name = "OPTION")]
     pub ssh_options: Vec<String>,
+    /// The agents are in this container on HOST (it must share HOST's
+    /// network): the settings are written inside it.
+    #[arg(long, value_name = "NAME")]
+    pub container: Option<String>,
+    /// The container engine on HOST: `docker`, `podman`, or its path.
+    #[arg(
+        long,
+        value_name = "ENGINE",
+        default_value = "docker",
+        requires = "container"
+    )]
+    pub engine: String,
+}
+
+/// What the far side prints when the container has a network of its own.
+const OWN_NETWORK: &str = "switchboard-container-network=";
+
+/// A failure that another attempt would only repeat: `connect` stops.
+#[derive(Debug)]
+struct Lasting(anyhow::Error);
+
+/// Whether `name` is a container name as Docker and Podman take it.
+fn container_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        && name.len() <= 128
+}
+
+/// Whether `engine` names a program (a name or a path) without anything a
+/// shell would read.
+fn engine_name(engine: &str) -> bool {
+    !engine.is_empty()
+        && !engine.starts_with('-')
+        && engine
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/'))
 }
 
 /// What the far side is told it is connected.
@@ -57,10 +102,24 @@ pub fn run(workspace: &Workspace, args: &ConnectArgs) -> Result<()> {
     if args.host.starts_with('-') || args.host.is_empty() {
         refuse!("{:?} is not a host", args.host);
     }
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| default_name(&args.host));
+    if let Some(container) = &args.container {
+        if !container_name(container) {
+            refuse!("{container:?} is not a container name");
+        }
+        if !engine_name(&args.engine) {
+            refuse!("{:?} is not a container engine", args.engine);
+        }
+    }
+    let name = args.name.clone().unwrap_or_else(|| {
+        let machine = default_name(&args.host);
+        match &args.container {
+            Some(container) => format!("{machine}:{container}")
+                .chars()
+                .take(switchboard_model::token::NAME_LIMIT)
+                .collect(),
+            None => machine,
+        }
+    });
     check_name(&name).map_err(|error| crate::failure::invalid(error.to_string()))?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -80,9 +139,12 @@ pub fn run(workspace: &Workspace, args: &ConnectArgs) -> Result<()> {
     if args.print {
         println!("{settings}");
     }
+    let far_side = match &args.container {
+        Some(container) => format!("container {container} on {}", args.host),
+        None => args.host.clone(),
+    };
     eprintln!(
-        "switchboard connect: {} reaches this workspace at {remote_url} (token {name}); Ctrl-C ends it",
-        args.host
+        "switchboard connect: {far_side} reaches this workspace at {remote_url} (token {name}); Ctrl-C ends it"
     );
     let ended = keep_up(args, &server.address, &settings, &stop);
     server.stop();
@@ -120,7 +182,10 @@ fn keep_up(args: &ConnectArgs, local: &str, settings: &str, stop: &AtomicBool) -
         let started = Instant::now();
         match connect_once(args, local, settings, stop) {
             Ok(()) => {}
-            Err(error) => eprintln!("switchboard connect: {error:#}"),
+            Err(error) => match error.downcast::<Lasting>() {
+                Ok(Lasting(error)) => return Err(error),
+                Err(error) => eprintln!("switchboard connect: {error:#}"),
+            },
         }
         if stop.load(Ordering::SeqCst) {
             break;
@@ -145,16 +210,10 @@ fn keep_up(args: &ConnectArgs, local: &str, settings: &str, stop: &AtomicBool) -
 /// One `ssh` connection: the forward, `connect.env` written on the far
 /// side from stdin, then held until it drops or `stop`.
 fn connect_once(args: &ConnectArgs, local: &str, settings: &str, stop: &AtomicBool) -> Result<()> {
-    let write_settings = if args.print {
-        String::new()
-    } else {
-        format!(
-            "umask 077 && mkdir -p {dir} && head -c {len} > {dir}/connect.env && ",
-            dir = args.remote_dir,
-            len = settings.len()
-        )
-    };
-    let remote = format!("{write_settings}echo {READY} && cat > /dev/null");
+    let remote = format!(
+        "{}echo {READY} && cat > /dev/null",
+        far_side_setup(args, settings.len())?
+    );
     let mut command = Command::new("ssh");
     command
         .args([
@@ -193,13 +252,35 @@ fn connect_once(args: &ConnectArgs, local: &str, settings: &str, stop: &AtomicBo
     let (ready, told) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.trim() == READY {
-                let _ = ready.send(());
+            let line = line.trim();
+            if line == READY {
+                let _ = ready.send(None);
+            } else if let Some(network) = line.strip_prefix(OWN_NETWORK) {
+                let _ = ready.send(Some(network.to_owned()));
             }
         }
     });
     loop {
-        if told.try_recv().is_ok() {
+        let heard = told.try_recv();
+        if let Ok(Some(network)) = heard {
+            let _ = ssh.kill();
+            let _ = ssh.wait();
+            let container = args.container.as_deref().unwrap_or_default();
+            return Err(Lasting(
+                switchboard_model::ErrorPayload::new(
+                    switchboard_model::ErrorCode::Unavailable,
+                    format!(
+                        "container {container} on {} has a network of its own ({network}): its \
+                         loopback is not {}'s, which the tunnel reaches; start it with \
+                         `--network host`, or run the agents on {} itself",
+                        args.host, args.host, args.host
+                    ),
+                )
+                .into(),
+            )
+            .into());
+        }
+        if heard.is_ok() {
             eprintln!(
                 "switchboard connect: connected (ssh pid {}); {}:127.0.0.1:{} → {local}",
                 ssh.id(),
@@ -218,6 +299,39 @@ fn connect_once(args: &ConnectArgs, local: &str, settings: &str, stop: &AtomicBo
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// What the far side runs before it says it is ready: `connect.env`
+/// written from stdin (`len` bytes) into `--remote-dir` there — inside
+/// the container when there is one, after checking that it shares the far
+/// side's network — or nothing with `--print`.
+fn far_side_setup(args: &ConnectArgs, len: usize) -> Result<String> {
+    if args.print {
+        return Ok(String::new());
+    }
+    let write = format!(
+        "umask 077 && mkdir -p {dir} && head -c {len} > {dir}/connect.env",
+        dir = args.remote_dir,
+    );
+    let Some(container) = &args.container else {
+        return Ok(format!("{write} && "));
+    };
+    // Both were checked to hold nothing a shell reads.
+    let engine = &args.engine;
+    let inside = shlex::try_quote(&write).context("the settings' folder cannot be quoted")?;
+    Ok(format!(
+        "network=$({engine} inspect -f '{{{{.HostConfig.NetworkMode}}}}' {container}) || exit 3; \
+         if [ \"$network\" != host ]; then echo {OWN_NETWORK}$network; exit 3; fi; \
+         {engine} exec -i {container} sh -c {inside} && "
+    ))
+}
+
+impl std::fmt::Display for Lasting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for Lasting {}
 
 /// The workspace served over HTTP on loopback by a child `switchboard
 /// mcp --http`, for the time of the connection.
@@ -275,6 +389,30 @@ impl Drop for LocalServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn container_names_and_engines_hold_nothing_a_shell_reads() {
+        for good in ["agents", "dev_box.1", "a-b"] {
+            assert!(container_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "-x",
+            "a b",
+            "a;rm -rf ~",
+            "$(id)",
+            "a/b",
+            &"a".repeat(129),
+        ] {
+            assert!(!container_name(bad), "{bad}");
+        }
+        for good in ["docker", "podman", "/usr/local/bin/nerdctl"] {
+            assert!(engine_name(good), "{good}");
+        }
+        for bad in ["", "-H", "docker --host x", "a;b", "`id`"] {
+            assert!(!engine_name(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn the_default_name_is_the_host_as_a_token_takes_it() {

@@ -18,7 +18,7 @@ use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
 use switchboard_e2e::{
     Binaries, Display, Driver, Session,
-    measure::{percentile, recorded, recorded_at, wall_clock_ms},
+    measure::{ALERT_OBSERVER, percentile, recorded, recorded_at, wall_clock_ms},
 };
 use switchboard_model::{
     agent::{AgentKind, AgentRecord, AgentState},
@@ -85,16 +85,6 @@ fn hook(binaries: &Binaries, workspace: &Path, event: &Value) -> Result<std::pro
         .write_all(event.to_string().as_bytes())?;
     Ok(child)
 }
-
-const ALERT_OBSERVER: &str = r#"
-window.__asked = {};
-const record = () => {
-  for (const el of document.querySelectorAll('#blocking-alert .alert-item')) {
-    if (!(el.textContent in window.__asked)) window.__asked[el.textContent] = Date.now();
-  }
-};
-new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
-"#;
 
 /// Milliseconds from a hook process's start to its question in the
 /// alert bar.

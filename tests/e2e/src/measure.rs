@@ -7,6 +7,19 @@ use anyhow::{Result, bail};
 
 use crate::{Session, WAIT};
 
+/// A page script recording, in `window.__asked`, when each question first
+/// shows in the inbox's alert bar (keyed by its text; read with
+/// [`recorded_at`]).
+pub const ALERT_OBSERVER: &str = r#"
+window.__asked = {};
+const record = () => {
+  for (const el of document.querySelectorAll('#blocking-alert .alert-item')) {
+    if (!(el.textContent in window.__asked)) window.__asked[el.textContent] = Date.now();
+  }
+};
+new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
+"#;
+
 /// The wall clock in ms since the Unix epoch, as the page's `Date.now()`.
 pub fn wall_clock_ms() -> f64 {
     SystemTime::now()

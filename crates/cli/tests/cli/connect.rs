@@ -195,3 +195,116 @@ fn the_local_server_ends_with_connect_however_it_ends() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A stand-in for `docker` on the far side (no container engine runs
+/// here): one container, `agents`, whose home is `home` and whose network
+/// is `network`; `exec` runs the command as the container would, with its
+/// home. It answers exactly the calls `connect --container` makes.
+fn engine(dir: &Path, network: &str, home: &Path) -> std::path::PathBuf {
+    let path = dir.join(format!("engine-{network}"));
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\n\
+             case \"$1\" in\n\
+             inspect) [ \"$2\" = -f ] && [ \"$4\" = agents ] || {{ echo \"Error: No such object: $4\" >&2; exit 1; }}\n\
+             \x20 echo {network} ;;\n\
+             exec) [ \"$2\" = -i ] && [ \"$3\" = agents ] || exit 1\n\
+             \x20 shift 3; HOME={home} exec \"$@\" ;;\n\
+             *) exit 1 ;;\n\
+             esac\n",
+            home = home.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn agents_in_a_container_sharing_the_far_sides_network_get_the_settings_inside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let sshd = Sshd::start(dir.path(), "");
+    let workspace = dir.path().join("workspace");
+    let config = dir.path().join("config");
+    let home = dir.path().join("container-home");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let host_engine = engine(dir.path(), "host", &home);
+    let (mut connect, lines) = start_connect(
+        &sshd,
+        &workspace,
+        &config,
+        &[
+            "--remote-port",
+            &free_port().to_string(),
+            "--container",
+            "agents",
+            "--engine",
+            &host_engine.display().to_string(),
+        ],
+    );
+    wait_for(&lines, "connected (ssh pid", "connection");
+    // Written inside the container, in its user's home.
+    let inside = home.join(".config/switchboard");
+    let settings = std::fs::read_to_string(inside.join("connect.env")).unwrap();
+    assert!(
+        settings.contains("SWITCHBOARD_NAME=ssh:127.0.0.1:agents"),
+        "{settings}"
+    );
+    let answer = deliver_from_far_side(&inside, "From the container");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(
+        crate::stored(&workspace)[0]["sent_by"],
+        "ssh:127.0.0.1:agents"
+    );
+    let mut connect = connect.0.take().unwrap();
+    signal("INT", connect.id() as i32);
+    assert!(connect.wait().unwrap().success());
+}
+
+#[test]
+fn a_container_with_a_network_of_its_own_is_refused_with_the_reason_and_nothing_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let sshd = Sshd::start(dir.path(), "");
+    let workspace = dir.path().join("workspace");
+    let config = dir.path().join("config");
+    let home = dir.path().join("container-home");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let bridge = engine(dir.path(), "bridge", &home);
+    let (mut connect, lines) = start_connect(
+        &sshd,
+        &workspace,
+        &config,
+        &[
+            "--remote-port",
+            &free_port().to_string(),
+            "--container",
+            "agents",
+            "--engine",
+            &bridge.display().to_string(),
+        ],
+    );
+    let refused = wait_for(&lines, "error[UNAVAILABLE]", "the refusal");
+    assert!(
+        refused.contains("network of its own (bridge)") && refused.contains("--network host"),
+        "{refused}"
+    );
+    let mut connect = connect.0.take().unwrap();
+    let status = connect.wait().unwrap();
+    assert_eq!(status.code(), Some(9), "UNAVAILABLE, and no retry");
+    assert!(!home.join(".config/switchboard/connect.env").exists());
+    let tokens = std::fs::read_to_string(config.join("mcp-tokens.json")).unwrap_or_default();
+    assert!(!tokens.contains("agents"), "the token is revoked: {tokens}");
+
+    // Names a shell would read are refused before anything runs.
+    let (mut hostile, lines) = start_connect(
+        &sshd,
+        &workspace,
+        &config,
+        &["--container", "x;touch /tmp/owned"],
+    );
+    wait_for(&lines, "error[INVALID_REQUEST]", "the refusal");
+    assert_eq!(hostile.0.take().unwrap().wait().unwrap().code(), Some(2));
+}
