@@ -5,7 +5,8 @@
 //! notifications of a long wait, a plain `ask` answered from another
 //! process, and — for a client that takes tasks — `ask` and a long call as
 //! tasks followed with `tasks/get`. (The 2025-11-25 handshake is what the
-//! other MCP tests speak.)
+//! other MCP tests speak.) And the real Claude Code, which speaks
+//! 2026-07-28 to a stdio server, asking and getting its answer.
 
 use std::{path::Path, sync::Arc, time::Duration};
 
@@ -274,4 +275,100 @@ async fn a_2026_07_28_client_that_takes_tasks_gets_ask_and_long_calls_as_tasks()
             _ => assert_eq!(content["exit_code"], 3, "{content:#}"),
         }
     }
+}
+
+/// The real Claude Code (2.1.332) speaks 2026-07-28 to `switchboard mcp`
+/// over stdio: `server/discover`, then stateless calls. It does not take
+/// tasks there, so its `ask` waits as a plain call and the developer's
+/// answer comes back as its tool result. (A wrapper records what it sends
+/// on the server's stdin.)
+#[test]
+fn claude_code_speaks_2026_07_28_and_gets_its_answer_from_the_window() {
+    use switchboard_model_server::{
+        anthropic::{MessagesServer, Turn},
+        claude_code::ClaudeCode,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("project")).unwrap();
+    let root = dir.path().join("project").canonicalize().unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_switchboard"))
+        .parent()
+        .unwrap();
+    let sent = dir.path().join("sent.jsonl");
+    let server_command = format!(
+        "tee -a '{}' | '{}/switchboard' mcp",
+        sent.display(),
+        bin.display()
+    );
+    std::fs::write(
+        root.join(".mcp.json"),
+        json!({"mcpServers": {"switchboard": {"command": "sh", "args": ["-c", server_command]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &root);
+    claude.enable_project_servers(&["switchboard"]);
+    let model = MessagesServer::start(vec![
+        Turn::tool(
+            "mcp__switchboard__ask",
+            json!({"title": "Ship it?", "content": "Ready.", "schema": {"type": "confirm"}}),
+        ),
+        Turn::text("Shipped."),
+    ]);
+    let answering = {
+        let root = root.clone();
+        std::thread::spawn(move || {
+            let question = crate::when_stored(&root, || {
+                crate::stored_now(&root)?
+                    .into_iter()
+                    .find(|delivery| delivery["title"] == "Ship it?")
+            });
+            ok_stdout(&switchboard(
+                &root,
+                &[
+                    "answer",
+                    question["id"].as_str().unwrap(),
+                    "--value",
+                    "true",
+                ],
+            ));
+        })
+    };
+    let output = claude
+        .print(&model, "ship it", bin)
+        .args(["--allowedTools", "mcp__switchboard__ask"])
+        .output()
+        .unwrap();
+    answering.join().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["result"], "Shipped.");
+    let tool_result = model.tool_results()[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let answer: Value = serde_json::from_str(&tool_result).unwrap();
+    assert_eq!(answer["response"], json!({"value": true}), "{tool_result}");
+
+    let sent: Vec<Value> = std::fs::read_to_string(&sent)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(
+        sent[0]["method"], "server/discover",
+        "no handshake: {sent:?}"
+    );
+    let call = sent
+        .iter()
+        .find(|message| message["method"] == "tools/call")
+        .unwrap();
+    assert_eq!(
+        call["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
 }
