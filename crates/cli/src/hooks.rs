@@ -151,13 +151,14 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
         }
     });
     let outcome = match wait.run(&workspace, &session.id, clock::now, |_| {})? {
-        Waited::Settled(outcome) | Waited::Withdrawn(outcome) => outcome,
+        Waited::Settled(outcome) => Some(outcome),
+        Waited::Left(outcome) => outcome,
     };
     let verdict = agents::settle_permission(
         &workspace,
         &request,
         &session.id,
-        Some(&outcome),
+        outcome.as_ref(),
         clock::now(),
     )?;
     if let Some(output) = hook_output(request.agent, &verdict) {

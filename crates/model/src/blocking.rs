@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{EntityId, Timestamp};
+use crate::{Delivery, DeliveryMode, DeliveryStatus, EntityId, NewDelivery, Timestamp};
 
 /// Where a blocking question stands. Only the seed's three statuses are
 /// written; a decline or dismissal is a `responded` session whose
@@ -116,6 +116,98 @@ impl BlockingSession {
     }
 }
 
+/// The session field (beside visual-delivery's) that says when its asker
+/// stopped waiting without taking its question back — its client gave up
+/// on the call, or went away. The question stays for the developer.
+pub const LEFT_AT_FIELD: &str = "left_at";
+
+/// The session field that says when the answer of a session whose asker
+/// had left reached an asker that asked again.
+pub const TAKEN_AT_FIELD: &str = "taken_at";
+
+impl BlockingSession {
+    /// When its asker left without taking the question back, if it did.
+    pub fn left_at(&self) -> Option<Timestamp> {
+        self.stamp(LEFT_AT_FIELD)
+    }
+
+    /// When its answer was taken by an asker that asked again, if it was.
+    pub fn taken_at(&self) -> Option<Timestamp> {
+        self.stamp(TAKEN_AT_FIELD)
+    }
+
+    fn stamp(&self, field: &str) -> Option<Timestamp> {
+        self.extra
+            .get(field)
+            .and_then(Value::as_str)
+            .and_then(|text| Timestamp::parse(text).ok())
+    }
+
+    /// Stamps `field` with `now` (`None` removes it).
+    pub fn set_stamp(&mut self, field: &str, now: Option<Timestamp>) {
+        match now {
+            Some(now) => {
+                self.extra
+                    .insert(field.to_owned(), Value::String(now.to_string()));
+            }
+            None => {
+                self.extra.remove(field);
+            }
+        }
+    }
+}
+
+impl Delivery {
+    /// Whether `new` asks exactly what this blocking question asks: the
+    /// same title, text, markup and form.
+    pub fn asks_the_same(&self, new: &NewDelivery) -> bool {
+        self.mode == DeliveryMode::Blocking
+            && new.mode == DeliveryMode::Blocking
+            && self.title == new.title
+            && self.content.body == new.body
+            && self.content.kind == new.content_type
+            && self.feedback_schema == new.feedback_schema
+    }
+}
+
+/// What asking a question again does, given the newest question that asks
+/// the same thing and its sessions (with their places in the file).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rejoin {
+    /// It still waits for the developer, and this asker had left it: wait
+    /// on that session again.
+    Resume(usize),
+    /// It still waits for the developer: wait on it beside whoever waits.
+    Join,
+    /// The developer answered (or declined) after its asker left, and no
+    /// asker has had that answer: it is this asker's, at once.
+    Answered(usize),
+    /// Nothing to rejoin: ask anew.
+    Anew,
+}
+
+/// What asking `question` again does now (see [`Rejoin`]); `sessions` are
+/// its sessions. A question answered while its asker waited, one that ran
+/// out or was withdrawn, or an answer already taken, is never reused: the
+/// same words asked later are a new question.
+pub fn rejoin(question: &Delivery, sessions: &[(usize, BlockingSession)]) -> Rejoin {
+    match question.status {
+        DeliveryStatus::AwaitingFeedback => sessions
+            .iter()
+            .find(|(_, session)| session.status.is_open() && session.left_at().is_some())
+            .map_or(Rejoin::Join, |(index, _)| Rejoin::Resume(*index)),
+        DeliveryStatus::Completed => sessions
+            .iter()
+            .find(|(_, session)| {
+                session.status == BlockingStatus::Responded
+                    && session.left_at().is_some()
+                    && session.taken_at().is_none()
+            })
+            .map_or(Rejoin::Anew, |(index, _)| Rejoin::Answered(*index)),
+        DeliveryStatus::Delivered | DeliveryStatus::Timeout => Rejoin::Anew,
+    }
+}
+
 /// One record of `feedback-responses.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FeedbackResponse {
@@ -208,6 +300,83 @@ impl AwaitOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn asked(title: &str) -> NewDelivery {
+        NewDelivery {
+            mode: DeliveryMode::Blocking,
+            title: title.to_owned(),
+            content_type: crate::ContentType::Markdown,
+            body: "Ready.".to_owned(),
+            feedback_schema: Some(serde_json::json!({"type": "confirm"})),
+        }
+    }
+
+    fn at(seconds: i64) -> Timestamp {
+        Timestamp::from_unix_millis(1_764_000_000_000 + seconds * 1000).unwrap()
+    }
+
+    fn session(seq: u32, status: BlockingStatus, left: bool, taken: bool) -> BlockingSession {
+        let id = EntityId {
+            kind: crate::IdKind::Session,
+            unix_seconds: 1_764_000_000,
+            seq,
+        };
+        let mut session = BlockingSession::create(id, "d_1764000000_001", at(0), at(600));
+        session.status = status;
+        session.set_stamp(LEFT_AT_FIELD, left.then(|| at(1)));
+        session.set_stamp(TAKEN_AT_FIELD, taken.then(|| at(2)));
+        session
+    }
+
+    #[test]
+    fn only_the_same_words_form_and_mode_ask_the_same() {
+        let id = EntityId {
+            kind: crate::IdKind::Delivery,
+            unix_seconds: 1_764_000_000,
+            seq: 1,
+        };
+        let question = Delivery::create(asked("Ship it?"), id, at(0));
+        assert!(question.asks_the_same(&asked("Ship it?")));
+        assert!(!question.asks_the_same(&asked("Ship it now?")));
+        let mut other_form = asked("Ship it?");
+        other_form.feedback_schema = Some(serde_json::json!({"type": "text"}));
+        assert!(!question.asks_the_same(&other_form));
+        let mut passive = asked("Ship it?");
+        passive.mode = DeliveryMode::Interactive;
+        assert!(!question.asks_the_same(&passive));
+    }
+
+    #[test]
+    fn asking_again_resumes_joins_takes_a_left_answer_once_or_asks_anew() {
+        let id = EntityId {
+            kind: crate::IdKind::Delivery,
+            unix_seconds: 1_764_000_000,
+            seq: 1,
+        };
+        let mut question = Delivery::create(asked("Ship it?"), id, at(0));
+        let waiting = |left| vec![(4, session(1, BlockingStatus::Waiting, left, false))];
+        assert_eq!(rejoin(&question, &waiting(true)), Rejoin::Resume(4));
+        assert_eq!(rejoin(&question, &waiting(false)), Rejoin::Join);
+
+        question.complete(at(3));
+        let answered = |left, taken| vec![(2, session(1, BlockingStatus::Responded, left, taken))];
+        assert_eq!(
+            rejoin(&question, &answered(true, false)),
+            Rejoin::Answered(2)
+        );
+        assert_eq!(
+            rejoin(&question, &answered(true, true)),
+            Rejoin::Anew,
+            "an answer is taken once"
+        );
+        assert_eq!(
+            rejoin(&question, &answered(false, false)),
+            Rejoin::Anew,
+            "an answer its asker got is never given again"
+        );
+        question.status = DeliveryStatus::Timeout;
+        assert_eq!(rejoin(&question, &waiting(true)), Rejoin::Anew);
+    }
 
     #[test]
     fn seed_session_and_response_round_trip() {

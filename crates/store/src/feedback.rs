@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 use switchboard_model::{
     Delivery, IdKind, NewDelivery, Timestamp,
     blocking::{
-        AwaitOutcome, BlockingSession, BlockingStatus, Closing, FeedbackResponse, Reply,
-        closing_response,
+        AwaitOutcome, BlockingSession, BlockingStatus, Closing, FeedbackResponse, LEFT_AT_FIELD,
+        Rejoin, Reply, TAKEN_AT_FIELD, closing_response, rejoin,
     },
     ipc::StoreChange,
 };
@@ -153,6 +153,88 @@ pub fn ask_marked(
     Ok((appended, session))
 }
 
+/// Asks `new` as an agent's `ask` does, where the asker may have asked
+/// the same before and left (its client gave up on the call): under the
+/// inbox lock, the newest question that asks the same thing
+/// ([`Delivery::asks_the_same`]) is rejoined as [`rejoin`] says — its
+/// waiting session taken up again, a session opened beside it, or the
+/// answer that came after its asker left returned at once (and marked
+/// taken) — else a new question is put, as [`ask_marked`] does. Returns
+/// the question and the session to wait on (settled already when the
+/// answer was there).
+pub fn ask_again(
+    workspace: &Workspace,
+    new: NewDelivery,
+    extra: Map<String, Value>,
+    now: Timestamp,
+    timeout_at: Timestamp,
+) -> Result<(Delivery, BlockingSession), StoreError> {
+    new.validate()?;
+    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
+    let same = deliveries
+        .decode_each::<Delivery>()
+        .filter(|(_, delivery)| delivery.asks_the_same(&new))
+        .last()
+        .map(|(_, delivery)| delivery);
+    drop(deliveries);
+    if let Some(question) = same {
+        let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
+        let its: Vec<(usize, BlockingSession)> = sessions
+            .decode_each::<BlockingSession>()
+            .filter(|(_, session)| session.delivery_id == question.id)
+            .collect();
+        let found = match rejoin(&question, &its) {
+            Rejoin::Resume(index) => Some((index, LEFT_AT_FIELD, None)),
+            Rejoin::Answered(index) => Some((index, TAKEN_AT_FIELD, Some(now))),
+            Rejoin::Join => {
+                drop(sessions);
+                let session = append_session(&lock, &question.id, now, timeout_at)?;
+                return Ok((question, session));
+            }
+            Rejoin::Anew => None,
+        };
+        if let Some((index, field, stamp)) = found {
+            let mut session: BlockingSession = sessions.decode(index)?;
+            session.set_stamp(field, stamp);
+            sessions.replace(index, &session, "session")?;
+            sessions.save()?;
+            return Ok((question, session));
+        }
+    }
+    let appended = deliveries::append_locked(&lock, new, extra, now)?;
+    let session = append_session(&lock, &appended.delivery.id, now, timeout_at)?;
+    Ok((appended.delivery, session))
+}
+
+/// Notes that the asker waiting on `session_id` left without taking its
+/// question back (its client gave up on the call): the question stays,
+/// answerable, and an answer given later is kept for the asker that asks
+/// again ([`ask_again`]). Returns the session's outcome when it had
+/// already settled (nothing is noted then).
+pub fn leave(
+    workspace: &Workspace,
+    session_id: &str,
+    now: Timestamp,
+) -> Result<Option<AwaitOutcome>, StoreError> {
+    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
+    let index = sessions
+        .position(session_id)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "session",
+            id: session_id.to_owned(),
+        })?;
+    let mut session: BlockingSession = sessions.decode(index)?;
+    if let Some(outcome) = AwaitOutcome::of_session(&session) {
+        return Ok(Some(outcome));
+    }
+    session.set_stamp(LEFT_AT_FIELD, Some(now));
+    sessions.replace(index, &session, "session")?;
+    sessions.save()?;
+    Ok(None)
+}
+
 /// Takes back a question whose agent decided without it (its own terminal
 /// prompt — the developer dismissed it to answer there —, a wait that ran
 /// out, a window that closed): under the inbox lock, an open session ends
@@ -223,8 +305,8 @@ pub fn expire_session(
     end_wait(workspace, session_id, now, Ending::Expired)
 }
 
-/// Withdraws a question whose agent stopped waiting (an MCP client
-/// cancelled its call): the session ends as `timeout` with a
+/// Withdraws a question its agent takes back (an MCP client cancelled
+/// its task with `tasks/cancel`): the session ends as `timeout` with a
 /// `withdrawn_at` stamp, and the delivery, if still unanswered, is marked
 /// withdrawn ([`Delivery::withdraw`]) so the window shows it — never
 /// silently gone — and still takes an answer. Returns how the question
@@ -346,7 +428,11 @@ pub fn wait_for_reply(
     clock: impl Fn() -> Timestamp,
 ) -> Result<AwaitOutcome, StoreError> {
     match ReplyWait::new().run(workspace, session_id, clock, |_| {})? {
-        Waited::Settled(outcome) | Waited::Withdrawn(outcome) => Ok(outcome),
+        Waited::Settled(outcome) | Waited::Left(Some(outcome)) => Ok(outcome),
+        Waited::Left(None) => Err(StoreError::NotFound {
+            what: "answer",
+            id: session_id.to_owned(),
+        }),
     }
 }
 
@@ -355,9 +441,9 @@ pub fn wait_for_reply(
 pub enum Waited {
     /// The question was answered, declined, dismissed or ran out.
     Settled(AwaitOutcome),
-    /// The waiter was cancelled and the question withdrawn (what the
-    /// session says now).
-    Withdrawn(AwaitOutcome),
+    /// The waiter was cancelled and left the question (see [`leave`]);
+    /// how it had settled, if it had just before.
+    Left(Option<AwaitOutcome>),
 }
 
 /// Wakes a [`ReplyWait`].
@@ -373,8 +459,8 @@ enum Wake {
 /// `deliver --mode blocking`, MCP `ask`): it wakes on the watcher's word
 /// that `sessions.json` changed, re-reads every [`SAFETY_POLL`] in case a
 /// notification is lost, calls back every heartbeat with the time waited
-/// (an MCP client's progress), and withdraws the question when cancelled
-/// from another thread ([`ReplyWait::canceller`]).
+/// (an MCP client's progress), and leaves the question (see [`leave`])
+/// when cancelled from another thread ([`ReplyWait::canceller`]).
 #[derive(Debug)]
 pub struct ReplyWait {
     wake: mpsc::Sender<Wake>,
@@ -389,7 +475,7 @@ pub struct ReplyWait {
 pub struct Canceller(mpsc::Sender<Wake>);
 
 impl Canceller {
-    /// Ends the wait: the question is withdrawn.
+    /// Ends the wait: the waiter leaves the question, which stays.
     pub fn cancel(&self) {
         let _ = self.0.send(Wake::Cancel);
     }
@@ -473,7 +559,7 @@ impl ReplyWait {
                 cancelled |= matches!(wake, Wake::Cancel);
             }
             if cancelled {
-                return withdraw_session(workspace, session_id, clock()).map(Waited::Withdrawn);
+                return leave(workspace, session_id, clock()).map(Waited::Left);
             }
             if let (Some(at), Some(every)) = (next_beat, self.heartbeat)
                 && started.elapsed() >= at

@@ -507,47 +507,79 @@ async fn ask_waits_for_an_answer_from_another_process_and_keeps_the_client_alive
     session.cancel().await.unwrap();
 }
 
+/// A client that gives up on an `ask` (its own timeout, the user's
+/// interrupt) leaves the question in the window; the developer answers
+/// later, and the agent asking the same again gets that answer at once —
+/// once: asked after that, the same words are a new question.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_cancelled_ask_withdraws_the_question_and_a_later_answer_is_kept() {
+async fn a_cancelled_ask_leaves_the_question_and_asking_again_gets_its_answer() {
     let workspace = tempfile::tempdir().unwrap();
     let (session, _) = connect(workspace.path()).await;
+    let asked = json!({"title": "Rename the crate?", "content": "c",
+                       "schema": {"type": "confirm", "prompt": "Rename?"}});
     let handle = session
-        .send_cancellable_request(
-            ask_request(json!({"title": "Rename the crate?", "content": "c",
-                               "schema": {"type": "confirm", "prompt": "Rename?"}})),
-            PeerRequestOptions::no_options(),
-        )
+        .send_cancellable_request(ask_request(asked.clone()), PeerRequestOptions::no_options())
         .await
         .unwrap();
     let id = question_id(workspace.path()).await;
     handle
-        .cancel(Some("the agent moved on".into()))
+        .cancel(Some("the client timed out".into()))
         .await
         .unwrap();
+    // The server notes that its asker left; the question stays waiting.
     let root = workspace.path().to_owned();
-    let wanted = id.clone();
-    let withdrawn = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         crate::when_stored(&root, || {
-            crate::stored_now(&root)?.into_iter().find(|delivery| {
-                delivery["id"] == wanted.as_str() && delivery.get("withdrawn_at").is_some()
-            })
+            let path = root.join(".visual-delivery/data/sessions.json");
+            let sessions: Vec<Value> =
+                serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            sessions
+                .into_iter()
+                .find(|session| session.get("left_at").is_some())
         })
     })
     .await
     .unwrap();
-    assert_eq!(withdrawn["status"], "timeout", "{withdrawn}");
-    assert!(withdrawn["withdrawn_at"].is_string(), "{withdrawn}");
-    let sessions = crate::data_file(workspace.path(), "sessions.json");
-    assert_eq!(sessions[0]["status"], "timeout");
-    assert!(sessions[0]["withdrawn_at"].is_string());
+    let question = crate::stored(workspace.path())
+        .into_iter()
+        .find(|delivery| delivery["id"] == id.as_str())
+        .unwrap();
+    assert_eq!(question["status"], "awaiting_feedback", "{question}");
+    assert!(question.get("withdrawn_at").is_none(), "{question}");
 
-    // The developer answers anyway: it is kept, and readable.
+    // The developer answers; the agent asks the same again and gets it.
     ok_stdout(&switchboard(
         workspace.path(),
         &["answer", &id, "--value", "true"],
     ));
+    let again = ok(&session, "ask", asked.clone()).await;
+    assert_eq!(again["id"], id.as_str());
+    assert_eq!(again["status"], "responded");
+    assert_eq!(again["response"], json!({"value": true}));
     let feedback = ok(&session, "get_feedback", json!({"id": id})).await;
     assert_eq!(feedback["outcome"], "responded");
+
+    // Asked once more, it is a new question.
+    let handle = session
+        .send_cancellable_request(ask_request(asked), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let root = workspace.path().to_owned();
+    let fresh = tokio::task::spawn_blocking(move || {
+        crate::when_stored(&root, || {
+            let stored = crate::stored_now(&root)?;
+            (stored.len() == 2).then_some(stored)
+        })
+    })
+    .await
+    .unwrap();
+    assert!(
+        fresh
+            .iter()
+            .any(|delivery| delivery["id"] != id.as_str()
+                && delivery["status"] == "awaiting_feedback")
+    );
+    handle.cancel(None).await.unwrap();
     session.cancel().await.unwrap();
 }
 

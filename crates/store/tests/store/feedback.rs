@@ -169,7 +169,7 @@ fn a_waiter_that_knows_only_the_seed_returns_at_once_on_decline_and_dismiss() {
 }
 
 #[test]
-fn a_wait_beats_until_it_is_cancelled_and_then_withdraws_the_question() {
+fn a_wait_beats_until_it_is_cancelled_and_then_leaves_the_question() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = Workspace::open(dir.path()).unwrap();
     let (_, session) = feedback::ask(&workspace, question(), clock::now(), later(600)).unwrap();
@@ -185,14 +185,87 @@ fn a_wait_beats_until_it_is_cancelled_and_then_withdraws_the_question() {
             }
         })
         .unwrap();
-    assert!(matches!(ended, feedback::Waited::Withdrawn(_)), "{ended:?}");
+    assert_eq!(ended, feedback::Waited::Left(None));
     assert_eq!(beats.len(), 3);
     assert!(beats.windows(2).all(|pair| pair[0] < pair[1]), "{beats:?}");
     assert!(
         beats[0] < Duration::from_millis(20) && beats[1] >= Duration::from_millis(20),
         "a beat when the wait begins, then one each heartbeat: {beats:?}"
     );
+    // The question stays, waiting for the developer; its asker has left.
     let after = feedback::session(&workspace, &session.id).unwrap();
-    assert_eq!(after.status, BlockingStatus::Timeout);
-    assert!(after.extra.contains_key("withdrawn_at"), "{after:?}");
+    assert_eq!(after.status, BlockingStatus::Waiting);
+    assert!(after.left_at().is_some(), "{after:?}");
+    let question = deliveries::get(&workspace, &session.delivery_id).unwrap();
+    assert_eq!(question.status, DeliveryStatus::AwaitingFeedback);
+}
+
+#[test]
+fn asking_the_same_again_rejoins_the_question_or_takes_the_answer_given_after_its_asker_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let ask = || {
+        feedback::ask_again(
+            &workspace,
+            question(),
+            Default::default(),
+            clock::now(),
+            later(600),
+        )
+        .unwrap()
+    };
+    let (first, waiting) = ask();
+    // Asked again while the first asker waits: one question, two waiters.
+    let (same, beside) = ask();
+    assert_eq!(same.id, first.id);
+    assert_ne!(beside.id, waiting.id);
+    // The first asker leaves; asked again, its session is taken up again.
+    assert_eq!(
+        feedback::leave(&workspace, &waiting.id, clock::now()).unwrap(),
+        None
+    );
+    let (_, resumed) = ask();
+    assert_eq!(resumed.id, waiting.id);
+    assert!(resumed.left_at().is_none());
+    // Both leave; the developer answers meanwhile.
+    feedback::leave(&workspace, &waiting.id, clock::now()).unwrap();
+    feedback::leave(&workspace, &beside.id, clock::now()).unwrap();
+    feedback::reply(
+        &workspace,
+        &first.id,
+        Reply::Answer {
+            answer: json!({"value": true}),
+        },
+        clock::now(),
+    )
+    .unwrap();
+    // Asked again: the answer, at once — once per session that left.
+    for _ in 0..2 {
+        let (again, answered) = ask();
+        assert_eq!(again.id, first.id);
+        assert_eq!(
+            AwaitOutcome::of_session(&answered),
+            Some(AwaitOutcome::Responded {
+                delivery_id: first.id.clone(),
+                response: json!({"value": true}),
+            })
+        );
+        assert!(answered.taken_at().is_some());
+    }
+    // Every answer taken: the same words are a new question.
+    let (fresh, open) = ask();
+    assert_ne!(fresh.id, first.id);
+    assert_eq!(open.status, BlockingStatus::Waiting);
+    // Another question is never joined.
+    let mut other = question();
+    other.title = "Ship to staging?".into();
+    let (_, elsewhere) = feedback::ask_again(
+        &workspace,
+        other,
+        Default::default(),
+        clock::now(),
+        later(600),
+    )
+    .unwrap();
+    assert_ne!(elsewhere.delivery_id, fresh.id);
 }

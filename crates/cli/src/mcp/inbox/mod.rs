@@ -214,7 +214,9 @@ impl Server {
                        the answer: it shows in Switchboard's alert bar with a notification. \
                        Returns responded (with the answer), declined, dismissed, or timeout \
                        only when a timeout was given. Progress notifications are sent while \
-                       waiting; cancelling the call withdraws the question in the window."
+                       waiting. If the call is cancelled or times out, the question stays in \
+                       the window: asking the same again (same title, content and form) waits \
+                       on it again, or returns the answer given meanwhile."
     )]
     pub async fn ask(
         &self,
@@ -239,7 +241,8 @@ impl Server {
 
 impl Server {
     /// Puts `ask`'s question in the inbox with the session its asker waits
-    /// on (the tool's wait, or a task's polls).
+    /// on (the tool's wait, or a task's polls) — or rejoins the same
+    /// question asked before (`feedback::ask_again`).
     pub(super) async fn put_question(
         &self,
         args: AskArgs,
@@ -270,7 +273,7 @@ impl Server {
         let extra = super::sent_by();
         let (_, session) = self
             .blocking(move |workspace| {
-                Ok(feedback::ask_marked(
+                Ok(feedback::ask_again(
                     workspace,
                     new,
                     extra,

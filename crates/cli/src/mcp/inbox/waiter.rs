@@ -1,6 +1,7 @@
 //! One `ask` waiting for its answer: the store's `ReplyWait` on the
-//! blocking pool, its heartbeat a progress step through the one bridge, a
-//! cancelled call a withdrawn question.
+//! blocking pool, its heartbeat a progress step through the one bridge; a
+//! cancelled call leaves the question in the window, its answer kept for
+//! the same question asked again.
 
 use std::time::Duration;
 
@@ -22,7 +23,7 @@ pub(in crate::mcp) struct Waiter {
 impl Waiter {
     /// Waits, through the store's one wait, until the session is answered,
     /// declined, dismissed or runs out, a progress step each heartbeat; a
-    /// cancelled call withdraws the question.
+    /// cancelled call leaves the question.
     pub(super) async fn wait(self, bridge: &Bridge<'_>) -> Result<Answer, ToolError> {
         Answer::of(self.outcome(bridge).await?)
     }
@@ -53,9 +54,11 @@ impl Waiter {
             .map_err(|error| ToolError(error.into()))?;
         match ended {
             feedback::Waited::Settled(outcome) => Ok(outcome),
-            feedback::Waited::Withdrawn(outcome) => {
-                tracing::info!(session = %self.session, ?outcome, "the client cancelled; question withdrawn");
-                Err(progress::cancelled("the question is withdrawn"))
+            feedback::Waited::Left(outcome) => {
+                tracing::info!(session = %self.session, ?outcome, "the client cancelled; the question stays");
+                Err(progress::cancelled(
+                    "the question stays in the window; ask the same again to wait on it or get its answer",
+                ))
             }
         }
     }
