@@ -433,6 +433,7 @@ async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Resul
         record: args.record,
         prompts: Vec::new(),
         run: None,
+        started_by: None,
     };
     let info = match &args.config {
         Some(name) => switchboard_session::config::start_with(client, name, request)

@@ -98,6 +98,7 @@ pub async fn run(
             workspace: base.workspace.clone(),
             record: false,
             prompts: Vec::new(),
+            started_by: None,
         })
         .await
         .map_err(|error| error.payload())?;

@@ -269,6 +269,7 @@ impl<'a> Conversation<'a> {
                 workspace: self.target.workspace.clone(),
                 record: false,
                 prompts: self.prompts.clone(),
+                started_by: None,
             })
             .await
             .map_err(client_error)?;

@@ -202,6 +202,10 @@ pub struct StartRequest {
     /// (`ProgramSession::run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
+    /// The agent whose token started it over HTTP
+    /// (`ProgramSession::started_by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<String>,
 }
 
 /// What a send types.

@@ -35,7 +35,16 @@ fn switchboard_in(config: &Path) -> Command {
 }
 
 pub fn serve(workspace: &Path, config: &Path) -> Served {
-    let mut child = switchboard_in(config)
+    serve_with(workspace, config, &[])
+}
+
+/// [`serve`] with `env` set for the server.
+fn serve_with(workspace: &Path, config: &Path, env: &[(&str, &Path)]) -> Served {
+    let mut command = switchboard_in(config);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command
         .arg("-C")
         .arg(workspace)
         .args(["mcp", "--http"])
@@ -201,6 +210,59 @@ fn the_stateless_revision_lists_and_calls_tools_without_a_handshake() {
     assert_eq!(stored[0]["title"], "From a container");
     // Marked with the agent its token names, for the window to show.
     assert_eq!(stored[0]["sent_by"], "container:web");
+}
+
+#[test]
+fn a_program_an_agent_starts_over_http_is_marked_with_its_name() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let host = config.path().join("host");
+    let served = serve_with(
+        workspace.path(),
+        config.path(),
+        &[("SWITCHBOARD_RUNTIME_DIR", &host)],
+    );
+    let authorised = format!("Bearer {}", token(config.path(), "ssh:buildbox"));
+    let headers = [
+        ("Authorization", authorised.as_str()),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "session_start"),
+    ];
+    let call = switchboard_remote_test::stateless_call(
+        "far-agent",
+        "session_start",
+        json!({"program": "sh", "name": "remote-shell"}),
+        false,
+    );
+    let (status, body) = post(&served, &headers, call.to_string().as_bytes());
+    assert_eq!(status, 200, "{body}");
+    let started = message(&body);
+    assert_eq!(
+        started["result"]["structuredContent"]["started_by"], "ssh:buildbox",
+        "{started}"
+    );
+    // The host keeps the mark: every listing shows it (the window's too).
+    let listed = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace.path())
+        .args(["session", "list", "--json"])
+        .env("SWITCHBOARD_RUNTIME_DIR", &host)
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(
+        listed["sessions"][0]["started_by"], "ssh:buildbox",
+        "{listed}"
+    );
+    let killed = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace.path())
+        .args(["session", "kill", "remote-shell"])
+        .env("SWITCHBOARD_RUNTIME_DIR", &host)
+        .output()
+        .unwrap();
+    assert!(killed.status.success());
 }
 
 #[test]

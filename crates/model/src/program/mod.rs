@@ -208,6 +208,10 @@ pub struct ProgramSession {
     /// lists a run's sessions as one row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
+    /// The agent whose token started it over HTTP (`switchboard mcp token
+    /// --name`, `ssh:HOST` for `switchboard connect`), shown beside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<String>,
 }
 
 impl ProgramSession {
@@ -240,6 +244,7 @@ impl ProgramSession {
             wants_secret: false,
             tape: None,
             run: None,
+            started_by: None,
         }
     }
 

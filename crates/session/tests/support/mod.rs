@@ -45,6 +45,7 @@ pub fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
         record: false,
         prompts: Vec::new(),
         run: None,
+        started_by: None,
     }
 }
 

@@ -1,9 +1,9 @@
 //! An agent on `switchboard mcp` as the developer sees it: a question asked
 //! through the MCP server stands in the alert bar; when the agent's client
-//! cancels the call, the window shows the question withdrawn (never
-//! silently gone) and still takes an answer, which is kept; a question
-//! asked with an elicitation schema is a form filled in the window, whose
-//! answer reaches the agent as elicitation content.
+//! gives up on the call, the question stays there for the developer, and
+//! the agent asking the same again gets the answer given meanwhile; a
+//! question asked with an elicitation schema is a form filled in the
+//! window, whose answer reaches the agent as elicitation content.
 
 use std::{
     io::{BufRead, BufReader, Write},
@@ -21,8 +21,8 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
         trial(
             environment,
-            "mcp::a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer",
-            a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer,
+            "mcp::a_question_its_client_gave_up_on_stays_and_its_answer_reaches_the_agent_that_asks_again",
+            a_question_its_client_gave_up_on_stays_and_its_answer_reaches_the_agent_that_asks_again,
         ),
         trial(
             environment,
@@ -102,20 +102,22 @@ impl Drop for Agent {
     }
 }
 
-fn a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer(
+fn a_question_its_client_gave_up_on_stays_and_its_answer_reaches_the_agent_that_asks_again(
     environment: &Environment,
 ) -> Result<()> {
     let workspace = tempfile::tempdir()?;
+    let root = workspace.path().to_owned();
     let mut agent = Agent::start(environment, workspace.path())?;
+    let ask = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "ask",
+        "arguments": {"title": "Drop the legacy API?", "content": "Three callers remain.",
+                      "schema": {"type": "confirm", "prompt": "Drop it?"}}}})
+    };
     environment.with_app(workspace.path(), async |session: &Session| {
         session.find("#view-inbox").await?;
         session.client.execute(CAPTURE_ERRORS, vec![]).await?;
-        agent.send(
-            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "ask",
-            "arguments": {"title": "Drop the legacy API?", "content": "Three callers remain.",
-                          "schema": {"type": "confirm", "prompt": "Drop it?"}}}}),
-        )?;
+        agent.send(&ask(2))?;
         session
             .wait_for_text("#blocking-alert", |text| {
                 text.contains("Drop the legacy API?")
@@ -130,32 +132,40 @@ fn a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer(
             .await?;
         let id = id.as_str().context("delivery id")?.to_owned();
 
-        // The agent's client gives up on the call while the developer is
-        // in another view; back in the inbox, it shows.
+        // The agent's client gives up on the call (its own timeout) while
+        // the developer is in another view; the server notes it.
         session.find("#nav-team").await?.click().await?;
         session.find("#view-team").await?;
         agent.send(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                           "params": {"requestId": 2, "reason": "the agent moved on"}}),
+                           "params": {"requestId": 2, "reason": "request timed out"}}),
         )?;
+        let sessions = root.join(".visual-delivery/data/sessions.json");
+        let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
+        while !std::fs::read_to_string(&sessions)?.contains("left_at") {
+            ensure!(
+                std::time::Instant::now() < deadline,
+                "the server never noted that its asker left"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        // Back in the inbox, the question still stands, waiting.
         session.find("#nav-inbox").await?.click().await?;
         session
-            .wait_for_text(
-                &format!("#inbox-list .delivery[data-id='{id}'] .badge.status-withdrawn"),
-                |text| text == "withdrawn",
-            )
+            .wait_for_text("#blocking-alert", |text| {
+                text.contains("Drop the legacy API?")
+            })
             .await?;
         ensure!(
-            session.texts("#blocking-alert").await?.is_empty(),
-            "no agent waits any more"
+            session
+                .texts(&format!(
+                    "#inbox-list .delivery[data-id='{id}'] .badge.status-withdrawn"
+                ))
+                .await?
+                .is_empty(),
+            "not withdrawn"
         );
         open_delivery(session, &id).await?;
-        let notice = session
-            .wait_for_text("#delivery-withdrawn", |text| !text.is_empty())
-            .await?;
-        ensure!(notice.contains("stopped waiting"), "{notice}");
-
-        // Answered anyway, in the window: kept for the agent to read.
         session.find("#feedback-confirm").await?.click().await?;
         session
             .wait_for_text("#delivery-status", |text| text == "completed")
@@ -164,6 +174,12 @@ fn a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer(
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })?;
+    // The agent asks the same again: the answer, at once.
+    agent.send(&ask(3))?;
+    let again = agent.reply(3)?;
+    let result = &again["result"]["structuredContent"];
+    ensure!(result["status"] == "responded", "{again}");
+    ensure!(result["response"] == json!({"value": true}), "{again}");
     drop(agent);
     let output = environment
         .binaries
@@ -171,20 +187,9 @@ fn a_cancelled_ask_shows_withdrawn_and_still_takes_an_answer(
         .args(["list", "--json"])
         .output()?;
     let listed: Value = serde_json::from_slice(&output.stdout)?;
-    let question = &listed[0];
     ensure!(
-        question["status"] == "completed" && question["withdrawn_at"].is_string(),
-        "answered after it was withdrawn: {question}"
-    );
-    let feedback = environment
-        .binaries
-        .cli(workspace.path())
-        .args(["feedback", question["id"].as_str().context("id")?])
-        .output()?;
-    let feedback: Value = serde_json::from_slice(&feedback.stdout)?;
-    ensure!(
-        feedback[0]["values"] == json!({"value": true}),
-        "{feedback}"
+        listed.as_array().map(Vec::len) == Some(1),
+        "one question, asked twice: {listed}"
     );
     Ok(())
 }

@@ -9,7 +9,7 @@
 
 use std::{path::Path, sync::Arc};
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, ensure};
 use switchboard_e2e::Session;
 
 use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
@@ -31,7 +31,89 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "terminals::an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window",
             an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window,
         ),
+        trial(
+            environment,
+            "terminals::a_program_an_agent_on_another_machine_starts_shows_its_name",
+            a_program_an_agent_on_another_machine_starts_shows_its_name,
+        ),
     ]
+}
+
+/// An agent reaching Switchboard over HTTP with a token named for its
+/// machine starts a program: the Terminals list says whose it is.
+fn a_program_an_agent_on_another_machine_starts_shows_its_name(
+    environment: &Environment,
+) -> Result<()> {
+    use std::io::BufRead;
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let config = tempfile::tempdir()?;
+    let made = environment
+        .binaries
+        .cli(&root)
+        .args(["mcp", "token", "--name", "ssh:buildbox"])
+        .env("SWITCHBOARD_CONFIG_DIR", config.path())
+        .output()?;
+    ensure!(made.status.success(), "mcp token failed");
+    let token = String::from_utf8(made.stdout)?.trim().to_owned();
+    let mut server = environment
+        .binaries
+        .cli(&root)
+        .args(["mcp", "--http"])
+        .env("SWITCHBOARD_CONFIG_DIR", config.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let mut url = String::new();
+    std::io::BufReader::new(server.stdout.take().context("stdout")?).read_line(&mut url)?;
+    let address = url
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let name = format!("remote-{}", std::process::id());
+    let shown = environment.with_app(&root, async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+        session.find("#nav-terminals").await?.click().await?;
+        session.find("#view-terminals").await?;
+        let bearer = format!("Bearer {token}");
+        let call = switchboard_remote_test::stateless_call(
+            "far-agent",
+            "session_start",
+            serde_json::json!({"program": "sh", "name": name}),
+            false,
+        );
+        let (status, body) = switchboard_remote_test::post_to(
+            &address,
+            &[
+                ("Authorization", bearer.as_str()),
+                ("Mcp-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "session_start"),
+            ],
+            call.to_string().as_bytes(),
+        );
+        ensure!(status == 200, "{status}: {body}");
+        let started = switchboard_remote_test::message(&body);
+        let id = started["result"]["structuredContent"]["id"]
+            .as_str()
+            .context("the session's id")?
+            .to_owned();
+        let badge = session
+            .wait_for_text(
+                &format!(".session-item[data-id='{id}'] .badge.sent-by"),
+                |text| !text.is_empty(),
+            )
+            .await?;
+        ensure!(badge == "from ssh:buildbox", "{badge}");
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
+        Ok(())
+    });
+    let _ = session_cli(environment, &root, &["kill", &name]);
+    let _ = server.kill();
+    let _ = server.wait();
+    shown
 }
 
 /// `switchboard -C workspace session ARGS…`: its exit status and stdout.

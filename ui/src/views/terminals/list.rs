@@ -76,6 +76,7 @@ fn SessionItem(state: TerminalsState, session: ProgramSession) -> impl IntoView 
             }
         >
             <span class="session-name">{session.label().to_owned()}</span>
+            {session.started_by.clone().map(|agent| view! { <span class="badge sent-by" title="Started over HTTP with this agent's token">{format!("from {agent}")}</span> })}
             <code class="session-command">{session.command_line()}</code>
             <span class="muted session-details">{details.join(" · ")}</span>
         </button>

@@ -151,6 +151,7 @@ impl Server {
             record: args.record,
             prompts: Vec::new(),
             run: None,
+            started_by: super::caller(),
         };
         let client = host_client()?;
         let info = match &args.config {

@@ -40,6 +40,9 @@ pub struct SessionView {
     /// The tape it was recorded to, once written (or why not).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tape: Option<String>,
+    /// The agent whose token started it over HTTP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<String>,
 }
 
 impl From<ProgramSession> for SessionView {
@@ -62,6 +65,7 @@ impl From<ProgramSession> for SessionView {
             .to_owned(),
             recording: info.recording,
             tape: info.tape,
+            started_by: info.started_by,
         }
     }
 }
