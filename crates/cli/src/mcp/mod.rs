@@ -90,7 +90,9 @@ pub struct Server {
     present: Arc<tokio::sync::OnceCell<()>>,
     subscriptions: Arc<resources::Subscriptions>,
     heartbeat: Duration,
-    tool_router: ToolRouter<Self>,
+    /// Every tool, built once per process (the stateless HTTP transport
+    /// makes a server per request).
+    tool_router: Arc<ToolRouter<Self>>,
 }
 
 impl Server {
@@ -106,15 +108,23 @@ impl Server {
             present: Arc::new(tokio::sync::OnceCell::new()),
             subscriptions: Arc::default(),
             heartbeat,
-            tool_router: portable_tools(
+            tool_router: Self::tools(),
+        }
+    }
+
+    /// Every tool with its schemas made portable, built at the first call.
+    fn tools() -> Arc<ToolRouter<Self>> {
+        static TOOLS: std::sync::OnceLock<Arc<ToolRouter<Server>>> = std::sync::OnceLock::new();
+        Arc::clone(TOOLS.get_or_init(|| {
+            Arc::new(portable_tools(
                 Self::inbox_tools()
                     + Self::knowledge_tools()
                     + Self::team_tools()
                     + Self::session_tools()
                     + Self::probe_tools()
                     + Self::agent_tools(),
-            ),
-        }
+            ))
+        }))
     }
 
     /// The workspace the tools work on now.
