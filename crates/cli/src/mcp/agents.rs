@@ -70,6 +70,64 @@ pub(super) fn arrived(workspace: &Workspace, name: &str) {
     }
 }
 
+/// How often an agent over HTTP is noted as seen, at most.
+const SEEN_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Whether the agent with `token`'s name is due to be noted as seen again
+/// (first seen by this process, or not for [`SEEN_EVERY`]); notes that it
+/// is being seen now.
+pub(super) fn due_over_http(token: &str) -> bool {
+    static SEEN: std::sync::Mutex<Vec<(String, std::time::Instant)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut seen = SEEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match seen.iter_mut().find(|(name, _)| name == token) {
+        Some((_, at)) if at.elapsed() < SEEN_EVERY => false,
+        Some((_, at)) => {
+            *at = std::time::Instant::now();
+            true
+        }
+        None => {
+            seen.push((token.to_owned(), std::time::Instant::now()));
+            true
+        }
+    }
+}
+
+/// Records an agent reaching this workspace over HTTP with `token`'s
+/// name, through `client` (its MCP client, if it said): one row per
+/// token, working; with no process to check, it shows gone after the
+/// silence rule.
+pub(super) fn arrived_over_http(workspace: &Workspace, token: &str, client: &str) {
+    let session_id = format!("http-{token}");
+    let name = if client.is_empty() {
+        token.to_owned()
+    } else {
+        format!("{client} ({token})")
+    };
+    let recorded = agents::update(workspace, AgentKind::Mcp, &session_id, |stored| {
+        let now = clock::now();
+        let mut record = stored.unwrap_or_else(|| {
+            AgentRecord::new(
+                AgentKind::Mcp,
+                &session_id,
+                &name,
+                &workspace.root().display().to_string(),
+                AgentState::Working,
+                now,
+            )
+        });
+        record.name = name.clone();
+        record.enter(AgentState::Working, now);
+        record.seen_at = now;
+        record
+    });
+    if let Err(error) = recorded {
+        tracing::warn!(%error, "the agent's presence was not recorded");
+    }
+}
+
 /// Records that the client left.
 pub(super) fn left(workspace: &Workspace) {
     let recorded = agents::update(workspace, AgentKind::Mcp, &session_id(), |stored| {

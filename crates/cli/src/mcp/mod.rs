@@ -37,9 +37,9 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
         GetTaskParams, GetTaskResult, Implementation, ListResourcesResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-        UnsubscribeRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
+        ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+        SubscriptionFilter, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
     tool_handler,
@@ -59,6 +59,14 @@ tokio::task_local! {
 /// The agent whose token made the current call, if it came over HTTP.
 fn caller() -> Option<String> {
     CALLER.try_with(Clone::clone).ok().flatten()
+}
+
+/// The agent whose token made an HTTP request, from the request's parts.
+fn caller_of(extensions: &rmcp::model::Extensions) -> Option<String> {
+    extensions
+        .get::<hyper::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<http::Holder>())
+        .map(|holder| holder.0.clone())
 }
 
 /// `extra` naming the calling agent (see [`caller`]), or empty.
@@ -175,22 +183,41 @@ impl Server {
     }
 
     /// Before the first request that touches the workspace: follows the
-    /// client's roots when no workspace was named.
-    async fn settle_roots(&self, peer: &Peer<RoleServer>) {
+    /// client's roots when no workspace was named, and shows the client in
+    /// the Agents view — a stdio client once, for the life of this process;
+    /// an agent over HTTP by its token's name (`caller`), at most once a
+    /// minute (the stateless revision makes a server per request).
+    async fn settle_roots(
+        &self,
+        peer: &Peer<RoleServer>,
+        caller: Option<String>,
+        meta: Option<&RequestMetaObject>,
+    ) {
         if self.follow_roots {
             self.roots_asked
                 .get_or_init(|| self.adopt_roots(peer))
                 .await;
         }
+        // A stateless request names its client itself.
+        let client = meta
+            .and_then(RequestMetaObject::client_info)
+            .or_else(|| peer.peer_info().map(|info| info.client_info.clone()))
+            .map(|info| info.name)
+            .unwrap_or_default();
+        let workspace = self.workspace();
+        if let Some(token) = caller {
+            if agents::due_over_http(&token) {
+                let _ = tokio::task::spawn_blocking(move || {
+                    agents::arrived_over_http(&workspace, &token, &client);
+                })
+                .await;
+            }
+            return;
+        }
         self.present
             .get_or_init(|| async {
-                let workspace = self.workspace();
-                let name = peer
-                    .peer_info()
-                    .map(|info| info.client_info.name.clone())
-                    .unwrap_or_default();
                 let _ =
-                    tokio::task::spawn_blocking(move || agents::arrived(&workspace, &name)).await;
+                    tokio::task::spawn_blocking(move || agents::arrived(&workspace, &client)).await;
             })
             .await;
     }
@@ -217,7 +244,12 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, rmcp::ErrorData> {
-        self.settle_roots(&context.peer).await;
+        self.settle_roots(
+            &context.peer,
+            caller_of(&context.extensions),
+            Some(&context.meta),
+        )
+        .await;
         let workspace = self.workspace();
         let listed = tokio::task::spawn_blocking(move || resources::list(&workspace))
             .await
@@ -233,7 +265,12 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
-        self.settle_roots(&context.peer).await;
+        self.settle_roots(
+            &context.peer,
+            caller_of(&context.extensions),
+            Some(&context.meta),
+        )
+        .await;
         let workspace = self.workspace();
         let uri = request.uri.clone();
         let read = tokio::task::spawn_blocking(move || resources::read(&workspace, &uri))
@@ -253,7 +290,12 @@ impl ServerHandler for Server {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.settle_roots(&context.peer).await;
+        self.settle_roots(
+            &context.peer,
+            caller_of(&context.extensions),
+            Some(&context.meta),
+        )
+        .await;
         let workspace = self.workspace();
         self.subscriptions
             .subscribe(
@@ -287,7 +329,13 @@ impl ServerHandler for Server {
     /// One `subscriptions/listen` stream: each accepted resource's updates
     /// on it, until the client cancels it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        self.settle_roots(&context.request_context().peer).await;
+        let request = context.request_context();
+        self.settle_roots(
+            &request.peer,
+            caller_of(&request.extensions),
+            Some(&request.meta),
+        )
+        .await;
         let workspace = self.workspace();
         let listened = Arc::new(resources::Subscriptions::default());
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
@@ -320,7 +368,10 @@ impl ServerHandler for Server {
     /// for roots waits on the client).
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let server = self.clone();
-        tokio::spawn(async move { server.settle_roots(&context.peer).await });
+        tokio::spawn(async move {
+            let caller = caller_of(&context.extensions);
+            server.settle_roots(&context.peer, caller, None).await;
+        });
     }
 
     /// The client's roots changed: the workspace follows them again.
@@ -338,15 +389,16 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        self.settle_roots(&context.peer).await;
+        self.settle_roots(
+            &context.peer,
+            caller_of(&context.extensions),
+            Some(&context.meta),
+        )
+        .await;
         let tasks = context
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.supports_tasks());
-        let holder = context
-            .extensions
-            .get::<hyper::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<http::Holder>())
-            .map(|holder| holder.0.clone());
+        let holder = caller_of(&context.extensions);
         if tasks && request.name == "ask" {
             return CALLER.scope(holder, self.ask_as_task(&request)).await;
         }

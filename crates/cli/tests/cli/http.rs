@@ -210,6 +210,19 @@ fn the_stateless_revision_lists_and_calls_tools_without_a_handshake() {
     assert_eq!(stored[0]["title"], "From a container");
     // Marked with the agent its token names, for the window to show.
     assert_eq!(stored[0]["sent_by"], "container:web");
+    // And the agent is in the Agents view by that name, once however
+    // many requests it makes.
+    let (status, _) = post(&served, &headers, call.to_string().as_bytes());
+    assert_eq!(status, 200);
+    let agents: Value = serde_json::from_str(&crate::ok_stdout(&crate::switchboard(
+        workspace.path(),
+        &["agents", "--json"],
+    )))
+    .unwrap();
+    let agents = agents.as_array().unwrap();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert_eq!(agents[0]["record"]["name"], "raw-http (container:web)", "{agents:?}");
+    assert_eq!(agents[0]["shown"], "working", "{agents:?}");
 }
 
 #[test]
