@@ -148,8 +148,19 @@ pub fn ask_marked(
 ) -> Result<(Appended, BlockingSession), StoreError> {
     new.validate()?;
     let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
-    let appended = deliveries::append_locked(&lock, new, extra, now)?;
-    let session = append_session(&lock, &appended.delivery.id, now, timeout_at)?;
+    put_locked(&lock, new, extra, now, timeout_at)
+}
+
+/// A new question and the session its asker waits on, the inbox locked.
+fn put_locked(
+    lock: &DirLock,
+    new: NewDelivery,
+    extra: Map<String, Value>,
+    now: Timestamp,
+    timeout_at: Timestamp,
+) -> Result<(Appended, BlockingSession), StoreError> {
+    let appended = deliveries::append_locked(lock, new, extra, now)?;
+    let session = append_session(lock, &appended.delivery.id, now, timeout_at)?;
     Ok((appended, session))
 }
 
@@ -202,8 +213,7 @@ pub fn ask_again(
             return Ok((question, session));
         }
     }
-    let appended = deliveries::append_locked(&lock, new, extra, now)?;
-    let session = append_session(&lock, &appended.delivery.id, now, timeout_at)?;
+    let (appended, session) = put_locked(&lock, new, extra, now, timeout_at)?;
     Ok((appended.delivery, session))
 }
 

@@ -222,6 +222,16 @@ impl Server {
             .await;
     }
 
+    /// [`Server::settle_roots`] for the request `context` serves.
+    async fn settle(&self, context: &RequestContext<RoleServer>) {
+        self.settle_roots(
+            &context.peer,
+            caller_of(&context.extensions),
+            Some(&context.meta),
+        )
+        .await;
+    }
+
     /// Runs `work` (blocking file I/O) off the protocol's threads, turning
     /// a store failure into a tool error.
     async fn blocking<T: Send + 'static>(
@@ -244,12 +254,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, rmcp::ErrorData> {
-        self.settle_roots(
-            &context.peer,
-            caller_of(&context.extensions),
-            Some(&context.meta),
-        )
-        .await;
+        self.settle(&context).await;
         let workspace = self.workspace();
         let listed = tokio::task::spawn_blocking(move || resources::list(&workspace))
             .await
@@ -265,12 +270,7 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
-        self.settle_roots(
-            &context.peer,
-            caller_of(&context.extensions),
-            Some(&context.meta),
-        )
-        .await;
+        self.settle(&context).await;
         let workspace = self.workspace();
         let uri = request.uri.clone();
         let read = tokio::task::spawn_blocking(move || resources::read(&workspace, &uri))
@@ -290,12 +290,7 @@ impl ServerHandler for Server {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.settle_roots(
-            &context.peer,
-            caller_of(&context.extensions),
-            Some(&context.meta),
-        )
-        .await;
+        self.settle(&context).await;
         let workspace = self.workspace();
         self.subscriptions
             .subscribe(
@@ -329,13 +324,7 @@ impl ServerHandler for Server {
     /// One `subscriptions/listen` stream: each accepted resource's updates
     /// on it, until the client cancels it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        let request = context.request_context();
-        self.settle_roots(
-            &request.peer,
-            caller_of(&request.extensions),
-            Some(&request.meta),
-        )
-        .await;
+        self.settle(context.request_context()).await;
         let workspace = self.workspace();
         let listened = Arc::new(resources::Subscriptions::default());
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
@@ -389,12 +378,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
-        self.settle_roots(
-            &context.peer,
-            caller_of(&context.extensions),
-            Some(&context.meta),
-        )
-        .await;
+        self.settle(&context).await;
         let tasks = context
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.supports_tasks());

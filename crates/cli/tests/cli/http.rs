@@ -221,7 +221,10 @@ fn the_stateless_revision_lists_and_calls_tools_without_a_handshake() {
     .unwrap();
     let agents = agents.as_array().unwrap();
     assert_eq!(agents.len(), 1, "{agents:?}");
-    assert_eq!(agents[0]["record"]["name"], "raw-http (container:web)", "{agents:?}");
+    assert_eq!(
+        agents[0]["record"]["name"], "raw-http (container:web)",
+        "{agents:?}"
+    );
     assert_eq!(agents[0]["shown"], "working", "{agents:?}");
 }
 
