@@ -18,6 +18,49 @@ pub const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
 /// model that rambles stops on its own.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4_096;
 
+/// What the chat talks to for its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelBackend {
+    /// A server speaking the OpenAI chat API (Ollama, vLLM, a hosted one).
+    OpenaiCompatible,
+    /// The developer's signed-in Claude Code, run for each turn.
+    ClaudeCode,
+    /// The developer's signed-in Codex, run for each turn.
+    Codex,
+}
+
+impl ModelBackend {
+    /// Every backend, in the order a new install tries them after a
+    /// configured server.
+    pub const ALL: [Self; 3] = [Self::OpenaiCompatible, Self::ClaudeCode, Self::Codex];
+
+    /// As written in `settings.json` and `SWITCHBOARD_MODEL_BACKEND`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenaiCompatible => "openai-compatible",
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+        }
+    }
+
+    /// The backend `text` names, if it names one.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|backend| backend.as_str() == text.trim())
+    }
+
+    /// Its name for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::OpenaiCompatible => "an OpenAI-compatible server",
+            Self::ClaudeCode => "Claude Code",
+            Self::Codex => "Codex",
+        }
+    }
+}
+
 /// `settings.json` in the config directory. Every field is optional, so a
 /// file from an older or newer version still loads.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -73,6 +116,15 @@ pub struct Settings {
     /// The port it serves on (default [`DEFAULT_HTTP_PORT`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http_port: Option<u16>,
+    /// What the chat talks to; none: the first that works.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_backend: Option<ModelBackend>,
+    /// Claude Code's `claude`, when it is not on `PATH`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claude_code_path: Option<String>,
+    /// Codex's `codex`, when it is not on `PATH`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codex_path: Option<String>,
 }
 
 /// The port the window's HTTP server uses unless told otherwise.
@@ -95,7 +147,11 @@ pub struct EnvOverride {
 }
 
 /// Every override, in the order the settings view lists them.
-pub const ENV_OVERRIDES: [EnvOverride; 11] = [
+pub const ENV_OVERRIDES: [EnvOverride; 12] = [
+    EnvOverride {
+        variable: "SWITCHBOARD_MODEL_BACKEND",
+        setting: "modelBackend",
+    },
     EnvOverride {
         variable: "SWITCHBOARD_MODEL_URL",
         setting: "modelUrl",
@@ -151,6 +207,11 @@ impl Settings {
     /// Values that do not parse are ignored (the file's value stays).
     pub fn with_env(mut self, env: impl Fn(&str) -> Option<String>) -> Self {
         let number = |name: &str| env(name).and_then(|v| v.trim().parse::<u64>().ok());
+        if let Some(backend) =
+            env("SWITCHBOARD_MODEL_BACKEND").and_then(|v| ModelBackend::parse(&v))
+        {
+            self.model_backend = Some(backend);
+        }
         if let Some(url) = non_empty(env("SWITCHBOARD_MODEL_URL")) {
             self.model_url = Some(url);
         }
@@ -299,7 +360,7 @@ mod tests {
             "SWITCHBOARD_API_KEY" => Some("  ".to_owned()),
             _ => None,
         };
-        let effective = stored.with_env(env);
+        let effective = stored.clone().with_env(env);
         assert_eq!(effective.model_url(), "http://gpu:8000");
         assert_eq!(effective.model(), "llama3.1");
         assert_eq!(effective.idle_secs(), 5);
@@ -310,6 +371,30 @@ mod tests {
         );
         assert_eq!(effective.api_key, None, "blank values are ignored");
         assert_eq!(effective.build_globs(), vec!["lib/**", "tests/**"]);
+        assert_eq!(effective.model_backend, None);
+        let chosen = stored.clone().with_env(|name| {
+            (name == "SWITCHBOARD_MODEL_BACKEND").then(|| " claude-code".to_owned())
+        });
+        assert_eq!(chosen.model_backend, Some(ModelBackend::ClaudeCode));
+        let unknown =
+            stored.with_env(|name| (name == "SWITCHBOARD_MODEL_BACKEND").then(|| "gpt".to_owned()));
+        assert_eq!(unknown.model_backend, None, "an unknown backend is ignored");
+    }
+
+    #[test]
+    fn the_backend_is_written_as_its_name() {
+        let settings = Settings {
+            model_backend: Some(ModelBackend::OpenaiCompatible),
+            claude_code_path: Some("/opt/claude".into()),
+            ..Settings::default()
+        };
+        let json = serde_json::to_value(&settings).unwrap();
+        assert_eq!(json["modelBackend"], "openai-compatible");
+        assert_eq!(json["claudeCodePath"], "/opt/claude");
+        assert_eq!(settings.shown_value("modelBackend"), "openai-compatible");
+        for backend in ModelBackend::ALL {
+            assert_eq!(ModelBackend::parse(backend.as_str()), Some(backend));
+        }
     }
 
     #[test]
