@@ -13,14 +13,14 @@ use switchboard_model::{
         prompt::{ContextFile, PartKind, PromptInputs, PromptPart, assemble},
         summary::{SummaryChange, SummaryFilter, split_reply},
     },
-    settings::Settings,
+    settings::{ModelBackend, Settings},
     sidecar::{ChatRequest, ResponseBody},
 };
 use switchboard_store::{Workspace, chats, clock, search::LazyIndex};
 use tokio::sync::watch;
 
 use crate::{
-    SidecarError,
+    SidecarError, agent,
     allow::AllowList,
     audit::AuditLog,
     memory::{self, MemoryCache},
@@ -232,30 +232,22 @@ fn run_tools(
         .collect())
 }
 
-/// Runs `request` with `settings` (the model, budget, globs, dry run),
-/// reporting through `emit`; ends early when `stop` turns true. File work
-/// and lock waits run on the blocking pool, so `stop` is always read; a
-/// stop while the save waits on a lock ends the turn at once and the save
-/// completes when the lock is free. Errors carry the code the app acts on.
-pub async fn run_turn(
+/// The OpenAI-compatible backend's rounds: the model streamed, its tool
+/// calls run here, up to [`MAX_TOOL_ROUNDS`]; the reply and whether `stop`
+/// ended it.
+#[allow(clippy::too_many_arguments)]
+async fn openai_rounds(
     request: &ChatRequest,
     settings: &Settings,
     shared: &Arc<Shared>,
-    mut emit: impl FnMut(ResponseBody),
-    mut stop: watch::Receiver<bool>,
-) -> Result<(), SidecarError> {
+    allow: &AllowList,
+    assembled: &switchboard_model::chat::prompt::AssembledPrompt,
+    now: switchboard_model::Timestamp,
+    filter: &mut SummaryFilter,
+    emit: &mut impl FnMut(ResponseBody),
+    stop: &watch::Receiver<bool>,
+) -> Result<(String, bool), SidecarError> {
     let config = ModelConfig::from_settings(settings);
-    let Prepared {
-        workspace,
-        session,
-        allow,
-        assembled,
-        now,
-    } = blocking({
-        let (request, settings, shared) = (request.clone(), settings.clone(), Arc::clone(shared));
-        move || prepare(&request, &settings, &shared)
-    })
-    .await?;
     let mut api_messages: Vec<ApiMessage> = assembled
         .messages()
         .into_iter()
@@ -270,7 +262,6 @@ pub async fn run_turn(
 
     let mut reply = String::new();
     let mut stopped = false;
-    let mut filter = SummaryFilter::default();
     // The turn's text bound holds across its rounds.
     let mut round_config = config.clone();
     for _ in 0..MAX_TOOL_ROUNDS {
@@ -331,6 +322,102 @@ pub async fn run_turn(
             });
         }
     }
+
+    Ok((reply, stopped))
+}
+
+/// Runs `request` with `settings` (the model, budget, globs, dry run),
+/// reporting through `emit`; ends early when `stop` turns true. File work
+/// and lock waits run on the blocking pool, so `stop` is always read; a
+/// stop while the save waits on a lock ends the turn at once and the save
+/// completes when the lock is free. Errors carry the code the app acts on.
+pub async fn run_turn(
+    request: &ChatRequest,
+    settings: &Settings,
+    shared: &Arc<Shared>,
+    mut emit: impl FnMut(ResponseBody),
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), SidecarError> {
+    let Prepared {
+        workspace,
+        session,
+        allow,
+        assembled,
+        now,
+    } = blocking({
+        let (request, settings, shared) = (request.clone(), settings.clone(), Arc::clone(shared));
+        move || prepare(&request, &settings, &shared)
+    })
+    .await?;
+    let mut filter = SummaryFilter::default();
+    let (reply, mut stopped) = match settings.model_backend {
+        Some(ModelBackend::ClaudeCode) => {
+            let messages = assembled.messages();
+            let system = messages
+                .first()
+                .map(|(_, text)| text.clone())
+                .unwrap_or_default();
+            let prompt = agent::conversation(messages.get(1..).unwrap_or_default());
+            let definitions = tools::definitions(request.mode);
+            let run_tool: agent::tool_server::RunTool = {
+                let (request, settings, shared) =
+                    (request.clone(), settings.clone(), Arc::clone(shared));
+                let allow = allow.clone();
+                Arc::new(move |name: &str, arguments: &str| {
+                    let call = crate::model_client::ToolCall {
+                        id: "agent".to_owned(),
+                        kind: "function".to_owned(),
+                        function: crate::model_client::FunctionCall {
+                            name: name.to_owned(),
+                            arguments: arguments.to_owned(),
+                        },
+                    };
+                    match run_tools(&request, &settings, &shared, &allow, now, &[call]) {
+                        Ok(mut results) => results
+                            .pop()
+                            .unwrap_or_else(|| ("error: no result".to_owned(), ToolEffect::None)),
+                        Err(error) => (format!("error: {error}"), ToolEffect::None),
+                    }
+                })
+            };
+            let ran = agent::claude_code(
+                agent::Turn {
+                    workspace: Path::new(&request.workspace),
+                    system: &system,
+                    prompt: &prompt,
+                    definitions: &definitions,
+                    run_tool,
+                    settings,
+                },
+                |heard| match heard {
+                    agent::Heard::Text(text) => {
+                        let shown = filter.push(text);
+                        if !shown.is_empty() {
+                            emit(ResponseBody::Delta { text: shown });
+                        }
+                    }
+                    agent::Heard::Write(event) => emit(ResponseBody::Write(event)),
+                },
+                stop.clone(),
+            )
+            .await?;
+            (ran.text, ran.stopped)
+        }
+        _ => {
+            openai_rounds(
+                request,
+                settings,
+                shared,
+                &allow,
+                &assembled,
+                now,
+                &mut filter,
+                &mut emit,
+                &stop,
+            )
+            .await?
+        }
+    };
 
     let rest = filter.finish();
     if !rest.is_empty() {

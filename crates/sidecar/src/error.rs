@@ -16,6 +16,9 @@ pub enum SidecarError {
     /// The model server failed or misbehaved.
     #[error(transparent)]
     Model(#[from] ClientError),
+    /// The agent CLI used as the model failed.
+    #[error(transparent)]
+    Agent(#[from] crate::agent::AgentError),
     /// A configured Building glob does not parse.
     #[error(transparent)]
     Glob(#[from] GlobError),
@@ -41,7 +44,7 @@ impl SidecarError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Store(error) => error.code(),
-            Self::Model(_) => ErrorCode::Model,
+            Self::Model(_) | Self::Agent(_) => ErrorCode::Model,
             Self::Glob(_) | Self::BadRequest(_) => ErrorCode::InvalidRequest,
             Self::Write(_) => ErrorCode::Io,
             Self::NoChat(_) | Self::NoProposal(_) => ErrorCode::NotFound,

@@ -7,6 +7,7 @@
 //! (capability-based, no symlinks followed; [`apply_write`]) or the store's
 //! locked learnings append ([`apply_learning`]).
 
+pub mod agent;
 pub mod allow;
 pub mod audit;
 pub mod chat;

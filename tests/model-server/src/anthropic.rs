@@ -21,6 +21,9 @@ pub enum Turn {
     ToolUse { name: String, input: Value },
     /// Say this and end the turn.
     Text(String),
+    /// Say this, then stay silent but for pings until the client hangs up
+    /// (a minute at most): a model still thinking.
+    Stall(String),
 }
 
 impl Turn {
@@ -33,6 +36,9 @@ impl Turn {
     pub fn text(text: &str) -> Self {
         Self::Text(text.to_owned())
     }
+    pub fn stall(text: &str) -> Self {
+        Self::Stall(text.to_owned())
+    }
 }
 
 struct Shared {
@@ -40,6 +46,8 @@ struct Shared {
     /// Bodies of the agent loop's requests, in order.
     loop_requests: Mutex<Vec<Value>>,
     served: Mutex<usize>,
+    /// Stalled replies whose client hung up.
+    hung_up: Mutex<usize>,
 }
 
 pub struct MessagesServer {
@@ -55,6 +63,7 @@ impl MessagesServer {
             turns: Mutex::new(turns.into()),
             loop_requests: Mutex::default(),
             served: Mutex::new(0),
+            hung_up: Mutex::new(0),
         });
         let serving = Arc::clone(&shared);
         super::accept(listener, move |stream| serve(stream, &serving));
@@ -68,6 +77,11 @@ impl MessagesServer {
     /// The agent loop's requests so far (each carries the conversation).
     pub fn loop_requests(&self) -> Vec<Value> {
         self.shared.loop_requests.lock().unwrap().clone()
+    }
+
+    /// How many stalled replies' clients hung up (the agent process ended).
+    pub fn hung_up(&self) -> usize {
+        *self.shared.hung_up.lock().unwrap()
     }
 
     /// How many scripted turns are left.
@@ -121,6 +135,7 @@ fn serve(stream: TcpStream, shared: &Shared) {
         stream,
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"
     );
+    let mut pinger = stream.try_clone().unwrap();
     let mut send = |event: &str, data: Value| {
         let _ = write!(stream, "event: {event}\ndata: {data}\n\n");
         let _ = stream.flush();
@@ -146,6 +161,26 @@ fn serve(stream: TcpStream, shared: &Shared) {
                     {"type": "input_json_delta", "partial_json": input.to_string()}}),
             );
             "tool_use"
+        }
+        Turn::Stall(text) => {
+            send(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            );
+            send(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            );
+            for _ in 0..600 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                let ping = write!(pinger, "event: ping\ndata: {{\"type\": \"ping\"}}\n\n")
+                    .and_then(|()| pinger.flush());
+                if ping.is_err() {
+                    *shared.hung_up.lock().unwrap() += 1;
+                    return;
+                }
+            }
+            "end_turn"
         }
         Turn::Text(text) => {
             send(

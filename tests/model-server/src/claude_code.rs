@@ -71,15 +71,24 @@ impl ClaudeCode {
             .args(args)
             .current_dir(&self.project)
             .env("PATH", path)
-            .env("ANTHROPIC_API_KEY", "sk-test")
             // No model unless one is given: a closed loopback port, so
             // nothing it does waits on a network it cannot reach.
-            .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
-            .env("CLAUDE_CONFIG_DIR", &self.config)
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("ENABLE_TOOL_SEARCH", "false")
+            .envs(self.environment("http://127.0.0.1:9"))
             .env_remove("CLAUDE_PROJECT_DIR");
         command
+    }
+
+    /// The environment Claude Code runs in here, its model at `model_url`:
+    /// a test key, this configuration folder, no traffic but the model's.
+    /// (For a process that starts Claude Code itself, as the sidecar does.)
+    pub fn environment(&self, model_url: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("ANTHROPIC_API_KEY", "sk-test".to_owned()),
+            ("ANTHROPIC_BASE_URL", model_url.to_owned()),
+            ("CLAUDE_CONFIG_DIR", self.config.display().to_string()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+            ("ENABLE_TOOL_SEARCH", "false".to_owned()),
+        ]
     }
 
     /// `claude -p PROMPT --output-format json` in the project, talking to

@@ -1,0 +1,247 @@
+//! The chat on the `claude-code` backend, through the real Claude Code (the
+//! version the setup script installs) whose model is a scripted stand-in
+//! for the Anthropic Messages API on loopback: a Planning turn whose model
+//! writes `.prompts/plan/idea.md` (written, audited) and `src/main.rs`
+//! (refused by the allow-list, audited, the model told why) through the
+//! sidecar's own tools, its answer streamed back; and a turn stopped
+//! midway ends the agent's process.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::{Command, Stdio},
+};
+
+use serde_json::json;
+use switchboard_model::sidecar::{ResponseBody, SidecarResponse, WriteEvent};
+use switchboard_model_server::{
+    anthropic::{MessagesServer, Turn},
+    claude_code::ClaudeCode,
+};
+
+/// A sidecar on the `claude-code` backend, Claude Code's model `model`.
+struct Sidecar {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Sidecar {
+    fn start(claude: &ClaudeCode, model: &MessagesServer, config: &std::path::Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .env("SWITCHBOARD_CONFIG_DIR", config)
+            .env("SWITCHBOARD_MODEL_BACKEND", "claude-code")
+            .envs(claude.environment(&model.url()))
+            .spawn()
+            .unwrap();
+        std::fs::write(
+            config.join("settings.json"),
+            json!({"claudeCodePath": switchboard_model_server::claude_code::binary()}).to_string(),
+        )
+        .unwrap();
+        Self {
+            stdin: child.stdin.take().unwrap(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+        }
+    }
+
+    fn send(&mut self, request: serde_json::Value) {
+        writeln!(self.stdin, "{request}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Responses up to and including the one `done` picks.
+    fn until(&mut self, done: impl Fn(&SidecarResponse) -> bool) -> Vec<SidecarResponse> {
+        let mut seen = Vec::new();
+        loop {
+            let mut line = String::new();
+            self.stdout.read_line(&mut line).unwrap();
+            assert!(!line.is_empty(), "the sidecar ended; so far: {seen:?}");
+            let response: SidecarResponse = serde_json::from_str(&line).unwrap();
+            let last = done(&response);
+            seen.push(response);
+            if last {
+                return seen;
+            }
+        }
+    }
+}
+
+impl Drop for Sidecar {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn setup() -> (tempfile::TempDir, std::path::PathBuf, ClaudeCode) {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("project");
+    std::fs::create_dir_all(workspace.join("src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("switchboard-config")).unwrap();
+    let workspace = workspace.canonicalize().unwrap();
+    let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &workspace);
+    (dir, workspace, claude)
+}
+
+#[test]
+fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_answer() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![
+        Turn::tool(
+            "mcp__switchboard__write_file",
+            json!({"path": ".prompts/plan/idea.md", "content": "# Idea\n"}),
+        ),
+        Turn::tool(
+            "mcp__switchboard__write_file",
+            json!({"path": "src/main.rs", "content": "fn main() {}\n"}),
+        ),
+        Turn::text("The plan is in .prompts/plan/idea.md."),
+    ]);
+    let mut sidecar = Sidecar::start(&claude, &model, &dir.path().join("switchboard-config"));
+    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
+        "mode": "Planning", "message": "Plan the feature."}));
+    let turn = sidecar.until(|response| {
+        matches!(
+            response.body,
+            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+        )
+    });
+    let last = &turn.last().unwrap().body;
+    let ResponseBody::ChatDone { reply, stopped, .. } = last else {
+        panic!("the turn failed: {last:?}");
+    };
+    assert!(!stopped);
+    assert_eq!(reply, "The plan is in .prompts/plan/idea.md.");
+    let streamed: String = turn
+        .iter()
+        .filter_map(|response| match &response.body {
+            ResponseBody::Delta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed, *reply, "the answer came as deltas");
+
+    // The allowed write was made, the other refused; both audited.
+    assert_eq!(
+        std::fs::read_to_string(workspace.join(".prompts/plan/idea.md")).unwrap(),
+        "# Idea\n"
+    );
+    assert!(!workspace.join("src/main.rs").exists());
+    let writes: Vec<&WriteEvent> = turn
+        .iter()
+        .filter_map(|response| match &response.body {
+            ResponseBody::Write(event) => Some(event),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(writes.len(), 2, "{writes:?}");
+    assert!(
+        matches!(writes[0], WriteEvent::Applied { .. }),
+        "{writes:?}"
+    );
+    assert!(
+        matches!(writes[1], WriteEvent::Refused { .. }),
+        "{writes:?}"
+    );
+    let audit = std::fs::read_to_string(workspace.join(".switchboard/audit/writes.jsonl")).unwrap();
+    let decisions: Vec<String> = audit
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["decision"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(decisions, ["written", "refused"]);
+    // The model was told why the second write was refused.
+    let results = model.tool_results();
+    let told = results[1]["content"].to_string();
+    assert!(told.contains("src/main.rs"), "{told}");
+    // It had only the sidecar's tools: none of Claude Code's own.
+    let mut offered: Vec<String> = model.loop_requests()[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect();
+    offered.sort();
+    let mut ours: Vec<String> =
+        switchboard_sidecar::tools::definitions(switchboard_model::chat::ChatMode::Planning)
+            .iter()
+            .map(|tool| {
+                format!(
+                    "mcp__switchboard__{}",
+                    tool["function"]["name"].as_str().unwrap()
+                )
+            })
+            .collect();
+    ours.sort();
+    assert_eq!(offered, ours);
+}
+
+#[test]
+fn stop_mid_turn_ends_claude_code_and_the_turn_says_it_was_stopped() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![Turn::stall("Thinking about it")]);
+    let mut sidecar = Sidecar::start(&claude, &model, &dir.path().join("switchboard-config"));
+    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
+        "mode": "Planning", "message": "Plan the feature."}));
+    // The answer has begun: the model is mid-reply.
+    sidecar.until(|response| matches!(response.body, ResponseBody::Delta { .. }));
+    sidecar.send(json!({"id": 2, "type": "stop", "chat": 1}));
+    let turn = sidecar.until(|response| {
+        matches!(
+            response.body,
+            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+        )
+    });
+    let last = &turn.last().unwrap().body;
+    assert!(
+        matches!(last, ResponseBody::ChatDone { stopped: true, .. }),
+        "{last:?}"
+    );
+    // Claude Code's process ended: its connection to the model hung up.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while model.hung_up() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Claude Code still talks to its model"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_missing_claude_code_is_a_model_error_that_says_what_to_do() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![]);
+    let config = dir.path().join("switchboard-config");
+    let mut sidecar = Sidecar::start(&claude, &model, &config);
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"claudeCodePath": "/nonexistent/claude"}).to_string(),
+    )
+    .unwrap();
+    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
+        "mode": "Planning", "message": "Plan the feature."}));
+    let turn = sidecar.until(|response| {
+        matches!(
+            response.body,
+            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+        )
+    });
+    let ResponseBody::Error { code, message } = &turn.last().unwrap().body else {
+        panic!("{turn:?}");
+    };
+    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("Claude Code is not installed") && message.contains("claudeCodePath"),
+        "{message}"
+    );
+}
