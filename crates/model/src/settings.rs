@@ -61,6 +61,16 @@ impl ModelBackend {
     }
 }
 
+/// The backend a chat uses, and why: the one the settings name, or the
+/// first that works on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResolvedBackend {
+    /// The backend.
+    pub backend: ModelBackend,
+    /// Why it, in words (with how to change it).
+    pub reason: String,
+}
+
 /// `settings.json` in the config directory. Every field is optional, so a
 /// file from an older or newer version still loads.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

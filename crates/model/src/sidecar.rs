@@ -177,6 +177,10 @@ pub enum ResponseBody {
     Models {
         /// Model ids, as the server names them.
         models: Vec<String>,
+        /// The backend the chat uses now, and why (the one set, or the
+        /// first that works).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        backend: Option<crate::settings::ResolvedBackend>,
     },
     /// The turn is over.
     ChatDone {

@@ -43,6 +43,8 @@ pub struct Shared {
     pub proposals: Mutex<Proposals>,
     /// The knowledge index of each workspace seen.
     pub indexes: Mutex<HashMap<PathBuf, LazyIndex>>,
+    /// The backend found for the settings last seen.
+    pub backends: agent::detect::Resolutions,
 }
 
 /// What long-term memory offers one prompt.
@@ -350,8 +352,9 @@ pub async fn run_turn(
     })
     .await?;
     let mut filter = SummaryFilter::default();
-    let (reply, mut stopped) = match settings.model_backend {
-        Some(ModelBackend::ClaudeCode) => {
+    let backend = shared.backends.get(settings).await.backend;
+    let (reply, mut stopped) = match backend {
+        ModelBackend::ClaudeCode => {
             let messages = assembled.messages();
             let system = messages
                 .first()
@@ -403,20 +406,19 @@ pub async fn run_turn(
             .await?;
             (ran.text, ran.stopped)
         }
-        _ => {
-            openai_rounds(
-                request,
-                settings,
-                shared,
-                &allow,
-                &assembled,
-                now,
-                &mut filter,
-                &mut emit,
-                &stop,
-            )
-            .await?
-        }
+        _ => openai_rounds(
+            request,
+            settings,
+            shared,
+            &allow,
+            &assembled,
+            now,
+            &mut filter,
+            &mut emit,
+            &stop,
+        )
+        .await
+        .map_err(|error| agent::detect::explained(error, settings))?,
     };
 
     let rest = filter.finish();

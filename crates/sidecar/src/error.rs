@@ -34,6 +34,10 @@ pub enum SidecarError {
     /// No held write proposal has that id.
     #[error("no write proposal {0} is waiting (already settled, or the sidecar restarted)")]
     NoProposal(String),
+    /// No backend works: no server configured, none answering at the local
+    /// address, no signed-in agent; says what was tried and how to change.
+    #[error("{0}")]
+    NoBackend(String),
     /// A bug: a poisoned lock or a failed task.
     #[error("{0}")]
     Internal(String),
@@ -44,7 +48,7 @@ impl SidecarError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Store(error) => error.code(),
-            Self::Model(_) | Self::Agent(_) => ErrorCode::Model,
+            Self::Model(_) | Self::Agent(_) | Self::NoBackend(_) => ErrorCode::Model,
             Self::Glob(_) | Self::BadRequest(_) => ErrorCode::InvalidRequest,
             Self::Write(_) => ErrorCode::Io,
             Self::NoChat(_) | Self::NoProposal(_) => ErrorCode::NotFound,

@@ -9,7 +9,7 @@ use std::{
 };
 
 use switchboard_model::{
-    settings::Settings,
+    settings::{ModelBackend, Settings},
     sidecar::{PROTOCOL_VERSION, RequestBody, ResponseBody, SidecarRequest, SidecarResponse},
 };
 use switchboard_store::clock;
@@ -114,12 +114,27 @@ where
             },
             RequestBody::ListModels => {
                 let responder = responder.clone();
-                let config = ModelConfig::from_settings(&settings());
+                let settings = settings();
+                let shared = Arc::clone(&shared);
                 let id = request.id;
                 tokio::spawn(async move {
-                    let body = match list_models(&config).await {
-                        Ok(models) => ResponseBody::Models { models },
-                        Err(error) => SidecarError::from(error).into_response(),
+                    let resolved = shared.backends.get(&settings).await;
+                    let listed = match resolved.backend {
+                        ModelBackend::ClaudeCode => Ok(crate::agent::detect::CLAUDE_MODELS
+                            .iter()
+                            .map(|model| (*model).to_owned())
+                            .collect()),
+                        _ => list_models(&ModelConfig::from_settings(&settings)).await,
+                    };
+                    let body = match listed {
+                        Ok(models) => ResponseBody::Models {
+                            models,
+                            backend: Some(resolved),
+                        },
+                        Err(error) => {
+                            crate::agent::detect::explained(SidecarError::from(error), &settings)
+                                .into_response()
+                        }
                     };
                     responder.send(id, body);
                 });

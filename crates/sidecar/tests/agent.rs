@@ -29,14 +29,28 @@ struct Sidecar {
 
 impl Sidecar {
     fn start(claude: &ClaudeCode, model: &MessagesServer, config: &std::path::Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"))
+        Self::start_as(claude, model, config, Some("claude-code"))
+    }
+
+    /// With `backend` set (`SWITCHBOARD_MODEL_BACKEND`), or found.
+    fn start_as(
+        claude: &ClaudeCode,
+        model: &MessagesServer,
+        config: &std::path::Path,
+        backend: Option<&str>,
+    ) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"));
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .env("SWITCHBOARD_CONFIG_DIR", config)
-            .env("SWITCHBOARD_MODEL_BACKEND", "claude-code")
-            .envs(claude.environment(&model.url()))
-            .spawn()
-            .unwrap();
+            .env_remove("SWITCHBOARD_MODEL_URL")
+            .env_remove("SWITCHBOARD_MODEL_BACKEND")
+            .envs(claude.environment(&model.url()));
+        if let Some(backend) = backend {
+            command.env("SWITCHBOARD_MODEL_BACKEND", backend);
+        }
+        let mut child = command.spawn().unwrap();
         std::fs::write(
             config.join("settings.json"),
             json!({"claudeCodePath": switchboard_model_server::claude_code::binary()}).to_string(),
@@ -242,6 +256,84 @@ fn a_missing_claude_code_is_a_model_error_that_says_what_to_do() {
     assert_eq!(*code, switchboard_model::ErrorCode::Model);
     assert!(
         message.contains("Claude Code is not installed") && message.contains("claudeCodePath"),
+        "{message}"
+    );
+}
+
+#[test]
+fn with_no_backend_set_a_signed_in_claude_code_is_the_chats_model_and_says_so() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![Turn::text("Hello from Claude Code.")]);
+    let config = dir.path().join("switchboard-config");
+    // Signed in (the test's API key); no server configured.
+    let mut sidecar = Sidecar::start_as(&claude, &model, &config, None);
+    sidecar.send(json!({"id": 1, "type": "list_models"}));
+    let listed = sidecar.until(|response| response.id == 1);
+    let ResponseBody::Models { models, backend } = &listed.last().unwrap().body else {
+        panic!("{listed:?}");
+    };
+    let backend = backend.as_ref().unwrap();
+    assert_eq!(
+        backend.backend,
+        switchboard_model::settings::ModelBackend::ClaudeCode
+    );
+    assert!(backend.reason.contains("signed in"), "{}", backend.reason);
+    assert_eq!(models, &["sonnet", "opus", "haiku"]);
+    sidecar.send(json!({"id": 2, "type": "chat", "workspace": workspace,
+        "mode": "Analyzing", "message": "Hello?"}));
+    let turn = sidecar.until(|response| {
+        matches!(
+            response.body,
+            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+        )
+    });
+    assert!(
+        matches!(&turn.last().unwrap().body, ResponseBody::ChatDone { reply, .. } if reply == "Hello from Claude Code."),
+        "{turn:?}"
+    );
+}
+
+#[test]
+fn with_no_backend_set_and_no_signed_in_agent_the_local_server_is_tried_and_the_reason_says_how_to_change()
+ {
+    let (dir, _workspace, claude) = setup();
+    let model = MessagesServer::start(vec![]);
+    let config = dir.path().join("switchboard-config");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"));
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .env_remove("SWITCHBOARD_MODEL_URL")
+        .env_remove("SWITCHBOARD_MODEL_BACKEND")
+        .envs(claude.environment(&model.url()))
+        // Not signed in: no key, a fresh configuration folder.
+        .env_remove("ANTHROPIC_API_KEY");
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"claudeCodePath": switchboard_model_server::claude_code::binary()}).to_string(),
+    )
+    .unwrap();
+    let mut child = command.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "{}", json!({"id": 1, "type": "list_models"})).unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let response: SidecarResponse = serde_json::from_str(&line).unwrap();
+    // No local server answers here either: the chat says it has no model,
+    // what it tried and how to give it one.
+    let ResponseBody::Error { code, message } = &response.body else {
+        panic!("{response:?}");
+    };
+    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("no signed-in Claude Code was found")
+            && message.contains("sign in to Claude Code")
+            && message.contains("Settings"),
         "{message}"
     );
 }

@@ -197,7 +197,11 @@ fn dry_run_writes_wait_for_approval_and_models_are_listed() {
     assert_eq!(
         models.body,
         ResponseBody::Models {
-            models: vec!["m1".into(), "m2".into()]
+            models: vec!["m1".into(), "m2".into()],
+            backend: Some(switchboard_model::settings::ResolvedBackend {
+                backend: switchboard_model::settings::ModelBackend::OpenaiCompatible,
+                reason: "a model server is configured (modelUrl); change it in Settings".into(),
+            }),
         }
     );
 }

@@ -158,7 +158,7 @@ pub async fn list_models(state: State<'_, AppState>) -> Result<Vec<String>, Erro
         .ask(RequestBody::ListModels, MODELS_LIMIT)
         .await
     {
-        Ok(ResponseBody::Models { models }) => Ok(models),
+        Ok(ResponseBody::Models { models, .. }) => Ok(models),
         Ok(ResponseBody::Error { code, message }) => Err(ErrorPayload::new(code, message)),
         Err(message) => Err(unavailable(message)),
         Ok(other) => Err(ErrorPayload::new(

@@ -7,6 +7,7 @@
 //! allow-list, the proposals and the audit log. Its answer streams back
 //! ([`stream`]); `stop` ends its process.
 
+pub mod detect;
 pub mod stream;
 pub mod tool_server;
 
@@ -163,12 +164,7 @@ pub async fn claude_code(
     mut heard: impl FnMut(Heard<'_>),
     mut stop: watch::Receiver<bool>,
 ) -> Result<Ran, AgentError> {
-    let program = turn
-        .settings
-        .claude_code_path
-        .clone()
-        .filter(|path| !path.trim().is_empty())
-        .unwrap_or_else(|| "claude".to_owned());
+    let program = detect::claude_program(turn.settings);
     let mut server = tool_server::start(turn.definitions, turn.run_tool.clone())
         .await
         .map_err(setup)?;
@@ -192,7 +188,18 @@ pub async fn claude_code(
         .map(|name| format!("mcp__{}__{name}", tool_server::SERVER_NAME))
         .collect();
 
-    let mut child = tokio::process::Command::new(&program)
+    let mut command = tokio::process::Command::new(&program);
+    // A model Claude Code knows by name; anything else (another backend's
+    // model) is left to its default.
+    if let Some(model) = turn
+        .settings
+        .model
+        .as_deref()
+        .filter(|model| detect::CLAUDE_MODELS.contains(model) || model.starts_with("claude-"))
+    {
+        command.arg("--model").arg(model);
+    }
+    let mut child = command
         .args([
             "-p",
             "--output-format",

@@ -1,0 +1,124 @@
+//! Which backend the chat uses when the settings name none: the first that
+//! works here, in this order — a configured model server; a signed-in
+//! Claude Code (`claude auth status`); a local model server (Ollama's
+//! address). Codex is not yet a chat backend, so it is not picked.
+
+use std::{process::Stdio, time::Duration};
+
+use switchboard_model::settings::{ModelBackend, ResolvedBackend, Settings};
+
+/// Longest wait for an agent to say whether it is signed in.
+const ASK_LIMIT: Duration = Duration::from_secs(5);
+
+/// The `claude` these settings start.
+pub fn claude_program(settings: &Settings) -> String {
+    settings
+        .claude_code_path
+        .clone()
+        .filter(|path| !path.trim().is_empty())
+        .unwrap_or_else(|| "claude".to_owned())
+}
+
+/// Whether Claude Code (`program`) is installed and signed in: its `auth
+/// status` says `loggedIn`.
+pub async fn claude_signed_in(program: &str) -> bool {
+    let asked = tokio::process::Command::new(program)
+        .args(["auth", "status"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let Ok(Ok(output)) = tokio::time::timeout(ASK_LIMIT, asked).await else {
+        return false;
+    };
+    serde_json::from_slice::<serde_json::Value>(&output.stdout)
+        .ok()
+        .and_then(|status| status["loggedIn"].as_bool())
+        .unwrap_or(false)
+}
+
+/// The backend for `settings` and why.
+pub async fn resolve(settings: &Settings) -> ResolvedBackend {
+    let chosen = |backend: ModelBackend, reason: String| ResolvedBackend { backend, reason };
+    if let Some(backend) = settings.model_backend {
+        return chosen(
+            backend,
+            format!(
+                "{} is set in Settings (modelBackend, or SWITCHBOARD_MODEL_BACKEND)",
+                backend.label()
+            ),
+        );
+    }
+    if settings.model_url.is_some() {
+        return chosen(
+            ModelBackend::OpenaiCompatible,
+            "a model server is configured (modelUrl); change it in Settings".to_owned(),
+        );
+    }
+    if claude_signed_in(&claude_program(settings)).await {
+        return chosen(
+            ModelBackend::ClaudeCode,
+            "Claude Code is signed in here; pick another backend in Settings".to_owned(),
+        );
+    }
+    chosen(
+        ModelBackend::OpenaiCompatible,
+        format!(
+            "no model server is configured and no signed-in Claude Code was found: trying a local one at {}; sign in to Claude Code or set a server in Settings",
+            settings.model_url()
+        ),
+    )
+}
+
+/// The settings a resolution depends on.
+type Key = (Option<ModelBackend>, Option<String>, Option<String>);
+
+/// Resolutions kept for the sidecar's life, so asking Claude Code whether
+/// it is signed in costs one turn, not every turn; a change of the settings
+/// involved asks again.
+#[derive(Debug, Default)]
+pub struct Resolutions(std::sync::Mutex<Option<(Key, ResolvedBackend)>>);
+
+impl Resolutions {
+    /// [`resolve`], remembered for the same settings.
+    pub async fn get(&self, settings: &Settings) -> ResolvedBackend {
+        let key = (
+            settings.model_backend,
+            settings.model_url.clone(),
+            settings.claude_code_path.clone(),
+        );
+        let known = self.0.lock().ok().and_then(|kept| {
+            kept.as_ref()
+                .filter(|(kept, _)| *kept == key)
+                .map(|(_, resolved)| resolved.clone())
+        });
+        if let Some(resolved) = known {
+            return resolved;
+        }
+        let resolved = resolve(settings).await;
+        if let Ok(mut kept) = self.0.lock() {
+            *kept = Some((key, resolved.clone()));
+        }
+        resolved
+    }
+}
+
+/// The models Claude Code offers by name (its aliases for the newest of
+/// each family).
+pub const CLAUDE_MODELS: [&str; 3] = ["sonnet", "opus", "haiku"];
+
+/// `error` from the local server tried because nothing else was found,
+/// told as what it is: no backend works here, and what to do about it.
+pub fn explained(error: crate::SidecarError, settings: &Settings) -> crate::SidecarError {
+    let fell_back = settings.model_backend.is_none() && settings.model_url.is_none();
+    match error {
+        crate::SidecarError::Model(crate::model_client::ClientError::Unreachable { url })
+            if fell_back =>
+        {
+            crate::SidecarError::NoBackend(format!(
+                "the chat has no model here: no signed-in Claude Code was found, no model server is configured, and none answers at {url}; sign in to Claude Code (run `claude`), or start a local server (`ollama serve`), or set a server or backend in Settings"
+            ))
+        }
+        other => other,
+    }
+}
