@@ -360,8 +360,8 @@ pub async fn chat_settle_write(proposal: &str, apply: bool) -> Result<ResponseBo
     call_with(CMD_CHAT_SETTLE_WRITE, &request).await
 }
 
-/// The models the configured server offers.
-pub async fn list_models() -> Result<Vec<String>, ErrorPayload> {
+/// The models the chat's backend offers, and which backend it is.
+pub async fn list_models() -> Result<switchboard_model::ipc::ModelList, ErrorPayload> {
     call(CMD_LIST_MODELS).await
 }
 

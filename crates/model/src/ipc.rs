@@ -57,8 +57,19 @@ pub const CMD_CHAT_SET_SUMMARY: &str = "chat_set_summary";
 /// Command: apply or drop a write held for approval. Request:
 /// [`SettleWriteRequest`]; answers the [`crate::sidecar::ResponseBody`].
 pub const CMD_CHAT_SETTLE_WRITE: &str = "chat_settle_write";
-/// Command: the models the server offers. Request: none.
+/// Command: the models the chat's backend offers, and which backend that
+/// is. Request: none; answers a [`ModelList`].
 pub const CMD_LIST_MODELS: &str = "list_models";
+
+/// The models the chat's backend offers, and the backend and why.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ModelList {
+    /// Model names, as the backend takes them.
+    pub models: Vec<String>,
+    /// The backend in use and why, when the sidecar said.
+    #[serde(default)]
+    pub backend: Option<crate::settings::ResolvedBackend>,
+}
 /// Command: the settings view's data. Request: none; answers a
 /// [`SettingsView`](crate::settings::SettingsView).
 pub const CMD_GET_SETTINGS: &str = "get_settings";

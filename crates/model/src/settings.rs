@@ -51,6 +51,15 @@ impl ModelBackend {
             .find(|backend| backend.as_str() == text.trim())
     }
 
+    /// Its short name, as the chat's header shows it.
+    pub fn short_label(self) -> &'static str {
+        match self {
+            Self::OpenaiCompatible => "model server",
+            Self::ClaudeCode => "Claude Code",
+            Self::Codex => "Codex",
+        }
+    }
+
     /// Its name for people.
     pub fn label(self) -> &'static str {
         match self {

@@ -150,15 +150,19 @@ pub async fn chat_settle_write(
     }
 }
 
-/// The models the configured server offers.
+/// The models the chat's backend offers, and which backend it is.
 #[tauri::command]
-pub async fn list_models(state: State<'_, AppState>) -> Result<Vec<String>, ErrorPayload> {
+pub async fn list_models(
+    state: State<'_, AppState>,
+) -> Result<switchboard_model::ipc::ModelList, ErrorPayload> {
     match state
         .sidecar
         .ask(RequestBody::ListModels, MODELS_LIMIT)
         .await
     {
-        Ok(ResponseBody::Models { models, .. }) => Ok(models),
+        Ok(ResponseBody::Models { models, backend }) => {
+            Ok(switchboard_model::ipc::ModelList { models, backend })
+        }
         Ok(ResponseBody::Error { code, message }) => Err(ErrorPayload::new(code, message)),
         Err(message) => Err(unavailable(message)),
         Ok(other) => Err(ErrorPayload::new(

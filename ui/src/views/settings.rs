@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use switchboard_model::program::Limits;
 use switchboard_model::settings::{
     DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_MODEL, DEFAULT_MODEL_URL, Settings, SettingsView, split_globs,
+    DEFAULT_MODEL, DEFAULT_MODEL_URL, ModelBackend, ResolvedBackend, Settings, SettingsView,
+    split_globs,
 };
 
 use crate::{ipc, tasks};
@@ -20,11 +21,13 @@ fn overridden_by(view: &SettingsView, setting: &str) -> Option<String> {
         .map(|(variable, _)| variable.clone())
 }
 
-/// The model picker: the server's models, the stored choice selected.
+/// The model picker: the backend's models, the stored choice selected,
+/// and which backend the chat uses (and why) beside it.
 #[component]
 pub fn ModelPicker() -> impl IntoView {
     let stored = RwSignal::new(None::<SettingsView>);
     let models = RwSignal::new(Vec::<String>::new());
+    let backend = RwSignal::new(None::<ResolvedBackend>);
     let problem = RwSignal::new(None::<String>);
     tasks::fetch(async move {
         match ipc::get_settings().await {
@@ -32,7 +35,10 @@ pub fn ModelPicker() -> impl IntoView {
             Err(failure) => problem.set(Some(failure.message)),
         }
         match ipc::list_models().await {
-            Ok(list) => models.set(list),
+            Ok(list) => {
+                models.set(list.models);
+                backend.set(list.backend);
+            }
             Err(failure) => problem.set(Some(failure.message)),
         }
     });
@@ -59,6 +65,11 @@ pub fn ModelPicker() -> impl IntoView {
         });
     };
     view! {
+        {move || backend.get().map(|resolved| view! {
+            <span class="muted chat-backend" id="chat-backend" title=resolved.reason.clone()>
+                {format!("via {}", resolved.backend.short_label())}
+            </span>
+        })}
         <select
             id="chat-model"
             aria-label="Model"
@@ -189,6 +200,36 @@ pub fn SettingsPane() -> impl IntoView {
                 }
             >
                 <h2>"Model"</h2>
+                <fieldset class="settings-backend" id="settings-backend">
+                    <legend>"The chat talks to"</legend>
+                    <label>
+                        <input
+                            type="radio"
+                            name="settings-backend"
+                            value=""
+                            prop:checked=move || draft.with(|s| s.model_backend.is_none())
+                            on:change=move |_| draft.update(|s| s.model_backend = None)
+                        />
+                        "The first that works: a configured server, a signed-in Claude Code, a local Ollama"
+                    </label>
+                    {ModelBackend::ALL
+                        .into_iter()
+                        .map(|backend| view! {
+                            <label>
+                                <input
+                                    type="radio"
+                                    name="settings-backend"
+                                    value=backend.as_str()
+                                    prop:checked=move || draft.with(|s| s.model_backend == Some(backend))
+                                    on:change=move |_| draft.update(|s| s.model_backend = Some(backend))
+                                />
+                                {backend.label()}
+                            </label>
+                        })
+                        .collect_view()}
+                </fieldset>
+                {text_field("settings-claude-code-path", "Claude Code's `claude` (when not on PATH)", "claude", "text",
+                    |s| &mut s.claude_code_path, draft)}
                 {text_field("settings-model-url", "Server URL (OpenAI-compatible)", DEFAULT_MODEL_URL, "text",
                     |s| &mut s.model_url, draft)}
                 {text_field("settings-model", "Model", DEFAULT_MODEL, "text", |s| &mut s.model, draft)}

@@ -34,7 +34,97 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "chat::a_long_answer_keeps_the_composer_in_view_and_esc_stops_it",
             a_long_answer_keeps_the_composer_in_view_and_esc_stops_it,
         ),
+        trial(
+            environment,
+            "chat::on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused",
+            on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused,
+        ),
     ]
+}
+
+/// The Chat view on the `claude-code` backend: the real Claude Code, whose
+/// model is the scripted Messages API stand-in (reached through a wrapper
+/// `claude` that sets its environment, named in the settings as
+/// `claudeCodePath`), writes one allowed and one refused file through the
+/// chat's own tools; the answer streams into the transcript and the header
+/// says which backend answered.
+fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
+    environment: &Environment,
+) -> Result<()> {
+    use switchboard_model_server::{
+        anthropic::{MessagesServer, Turn},
+        claude_code::{ClaudeCode, binary},
+    };
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let config = tempfile::tempdir()?;
+    let claude = ClaudeCode::configure(&config.path().join("claude-config"), &root);
+    let model = MessagesServer::start(vec![
+        Turn::tool(
+            "mcp__switchboard__write_file",
+            serde_json::json!({"path": ".prompts/plan/search.md", "content": "# Search\n"}),
+        ),
+        Turn::tool(
+            "mcp__switchboard__write_file",
+            serde_json::json!({"path": "src/search.rs", "content": "fn search() {}\n"}),
+        ),
+        Turn::text("The search plan is in .prompts/plan/search.md."),
+    ]);
+    let wrapper = config.path().join("claude");
+    let exports: String = claude
+        .environment(&model.url())
+        .into_iter()
+        .map(|(key, value)| format!("export {key}='{value}'\n"))
+        .collect();
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\n{exports}exec '{}' \"$@\"\n", binary().display()),
+    )?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+    }
+    std::fs::write(
+        config.path().join("settings.json"),
+        serde_json::json!({"modelBackend": "claude-code", "claudeCodePath": wrapper}).to_string(),
+    )?;
+    let config_dir = config.path().display().to_string();
+    environment.with_app_args(
+        &root,
+        &["--config-dir", &config_dir],
+        async |session: &Session| {
+            session.find("#nav-chat").await?.click().await?;
+            let backend = session
+                .wait_for_text("#chat-backend", |text| !text.is_empty())
+                .await?;
+            ensure!(backend == "via Claude Code", "{backend:?}");
+            session.find("#chat-mode-planning").await?.click().await?;
+            send_chat(session, "Plan the search").await?;
+            session
+                .wait_for_text("#chat-transcript", |text| {
+                    text.contains("The search plan is in .prompts/plan/search.md.")
+                })
+                .await?;
+            let applied = session
+                .wait_for_text(".chat-write.applied", |text| !text.is_empty())
+                .await?;
+            ensure!(applied.contains(".prompts/plan/search.md"), "{applied:?}");
+            let refused = session
+                .wait_for_text(".chat-write.refused", |text| !text.is_empty())
+                .await?;
+            ensure!(refused.contains("src/search.rs"), "{refused:?}");
+            Ok(())
+        },
+    )?;
+    ensure!(
+        std::fs::read_to_string(root.join(".prompts/plan/search.md"))? == "# Search\n",
+        "the permitted write landed"
+    );
+    ensure!(
+        !root.join("src/search.rs").exists(),
+        "nothing was written to src/"
+    );
+    Ok(())
 }
 
 fn planning_chat_streams_applies_and_refuses_writes(environment: &Environment) -> Result<()> {
