@@ -1,9 +1,15 @@
-//! Time to first token through the sidecar beside straight to the server,
-//! printed as a table (run by `make bench`). Both talk to the same scripted
-//! OpenAI-compatible server on loopback; the sidecar path is the real
-//! binary over stdio, doing everything a turn does before the model
-//! answers (open the workspace, archive the chat, gather memory, assemble
-//! the prompt). Runs alternate so drift hits both alike.
+//! Time to first token through the sidecar beside straight to the model,
+//! printed as tables (run by `make bench`), runs alternating so drift hits
+//! both alike:
+//! - the OpenAI-compatible backend: the same scripted server on loopback,
+//!   asked directly and through the real sidecar binary over stdio, doing
+//!   everything a turn does before the model answers (open the workspace,
+//!   archive the chat, gather memory, assemble the prompt);
+//! - the `claude-code` backend: the real Claude Code (as the setup script
+//!   installs it) on the scripted Messages API stand-in, run directly as
+//!   the sidecar runs it (`claude -p`, streamed JSON, no tools) beside a
+//!   turn through the sidecar (which also serves the turn's tools over
+//!   MCP and writes the agent's settings files).
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
 
@@ -129,6 +135,138 @@ fn main() {
     let added = |p| percentile(&through, p) - percentile(&direct, p);
     println!(
         "| added by the sidecar | {ROUNDS} | {:.2} ms | {:.2} ms | {:.2} ms | ≤ 5 ms |",
+        added(50.0),
+        added(95.0),
+        added(99.0)
+    );
+    claude_code();
+}
+
+/// Rounds of the `claude-code` backend (each starts Claude Code).
+const AGENT_ROUNDS: usize = 30;
+
+/// Claude Code straight, and through the sidecar.
+fn claude_code() {
+    use switchboard_model_server::{
+        anthropic::{MessagesServer, Turn},
+        claude_code::{ClaudeCode, binary},
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("project");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let workspace = workspace.canonicalize().unwrap();
+    let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &workspace);
+    let model = MessagesServer::start(
+        (0..2 * (AGENT_ROUNDS + 2))
+            .map(|_| Turn::text("First token."))
+            .collect(),
+    );
+    let config_dir = dir.path().join("switchboard-config");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    std::fs::write(
+        config_dir.join("settings.json"),
+        serde_json::json!({"modelBackend": "claude-code", "claudeCodePath": binary()}).to_string(),
+    )
+    .unwrap();
+    let mut sidecar = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .env("SWITCHBOARD_CONFIG_DIR", &config_dir)
+        .envs(claude.environment(&model.url()))
+        .spawn()
+        .unwrap();
+    let mut stdin = sidecar.stdin.take().unwrap();
+    let mut stdout = BufReader::new(sidecar.stdout.take().unwrap());
+
+    let mut direct = Vec::new();
+    let mut through = Vec::new();
+    for round in 0..2 + AGENT_ROUNDS {
+        let message = format!("How do we cut build time, attempt {round}?");
+        // Straight: Claude Code as the sidecar starts it, first text line.
+        let started = Instant::now();
+        let mut child = Command::new(binary())
+            .args([
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--include-partial-messages",
+                "--verbose",
+                "--tools",
+                "",
+                "--setting-sources",
+                "",
+                "--no-session-persistence",
+            ])
+            .current_dir(&workspace)
+            .envs(claude.environment(&model.url()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(message.as_bytes())
+            .unwrap();
+        let mut first = None;
+        for line in BufReader::new(child.stdout.take().unwrap())
+            .lines()
+            .map_while(Result::ok)
+        {
+            if first.is_none() && line.contains("text_delta") {
+                first = Some(started.elapsed());
+            }
+        }
+        child.wait().unwrap();
+
+        // Through the sidecar: request line in, first delta line out.
+        let request = serde_json::json!({"id": round + 1, "type": "chat",
+            "workspace": workspace, "mode": "Planning", "message": message,
+            "new_session": true});
+        let started = Instant::now();
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let mut first_through = None;
+        loop {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            let response: SidecarResponse = serde_json::from_str(&line).unwrap();
+            match response.body {
+                ResponseBody::Delta { .. } => {
+                    first_through.get_or_insert_with(|| started.elapsed());
+                }
+                ResponseBody::ChatDone { .. } => break,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        if round >= 2 {
+            direct.push(first.unwrap().as_secs_f64() * 1000.0);
+            through.push(first_through.unwrap().as_secs_f64() * 1000.0);
+        }
+    }
+    let _ = writeln!(stdin, r#"{{"id":0,"type":"shutdown"}}"#);
+    let _ = sidecar.wait();
+
+    println!();
+    println!(
+        "| time to first token, Claude Code on a scripted Messages API | n | p50 | p95 | p99 | goal |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (name, samples) in [
+        ("`claude -p` run directly", &direct),
+        ("through the sidecar (`claude-code` backend)", &through),
+    ] {
+        println!(
+            "| {name} | {AGENT_ROUNDS} | {:.1} ms | {:.1} ms | {:.1} ms | – |",
+            percentile(samples, 50.0),
+            percentile(samples, 95.0),
+            percentile(samples, 99.0)
+        );
+    }
+    let added = |p| percentile(&through, p) - percentile(&direct, p);
+    println!(
+        "| added by the sidecar | {AGENT_ROUNDS} | {:.1} ms | {:.1} ms | {:.1} ms | p99 ≤ 50 ms |",
         added(50.0),
         added(95.0),
         added(99.0)
