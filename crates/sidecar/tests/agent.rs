@@ -3,8 +3,11 @@
 //! for the Anthropic Messages API on loopback: a Planning turn whose model
 //! writes `.prompts/plan/idea.md` (written, audited) and `src/main.rs`
 //! (refused by the allow-list, audited, the model told why) through the
-//! sidecar's own tools, its answer streamed back; and a turn stopped
-//! midway ends the agent's process.
+//! sidecar's own tools, its answer streamed back; a turn stopped midway
+//! ends the agent's process; the summary it writes is carried into the
+//! next turn; a missing or signed-out Claude Code is a `MODEL` error that
+//! says what to do; with no backend set, a signed-in Claude Code is found
+//! (and none found is said so).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
@@ -334,6 +337,88 @@ fn with_no_backend_set_and_no_signed_in_agent_the_local_server_is_tried_and_the_
         message.contains("no signed-in Claude Code was found")
             && message.contains("sign in to Claude Code")
             && message.contains("Settings"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_summary_claude_code_writes_is_kept_and_carried_into_the_next_turn() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![
+        Turn::text(
+            "Postgres it is.<!-- CONVERSATION_SUMMARY_START -->{\"decisions\": [\"Use Postgres\"]}<!-- CONVERSATION_SUMMARY_END -->",
+        ),
+        Turn::text("Noted."),
+    ]);
+    let mut sidecar = Sidecar::start(&claude, &model, &dir.path().join("switchboard-config"));
+    for (id, message) in [(1, "Which database?"), (2, "And the region?")] {
+        sidecar.send(json!({"id": id, "type": "chat", "workspace": workspace,
+            "mode": "Planning", "message": message}));
+        let turn = sidecar.until(|response| {
+            matches!(
+                response.body,
+                ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+            )
+        });
+        let last = &turn.last().unwrap().body;
+        assert!(matches!(last, ResponseBody::ChatDone { .. }), "{last:?}");
+        if id == 1 {
+            let ResponseBody::ChatDone { reply, .. } = last else {
+                unreachable!()
+            };
+            assert_eq!(reply, "Postgres it is.", "the summary block is not shown");
+        }
+    }
+    // The second turn's system prompt carries the summary, and its prompt
+    // the first exchange.
+    let second = &model.loop_requests()[1];
+    let system = second["system"].to_string();
+    assert!(system.contains("Use Postgres"), "{system}");
+    let asked = second["messages"].to_string();
+    assert!(
+        asked.contains("Which database?") && asked.contains("And the region?"),
+        "{asked}"
+    );
+}
+
+#[test]
+fn a_claude_code_that_is_not_signed_in_is_told_as_such() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![]);
+    let config = dir.path().join("switchboard-config");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"));
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .env("SWITCHBOARD_MODEL_BACKEND", "claude-code")
+        .envs(claude.environment(&model.url()))
+        .env_remove("ANTHROPIC_API_KEY");
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"claudeCodePath": switchboard_model_server::claude_code::binary()}).to_string(),
+    )
+    .unwrap();
+    let mut child = command.spawn().unwrap();
+    let mut sidecar = Sidecar {
+        stdin: child.stdin.take().unwrap(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        child,
+    };
+    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
+        "mode": "Planning", "message": "Plan it."}));
+    let turn = sidecar.until(|response| {
+        matches!(
+            response.body,
+            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+        )
+    });
+    let ResponseBody::Error { code, message } = &turn.last().unwrap().body else {
+        panic!("{turn:?}");
+    };
+    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("Claude Code is not signed in") && message.contains("sign in"),
         "{message}"
     );
 }
