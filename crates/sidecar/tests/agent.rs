@@ -422,3 +422,43 @@ fn a_claude_code_that_is_not_signed_in_is_told_as_such() {
         "{message}"
     );
 }
+
+#[test]
+fn a_claude_code_without_the_flags_the_chat_needs_is_told_to_update() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![]);
+    let config = dir.path().join("switchboard-config");
+    let mut sidecar = Sidecar::start(&claude, &model, &config);
+    // An old `claude`, as one answers a flag it does not know.
+    let old = dir.path().join("old-claude");
+    std::fs::write(
+        &old,
+        "#!/bin/sh\ncat > /dev/null\necho \"error: unknown option '--include-partial-messages'\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"claudeCodePath": old}).to_string(),
+    )
+    .unwrap();
+    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
+        "mode": "Planning", "message": "Plan it."}));
+    let turn = sidecar.until(|response| {
+        matches!(
+            response.body,
+            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+        )
+    });
+    let ResponseBody::Error { code, message } = &turn.last().unwrap().body else {
+        panic!("{turn:?}");
+    };
+    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("too old for the chat") && message.contains("--include-partial-messages"),
+        "{message}"
+    );
+}

@@ -76,8 +76,17 @@ pub enum AgentError {
         /// How long it was silent.
         after: Duration,
     },
-    /// It ended without saying how the turn went (an old version without
-    /// the flags used, a crash).
+    /// A version without the flags the chat needs.
+    #[error("this {agent} is too old for the chat ({said}); update it (`{program} update`)")]
+    TooOld {
+        /// The agent.
+        agent: &'static str,
+        /// Its program.
+        program: String,
+        /// Its words.
+        said: String,
+    },
+    /// It ended without saying how the turn went (a crash).
     #[error("{agent} ended ({status}) without a result: {stderr}")]
     Ended {
         /// The agent.
@@ -231,12 +240,6 @@ pub async fn claude_code(
             setting: "claudeCodePath",
             why: error.to_string(),
         })?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(turn.prompt.as_bytes())
-            .await
-            .map_err(setup)?;
-    }
     let stdout = child.stdout.take().ok_or_else(|| setup("no output"))?;
     let mut stderr = child.stderr.take().ok_or_else(|| setup("no errors"))?;
     let errors = tokio::spawn(async move {
@@ -244,6 +247,15 @@ pub async fn claude_code(
         let _ = stderr.read_to_string(&mut text).await;
         text
     });
+    // The prompt goes in beside the reading: an agent that ends early (an
+    // old version refusing a flag) shows why on its stderr, not as a
+    // broken pipe here.
+    if let Some(mut stdin) = child.stdin.take() {
+        let prompt = turn.prompt.to_owned();
+        tokio::spawn(async move {
+            let _ = stdin.write_all(prompt.as_bytes()).await;
+        });
+    }
     let mut lines = BufReader::new(stdout).lines();
     let first_wait = Duration::from_secs(turn.settings.first_token_secs());
     let idle = Duration::from_secs(turn.settings.idle_secs());
@@ -316,6 +328,13 @@ pub async fn claude_code(
                 .into_iter()
                 .rev()
                 .collect();
+            if tail.contains("unknown option") || tail.contains("unknown argument") {
+                return Err(AgentError::TooOld {
+                    agent: CLAUDE,
+                    program,
+                    said: tail,
+                });
+            }
             Err(AgentError::Ended {
                 agent: CLAUDE,
                 status: status.to_string(),
