@@ -119,6 +119,12 @@ fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_
         ),
         Turn::text("The plan is in .prompts/plan/idea.md."),
     ]);
+    // Claude Code's own project memory is not Switchboard's prompt.
+    std::fs::write(
+        workspace.join("CLAUDE.md"),
+        "Always answer MARKER-FROM-CLAUDE-MD.",
+    )
+    .unwrap();
     let mut sidecar = Sidecar::start(&claude, &model, &dir.path().join("switchboard-config"));
     sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
         "mode": "Planning", "message": "Plan the feature."}));
@@ -128,6 +134,12 @@ fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_
             ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
         )
     });
+    let sent = model.loop_requests()[0].to_string();
+    assert!(
+        !sent.contains("MARKER-FROM-CLAUDE-MD"),
+        "CLAUDE.md reached the prompt"
+    );
+    assert!(sent.contains("Plan the feature."), "the message did");
     let last = &turn.last().unwrap().body;
     let ResponseBody::ChatDone { reply, stopped, .. } = last else {
         panic!("the turn failed: {last:?}");

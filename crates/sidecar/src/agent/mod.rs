@@ -166,8 +166,8 @@ fn setup(why: impl std::fmt::Display) -> AgentError {
 
 /// Runs `turn` through Claude Code (`claude -p`, streamed JSON with
 /// partial messages, no built-in tools, only the turn's MCP server, no
-/// settings files — so no hooks — and no session kept), telling `heard`
-/// what comes; `stop` turning true ends it.
+/// settings files — so no hooks and no `CLAUDE.md` — and no session kept),
+/// telling `heard` what comes; `stop` turning true ends it.
 pub async fn claude_code(
     turn: Turn<'_>,
     mut heard: impl FnMut(Heard<'_>),
@@ -229,6 +229,10 @@ pub async fn claude_code(
         .arg("--allowedTools")
         .arg(allowed.join(","))
         .current_dir(turn.workspace)
+        // Its own project memory (CLAUDE.md, auto-memory) is not part of
+        // the prompt Switchboard assembled.
+        .env("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1")
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
