@@ -13,6 +13,7 @@
 
 use std::{
     io::{BufRead, BufReader, Write},
+    path::Path,
     process::{Command, Stdio},
 };
 
@@ -20,7 +21,7 @@ use serde_json::json;
 use switchboard_model::sidecar::{ResponseBody, SidecarResponse, WriteEvent};
 use switchboard_model_server::{
     anthropic::{MessagesServer, Turn},
-    claude_code::ClaudeCode,
+    claude_code::{ClaudeCode, binary},
 };
 
 /// A sidecar on the `claude-code` backend, Claude Code's model `model`.
@@ -31,17 +32,27 @@ struct Sidecar {
 }
 
 impl Sidecar {
-    fn start(claude: &ClaudeCode, model: &MessagesServer, config: &std::path::Path) -> Self {
-        Self::start_as(claude, model, config, Some("claude-code"))
+    /// On the `claude-code` backend, signed in, the real Claude Code.
+    fn start(claude: &ClaudeCode, model: &MessagesServer, config: &Path) -> Self {
+        Self::launch(claude, model, config, Some("claude-code"), true, &binary())
     }
 
-    /// With `backend` set (`SWITCHBOARD_MODEL_BACKEND`), or found.
-    fn start_as(
+    /// With `backend` set (`SWITCHBOARD_MODEL_BACKEND`) or to be found,
+    /// Claude Code signed in (the test's API key) or not, and `claude` at
+    /// `claude_path` (`claudeCodePath`).
+    fn launch(
         claude: &ClaudeCode,
         model: &MessagesServer,
-        config: &std::path::Path,
+        config: &Path,
         backend: Option<&str>,
+        signed_in: bool,
+        claude_path: &Path,
     ) -> Self {
+        std::fs::write(
+            config.join("settings.json"),
+            json!({"claudeCodePath": claude_path}).to_string(),
+        )
+        .unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"));
         command
             .stdin(Stdio::piped())
@@ -53,17 +64,35 @@ impl Sidecar {
         if let Some(backend) = backend {
             command.env("SWITCHBOARD_MODEL_BACKEND", backend);
         }
+        if !signed_in {
+            command.env_remove("ANTHROPIC_API_KEY");
+        }
         let mut child = command.spawn().unwrap();
-        std::fs::write(
-            config.join("settings.json"),
-            json!({"claudeCodePath": switchboard_model_server::claude_code::binary()}).to_string(),
-        )
-        .unwrap();
         Self {
             stdin: child.stdin.take().unwrap(),
             stdout: BufReader::new(child.stdout.take().unwrap()),
             child,
         }
+    }
+
+    /// Chat turn `id` with `message` in `mode`: its responses up to the
+    /// end (done or failed).
+    fn chat(
+        &mut self,
+        id: u64,
+        workspace: &Path,
+        mode: &str,
+        message: &str,
+    ) -> Vec<SidecarResponse> {
+        self.send(json!({"id": id, "type": "chat", "workspace": workspace,
+            "mode": mode, "message": message}));
+        self.until(|response| {
+            response.id == id
+                && matches!(
+                    response.body,
+                    ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
+                )
+        })
     }
 
     fn send(&mut self, request: serde_json::Value) {
@@ -85,6 +114,14 @@ impl Sidecar {
                 return seen;
             }
         }
+    }
+}
+
+/// The code and message a turn failed with.
+fn failure(turn: &[SidecarResponse]) -> (switchboard_model::ErrorCode, String) {
+    match &turn.last().unwrap().body {
+        ResponseBody::Error { code, message } => (*code, message.clone()),
+        other => panic!("the turn did not fail: {other:?}"),
     }
 }
 
@@ -126,14 +163,7 @@ fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_
     )
     .unwrap();
     let mut sidecar = Sidecar::start(&claude, &model, &dir.path().join("switchboard-config"));
-    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
-        "mode": "Planning", "message": "Plan the feature."}));
-    let turn = sidecar.until(|response| {
-        matches!(
-            response.body,
-            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
-        )
-    });
+    let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
     let sent = model.loop_requests()[0].to_string();
     assert!(
         !sent.contains("MARKER-FROM-CLAUDE-MD"),
@@ -250,25 +280,17 @@ fn stop_mid_turn_ends_claude_code_and_the_turn_says_it_was_stopped() {
 fn a_missing_claude_code_is_a_model_error_that_says_what_to_do() {
     let (dir, workspace, claude) = setup();
     let model = MessagesServer::start(vec![]);
-    let config = dir.path().join("switchboard-config");
-    let mut sidecar = Sidecar::start(&claude, &model, &config);
-    std::fs::write(
-        config.join("settings.json"),
-        json!({"claudeCodePath": "/nonexistent/claude"}).to_string(),
-    )
-    .unwrap();
-    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
-        "mode": "Planning", "message": "Plan the feature."}));
-    let turn = sidecar.until(|response| {
-        matches!(
-            response.body,
-            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
-        )
-    });
-    let ResponseBody::Error { code, message } = &turn.last().unwrap().body else {
-        panic!("{turn:?}");
-    };
-    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    let mut sidecar = Sidecar::launch(
+        &claude,
+        &model,
+        &dir.path().join("switchboard-config"),
+        Some("claude-code"),
+        true,
+        Path::new("/nonexistent/claude"),
+    );
+    let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
+    let (code, message) = failure(&turn);
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
     assert!(
         message.contains("Claude Code is not installed") && message.contains("claudeCodePath"),
         "{message}"
@@ -281,7 +303,7 @@ fn with_no_backend_set_a_signed_in_claude_code_is_the_chats_model_and_says_so() 
     let model = MessagesServer::start(vec![Turn::text("Hello from Claude Code.")]);
     let config = dir.path().join("switchboard-config");
     // Signed in (the test's API key); no server configured.
-    let mut sidecar = Sidecar::start_as(&claude, &model, &config, None);
+    let mut sidecar = Sidecar::launch(&claude, &model, &config, None, true, &binary());
     sidecar.send(json!({"id": 1, "type": "list_models"}));
     let listed = sidecar.until(|response| response.id == 1);
     let ResponseBody::Models { models, backend } = &listed.last().unwrap().body else {
@@ -294,14 +316,7 @@ fn with_no_backend_set_a_signed_in_claude_code_is_the_chats_model_and_says_so() 
     );
     assert!(backend.reason.contains("signed in"), "{}", backend.reason);
     assert_eq!(models, &["sonnet", "opus", "haiku"]);
-    sidecar.send(json!({"id": 2, "type": "chat", "workspace": workspace,
-        "mode": "Analyzing", "message": "Hello?"}));
-    let turn = sidecar.until(|response| {
-        matches!(
-            response.body,
-            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
-        )
-    });
+    let turn = sidecar.chat(2, &workspace, "Analyzing", "Hello?");
     assert!(
         matches!(&turn.last().unwrap().body, ResponseBody::ChatDone { reply, .. } if reply == "Hello from Claude Code."),
         "{turn:?}"
@@ -314,37 +329,14 @@ fn with_no_backend_set_and_no_signed_in_agent_the_local_server_is_tried_and_the_
     let (dir, _workspace, claude) = setup();
     let model = MessagesServer::start(vec![]);
     let config = dir.path().join("switchboard-config");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"));
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .env("SWITCHBOARD_CONFIG_DIR", &config)
-        .env_remove("SWITCHBOARD_MODEL_URL")
-        .env_remove("SWITCHBOARD_MODEL_BACKEND")
-        .envs(claude.environment(&model.url()))
-        // Not signed in: no key, a fresh configuration folder.
-        .env_remove("ANTHROPIC_API_KEY");
-    std::fs::write(
-        config.join("settings.json"),
-        json!({"claudeCodePath": switchboard_model_server::claude_code::binary()}).to_string(),
-    )
-    .unwrap();
-    let mut child = command.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    writeln!(stdin, "{}", json!({"id": 1, "type": "list_models"})).unwrap();
-    stdin.flush().unwrap();
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
-    let response: SidecarResponse = serde_json::from_str(&line).unwrap();
+    // Not signed in: no key, a fresh configuration folder.
+    let mut sidecar = Sidecar::launch(&claude, &model, &config, None, false, &binary());
+    sidecar.send(json!({"id": 1, "type": "list_models"}));
+    let listed = sidecar.until(|response| response.id == 1);
     // No local server answers here either: the chat says it has no model,
     // what it tried and how to give it one.
-    let ResponseBody::Error { code, message } = &response.body else {
-        panic!("{response:?}");
-    };
-    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    let (code, message) = failure(&listed);
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
     assert!(
         message.contains("no signed-in Claude Code was found")
             && message.contains("sign in to Claude Code")
@@ -364,14 +356,7 @@ fn the_summary_claude_code_writes_is_kept_and_carried_into_the_next_turn() {
     ]);
     let mut sidecar = Sidecar::start(&claude, &model, &dir.path().join("switchboard-config"));
     for (id, message) in [(1, "Which database?"), (2, "And the region?")] {
-        sidecar.send(json!({"id": id, "type": "chat", "workspace": workspace,
-            "mode": "Planning", "message": message}));
-        let turn = sidecar.until(|response| {
-            matches!(
-                response.body,
-                ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
-            )
-        });
+        let turn = sidecar.chat(id, &workspace, "Planning", message);
         let last = &turn.last().unwrap().body;
         assert!(matches!(last, ResponseBody::ChatDone { .. }), "{last:?}");
         if id == 1 {
@@ -398,37 +383,17 @@ fn a_claude_code_that_is_not_signed_in_is_told_as_such() {
     let (dir, workspace, claude) = setup();
     let model = MessagesServer::start(vec![]);
     let config = dir.path().join("switchboard-config");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"));
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .env("SWITCHBOARD_CONFIG_DIR", &config)
-        .env("SWITCHBOARD_MODEL_BACKEND", "claude-code")
-        .envs(claude.environment(&model.url()))
-        .env_remove("ANTHROPIC_API_KEY");
-    std::fs::write(
-        config.join("settings.json"),
-        json!({"claudeCodePath": switchboard_model_server::claude_code::binary()}).to_string(),
-    )
-    .unwrap();
-    let mut child = command.spawn().unwrap();
-    let mut sidecar = Sidecar {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        child,
-    };
-    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
-        "mode": "Planning", "message": "Plan it."}));
-    let turn = sidecar.until(|response| {
-        matches!(
-            response.body,
-            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
-        )
-    });
-    let ResponseBody::Error { code, message } = &turn.last().unwrap().body else {
-        panic!("{turn:?}");
-    };
-    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    let mut sidecar = Sidecar::launch(
+        &claude,
+        &model,
+        &config,
+        Some("claude-code"),
+        false,
+        &binary(),
+    );
+    let turn = sidecar.chat(1, &workspace, "Planning", "Plan it.");
+    let (code, message) = failure(&turn);
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
     assert!(
         message.contains("Claude Code is not signed in") && message.contains("sign in"),
         "{message}"
@@ -439,8 +404,6 @@ fn a_claude_code_that_is_not_signed_in_is_told_as_such() {
 fn a_claude_code_without_the_flags_the_chat_needs_is_told_to_update() {
     let (dir, workspace, claude) = setup();
     let model = MessagesServer::start(vec![]);
-    let config = dir.path().join("switchboard-config");
-    let mut sidecar = Sidecar::start(&claude, &model, &config);
     // An old `claude`, as one answers a flag it does not know.
     let old = dir.path().join("old-claude");
     std::fs::write(
@@ -452,23 +415,17 @@ fn a_claude_code_without_the_flags_the_chat_needs_is_told_to_update() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    std::fs::write(
-        config.join("settings.json"),
-        json!({"claudeCodePath": old}).to_string(),
-    )
-    .unwrap();
-    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
-        "mode": "Planning", "message": "Plan it."}));
-    let turn = sidecar.until(|response| {
-        matches!(
-            response.body,
-            ResponseBody::ChatDone { .. } | ResponseBody::Error { .. }
-        )
-    });
-    let ResponseBody::Error { code, message } = &turn.last().unwrap().body else {
-        panic!("{turn:?}");
-    };
-    assert_eq!(*code, switchboard_model::ErrorCode::Model);
+    let mut sidecar = Sidecar::launch(
+        &claude,
+        &model,
+        &dir.path().join("switchboard-config"),
+        Some("claude-code"),
+        true,
+        &old,
+    );
+    let turn = sidecar.chat(1, &workspace, "Planning", "Plan it.");
+    let (code, message) = failure(&turn);
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
     assert!(
         message.contains("too old for the chat") && message.contains("--include-partial-messages"),
         "{message}"
