@@ -90,29 +90,16 @@ fn main() {
             ))
             .unwrap();
 
-        // Through the sidecar: request line in, first delta line out.
-        let request = serde_json::json!({"id": round + 1, "type": "chat",
-            "workspace": workspace.path(), "mode": "Planning", "message": message,
-            "new_session": true});
-        let started = Instant::now();
-        writeln!(stdin, "{request}").unwrap();
-        stdin.flush().unwrap();
-        let mut first_through = None;
-        loop {
-            let mut line = String::new();
-            stdout.read_line(&mut line).unwrap();
-            let response: SidecarResponse = serde_json::from_str(&line).unwrap();
-            match response.body {
-                ResponseBody::Delta { .. } => {
-                    first_through.get_or_insert_with(|| started.elapsed());
-                }
-                ResponseBody::ChatDone { .. } => break,
-                other => panic!("unexpected {other:?}"),
-            }
-        }
+        let first_through = through_sidecar(
+            &mut stdin,
+            &mut stdout,
+            round as u64 + 1,
+            workspace.path(),
+            &message,
+        );
         if round >= WARM_UP {
             direct.push(first.unwrap().as_secs_f64() * 1000.0);
-            through.push(first_through.unwrap().as_secs_f64() * 1000.0);
+            through.push(first_through.as_secs_f64() * 1000.0);
         }
     }
     let _ = writeln!(stdin, r#"{{"id":0,"type":"shutdown"}}"#);
@@ -185,18 +172,7 @@ fn claude_code() {
         // Straight: Claude Code as the sidecar starts it, first text line.
         let started = Instant::now();
         let mut child = Command::new(binary())
-            .args([
-                "-p",
-                "--output-format",
-                "stream-json",
-                "--include-partial-messages",
-                "--verbose",
-                "--tools",
-                "",
-                "--setting-sources",
-                "",
-                "--no-session-persistence",
-            ])
+            .args(switchboard_sidecar::agent::CLAUDE_ARGS)
             .current_dir(&workspace)
             .envs(claude.environment(&model.url()))
             .stdin(Stdio::piped())
@@ -220,29 +196,16 @@ fn claude_code() {
         }
         child.wait().unwrap();
 
-        // Through the sidecar: request line in, first delta line out.
-        let request = serde_json::json!({"id": round + 1, "type": "chat",
-            "workspace": workspace, "mode": "Planning", "message": message,
-            "new_session": true});
-        let started = Instant::now();
-        writeln!(stdin, "{request}").unwrap();
-        stdin.flush().unwrap();
-        let mut first_through = None;
-        loop {
-            let mut line = String::new();
-            stdout.read_line(&mut line).unwrap();
-            let response: SidecarResponse = serde_json::from_str(&line).unwrap();
-            match response.body {
-                ResponseBody::Delta { .. } => {
-                    first_through.get_or_insert_with(|| started.elapsed());
-                }
-                ResponseBody::ChatDone { .. } => break,
-                other => panic!("unexpected {other:?}"),
-            }
-        }
+        let first_through = through_sidecar(
+            &mut stdin,
+            &mut stdout,
+            round as u64 + 1,
+            &workspace,
+            &message,
+        );
         if round >= 2 {
             direct.push(first.unwrap().as_secs_f64() * 1000.0);
-            through.push(first_through.unwrap().as_secs_f64() * 1000.0);
+            through.push(first_through.as_secs_f64() * 1000.0);
         }
     }
     let _ = writeln!(stdin, r#"{{"id":0,"type":"shutdown"}}"#);
@@ -271,6 +234,37 @@ fn claude_code() {
         added(95.0),
         added(99.0)
     );
+}
+
+/// Through the sidecar: chat request `id` (a new chat in `workspace`,
+/// saying `message`) in, the time to its first delta line out; the turn is
+/// read to its end.
+fn through_sidecar(
+    stdin: &mut impl Write,
+    stdout: &mut impl BufRead,
+    id: u64,
+    workspace: &std::path::Path,
+    message: &str,
+) -> Duration {
+    let request = serde_json::json!({"id": id, "type": "chat",
+        "workspace": workspace, "mode": "Planning", "message": message,
+        "new_session": true});
+    let started = Instant::now();
+    writeln!(stdin, "{request}").unwrap();
+    stdin.flush().unwrap();
+    let mut first = None;
+    loop {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let response: SidecarResponse = serde_json::from_str(&line).unwrap();
+        match response.body {
+            ResponseBody::Delta { .. } => {
+                first.get_or_insert_with(|| started.elapsed());
+            }
+            ResponseBody::ChatDone { .. } => return first.unwrap(),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
 }
 
 /// The `p`th percentile (nearest rank) of `samples`.

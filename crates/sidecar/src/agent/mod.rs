@@ -143,6 +143,24 @@ pub struct Ran {
 
 const CLAUDE: &str = "Claude Code";
 
+/// The flags every turn runs `claude` with: print mode, streamed JSON with
+/// partial messages, none of its built-in tools, no settings files (so no
+/// hooks and no `CLAUDE.md`), no session kept. The turn adds its MCP
+/// configuration, system prompt and allowed tools.
+pub const CLAUDE_ARGS: [&str; 11] = [
+    "-p",
+    "--output-format",
+    "stream-json",
+    "--include-partial-messages",
+    "--verbose",
+    "--tools",
+    "",
+    "--strict-mcp-config",
+    "--setting-sources",
+    "",
+    "--no-session-persistence",
+];
+
 /// Whether Claude Code's words mean it has no usable sign-in.
 fn not_signed_in(said: &str) -> bool {
     let said = said.to_lowercase();
@@ -209,19 +227,7 @@ pub async fn claude_code(
         command.arg("--model").arg(model);
     }
     let mut child = command
-        .args([
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--include-partial-messages",
-            "--verbose",
-            "--tools",
-            "",
-            "--strict-mcp-config",
-            "--setting-sources",
-            "",
-            "--no-session-persistence",
-        ])
+        .args(CLAUDE_ARGS)
         .arg("--mcp-config")
         .arg(&config)
         .arg("--system-prompt-file")
