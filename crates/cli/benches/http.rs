@@ -12,16 +12,15 @@
 mod table;
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
     path::Path,
-    process::{Child, Command, Stdio},
+    process::Command,
     sync::Arc,
     time::{Duration, Instant},
 };
 
 use rmcp::{ServiceExt, model::CallToolRequestParams, transport::TokioChildProcess};
 use serde_json::{Value, json};
+use switchboard_remote_test::{post_stateless, start_http, stateless};
 use table::percentile;
 
 const CALLS: usize = 200;
@@ -32,65 +31,9 @@ fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
 
-/// A stateless request's body and headers for `method`.
+/// A stateless request of the bench's client.
 fn request(id: u64, method: &str, params: Value, tasks: bool) -> Value {
-    let mut params = params;
-    let capabilities = if tasks {
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
-    } else {
-        json!({})
-    };
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
-    });
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
-/// POSTs `body` on a fresh connection; returns the JSON-RPC message.
-fn post(address: &str, token: &str, method: &str, name: &str, body: &Value) -> Value {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let text = body.to_string();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nMcp-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        text.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(text.as_bytes()).unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    answer
-        .lines()
-        .filter_map(|line| line.strip_prefix("data: ").or(Some(line)))
-        .find_map(|line| {
-            serde_json::from_str::<Value>(line.trim())
-                .ok()
-                .filter(|value| value.get("jsonrpc").is_some())
-        })
-        .unwrap()
-}
-
-fn serve(workspace: &Path, config: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .arg("-C")
-        .arg(workspace)
-        .args(["mcp", "--http"])
-        .env("SWITCHBOARD_CONFIG_DIR", config)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned();
-    (child, address)
+    stateless("bench", id, method, params, tasks)
 }
 
 fn token(config: &Path) -> String {
@@ -152,7 +95,13 @@ async fn main() {
 
     // HTTP, a connection per call.
     let bearer = token(config.path());
-    let (mut server, address) = serve(workspace.path(), config.path());
+    let (mut server, address) = start_http(
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("-C")
+            .arg(workspace.path())
+            .args(["mcp", "--http"])
+            .env("SWITCHBOARD_CONFIG_DIR", config.path()),
+    );
     let mut http = Vec::new();
     for n in 0..CALLS {
         let body = request(
@@ -162,7 +111,7 @@ async fn main() {
             false,
         );
         let started = Instant::now();
-        let answer = post(&address, &bearer, "tools/call", "list_deliveries", &body);
+        let answer = post_stateless(&address, &bearer, &body);
         http.push(ms(started.elapsed()));
         assert_eq!(answer["result"]["isError"], false, "{answer}");
     }
@@ -184,13 +133,13 @@ async fn main() {
                     }}),
                     true,
                 );
-                let created = post(address, bearer, "tools/call", "ask", &ask);
+                let created = post_stateless(address, bearer, &ask);
                 let task = created["result"]["taskId"].as_str().unwrap().to_owned();
                 let mut polls = Vec::new();
                 for poll in 0..POLLS {
                     let body = request(2 + poll as u64, "tasks/get", json!({"taskId": task}), true);
                     let started = Instant::now();
-                    let answer = post(address, bearer, "tasks/get", &task, &body);
+                    let answer = post_stateless(address, bearer, &body);
                     polls.push(ms(started.elapsed()));
                     assert_eq!(answer["result"]["status"], "working", "{answer}");
                     std::thread::sleep(Duration::from_millis(100));

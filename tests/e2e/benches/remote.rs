@@ -25,7 +25,7 @@ use switchboard_e2e::{
 };
 use switchboard_model::blocking::Reply;
 use switchboard_remote_test::{
-    Sshd, destination, follow, free_port, message, post_to, stateless_call, wait_for,
+    Sshd, destination, follow, free_port, post_stateless, start_http, stateless_call, wait_for,
 };
 use switchboard_store::{Workspace, clock, deliveries, feedback};
 
@@ -110,23 +110,15 @@ async fn asks(driver: &Driver, binaries: &Binaries) -> Result<[Vec<f64>; 3]> {
 
     // Locally over HTTP.
     let token = token(binaries, &config, "bench-local")?;
-    let mut served = Running(
+    let (served, address) = start_http(
         Command::new(&binaries.cli)
             .arg("-C")
             .arg(&root)
             .args(["mcp", "--http"])
             .env("SWITCHBOARD_CONFIG_DIR", &config)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?,
+            .stderr(Stdio::null()),
     );
-    let mut url = String::new();
-    BufReader::new(served.0.stdout.take().context("the server's stdout")?).read_line(&mut url)?;
-    let address = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned();
+    let served = Running(served);
     let mut http = Vec::new();
     for round in 0..ROUNDS {
         let title = format!("Over HTTP, round {round}?");
@@ -195,16 +187,7 @@ fn ask(title: &str) -> Value {
 /// POSTs an `ask` titled `title` to `address` with `token`; it returns at
 /// once as a task.
 fn post_ask(address: &str, token: &str, title: &str) -> Result<()> {
-    let bearer = format!("Bearer {token}");
-    let headers = [
-        ("Authorization", bearer.as_str()),
-        ("Mcp-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "ask"),
-    ];
-    let (status, body) = post_to(address, &headers, ask(title).to_string().as_bytes());
-    ensure!(status == 200, "HTTP {status}: {body}");
-    let answer = message(&body);
+    let answer = post_stateless(address, token, &ask(title));
     ensure!(answer["result"]["resultType"] == "task", "{answer}");
     Ok(())
 }

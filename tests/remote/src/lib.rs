@@ -193,22 +193,73 @@ pub fn message(body: &str) -> Value {
         .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
 }
 
-/// A stateless (2026-07-28) `tools/call` of `tool` with `arguments` from a
-/// client named `client`, declaring the tasks extension when `tasks`; the
-/// headers that revision wants with it, besides the token.
-pub fn stateless_call(client: &str, tool: &str, arguments: Value, tasks: bool) -> Value {
+/// A stateless (2026-07-28) request `id` for `method` with `params`, from a
+/// client named `client`, declaring the tasks extension when `tasks`.
+pub fn stateless(client: &str, id: u64, method: &str, params: Value, tasks: bool) -> Value {
     let capabilities = if tasks {
         serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
     } else {
         serde_json::json!({})
     };
-    serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": capabilities,
-            "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
-        },
-        "name": tool,
-        "arguments": arguments,
-    }})
+    let mut params = params;
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+    });
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A stateless `tools/call` of `tool` with `arguments` (see [`stateless`]).
+pub fn stateless_call(client: &str, tool: &str, arguments: Value, tasks: bool) -> Value {
+    stateless(
+        client,
+        1,
+        "tools/call",
+        serde_json::json!({"name": tool, "arguments": arguments}),
+        tasks,
+    )
+}
+
+/// POSTs the stateless `request` to `http://address/mcp` with `token` and
+/// the headers that revision wants (`Mcp-Method`, and `Mcp-Name`: the
+/// tool, task or resource it names); the JSON-RPC message of the answer,
+/// which must come with 200.
+pub fn post_stateless(address: &str, token: &str, request: &Value) -> Value {
+    let method = request["method"].as_str().unwrap_or_default();
+    let params = &request["params"];
+    let name = ["name", "taskId", "uri"]
+        .iter()
+        .find_map(|key| params[key].as_str())
+        .unwrap_or_default();
+    let bearer = format!("Bearer {token}");
+    let headers = [
+        ("Authorization", bearer.as_str()),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+        ("Mcp-Name", name),
+    ];
+    let (status, body) = post_to(address, &headers, request.to_string().as_bytes());
+    assert_eq!(status, 200, "{body}");
+    message(&body)
+}
+
+/// `127.0.0.1:PORT` of a `http://127.0.0.1:PORT/mcp` URL.
+pub fn address_of(url: &str) -> String {
+    url.trim()
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("not an MCP URL: {url:?}"))
+        .to_owned()
+}
+
+/// Starts `command` (a `switchboard mcp --http`, its stdout piped here) and
+/// reads the address it serves at from the URL it prints first.
+pub fn start_http(command: &mut Command) -> (Child, String) {
+    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, address_of(&line))
 }

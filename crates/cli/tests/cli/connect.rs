@@ -14,7 +14,7 @@ use std::{
 use serde_json::json;
 
 use switchboard_remote_test::{
-    Sshd, destination, follow, free_port, message, post_to, stateless_call, wait_for,
+    Sshd, address_of, destination, follow, free_port, post_stateless, stateless_call, wait_for,
 };
 
 /// `deliver` through the tunnel, as an agent on the far side would, with
@@ -28,27 +28,17 @@ fn deliver_from_far_side(remote_dir: &Path, title: &str) -> serde_json::Value {
             .unwrap()
             .to_owned()
     };
-    let url = value("SWITCHBOARD_URL");
-    let address = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned();
-    let bearer = format!("Bearer {}", value("SWITCHBOARD_TOKEN"));
     let request = stateless_call(
         "far-side-agent",
         "deliver",
         json!({"title": title, "content": "Built on the far side."}),
         false,
     );
-    let headers = [
-        ("Authorization", bearer.as_str()),
-        ("Mcp-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "deliver"),
-    ];
-    let (status, body) = post_to(&address, &headers, request.to_string().as_bytes());
-    assert_eq!(status, 200, "{body}");
-    message(&body)
+    post_stateless(
+        &address_of(&value("SWITCHBOARD_URL")),
+        &value("SWITCHBOARD_TOKEN"),
+        &request,
+    )
 }
 
 /// `switchboard connect` to `sshd` as the current user, with `extra`

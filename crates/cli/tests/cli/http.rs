@@ -6,7 +6,6 @@
 //! answered.
 
 use std::{
-    io::{BufRead, BufReader},
     path::Path,
     process::{Child, Command, Stdio},
 };
@@ -44,24 +43,13 @@ fn serve_with(workspace: &Path, config: &Path, env: &[(&str, &Path)]) -> Served 
     for (key, value) in env {
         command.env(key, value);
     }
-    let mut child = command
-        .arg("-C")
-        .arg(workspace)
-        .args(["mcp", "--http"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("http://")
-        .and_then(|rest| rest.strip_suffix("/mcp"))
-        .unwrap_or_else(|| panic!("not a URL: {line:?}"))
-        .to_owned();
+    let (child, address) = switchboard_remote_test::start_http(
+        command
+            .arg("-C")
+            .arg(workspace)
+            .args(["mcp", "--http"])
+            .stderr(Stdio::inherit()),
+    );
     Served { child, address }
 }
 
@@ -238,22 +226,17 @@ fn a_program_an_agent_starts_over_http_is_marked_with_its_name() {
         config.path(),
         &[("SWITCHBOARD_RUNTIME_DIR", &host)],
     );
-    let authorised = format!("Bearer {}", token(config.path(), "ssh:buildbox"));
-    let headers = [
-        ("Authorization", authorised.as_str()),
-        ("Mcp-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "session_start"),
-    ];
     let call = switchboard_remote_test::stateless_call(
         "far-agent",
         "session_start",
         json!({"program": "sh", "name": "remote-shell"}),
         false,
     );
-    let (status, body) = post(&served, &headers, call.to_string().as_bytes());
-    assert_eq!(status, 200, "{body}");
-    let started = message(&body);
+    let started = switchboard_remote_test::post_stateless(
+        &served.address,
+        &token(config.path(), "ssh:buildbox"),
+        &call,
+    );
     assert_eq!(
         started["result"]["structuredContent"]["started_by"], "ssh:buildbox",
         "{started}"

@@ -44,7 +44,6 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
 fn a_program_an_agent_on_another_machine_starts_shows_its_name(
     environment: &Environment,
 ) -> Result<()> {
-    use std::io::BufRead;
     let workspace = tempfile::tempdir()?;
     let root = workspace.path().canonicalize()?;
     let config = tempfile::tempdir()?;
@@ -56,45 +55,26 @@ fn a_program_an_agent_on_another_machine_starts_shows_its_name(
         .output()?;
     ensure!(made.status.success(), "mcp token failed");
     let token = String::from_utf8(made.stdout)?.trim().to_owned();
-    let mut server = environment
-        .binaries
-        .cli(&root)
-        .args(["mcp", "--http"])
-        .env("SWITCHBOARD_CONFIG_DIR", config.path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()?;
-    let mut url = String::new();
-    std::io::BufReader::new(server.stdout.take().context("stdout")?).read_line(&mut url)?;
-    let address = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned();
+    let (mut server, address) = switchboard_remote_test::start_http(
+        environment
+            .binaries
+            .cli(&root)
+            .args(["mcp", "--http"])
+            .env("SWITCHBOARD_CONFIG_DIR", config.path()),
+    );
     let name = format!("remote-{}", std::process::id());
     let shown = environment.with_app(&root, async |session: &Session| {
         session.find("#view-inbox").await?;
         session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         session.find("#nav-terminals").await?.click().await?;
         session.find("#view-terminals").await?;
-        let bearer = format!("Bearer {token}");
         let call = switchboard_remote_test::stateless_call(
             "far-agent",
             "session_start",
             serde_json::json!({"program": "sh", "name": name}),
             false,
         );
-        let (status, body) = switchboard_remote_test::post_to(
-            &address,
-            &[
-                ("Authorization", bearer.as_str()),
-                ("Mcp-Protocol-Version", "2026-07-28"),
-                ("Mcp-Method", "tools/call"),
-                ("Mcp-Name", "session_start"),
-            ],
-            call.to_string().as_bytes(),
-        );
-        ensure!(status == 200, "{status}: {body}");
-        let started = switchboard_remote_test::message(&body);
+        let started = switchboard_remote_test::post_stateless(&address, &token, &call);
         let id = started["result"]["structuredContent"]["id"]
             .as_str()
             .context("the session's id")?
