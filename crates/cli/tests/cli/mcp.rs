@@ -56,20 +56,25 @@ impl ClientHandler for Client {
 
 type Session = RunningService<RoleClient, Client>;
 
-/// The server on `workspace`, initialized; `ask` beats every 50 ms.
-async fn connect(workspace: &Path) -> (Session, Client) {
+/// `switchboard mcp` on `workspace` as the tests run it: `ask` beats every
+/// 50 ms; program sessions on a host of the test's own, gone a second
+/// after its last session; ClaudeControl's reports and configurations the
+/// test's own.
+pub(crate) fn server_command(workspace: &Path) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
     command
         .arg("-C")
         .arg(workspace)
         .args(["mcp", "--heartbeat-ms", "50"])
-        // Program sessions: a host of the test's own, gone a second after
-        // its last session.
         .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".session-host"))
         .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
-        // ClaudeControl's reports and configurations: the test's own.
         .env("CLAUDE_CONTROL_HOME", workspace.join(".claude-control"));
-    let transport = TokioChildProcess::new(command).unwrap();
+    command
+}
+
+/// The server on `workspace`, initialized (see [`server_command`]).
+async fn connect(workspace: &Path) -> (Session, Client) {
+    let transport = TokioChildProcess::new(server_command(workspace)).unwrap();
     let client = Client::default();
     let session = client.clone().serve(transport).await.unwrap();
     (session, client)

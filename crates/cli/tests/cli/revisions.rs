@@ -52,17 +52,9 @@ impl ClientHandler for Modern {
 }
 
 async fn discover(workspace: &Path, client: Modern) -> RunningService<RoleClient, Modern> {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
-    command
-        .arg("-C")
-        .arg(workspace)
-        .args(["mcp", "--heartbeat-ms", "50"])
-        .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".session-host"))
-        .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
-        .env("CLAUDE_CONTROL_HOME", workspace.join(".claude-control"));
     let session = client
         .serve_with_lifecycle(
-            TokioChildProcess::new(command).unwrap(),
+            TokioChildProcess::new(crate::mcp::server_command(workspace)).unwrap(),
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },
