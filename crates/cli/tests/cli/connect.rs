@@ -212,29 +212,66 @@ fn engine(dir: &Path, network: &str, home: &Path) -> std::path::PathBuf {
     path
 }
 
+/// `switchboard connect --container agents` to a far side whose stand-in
+/// engine says the container's network is `network`, as it runs.
+struct ToContainer {
+    dir: tempfile::TempDir,
+    sshd: Sshd,
+    workspace: std::path::PathBuf,
+    config: std::path::PathBuf,
+    /// The container user's home.
+    home: std::path::PathBuf,
+    connect: Running,
+    lines: mpsc::Receiver<String>,
+}
+
+impl ToContainer {
+    fn start(network: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let sshd = Sshd::start(dir.path(), "");
+        let workspace = dir.path().join("workspace");
+        let config = dir.path().join("config");
+        let home = dir.path().join("container-home");
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let engine = engine(dir.path(), network, &home);
+        let (connect, lines) = start_connect(
+            &sshd,
+            &workspace,
+            &config,
+            &[
+                "--remote-port",
+                &free_port().to_string(),
+                "--container",
+                "agents",
+                "--engine",
+                &engine.display().to_string(),
+            ],
+        );
+        Self {
+            dir,
+            sshd,
+            workspace,
+            config,
+            home,
+            connect,
+            lines,
+        }
+    }
+}
+
 #[test]
 fn agents_in_a_container_sharing_the_far_sides_network_get_the_settings_inside_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let sshd = Sshd::start(dir.path(), "");
-    let workspace = dir.path().join("workspace");
-    let config = dir.path().join("config");
-    let home = dir.path().join("container-home");
-    std::fs::create_dir_all(&workspace).unwrap();
-    std::fs::create_dir_all(&home).unwrap();
-    let host_engine = engine(dir.path(), "host", &home);
-    let (mut connect, lines) = start_connect(
-        &sshd,
-        &workspace,
-        &config,
-        &[
-            "--remote-port",
-            &free_port().to_string(),
-            "--container",
-            "agents",
-            "--engine",
-            &host_engine.display().to_string(),
-        ],
-    );
+    // Every part bound: the folder and sshd live as long as the test.
+    let ToContainer {
+        dir: _dir,
+        sshd: _sshd,
+        workspace,
+        config: _config,
+        home,
+        mut connect,
+        lines,
+    } = ToContainer::start("host");
     wait_for(&lines, "connected (ssh pid", "connection");
     // Written inside the container, in its user's home.
     let inside = home.join(".config/switchboard");
@@ -256,26 +293,15 @@ fn agents_in_a_container_sharing_the_far_sides_network_get_the_settings_inside_i
 
 #[test]
 fn a_container_with_a_network_of_its_own_is_refused_with_the_reason_and_nothing_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let sshd = Sshd::start(dir.path(), "");
-    let workspace = dir.path().join("workspace");
-    let config = dir.path().join("config");
-    let home = dir.path().join("container-home");
-    std::fs::create_dir_all(&workspace).unwrap();
-    let bridge = engine(dir.path(), "bridge", &home);
-    let (mut connect, lines) = start_connect(
-        &sshd,
-        &workspace,
-        &config,
-        &[
-            "--remote-port",
-            &free_port().to_string(),
-            "--container",
-            "agents",
-            "--engine",
-            &bridge.display().to_string(),
-        ],
-    );
+    let ToContainer {
+        dir: _dir,
+        sshd,
+        workspace,
+        config,
+        home,
+        mut connect,
+        lines,
+    } = ToContainer::start("bridge");
     let refused = wait_for(&lines, "error[UNAVAILABLE]", "the refusal");
     assert!(
         refused.contains("network of its own (bridge)") && refused.contains("--network host"),
