@@ -182,12 +182,23 @@ pub fn ask_again(
 ) -> Result<(Delivery, BlockingSession), StoreError> {
     new.validate()?;
     let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    /// A delivery's title alone: read first, so only questions with the
+    /// same title are decoded whole (bodies can be large).
+    #[derive(serde::Deserialize)]
+    struct Titled {
+        title: String,
+    }
     let deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
-    let same = deliveries
-        .decode_each::<Delivery>()
-        .filter(|(_, delivery)| delivery.asks_the_same(&new))
-        .last()
-        .map(|(_, delivery)| delivery);
+    // The newest first: the first that asks the same is the one.
+    let same = deliveries.records.iter().rev().find_map(|raw| {
+        let titled = serde_json::from_str::<Titled>(raw.get()).ok()?;
+        if titled.title != new.title {
+            return None;
+        }
+        serde_json::from_str::<Delivery>(raw.get())
+            .ok()
+            .filter(|delivery| delivery.asks_the_same(&new))
+    });
     drop(deliveries);
     if let Some(question) = same {
         let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
