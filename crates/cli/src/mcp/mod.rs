@@ -386,14 +386,14 @@ impl ServerHandler for Server {
         if tasks && request.name == "ask" {
             return CALLER.scope(holder, self.ask_as_task(&request)).await;
         }
-        let long = request.arguments.as_ref().is_some_and(|arguments| {
+        let long = |arguments: &serde_json::Map<String, serde_json::Value>| {
             switchboard_model::task::runs_long(
                 &request.name,
                 arguments,
                 session::DEFAULT_TIMEOUT_SECS,
             )
-        });
-        if tasks && long {
+        };
+        if tasks && request.arguments.as_ref().is_some_and(long) {
             return CALLER.scope(holder, self.run_as_task(&request)).await;
         }
         let call = ToolCallContext::new(self, request, context);

@@ -312,7 +312,7 @@ impl Server {
             .blocking(move |workspace| {
                 let stored = tasks::create(workspace, &tool, arguments, sent_by, clock::now())?;
                 start_worker(workspace, &stored.id)?;
-                Ok(tasks::get(workspace, &stored.id, clock::now())?)
+                Ok(stored)
             })
             .await;
         match started {
