@@ -15,7 +15,7 @@ use switchboard_model_server::{
     Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call,
 };
 
-use crate::harness::{Environment, eventually, send_chat, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, eventually, page_errors, send_chat, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -93,6 +93,7 @@ fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
         &root,
         &["--config-dir", &config_dir],
         async |session: &Session| {
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
             session.find("#nav-chat").await?.click().await?;
             let backend = session
                 .wait_for_text("#chat-backend", |text| !text.is_empty())
@@ -113,6 +114,37 @@ fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
                 .wait_for_text(".chat-write.refused", |text| !text.is_empty())
                 .await?;
             ensure!(refused.contains("src/search.rs"), "{refused:?}");
+            // Away in Settings: the backend chosen there; back in Chat, the
+            // answer and the backend are still shown.
+            session.find("#nav-settings").await?.click().await?;
+            // The view shows the stored choice once it has read the file.
+            crate::harness::until(
+                "the claude-code backend checked",
+                switchboard_e2e::WAIT,
+                || async {
+                    let checked = session
+                    .client
+                    .execute(
+                        "const r = document.querySelector('input[name=settings-backend]:checked'); \
+                         return r ? r.value : null;",
+                        vec![],
+                    )
+                    .await?;
+                    Ok((checked == "claude-code").then_some(()))
+                },
+            )
+            .await?;
+            session.find("#nav-chat").await?.click().await?;
+            session
+                .wait_for_text("#chat-transcript", |text| {
+                    text.contains("The search plan is in .prompts/plan/search.md.")
+                })
+                .await?;
+            session
+                .wait_for_text("#chat-backend", |text| text == "via Claude Code")
+                .await?;
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
             Ok(())
         },
     )?;

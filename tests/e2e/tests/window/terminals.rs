@@ -40,7 +40,8 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
 }
 
 /// An agent reaching Switchboard over HTTP with a token named for its
-/// machine starts a program: the Terminals list says whose it is.
+/// machine starts a program: the Terminals list says whose it is — also
+/// for one started while the developer was in another view.
 fn a_program_an_agent_on_another_machine_starts_shows_its_name(
     environment: &Environment,
 ) -> Result<()> {
@@ -63,33 +64,49 @@ fn a_program_an_agent_on_another_machine_starts_shows_its_name(
             .env("SWITCHBOARD_CONFIG_DIR", config.path()),
     );
     let name = format!("remote-{}", std::process::id());
+    let second_name = format!("remote-{}-2", std::process::id());
     let shown = environment.with_app(&root, async |session: &Session| {
         session.find("#view-inbox").await?;
         session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         session.find("#nav-terminals").await?.click().await?;
         session.find("#view-terminals").await?;
-        let call = switchboard_remote_test::stateless_call(
-            "far-agent",
-            "session_start",
-            serde_json::json!({"program": "sh", "name": name}),
-            false,
-        );
-        let started = switchboard_remote_test::post_stateless(&address, &token, &call);
-        let id = started["result"]["structuredContent"]["id"]
-            .as_str()
-            .context("the session's id")?
-            .to_owned();
-        let badge = session
-            .wait_for_text(
-                &format!(".session-item[data-id='{id}'] .badge.sent-by"),
-                |text| !text.is_empty(),
-            )
-            .await?;
+        let start = |name: &str| -> Result<String> {
+            let call = switchboard_remote_test::stateless_call(
+                "far-agent",
+                "session_start",
+                serde_json::json!({"program": "sh", "name": name}),
+                false,
+            );
+            let started = switchboard_remote_test::post_stateless(&address, &token, &call);
+            Ok(started["result"]["structuredContent"]["id"]
+                .as_str()
+                .context("the session's id")?
+                .to_owned())
+        };
+        let badge_of = async |id: &str| {
+            session
+                .wait_for_text(
+                    &format!(".session-item[data-id='{id}'] .badge.sent-by"),
+                    |text| !text.is_empty(),
+                )
+                .await
+        };
+        let first = start(&name)?;
+        let badge = badge_of(&first).await?;
+        ensure!(badge == "from ssh:buildbox", "{badge}");
+        // A second one starts while the developer is in the Inbox; back in
+        // Terminals, it is there with its name too.
+        session.find("#nav-inbox").await?.click().await?;
+        session.find("#view-inbox").await?;
+        let second = start(&second_name)?;
+        session.find("#nav-terminals").await?.click().await?;
+        let badge = badge_of(&second).await?;
         ensure!(badge == "from ssh:buildbox", "{badge}");
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     });
+    let _ = session_cli(environment, &root, &["kill", &second_name]);
     let _ = session_cli(environment, &root, &["kill", &name]);
     let _ = server.kill();
     let _ = server.wait();
