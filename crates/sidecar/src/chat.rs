@@ -406,7 +406,8 @@ pub async fn run_turn(
             .await?;
             (ran.text, ran.stopped)
         }
-        _ => openai_rounds(
+        ModelBackend::Codex => return Err(agent::detect::not_yet(backend)),
+        ModelBackend::OpenaiCompatible => openai_rounds(
             request,
             settings,
             shared,

@@ -124,7 +124,14 @@ where
                             .iter()
                             .map(|model| (*model).to_owned())
                             .collect()),
-                        _ => list_models(&ModelConfig::from_settings(&settings)).await,
+                        ModelBackend::Codex => {
+                            let refusal = crate::agent::detect::not_yet(ModelBackend::Codex);
+                            responder.send(id, refusal.into_response());
+                            return;
+                        }
+                        ModelBackend::OpenaiCompatible => {
+                            list_models(&ModelConfig::from_settings(&settings)).await
+                        }
                     };
                     let body = match listed {
                         Ok(models) => ResponseBody::Models {

@@ -431,3 +431,28 @@ fn a_claude_code_without_the_flags_the_chat_needs_is_told_to_update() {
         "{message}"
     );
 }
+
+#[test]
+fn codex_named_as_the_backend_is_refused_as_not_yet_one() {
+    let (dir, workspace, claude) = setup();
+    let model = MessagesServer::start(vec![]);
+    let mut sidecar = Sidecar::launch(
+        &claude,
+        &model,
+        &dir.path().join("switchboard-config"),
+        Some("codex"),
+        true,
+        &binary(),
+    );
+    let turn = sidecar.chat(1, &workspace, "Planning", "Plan it.");
+    let (code, message) = failure(&turn);
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("Codex is not a chat backend yet") && message.contains("Settings"),
+        "{message}"
+    );
+    sidecar.send(json!({"id": 2, "type": "list_models"}));
+    let (code, _) = failure(&sidecar.until(|response| response.id == 2));
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
+    assert_eq!(model.loop_requests().len(), 0, "no model was asked");
+}

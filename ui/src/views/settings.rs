@@ -212,7 +212,7 @@ pub fn SettingsPane() -> impl IntoView {
                         />
                         "The first that works: a configured server, a signed-in Claude Code, a local Ollama"
                     </label>
-                    {ModelBackend::ALL
+                    {ModelBackend::SUPPORTED
                         .into_iter()
                         .map(|backend| view! {
                             <label>

@@ -122,3 +122,12 @@ pub fn explained(error: crate::SidecarError, settings: &Settings) -> crate::Side
         other => other,
     }
 }
+
+/// Why `backend`, named in the settings, cannot be the chat's yet (it is
+/// not among `ModelBackend::SUPPORTED`).
+pub fn not_yet(backend: ModelBackend) -> crate::SidecarError {
+    crate::SidecarError::NoBackend(format!(
+        "{} is not a chat backend yet; pick Claude Code or a model server in Settings (modelBackend, or SWITCHBOARD_MODEL_BACKEND)",
+        backend.label()
+    ))
+}
