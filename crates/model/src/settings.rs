@@ -35,9 +35,6 @@ impl ModelBackend {
     /// configured server.
     pub const ALL: [Self; 3] = [Self::OpenaiCompatible, Self::ClaudeCode, Self::Codex];
 
-    /// The backends a chat can use today (Codex is named, not yet run).
-    pub const SUPPORTED: [Self; 2] = [Self::OpenaiCompatible, Self::ClaudeCode];
-
     /// As written in `settings.json` and `SWITCHBOARD_MODEL_BACKEND`.
     pub fn as_str(self) -> &'static str {
         match self {

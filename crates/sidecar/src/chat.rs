@@ -354,7 +354,7 @@ pub async fn run_turn(
     let mut filter = SummaryFilter::default();
     let backend = shared.backends.get(settings).await.backend;
     let (reply, mut stopped) = match backend {
-        ModelBackend::ClaudeCode => {
+        ModelBackend::ClaudeCode | ModelBackend::Codex => {
             let messages = assembled.messages();
             let system = messages
                 .first()
@@ -383,30 +383,30 @@ pub async fn run_turn(
                     }
                 })
             };
-            let ran = agent::claude_code(
-                agent::Turn {
-                    workspace: Path::new(&request.workspace),
-                    system: &system,
-                    prompt: &prompt,
-                    definitions: &definitions,
-                    run_tool,
-                    settings,
-                },
-                |heard| match heard {
-                    agent::Heard::Text(text) => {
-                        let shown = filter.push(text);
-                        if !shown.is_empty() {
-                            emit(ResponseBody::Delta { text: shown });
-                        }
+            let turn = agent::Turn {
+                workspace: Path::new(&request.workspace),
+                system: &system,
+                prompt: &prompt,
+                definitions: &definitions,
+                run_tool,
+                settings,
+            };
+            let heard = |heard: agent::Heard<'_>| match heard {
+                agent::Heard::Text(text) => {
+                    let shown = filter.push(text);
+                    if !shown.is_empty() {
+                        emit(ResponseBody::Delta { text: shown });
                     }
-                    agent::Heard::Write(event) => emit(ResponseBody::Write(event)),
-                },
-                stop.clone(),
-            )
-            .await?;
+                }
+                agent::Heard::Write(event) => emit(ResponseBody::Write(event)),
+            };
+            let ran = if backend == ModelBackend::Codex {
+                agent::codex(turn, heard, stop.clone()).await?
+            } else {
+                agent::claude_code(turn, heard, stop.clone()).await?
+            };
             (ran.text, ran.stopped)
         }
-        ModelBackend::Codex => return Err(agent::detect::not_yet(backend)),
         ModelBackend::OpenaiCompatible => openai_rounds(
             request,
             settings,

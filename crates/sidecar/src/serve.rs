@@ -124,11 +124,10 @@ where
                             .iter()
                             .map(|model| (*model).to_owned())
                             .collect()),
-                        ModelBackend::Codex => {
-                            let refusal = crate::agent::detect::not_yet(ModelBackend::Codex);
-                            responder.send(id, refusal.into_response());
-                            return;
-                        }
+                        ModelBackend::Codex => Ok(crate::agent::detect::codex_models(
+                            &crate::agent::detect::codex_program(&settings),
+                        )
+                        .await),
                         ModelBackend::OpenaiCompatible => {
                             list_models(&ModelConfig::from_settings(&settings)).await
                         }

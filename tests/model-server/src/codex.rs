@@ -81,6 +81,26 @@ trust_level = "trusted"
         }
     }
 
+    /// The environment Codex runs in here (its home).
+    pub fn environment(&self) -> Vec<(&'static str, String)> {
+        vec![("CODEX_HOME", self.home.display().to_string())]
+    }
+
+    /// Signs Codex in with an API key (it is checked only when a request
+    /// is sent, so none is, offline): `codex login status` then succeeds.
+    pub fn sign_in(&self) {
+        let mut login = Command::new(binary())
+            .args(["login", "--with-api-key"])
+            .env("CODEX_HOME", &self.home)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut login.stdin.take().unwrap(), b"sk-test-offline\n").unwrap();
+        assert!(login.wait().unwrap().success(), "codex login failed");
+    }
+
     /// `codex exec PROMPT` in the project, approvals on (its escalated
     /// commands ask, and the `PermissionRequest` hook fires), its hooks run
     /// without review, with `bin` first on PATH (where `switchboard` is),

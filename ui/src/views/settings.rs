@@ -210,9 +210,9 @@ pub fn SettingsPane() -> impl IntoView {
                             prop:checked=move || draft.with(|s| s.model_backend.is_none())
                             on:change=move |_| draft.update(|s| s.model_backend = None)
                         />
-                        "The first that works: a configured server, a signed-in Claude Code, a local Ollama"
+                        "The first that works: a configured server, a signed-in Claude Code, a signed-in Codex, a local Ollama"
                     </label>
-                    {ModelBackend::SUPPORTED
+                    {ModelBackend::ALL
                         .into_iter()
                         .map(|backend| view! {
                             <label>
@@ -230,6 +230,8 @@ pub fn SettingsPane() -> impl IntoView {
                 </fieldset>
                 {text_field("settings-claude-code-path", "Claude Code's `claude` (when not on PATH)", "claude", "text",
                     |s| &mut s.claude_code_path, draft)}
+                {text_field("settings-codex-path", "Codex's `codex` (when not on PATH)", "codex", "text",
+                    |s| &mut s.codex_path, draft)}
                 {text_field("settings-model-url", "Server URL (OpenAI-compatible)", DEFAULT_MODEL_URL, "text",
                     |s| &mut s.model_url, draft)}
                 {text_field("settings-model", "Model", DEFAULT_MODEL, "text", |s| &mut s.model, draft)}

@@ -1,7 +1,7 @@
 //! Which backend the chat uses when the settings name none: the first that
 //! works here, in this order — a configured model server; a signed-in
-//! Claude Code (`claude auth status`); a local model server (Ollama's
-//! address). Codex is not yet a chat backend, so it is not picked.
+//! Claude Code (`claude auth status`); a signed-in Codex (`codex login
+//! status`); a local model server (Ollama's address).
 
 use std::{process::Stdio, time::Duration};
 
@@ -17,6 +17,60 @@ pub fn claude_program(settings: &Settings) -> String {
         .clone()
         .filter(|path| !path.trim().is_empty())
         .unwrap_or_else(|| "claude".to_owned())
+}
+
+/// The `codex` these settings start.
+pub fn codex_program(settings: &Settings) -> String {
+    settings
+        .codex_path
+        .clone()
+        .filter(|path| !path.trim().is_empty())
+        .unwrap_or_else(|| "codex".to_owned())
+}
+
+/// Whether Codex (`program`) is installed and signed in: its `login
+/// status` succeeds.
+pub async fn codex_signed_in(program: &str) -> bool {
+    let asked = tokio::process::Command::new(program)
+        .args(["login", "status"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .status();
+    matches!(
+        tokio::time::timeout(ASK_LIMIT, asked).await,
+        Ok(Ok(status)) if status.success()
+    )
+}
+
+/// The models Codex offers (its catalog's listed ones, `codex debug
+/// models`), best first; none when it cannot say.
+pub async fn codex_models(program: &str) -> Vec<String> {
+    let asked = tokio::process::Command::new(program)
+        .args(["debug", "models"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let Ok(Ok(output)) = tokio::time::timeout(ASK_LIMIT, asked).await else {
+        return Vec::new();
+    };
+    let Ok(catalog) = serde_json::from_slice::<serde_json::Value>(&output.stdout) else {
+        return Vec::new();
+    };
+    let mut listed: Vec<(i64, String)> = catalog["models"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|model| model["visibility"] == "list")
+        .filter_map(|model| {
+            let slug = model["slug"].as_str()?.to_owned();
+            Some((model["priority"].as_i64().unwrap_or(i64::MAX), slug))
+        })
+        .collect();
+    listed.sort();
+    listed.into_iter().map(|(_, slug)| slug).collect()
 }
 
 /// Whether Claude Code (`program`) is installed and signed in: its `auth
@@ -55,26 +109,41 @@ pub async fn resolve(settings: &Settings) -> ResolvedBackend {
             "a model server is configured (modelUrl); change it in Settings".to_owned(),
         );
     }
-    if claude_signed_in(&claude_program(settings)).await {
+    // Both are asked at once; Claude Code is preferred when both answer.
+    let (claude, codex) = (claude_program(settings), codex_program(settings));
+    let (claude, codex) = tokio::join!(claude_signed_in(&claude), codex_signed_in(&codex));
+    if claude {
         return chosen(
             ModelBackend::ClaudeCode,
             "Claude Code is signed in here; pick another backend in Settings".to_owned(),
         );
     }
+    if codex {
+        return chosen(
+            ModelBackend::Codex,
+            "Codex is signed in here (and Claude Code is not); pick another backend in Settings"
+                .to_owned(),
+        );
+    }
     chosen(
         ModelBackend::OpenaiCompatible,
         format!(
-            "no model server is configured and no signed-in Claude Code was found: trying a local one at {}; sign in to Claude Code or set a server in Settings",
+            "no model server is configured and no signed-in Claude Code or Codex was found: trying a local one at {}; sign in to Claude Code or Codex, or set a server in Settings",
             settings.model_url()
         ),
     )
 }
 
 /// The settings a resolution depends on.
-type Key = (Option<ModelBackend>, Option<String>, Option<String>);
+type Key = (
+    Option<ModelBackend>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
 
-/// Resolutions kept for the sidecar's life, so asking Claude Code whether
-/// it is signed in costs one turn, not every turn; a change of the settings
+/// Resolutions kept for the sidecar's life, so asking the agents whether
+/// they are signed in costs one turn, not every turn; a change of the settings
 /// involved asks again.
 #[derive(Debug, Default)]
 pub struct Resolutions(std::sync::Mutex<Option<(Key, ResolvedBackend)>>);
@@ -86,6 +155,7 @@ impl Resolutions {
             settings.model_backend,
             settings.model_url.clone(),
             settings.claude_code_path.clone(),
+            settings.codex_path.clone(),
         );
         let known = self.0.lock().ok().and_then(|kept| {
             kept.as_ref()
@@ -116,18 +186,9 @@ pub fn explained(error: crate::SidecarError, settings: &Settings) -> crate::Side
             if fell_back =>
         {
             crate::SidecarError::NoBackend(format!(
-                "the chat has no model here: no signed-in Claude Code was found, no model server is configured, and none answers at {url}; sign in to Claude Code (run `claude`), or start a local server (`ollama serve`), or set a server or backend in Settings"
+                "the chat has no model here: no signed-in Claude Code or Codex was found, no model server is configured, and none answers at {url}; sign in to Claude Code (run `claude`) or Codex (`codex login`), or start a local server (`ollama serve`), or set a server or backend in Settings"
             ))
         }
         other => other,
     }
-}
-
-/// Why `backend`, named in the settings, cannot be the chat's yet (it is
-/// not among `ModelBackend::SUPPORTED`).
-pub fn not_yet(backend: ModelBackend) -> crate::SidecarError {
-    crate::SidecarError::NoBackend(format!(
-        "{} is not a chat backend yet; pick Claude Code or a model server in Settings (modelBackend, or SWITCHBOARD_MODEL_BACKEND)",
-        backend.label()
-    ))
 }

@@ -1,19 +1,23 @@
 //! The agent backends: the developer's own signed-in agent CLI (Claude
-//! Code today) as the chat's model. Each turn runs the CLI once,
+//! Code, Codex) as the chat's model. Each turn runs the CLI once,
 //! non-interactively, with the prompt Switchboard assembled and none of the
-//! agent's own tools: its only tools are the sidecar's (`read_file`,
-//! `search_files`, `write_file`), served to it over MCP for the turn
-//! ([`tool_server`]), so every write still goes through the mode's
-//! allow-list, the proposals and the audit log. Its answer streams back
-//! ([`stream`]); `stop` ends its process.
+//! agent's own tools that run commands, read files or write: its file tools
+//! are the sidecar's (`read_file`, `search_files`, `write_file`), served to
+//! it over MCP for the turn ([`tool_server`]), so every write still goes
+//! through the mode's allow-list, the proposals and the audit log. Its
+//! answer streams back (read by `claude_stream` or `codex_events`); `stop`
+//! ends its process. [`detect`] finds the backend when none is set.
 
+mod claude;
+mod claude_stream;
+mod codex;
+mod codex_events;
 pub mod detect;
-pub mod stream;
 pub mod tool_server;
 
 use std::{path::Path, process::Stdio, time::Duration};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use switchboard_model::{settings::Settings, sidecar::WriteEvent};
 use thiserror::Error;
 use tokio::{
@@ -21,7 +25,11 @@ use tokio::{
     sync::watch,
 };
 
-use self::{stream::Said, tool_server::RunTool};
+use self::tool_server::RunTool;
+pub use self::{
+    claude::{CLAUDE_ARGS, claude_code},
+    codex::{CODEX_ARGS, codex},
+};
 
 /// Why an agent turn failed (all `MODEL` to the app).
 #[derive(Debug, Error)]
@@ -141,215 +149,204 @@ pub struct Ran {
     pub stopped: bool,
 }
 
-const CLAUDE: &str = "Claude Code";
+/// What one line of an agent's output says, as far as a turn cares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Said {
+    /// More of the answer's text.
+    Text(String),
+    /// The run ended: `Ok` with the whole answer (empty when it came as
+    /// [`Said::Text`]), `Err` with why not.
+    Result(Result<String, String>),
+    /// The agent ignored a setting the turn needs (a version that does not
+    /// know it): the turn stops, as it could not keep its promises.
+    TooOld(String),
+    /// Alive but making no progress (reconnecting): not counted against
+    /// the idle limit.
+    Waiting,
+    /// Anything else (the start, whole messages, tool calls): progress,
+    /// nothing to show.
+    Other,
+}
 
-/// The flags every turn runs `claude` with: print mode, streamed JSON with
-/// partial messages, none of its built-in tools, no settings files (so no
-/// hooks and no `CLAUDE.md`), no session kept. The turn adds its MCP
-/// configuration, system prompt and allowed tools.
-pub const CLAUDE_ARGS: [&str; 11] = [
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--include-partial-messages",
-    "--verbose",
-    "--tools",
-    "",
-    "--strict-mcp-config",
-    "--setting-sources",
-    "",
-    "--no-session-persistence",
-];
+/// The agent CLI a turn runs and how to read its failures.
+#[derive(Debug, Clone)]
+struct Cli {
+    /// Its name for people.
+    agent: &'static str,
+    /// What was started.
+    program: String,
+    /// The setting that names its path.
+    setting: &'static str,
+    /// Whether its words mean it has no usable sign-in.
+    signed_out: fn(&str) -> bool,
+}
 
-/// Whether Claude Code's words mean it has no usable sign-in.
-fn not_signed_in(said: &str) -> bool {
-    let said = said.to_lowercase();
+/// The most of an agent's stderr kept, for the error that quotes it.
+const STDERR_KEPT: usize = 4096;
+
+/// Whether what a CLI printed means it does not know a flag the turn used.
+fn refused_a_flag(said: &str) -> bool {
     [
-        "not logged in",
-        "/login",
-        "invalid api key",
-        "authentication",
-        "oauth token",
+        "unknown option",
+        "unknown argument",
+        "unexpected argument",
+        "Unknown feature flag",
+        "unknown configuration field",
     ]
     .iter()
     .any(|sign| said.contains(sign))
 }
 
-fn setup(why: impl std::fmt::Display) -> AgentError {
-    AgentError::Setup {
-        agent: CLAUDE,
-        why: why.to_string(),
-    }
+/// The last `most` characters of `text`, trimmed.
+fn tail(text: &str, most: usize) -> String {
+    let text = text.trim();
+    let skip = text.chars().count().saturating_sub(most);
+    text.chars().skip(skip).collect()
 }
 
-/// Runs `turn` through Claude Code (`claude -p`, streamed JSON with
-/// partial messages, no built-in tools, only the turn's MCP server, no
-/// settings files — so no hooks and no `CLAUDE.md` — and no session kept),
-/// telling `heard` what comes; `stop` turning true ends it.
-pub async fn claude_code(
-    turn: Turn<'_>,
-    mut heard: impl FnMut(Heard<'_>),
-    mut stop: watch::Receiver<bool>,
-) -> Result<Ran, AgentError> {
-    let program = detect::claude_program(turn.settings);
-    let mut server = tool_server::start(turn.definitions, turn.run_tool.clone())
-        .await
-        .map_err(setup)?;
-    let folder = tempfile::Builder::new()
-        .prefix("switchboard-chat-")
-        .tempdir()
-        .map_err(setup)?;
-    let config = folder.path().join("mcp.json");
-    let servers = json!({"mcpServers": {tool_server::SERVER_NAME: {
-        "type": "http",
-        "url": server.url,
-        "headers": {"Authorization": format!("Bearer {}", server.token)},
-    }}});
-    std::fs::write(&config, servers.to_string()).map_err(setup)?;
-    let system = folder.path().join("system.md");
-    std::fs::write(&system, turn.system).map_err(setup)?;
-    let allowed: Vec<String> = turn
-        .definitions
-        .iter()
-        .filter_map(|tool| tool["function"]["name"].as_str())
-        .map(|name| format!("mcp__{}__{name}", tool_server::SERVER_NAME))
-        .collect();
+impl Cli {
+    fn setup(&self, why: impl std::fmt::Display) -> AgentError {
+        AgentError::Setup {
+            agent: self.agent,
+            why: why.to_string(),
+        }
+    }
 
-    let mut command = tokio::process::Command::new(&program);
-    // A model Claude Code knows by name; anything else (another backend's
-    // model) is left to its default.
-    if let Some(model) = turn
-        .settings
-        .model
-        .as_deref()
-        .filter(|model| detect::CLAUDE_MODELS.contains(model) || model.starts_with("claude-"))
-    {
-        command.arg("--model").arg(model);
-    }
-    let mut child = command
-        .args(CLAUDE_ARGS)
-        .arg("--mcp-config")
-        .arg(&config)
-        .arg("--system-prompt-file")
-        .arg(&system)
-        .arg("--allowedTools")
-        .arg(allowed.join(","))
-        .current_dir(turn.workspace)
-        // Its own project memory (CLAUDE.md, auto-memory) is not part of
-        // the prompt Switchboard assembled.
-        .env("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1")
-        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|error| AgentError::NotInstalled {
-            agent: CLAUDE,
-            program: program.clone(),
-            setting: "claudeCodePath",
-            why: error.to_string(),
-        })?;
-    let stdout = child.stdout.take().ok_or_else(|| setup("no output"))?;
-    let mut stderr = child.stderr.take().ok_or_else(|| setup("no errors"))?;
-    let errors = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text).await;
-        text
-    });
-    // The prompt goes in beside the reading: an agent that ends early (an
-    // old version refusing a flag) shows why on its stderr, not as a
-    // broken pipe here.
-    if let Some(mut stdin) = child.stdin.take() {
-        let prompt = turn.prompt.to_owned();
-        tokio::spawn(async move {
-            let _ = stdin.write_all(prompt.as_bytes()).await;
+    /// Starts `command` (stdio piped), gives it the turn's prompt on stdin
+    /// and reads its output a line at a time through `read`, telling
+    /// `heard` the answer and the writes `server` reports, until it ends,
+    /// `stop` turns true (it is killed) or it is silent past the turn's
+    /// first-token or idle limits.
+    async fn drive(
+        &self,
+        mut command: tokio::process::Command,
+        turn: &Turn<'_>,
+        mut read: impl FnMut(&str) -> Said,
+        server: &mut tool_server::ToolServer,
+        heard: &mut impl FnMut(Heard<'_>),
+        mut stop: watch::Receiver<bool>,
+    ) -> Result<Ran, AgentError> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| AgentError::NotInstalled {
+                agent: self.agent,
+                program: self.program.clone(),
+                setting: self.setting,
+                why: error.to_string(),
+            })?;
+        let stdout = child.stdout.take().ok_or_else(|| self.setup("no output"))?;
+        let mut stderr = child.stderr.take().ok_or_else(|| self.setup("no errors"))?;
+        let errors = tokio::spawn(async move {
+            let mut kept: Vec<u8> = Vec::new();
+            let mut chunk = [0_u8; 4096];
+            while let Ok(read) = stderr.read(&mut chunk).await {
+                if read == 0 {
+                    break;
+                }
+                kept.extend_from_slice(&chunk[..read]);
+                let over = kept.len().saturating_sub(STDERR_KEPT);
+                kept.drain(..over);
+            }
+            String::from_utf8_lossy(&kept).into_owned()
         });
-    }
-    let mut lines = BufReader::new(stdout).lines();
-    let first_wait = Duration::from_secs(turn.settings.first_token_secs());
-    let idle = Duration::from_secs(turn.settings.idle_secs());
-    let mut text = String::new();
-    let mut heard_any = false;
-    let mut result = None;
-    let mut stopped = false;
-    loop {
-        let wait = if heard_any { idle } else { first_wait };
-        tokio::select! {
-            line = tokio::time::timeout(wait, lines.next_line()) => {
-                let line = match line {
-                    Err(_) if heard_any => return Err(AgentError::Stalled { agent: CLAUDE, after: idle }),
-                    Err(_) => return Err(AgentError::NoFirstToken { agent: CLAUDE, after: first_wait }),
-                    Ok(Ok(Some(line))) => line,
-                    Ok(_) => break,
-                };
-                heard_any = true;
-                match stream::read(&line) {
-                    Said::Text(more) => {
-                        text.push_str(&more);
-                        heard(Heard::Text(&more));
+        // The prompt goes in beside the reading: an agent that ends early
+        // (an old version refusing a flag) shows why on its stderr, not as
+        // a broken pipe here.
+        if let Some(mut stdin) = child.stdin.take() {
+            let prompt = turn.prompt.to_owned();
+            tokio::spawn(async move {
+                let _ = stdin.write_all(prompt.as_bytes()).await;
+            });
+        }
+        let mut lines = BufReader::new(stdout).lines();
+        let first_wait = Duration::from_secs(turn.settings.first_token_secs());
+        let idle = Duration::from_secs(turn.settings.idle_secs());
+        let mut text = String::new();
+        let mut heard_any = false;
+        let mut last_progress = tokio::time::Instant::now();
+        let mut result = None;
+        let mut stopped = false;
+        loop {
+            let limit = if heard_any { idle } else { first_wait };
+            tokio::select! {
+                line = tokio::time::timeout_at(last_progress + limit, lines.next_line()) => {
+                    let line = match line {
+                        Err(_) if heard_any => return Err(AgentError::Stalled { agent: self.agent, after: idle }),
+                        Err(_) => return Err(AgentError::NoFirstToken { agent: self.agent, after: first_wait }),
+                        Ok(Ok(Some(line))) => line,
+                        Ok(_) => break,
+                    };
+                    let said = read(&line);
+                    if said != Said::Waiting {
+                        heard_any = true;
+                        last_progress = tokio::time::Instant::now();
                     }
-                    Said::Result(ended) => result = Some(ended),
-                    Said::Other => {}
+                    match said {
+                        Said::Text(more) => {
+                            text.push_str(&more);
+                            heard(Heard::Text(&more));
+                        }
+                        Said::Result(ended) => result = Some(ended),
+                        Said::TooOld(said) => {
+                            let _ = child.kill().await;
+                            return Err(AgentError::TooOld { agent: self.agent, program: self.program.clone(), said });
+                        }
+                        Said::Waiting | Said::Other => {}
+                    }
+                }
+                Some(write) = server.writes.recv() => heard(Heard::Write(write)),
+                () = async {
+                    let _ = stop.wait_for(|stopped| *stopped).await;
+                } => {
+                    stopped = true;
+                    let _ = child.kill().await;
+                    break;
                 }
             }
-            Some(write) = server.writes.recv() => heard(Heard::Write(write)),
-            () = async {
-                let _ = stop.wait_for(|stopped| *stopped).await;
-            } => {
-                stopped = true;
-                let _ = child.kill().await;
-                break;
-            }
         }
-    }
-    while let Ok(write) = server.writes.try_recv() {
-        heard(Heard::Write(write));
-    }
-    let status = child.wait().await.map_err(setup)?;
-    if stopped {
-        return Ok(Ran { text, stopped });
-    }
-    match result {
-        Some(Ok(answer)) => {
-            if text.is_empty() && !answer.is_empty() {
-                heard(Heard::Text(&answer));
-                text = answer;
-            }
-            Ok(Ran { text, stopped })
+        while let Ok(write) = server.writes.try_recv() {
+            heard(Heard::Write(write));
         }
-        Some(Err(said)) if not_signed_in(&said) => Err(AgentError::NotSignedIn {
-            agent: CLAUDE,
-            program,
-            said,
-        }),
-        Some(Err(said)) => Err(AgentError::Failed {
-            agent: CLAUDE,
-            said,
-        }),
-        None => {
-            let stderr = errors.await.unwrap_or_default();
-            let tail: String = stderr
-                .trim()
-                .chars()
-                .rev()
-                .take(600)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            if tail.contains("unknown option") || tail.contains("unknown argument") {
-                return Err(AgentError::TooOld {
-                    agent: CLAUDE,
-                    program,
-                    said: tail,
-                });
+        let status = child.wait().await.map_err(|error| self.setup(error))?;
+        if stopped {
+            return Ok(Ran { text, stopped });
+        }
+        match result {
+            Some(Ok(answer)) => {
+                if text.is_empty() && !answer.is_empty() {
+                    heard(Heard::Text(&answer));
+                    text = answer;
+                }
+                Ok(Ran { text, stopped })
             }
-            Err(AgentError::Ended {
-                agent: CLAUDE,
-                status: status.to_string(),
-                stderr: tail,
-            })
+            Some(Err(said)) if (self.signed_out)(&said) => Err(AgentError::NotSignedIn {
+                agent: self.agent,
+                program: self.program.clone(),
+                said,
+            }),
+            Some(Err(said)) => Err(AgentError::Failed {
+                agent: self.agent,
+                said,
+            }),
+            None => {
+                let stderr = tail(&errors.await.unwrap_or_default(), 600);
+                if refused_a_flag(&stderr) {
+                    return Err(AgentError::TooOld {
+                        agent: self.agent,
+                        program: self.program.clone(),
+                        said: stderr,
+                    });
+                }
+                Err(AgentError::Ended {
+                    agent: self.agent,
+                    status: status.to_string(),
+                    stderr,
+                })
+            }
         }
     }
 }
@@ -393,12 +390,5 @@ mod tests {
         assert!(text.starts_with("The conversation so far:"));
         assert!(text.contains("The developer: Plan it.") && text.contains("You: A plan."));
         assert!(text.ends_with("Shorter."));
-    }
-
-    #[test]
-    fn sign_in_failures_are_told_from_other_failures() {
-        assert!(not_signed_in("Not logged in · Please run /login"));
-        assert!(not_signed_in("Invalid API key · Fix external API key"));
-        assert!(!not_signed_in("Overloaded"));
     }
 }

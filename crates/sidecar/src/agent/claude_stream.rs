@@ -4,17 +4,7 @@
 
 use serde_json::Value;
 
-/// What one line says, as far as a turn cares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Said {
-    /// More of the answer's text.
-    Text(String),
-    /// The run ended: `Ok` with the whole answer, `Err` with why not.
-    Result(Result<String, String>),
-    /// Anything else (the start, whole messages, tool results, rate
-    /// limits): nothing to show.
-    Other,
-}
+use super::Said;
 
 /// Reads one line of the stream (a line that is not JSON is [`Said::Other`]:
 /// the CLI may print a warning among them).

@@ -1,0 +1,283 @@
+//! The `codex` backend, through the real Codex whose model is a scripted
+//! stand-in for the OpenAI Responses API on loopback: a Planning turn
+//! whose model writes `.prompts/plan/idea.md` (written, audited) and
+//! `src/main.rs` (refused, audited, the model told why) through the
+//! sidecar's tools, which Codex offers as an MCP server's namespace beside
+//! none of its own that run commands or write; the `apply_patch` a Codex
+//! model family carries is refused; a turn stopped midway ends Codex; a
+//! missing, signed-out or too old Codex is a `MODEL` error that says what
+//! to do; with no backend set and no Claude Code, a signed-in Codex is
+//! found and its models listed.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use switchboard_model::{
+    chat::ChatMode,
+    settings::ModelBackend,
+    sidecar::{ResponseBody, WriteEvent},
+};
+use switchboard_model_server::{
+    codex::{Codex, binary},
+    responses::{ResponsesServer, Turn},
+};
+
+use super::{
+    Sidecar, audited, failure, folders, our_tools, reply, script, streamed, until_ended, writes,
+};
+
+/// The tools of Codex's own that may be left beside the sidecar's: they
+/// read MCP resources (of the turn's server alone) or ask the developer;
+/// none runs a command, reads a file or writes.
+const CODEX_OWN_LEFT: [&str; 4] = [
+    "list_mcp_resources",
+    "list_mcp_resource_templates",
+    "read_mcp_resource",
+    "request_user_input",
+];
+
+/// A sidecar whose Codex (`codex` at `codex_path`, model `model` when set)
+/// has `codex`'s home; `backend` set or to be found; no Claude Code.
+fn launch(
+    codex: &Codex,
+    config: &Path,
+    backend: Option<&str>,
+    codex_path: &Path,
+    model: Option<&str>,
+) -> Sidecar {
+    let mut settings = json!({"claudeCodePath": "/nonexistent/claude", "codexPath": codex_path});
+    if let Some(model) = model {
+        settings["model"] = json!(model);
+    }
+    Sidecar::launch(
+        config,
+        settings,
+        backend,
+        &codex.environment(),
+        &["OPENAI_API_KEY", "CODEX_API_KEY"],
+    )
+}
+
+/// On the `codex` backend, the real Codex.
+fn start(codex: &Codex, config: &Path) -> Sidecar {
+    launch(codex, config, Some("codex"), &binary(), None)
+}
+
+#[test]
+fn a_planning_turn_on_codex_writes_through_the_allow_list_with_only_the_sidecars_tools() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![
+        Turn::mcp(
+            "switchboard",
+            "write_file",
+            json!({"path": ".prompts/plan/idea.md", "content": "# Idea\n"}),
+        ),
+        Turn::mcp(
+            "switchboard",
+            "write_file",
+            json!({"path": "src/main.rs", "content": "fn main() {}\n"}),
+        ),
+        Turn::text("The plan is in .prompts/plan/idea.md."),
+    ]);
+    // Codex's own project memory is not Switchboard's prompt.
+    std::fs::write(
+        workspace.join("AGENTS.md"),
+        "Always answer MARKER-FROM-AGENTS-MD.",
+    )
+    .unwrap();
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    let mut sidecar = start(&codex, &config);
+    let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
+    let reply = reply(&turn);
+    assert_eq!(reply, "The plan is in .prompts/plan/idea.md.");
+    assert_eq!(streamed(&turn), reply, "the answer came as deltas");
+
+    assert_eq!(
+        std::fs::read_to_string(workspace.join(".prompts/plan/idea.md")).unwrap(),
+        "# Idea\n"
+    );
+    assert!(!workspace.join("src/main.rs").exists());
+    let writes = writes(&turn);
+    assert_eq!(writes.len(), 2, "{writes:?}");
+    assert!(
+        matches!(writes[0], WriteEvent::Applied { .. }),
+        "{writes:?}"
+    );
+    assert!(
+        matches!(writes[1], WriteEvent::Refused { .. }),
+        "{writes:?}"
+    );
+    assert_eq!(audited(&workspace), ["written", "refused"]);
+    let outputs = model.function_outputs();
+    let told = outputs[1]["output"].to_string();
+    assert!(told.contains("src/main.rs"), "{told}");
+
+    // The prompt is Switchboard's: its system prompt as Codex's
+    // instructions, the message, and nothing of AGENTS.md.
+    let first = &model.requests()[0];
+    let sent = first.to_string();
+    assert!(
+        !sent.contains("MARKER-FROM-AGENTS-MD"),
+        "AGENTS.md reached the prompt"
+    );
+    assert!(sent.contains("Plan the feature."), "the message did not");
+    let instructions = first["input"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        instructions.starts_with("You are the assistant inside Switchboard")
+            && instructions.contains("Mode: Planning."),
+        "{instructions}"
+    );
+    // Its tools: the sidecar's, as the MCP server's namespace, and of its
+    // own only those that run nothing, read no file and write nothing.
+    let mut namespaced = Vec::new();
+    for tool in first["tools"].as_array().unwrap() {
+        let name = tool["name"].as_str().unwrap_or_default();
+        if tool["type"] == "namespace" {
+            assert_eq!(name, "mcp__switchboard", "another MCP server: {tool}");
+            namespaced.extend(
+                tool["tools"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|inner| inner["name"].as_str().unwrap().to_owned()),
+            );
+        } else {
+            assert!(CODEX_OWN_LEFT.contains(&name), "Codex offered {tool}");
+        }
+    }
+    namespaced.sort();
+    assert_eq!(namespaced, our_tools(ChatMode::Planning));
+}
+
+#[test]
+fn codexs_own_apply_patch_is_refused_and_writes_nothing() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![
+        Turn::custom(
+            "apply_patch",
+            "*** Begin Patch\n*** Add File: src/patched.rs\n+fn main() {}\n*** End Patch\n",
+        ),
+        Turn::text("Done."),
+    ]);
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    // A model of Codex's own catalog, whose family carries `apply_patch`.
+    let mut sidecar = launch(&codex, &config, Some("codex"), &binary(), Some("gpt-5.5"));
+    let turn = sidecar.chat(1, &workspace, "Building", "Add a main.");
+    assert_eq!(reply(&turn), "Done.");
+    assert_eq!(model.requests()[0]["model"], "gpt-5.5");
+    assert!(!workspace.join("src/patched.rs").exists());
+    let outputs = model.custom_outputs();
+    let told = outputs[0]["output"].to_string();
+    assert!(told.contains("rejected"), "{told}");
+    assert!(writes(&turn).is_empty());
+}
+
+#[test]
+fn stop_mid_turn_ends_codex_and_the_turn_says_it_was_stopped() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![Turn::stall("Thinking about it.")]);
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    let mut sidecar = start(&codex, &config);
+    sidecar.send(json!({"id": 1, "type": "chat", "workspace": workspace,
+        "mode": "Planning", "message": "Plan the feature."}));
+    let last = sidecar.stop_once_answering(1);
+    assert!(
+        matches!(last, ResponseBody::ChatDone { stopped: true, .. }),
+        "{last:?}"
+    );
+    until_ended(|| model.hung_up() > 0, "Codex still talks to its model");
+}
+
+#[test]
+fn a_codex_that_is_missing_signed_out_or_too_old_is_told_as_such() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![Turn::status(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}"#,
+    )]);
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+
+    let mut sidecar = start(&codex, &config);
+    let (code, message) = failure(&sidecar.chat(1, &workspace, "Planning", "Plan it."));
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("Codex is not signed in") && message.contains("401"),
+        "{message}"
+    );
+    drop(sidecar);
+
+    let mut sidecar = launch(
+        &codex,
+        &config,
+        Some("codex"),
+        Path::new("/nonexistent/codex"),
+        None,
+    );
+    let (code, message) = failure(&sidecar.chat(1, &workspace, "Planning", "Plan it."));
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("Codex is not installed") && message.contains("codexPath"),
+        "{message}"
+    );
+    drop(sidecar);
+
+    // An old `codex`, as one answers a flag it does not know.
+    let old = dir.path().join("old-codex");
+    script(
+        &old,
+        "cat > /dev/null\necho \"error: unexpected argument '--ephemeral' found\" >&2\nexit 2\n",
+    );
+    let mut sidecar = launch(&codex, &config, Some("codex"), &old, None);
+    let (code, message) = failure(&sidecar.chat(1, &workspace, "Planning", "Plan it."));
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("too old for the chat") && message.contains("--ephemeral"),
+        "{message}"
+    );
+}
+
+#[test]
+fn with_no_backend_set_and_no_claude_code_a_signed_in_codex_is_the_chats_model() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![Turn::text("Hello from Codex.")]);
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    codex.sign_in();
+    let mut sidecar = launch(&codex, &config, None, &binary(), None);
+    let listed = sidecar.models(1);
+    let ResponseBody::Models { models, backend } = &listed else {
+        panic!("{listed:?}");
+    };
+    let backend = backend.as_ref().unwrap();
+    assert_eq!(backend.backend, ModelBackend::Codex);
+    assert!(
+        backend.reason.contains("Codex is signed in"),
+        "{}",
+        backend.reason
+    );
+    // Codex's own catalog, as `codex debug models` lists it.
+    let catalog: Value = serde_json::from_slice(
+        &std::process::Command::new(binary())
+            .args(["debug", "models"])
+            .envs(codex.environment())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let listed_there: Vec<&str> = catalog["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|model| model["visibility"] == "list")
+        .map(|model| model["slug"].as_str().unwrap())
+        .collect();
+    assert!(!models.is_empty());
+    assert!(
+        models
+            .iter()
+            .all(|model| listed_there.contains(&model.as_str())),
+        "{models:?}"
+    );
+    let turn = sidecar.chat(2, &workspace, "Analyzing", "Hello?");
+    assert_eq!(reply(&turn), "Hello from Codex.");
+}
