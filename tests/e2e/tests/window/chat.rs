@@ -39,6 +39,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "chat::on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused",
             on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused,
         ),
+        trial(
+            environment,
+            "chat::with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused",
+            with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused,
+        ),
     ]
 }
 
@@ -71,26 +76,91 @@ fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
         Turn::text("The search plan is in .prompts/plan/search.md."),
     ]);
     let wrapper = config.path().join("claude");
-    let exports: String = claude
-        .environment(&model.url())
-        .into_iter()
-        .map(|(key, value)| format!("export {key}='{value}'\n"))
-        .collect();
-    std::fs::write(
-        &wrapper,
-        format!("#!/bin/sh\n{exports}exec '{}' \"$@\"\n", binary().display()),
-    )?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
-    }
+    wrap(&wrapper, &binary(), &claude.environment(&model.url()))?;
     std::fs::write(
         config.path().join("settings.json"),
         serde_json::json!({"modelBackend": "claude-code", "claudeCodePath": wrapper}).to_string(),
     )?;
-    let config_dir = config.path().display().to_string();
-    environment.with_app_args(
+    agent_backend_trial(
+        environment,
         &root,
+        config.path(),
+        "Claude Code",
+        "claude-code",
+    )
+}
+
+/// The Chat view with no backend set, no Claude Code and the real Codex
+/// signed in: Codex is found and used (its model the scripted Responses
+/// API stand-in, reached through a wrapper `codex` named as `codexPath`),
+/// the answer and both writes show, and the header says "via Codex".
+fn with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused(
+    environment: &Environment,
+) -> Result<()> {
+    use switchboard_model_server::{
+        codex::{Codex, binary},
+        responses::{ResponsesServer, Turn},
+    };
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let config = tempfile::tempdir()?;
+    let model = ResponsesServer::start(vec![
+        Turn::mcp(
+            "switchboard",
+            "write_file",
+            serde_json::json!({"path": ".prompts/plan/search.md", "content": "# Search\n"}),
+        ),
+        Turn::mcp(
+            "switchboard",
+            "write_file",
+            serde_json::json!({"path": "src/search.rs", "content": "fn search() {}\n"}),
+        ),
+        Turn::text("The search plan is in .prompts/plan/search.md."),
+    ]);
+    let codex = Codex::configure(&config.path().join("codex-home"), &root, &model);
+    codex.sign_in();
+    let wrapper = config.path().join("codex");
+    wrap(&wrapper, &binary(), &codex.environment())?;
+    std::fs::write(
+        config.path().join("settings.json"),
+        serde_json::json!({"claudeCodePath": "/nonexistent/claude", "codexPath": wrapper})
+            .to_string(),
+    )?;
+    agent_backend_trial(environment, &root, config.path(), "Codex", "")
+}
+
+/// Makes `wrapper` a script that runs `binary` in `environment`.
+fn wrap(wrapper: &Path, binary: &Path, environment: &[(&str, String)]) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let exports: String = environment
+        .iter()
+        .map(|(key, value)| format!("export {key}='{value}'\n"))
+        .collect();
+    std::fs::write(
+        wrapper,
+        format!("#!/bin/sh\n{exports}exec '{}' \"$@\"\n", binary.display()),
+    )?;
+    std::fs::set_permissions(wrapper, std::fs::Permissions::from_mode(0o755))?;
+    Ok(())
+}
+
+/// A Planning turn in the window over `root` with the settings in `config`
+/// (an agent backend whose model writes `.prompts/plan/search.md` and
+/// `src/search.rs`, then answers): the header says "via `label`", the
+/// answer and both writes show, Settings show the backend choice `chosen`
+/// (`""`: the first that works), and coming back to Chat the answer and
+/// the backend are still there; only the allowed file was written.
+fn agent_backend_trial(
+    environment: &Environment,
+    root: &Path,
+    config: &Path,
+    label: &str,
+    chosen: &str,
+) -> Result<()> {
+    let config_dir = config.display().to_string();
+    let via = format!("via {label}");
+    environment.with_app_args(
+        root,
         &["--config-dir", &config_dir],
         async |session: &Session| {
             session.client.execute(CAPTURE_ERRORS, vec![]).await?;
@@ -98,7 +168,7 @@ fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
             let backend = session
                 .wait_for_text("#chat-backend", |text| !text.is_empty())
                 .await?;
-            ensure!(backend == "via Claude Code", "{backend:?}");
+            ensure!(backend == via, "{backend:?}");
             session.find("#chat-mode-planning").await?.click().await?;
             send_chat(session, "Plan the search").await?;
             session
@@ -119,18 +189,18 @@ fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
             session.find("#nav-settings").await?.click().await?;
             // The view shows the stored choice once it has read the file.
             crate::harness::until(
-                "the claude-code backend checked",
+                "the backend choice checked",
                 switchboard_e2e::WAIT,
                 || async {
                     let checked = session
-                    .client
-                    .execute(
-                        "const r = document.querySelector('input[name=settings-backend]:checked'); \
-                         return r ? r.value : null;",
-                        vec![],
-                    )
-                    .await?;
-                    Ok((checked == "claude-code").then_some(()))
+                        .client
+                        .execute(
+                            "const r = document.querySelector('input[name=settings-backend]:checked'); \
+                             return r ? r.value : null;",
+                            vec![],
+                        )
+                        .await?;
+                    Ok((checked == chosen).then_some(()))
                 },
             )
             .await?;
@@ -141,7 +211,7 @@ fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
                 })
                 .await?;
             session
-                .wait_for_text("#chat-backend", |text| text == "via Claude Code")
+                .wait_for_text("#chat-backend", |text| text == via)
                 .await?;
             let errors = page_errors(session).await?;
             ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
