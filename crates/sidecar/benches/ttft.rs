@@ -9,12 +9,16 @@
 //!   installs it) on the scripted Messages API stand-in, run directly as
 //!   the sidecar runs it (`claude -p`, streamed JSON, no tools) beside a
 //!   turn through the sidecar (which also serves the turn's tools over
-//!   MCP and writes the agent's settings files).
+//!   MCP and writes the agent's settings files);
+//! - the `codex` backend the same way: the real Codex on the scripted
+//!   Responses API stand-in, `codex exec --json` with the turn's flags
+//!   beside a turn through the sidecar.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
 
 use std::{
     io::{BufRead, BufReader, Write},
+    path::{Path, PathBuf},
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
@@ -127,10 +131,24 @@ fn main() {
         added(99.0)
     );
     claude_code();
+    codex();
 }
 
-/// Rounds of the `claude-code` backend (each starts Claude Code).
+/// Rounds of an agent backend (each starts the agent).
 const AGENT_ROUNDS: usize = 30;
+
+/// A project folder and a Switchboard configuration folder whose settings
+/// are `settings`.
+fn folders(settings: serde_json::Value) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("project");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let workspace = workspace.canonicalize().unwrap();
+    let config = dir.path().join("switchboard-config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("settings.json"), settings.to_string()).unwrap();
+    (dir, workspace, config)
+}
 
 /// Claude Code straight, and through the sidecar.
 fn claude_code() {
@@ -138,45 +156,112 @@ fn claude_code() {
         anthropic::{MessagesServer, Turn},
         claude_code::{ClaudeCode, binary},
     };
-    let dir = tempfile::tempdir().unwrap();
-    let workspace = dir.path().join("project");
-    std::fs::create_dir_all(&workspace).unwrap();
-    let workspace = workspace.canonicalize().unwrap();
+    let (dir, workspace, config) =
+        folders(serde_json::json!({"modelBackend": "claude-code", "claudeCodePath": binary()}));
     let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &workspace);
     let model = MessagesServer::start(
         (0..2 * (AGENT_ROUNDS + 2))
             .map(|_| Turn::text("First token."))
             .collect(),
     );
-    let config_dir = dir.path().join("switchboard-config");
-    std::fs::create_dir_all(&config_dir).unwrap();
-    std::fs::write(
-        config_dir.join("settings.json"),
-        serde_json::json!({"modelBackend": "claude-code", "claudeCodePath": binary()}).to_string(),
-    )
-    .unwrap();
+    let environment = claude.environment(&model.url());
+    agent_rows(
+        Agent {
+            table: "Claude Code on a scripted Messages API",
+            direct: "`claude -p` run directly",
+            through: "through the sidecar (`claude-code` backend)",
+            first: "text_delta",
+        },
+        &workspace,
+        &config,
+        &environment,
+        || {
+            let mut command = Command::new(binary());
+            command.args(switchboard_sidecar::agent::CLAUDE_ARGS);
+            command
+        },
+    );
+}
+
+/// Codex straight, and through the sidecar.
+fn codex() {
+    use switchboard_model_server::{
+        codex::{Codex, binary},
+        responses::{ResponsesServer, Turn},
+    };
+    let (dir, workspace, config) =
+        folders(serde_json::json!({"modelBackend": "codex", "codexPath": binary()}));
+    let model = ResponsesServer::start(
+        (0..2 * (AGENT_ROUNDS + 2))
+            .map(|_| Turn::text("First token."))
+            .collect(),
+    );
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    agent_rows(
+        Agent {
+            table: "Codex on a scripted Responses API",
+            direct: "`codex exec --json` run directly",
+            through: "through the sidecar (`codex` backend)",
+            first: "agent_message",
+        },
+        &workspace,
+        &config,
+        &codex.environment(),
+        || {
+            let mut command = Command::new(binary());
+            command
+                .args(switchboard_sidecar::agent::CODEX_ARGS)
+                .arg("-");
+            command
+        },
+    );
+}
+
+/// What an agent's table says.
+struct Agent {
+    /// The table's subject.
+    table: &'static str,
+    /// Its row run directly.
+    direct: &'static str,
+    /// Its row through the sidecar.
+    through: &'static str,
+    /// What the agent's first line of answer contains.
+    first: &'static str,
+}
+
+/// Rounds alternating the agent run directly (`direct()`, with the turn's
+/// own flags but no tool server nor prompt files: what the agent costs by
+/// itself) and a turn through the sidecar on that backend, both in
+/// `environment`; printed as a table.
+fn agent_rows(
+    agent: Agent,
+    workspace: &Path,
+    config: &Path,
+    environment: &[(&'static str, String)],
+    direct: impl Fn() -> Command,
+) {
     let mut sidecar = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .env("SWITCHBOARD_CONFIG_DIR", &config_dir)
-        .envs(claude.environment(&model.url()))
+        .env("SWITCHBOARD_CONFIG_DIR", config)
+        .envs(environment.iter().map(|(key, value)| (*key, value)))
         .spawn()
         .unwrap();
     let mut stdin = sidecar.stdin.take().unwrap();
     let mut stdout = BufReader::new(sidecar.stdout.take().unwrap());
 
-    let mut direct = Vec::new();
+    let mut straight = Vec::new();
     let mut through = Vec::new();
     for round in 0..2 + AGENT_ROUNDS {
         let message = format!("How do we cut build time, attempt {round}?");
-        // Straight: Claude Code as the sidecar starts it, first text line.
+        // Straight: the agent as the sidecar starts it, first text line.
         let started = Instant::now();
-        let mut child = Command::new(binary())
-            .args(switchboard_sidecar::agent::CLAUDE_ARGS)
-            .current_dir(&workspace)
-            .envs(claude.environment(&model.url()))
+        let mut child = direct()
+            .current_dir(workspace)
+            .envs(environment.iter().map(|(key, value)| (*key, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         child
@@ -190,7 +275,7 @@ fn claude_code() {
             .lines()
             .map_while(Result::ok)
         {
-            if first.is_none() && line.contains("text_delta") {
+            if first.is_none() && line.contains(agent.first) {
                 first = Some(started.elapsed());
             }
         }
@@ -200,11 +285,11 @@ fn claude_code() {
             &mut stdin,
             &mut stdout,
             round as u64 + 1,
-            &workspace,
+            workspace,
             &message,
         );
         if round >= 2 {
-            direct.push(first.unwrap().as_secs_f64() * 1000.0);
+            straight.push(first.unwrap().as_secs_f64() * 1000.0);
             through.push(first_through.as_secs_f64() * 1000.0);
         }
     }
@@ -213,13 +298,11 @@ fn claude_code() {
 
     println!();
     println!(
-        "| time to first token, Claude Code on a scripted Messages API | n | p50 | p95 | p99 | goal |"
+        "| time to first token, {} | n | p50 | p95 | p99 | goal |",
+        agent.table
     );
     println!("|---|---|---|---|---|---|");
-    for (name, samples) in [
-        ("`claude -p` run directly", &direct),
-        ("through the sidecar (`claude-code` backend)", &through),
-    ] {
+    for (name, samples) in [(agent.direct, &straight), (agent.through, &through)] {
         println!(
             "| {name} | {AGENT_ROUNDS} | {:.1} ms | {:.1} ms | {:.1} ms | – |",
             percentile(samples, 50.0),
@@ -227,7 +310,7 @@ fn claude_code() {
             percentile(samples, 99.0)
         );
     }
-    let added = |p| percentile(&through, p) - percentile(&direct, p);
+    let added = |p| percentile(&through, p) - percentile(&straight, p);
     println!(
         "| added by the sidecar | {AGENT_ROUNDS} | {:.1} ms | {:.1} ms | {:.1} ms | p99 ≤ 50 ms |",
         added(50.0),

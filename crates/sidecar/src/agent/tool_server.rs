@@ -158,8 +158,12 @@ pub async fn start(definitions: &[Value], run: RunTool) -> Result<ToolServer, Si
         .map_err(|error| SidecarError::Internal(error.to_string()))?
         .port();
     let token = fresh_token()?;
+    // No sessions and plain JSON answers: a turn's client makes a handful
+    // of calls, each a request and its answer, and pays no stream set-up.
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts([format!("127.0.0.1:{port}"), format!("localhost:{port}")]);
+        .with_allowed_hosts([format!("127.0.0.1:{port}"), format!("localhost:{port}")])
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
     let mcp: StreamableHttpService<TurnTools, LocalSessionManager> = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(LocalSessionManager::default()),
