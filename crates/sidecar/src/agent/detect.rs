@@ -142,11 +142,27 @@ type Key = (
     Option<String>,
 );
 
-/// Resolutions kept for the sidecar's life, so asking the agents whether
-/// they are signed in costs one turn, not every turn; a change of the settings
-/// involved asks again.
+/// How long the fall-back to the local server is kept before the agents are
+/// asked again (one may have been signed in meanwhile).
+const FALL_BACK_KEPT: Duration = Duration::from_secs(30);
+
+/// Whether a resolution made `age` ago for `settings` is still good: one the
+/// settings decided, or an agent found, is kept while they stay the same;
+/// the fall-back to the local server only for [`FALL_BACK_KEPT`], so a
+/// developer who signs in to an agent after the window opened is not told
+/// there is no model until a restart.
+fn still_good(resolved: &ResolvedBackend, settings: &Settings, age: Duration) -> bool {
+    let fell_back = settings.model_backend.is_none()
+        && settings.model_url.is_none()
+        && resolved.backend == ModelBackend::OpenaiCompatible;
+    !fell_back || age < FALL_BACK_KEPT
+}
+
+/// Resolutions kept, so asking the agents whether they are signed in costs
+/// one turn, not every turn; a change of the settings involved asks again
+/// (and so does a fall-back older than [`FALL_BACK_KEPT`]).
 #[derive(Debug, Default)]
-pub struct Resolutions(std::sync::Mutex<Option<(Key, ResolvedBackend)>>);
+pub struct Resolutions(std::sync::Mutex<Option<(Key, ResolvedBackend, std::time::Instant)>>);
 
 impl Resolutions {
     /// [`resolve`], remembered for the same settings.
@@ -159,15 +175,17 @@ impl Resolutions {
         );
         let known = self.0.lock().ok().and_then(|kept| {
             kept.as_ref()
-                .filter(|(kept, _)| *kept == key)
-                .map(|(_, resolved)| resolved.clone())
+                .filter(|(kept, resolved, at)| {
+                    *kept == key && still_good(resolved, settings, at.elapsed())
+                })
+                .map(|(_, resolved, _)| resolved.clone())
         });
         if let Some(resolved) = known {
             return resolved;
         }
         let resolved = resolve(settings).await;
         if let Ok(mut kept) = self.0.lock() {
-            *kept = Some((key, resolved.clone()));
+            *kept = Some((key, resolved.clone(), std::time::Instant::now()));
         }
         resolved
     }
@@ -190,5 +208,36 @@ pub fn explained(error: crate::SidecarError, settings: &Settings) -> crate::Side
             ))
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_fall_back_to_the_local_server_is_asked_again_after_a_while() {
+        let chosen = |backend| ResolvedBackend {
+            backend,
+            reason: String::new(),
+        };
+        let later = FALL_BACK_KEPT + Duration::from_secs(1);
+        let nothing_set = Settings::default();
+        let fell_back = chosen(ModelBackend::OpenaiCompatible);
+        assert!(still_good(&fell_back, &nothing_set, Duration::ZERO));
+        assert!(!still_good(&fell_back, &nothing_set, later));
+        for backend in [ModelBackend::ClaudeCode, ModelBackend::Codex] {
+            assert!(still_good(&chosen(backend), &nothing_set, later));
+        }
+        let configured = Settings {
+            model_url: Some("http://127.0.0.1:8080/v1".into()),
+            ..Settings::default()
+        };
+        assert!(still_good(&fell_back, &configured, later));
+        let named = Settings {
+            model_backend: Some(ModelBackend::OpenaiCompatible),
+            ..Settings::default()
+        };
+        assert!(still_good(&fell_back, &named, later));
     }
 }

@@ -281,3 +281,37 @@ fn with_no_backend_set_and_no_claude_code_a_signed_in_codex_is_the_chats_model()
     let turn = sidecar.chat(2, &workspace, "Analyzing", "Hello?");
     assert_eq!(reply(&turn), "Hello from Codex.");
 }
+
+#[test]
+fn the_summary_codex_writes_is_kept_and_carried_into_the_next_turn() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![
+        Turn::text(
+            "Postgres it is.<!-- CONVERSATION_SUMMARY_START -->{\"decisions\": [\"Use Postgres\"]}<!-- CONVERSATION_SUMMARY_END -->",
+        ),
+        Turn::text("Noted."),
+    ]);
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    let mut sidecar = start(&codex, &config);
+    let first = sidecar.chat(1, &workspace, "Planning", "Which database?");
+    assert_eq!(
+        reply(&first),
+        "Postgres it is.",
+        "the summary block is not shown"
+    );
+    assert_eq!(streamed(&first), "Postgres it is.");
+    assert_eq!(
+        reply(&sidecar.chat(2, &workspace, "Planning", "And the region?")),
+        "Noted."
+    );
+    // The second turn's instructions carry the summary, and its prompt the
+    // first exchange.
+    let second = &model.requests()[1];
+    let instructions = second["input"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(instructions.contains("Use Postgres"), "{instructions}");
+    let asked = second["input"].to_string();
+    assert!(
+        asked.contains("Which database?") && asked.contains("And the region?"),
+        "{asked}"
+    );
+}
