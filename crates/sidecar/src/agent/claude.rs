@@ -55,13 +55,7 @@ pub async fn claude_code(
         setting: "claudeCodePath",
         signed_out: not_signed_in,
     };
-    let mut server = tool_server::start(turn.definitions, turn.run_tool.clone())
-        .await
-        .map_err(|error| cli.setup(error))?;
-    let folder = tempfile::Builder::new()
-        .prefix("switchboard-chat-")
-        .tempdir()
-        .map_err(|error| cli.setup(error))?;
+    let (mut server, folder, system) = cli.prepare(&turn).await?;
     let config = folder.path().join("mcp.json");
     let servers = json!({"mcpServers": {tool_server::SERVER_NAME: {
         "type": "http",
@@ -69,8 +63,6 @@ pub async fn claude_code(
         "headers": {"Authorization": format!("Bearer {}", server.token)},
     }}});
     std::fs::write(&config, servers.to_string()).map_err(|error| cli.setup(error))?;
-    let system = folder.path().join("system.md");
-    std::fs::write(&system, turn.system).map_err(|error| cli.setup(error))?;
     let allowed: Vec<String> = turn
         .definitions
         .iter()

@@ -107,15 +107,7 @@ pub async fn codex(
         setting: "codexPath",
         signed_out: not_signed_in,
     };
-    let mut server = tool_server::start(turn.definitions, turn.run_tool.clone())
-        .await
-        .map_err(|error| cli.setup(error))?;
-    let folder = tempfile::Builder::new()
-        .prefix("switchboard-chat-")
-        .tempdir()
-        .map_err(|error| cli.setup(error))?;
-    let system = folder.path().join("system.md");
-    std::fs::write(&system, turn.system).map_err(|error| cli.setup(error))?;
+    let (mut server, _folder, system) = cli.prepare(&turn).await?;
     let servers = format!(
         "mcp_servers={{{}={{url={},bearer_token_env_var={},default_tools_approval_mode=\"approve\"}}}}",
         tool_server::SERVER_NAME,

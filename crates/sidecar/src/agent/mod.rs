@@ -212,6 +212,32 @@ impl Cli {
         }
     }
 
+    /// What every turn needs before the agent starts: the tool server
+    /// serving the turn's tools, a private folder (0700, removed when
+    /// dropped) and in it the system prompt, `system.md`.
+    async fn prepare(
+        &self,
+        turn: &Turn<'_>,
+    ) -> Result<
+        (
+            tool_server::ToolServer,
+            tempfile::TempDir,
+            std::path::PathBuf,
+        ),
+        AgentError,
+    > {
+        let server = tool_server::start(turn.definitions, turn.run_tool.clone())
+            .await
+            .map_err(|error| self.setup(error))?;
+        let folder = tempfile::Builder::new()
+            .prefix("switchboard-chat-")
+            .tempdir()
+            .map_err(|error| self.setup(error))?;
+        let system = folder.path().join("system.md");
+        std::fs::write(&system, turn.system).map_err(|error| self.setup(error))?;
+        Ok((server, folder, system))
+    }
+
     /// Starts `command` (stdio piped), gives it the turn's prompt on stdin
     /// and reads its output a line at a time through `read`, telling
     /// `heard` the answer and the writes `server` reports, until it ends,

@@ -11,14 +11,15 @@
 use std::path::Path;
 
 use serde_json::json;
-use switchboard_model::sidecar::{ResponseBody, WriteEvent};
+use switchboard_model::sidecar::ResponseBody;
 use switchboard_model_server::{
     anthropic::{MessagesServer, Turn},
     claude_code::{ClaudeCode, binary},
 };
 
 use super::{
-    Sidecar, audited, failure, folders, our_tools, reply, script, streamed, until_ended, writes,
+    Sidecar, failure, folders, our_tools, planned_and_was_refused_the_code, reply, script,
+    streamed, until_ended,
 };
 
 /// A sidecar whose Claude Code (`claude` at `claude_path`) talks to
@@ -89,23 +90,7 @@ fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_
     assert_eq!(reply, "The plan is in .prompts/plan/idea.md.");
     assert_eq!(streamed(&turn), reply, "the answer came as deltas");
 
-    // The allowed write was made, the other refused; both audited.
-    assert_eq!(
-        std::fs::read_to_string(workspace.join(".prompts/plan/idea.md")).unwrap(),
-        "# Idea\n"
-    );
-    assert!(!workspace.join("src/main.rs").exists());
-    let writes = writes(&turn);
-    assert_eq!(writes.len(), 2, "{writes:?}");
-    assert!(
-        matches!(writes[0], WriteEvent::Applied { .. }),
-        "{writes:?}"
-    );
-    assert!(
-        matches!(writes[1], WriteEvent::Refused { .. }),
-        "{writes:?}"
-    );
-    assert_eq!(audited(&workspace), ["written", "refused"]);
+    planned_and_was_refused_the_code(&turn, &workspace);
     // The model was told why the second write was refused.
     let results = model.tool_results();
     let told = results[1]["content"].to_string();

@@ -12,18 +12,15 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use switchboard_model::{
-    chat::ChatMode,
-    settings::ModelBackend,
-    sidecar::{ResponseBody, WriteEvent},
-};
+use switchboard_model::{chat::ChatMode, settings::ModelBackend, sidecar::ResponseBody};
 use switchboard_model_server::{
     codex::{Codex, binary},
     responses::{ResponsesServer, Turn},
 };
 
 use super::{
-    Sidecar, audited, failure, folders, our_tools, reply, script, streamed, until_ended, writes,
+    Sidecar, failure, folders, our_tools, planned_and_was_refused_the_code, reply, script,
+    streamed, until_ended, writes,
 };
 
 /// The tools of Codex's own that may be left beside the sidecar's: they
@@ -91,23 +88,7 @@ fn a_planning_turn_on_codex_writes_through_the_allow_list_with_only_the_sidecars
     let reply = reply(&turn);
     assert_eq!(reply, "The plan is in .prompts/plan/idea.md.");
     assert_eq!(streamed(&turn), reply, "the answer came as deltas");
-
-    assert_eq!(
-        std::fs::read_to_string(workspace.join(".prompts/plan/idea.md")).unwrap(),
-        "# Idea\n"
-    );
-    assert!(!workspace.join("src/main.rs").exists());
-    let writes = writes(&turn);
-    assert_eq!(writes.len(), 2, "{writes:?}");
-    assert!(
-        matches!(writes[0], WriteEvent::Applied { .. }),
-        "{writes:?}"
-    );
-    assert!(
-        matches!(writes[1], WriteEvent::Refused { .. }),
-        "{writes:?}"
-    );
-    assert_eq!(audited(&workspace), ["written", "refused"]);
+    planned_and_was_refused_the_code(&turn, &workspace);
     let outputs = model.function_outputs();
     let told = outputs[1]["output"].to_string();
     assert!(told.contains("src/main.rs"), "{told}");

@@ -168,6 +168,27 @@ fn writes(turn: &[SidecarResponse]) -> Vec<&WriteEvent> {
         .collect()
 }
 
+/// The turn wrote `.prompts/plan/idea.md` (`# Idea`) and was refused
+/// `src/main.rs`: both reported, in that order, and audited.
+fn planned_and_was_refused_the_code(turn: &[SidecarResponse], workspace: &Path) {
+    assert_eq!(
+        std::fs::read_to_string(workspace.join(".prompts/plan/idea.md")).unwrap(),
+        "# Idea\n"
+    );
+    assert!(!workspace.join("src/main.rs").exists());
+    let writes = writes(turn);
+    assert_eq!(writes.len(), 2, "{writes:?}");
+    assert!(
+        matches!(writes[0], WriteEvent::Applied { .. }),
+        "{writes:?}"
+    );
+    assert!(
+        matches!(writes[1], WriteEvent::Refused { .. }),
+        "{writes:?}"
+    );
+    assert_eq!(audited(workspace), ["written", "refused"]);
+}
+
 /// The decisions in the workspace's write audit log, in order.
 fn audited(workspace: &Path) -> Vec<String> {
     let audit = std::fs::read_to_string(workspace.join(".switchboard/audit/writes.jsonl")).unwrap();
