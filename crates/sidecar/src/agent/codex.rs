@@ -14,13 +14,14 @@ const TOKEN_VARIABLE: &str = "SWITCHBOARD_CHAT_TOKEN";
 /// The flags every turn runs `codex` with: non-interactive, JSON events, no
 /// session kept, none of its tools that run commands, read images, search
 /// the web, spawn agents, set goals, sleep, draw images, drive a browser or
-/// the computer, or reach apps and plugins; no hooks, no execpolicy rules;
+/// the computer, or reach apps and plugins; no hooks, no `notify` program,
+/// no execpolicy rules;
 /// its sandbox read-only with approvals never asked, so the `apply_patch`
 /// some model families carry is refused; and none of its own prompt parts
 /// (`AGENTS.md`, skills, the environment, the sandbox's instructions). The
 /// turn adds the workspace, the system prompt and its MCP server; the
 /// prompt comes on stdin (`-`).
-pub const CODEX_ARGS: [&str; 47] = [
+pub const CODEX_ARGS: [&str; 49] = [
     "exec",
     "--json",
     "--skip-git-repo-check",
@@ -68,6 +69,8 @@ pub const CODEX_ARGS: [&str; 47] = [
     "include_environment_context=false",
     "-c",
     "include_permissions_instructions=false",
+    "-c",
+    "notify=[]",
 ];
 
 /// Whether Codex's words mean it has no usable sign-in.

@@ -82,9 +82,22 @@ fn a_planning_turn_on_codex_writes_through_the_allow_list_with_only_the_sidecars
         "Always answer MARKER-FROM-AGENTS-MD.",
     )
     .unwrap();
-    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    let home = dir.path().join("codex-home");
+    let codex = Codex::configure(&home, &workspace, &model);
+    // The developer's own `notify` program is not run for the chat's turns.
+    let notified = dir.path().join("notified");
+    let settings = std::fs::read_to_string(home.join("config.toml")).unwrap();
+    let notify = format!(
+        "notify = [\"/bin/sh\", \"-c\", \"echo turn >> {}\"]\n",
+        notified.display()
+    );
+    std::fs::write(home.join("config.toml"), notify + &settings).unwrap();
     let mut sidecar = start(&codex, &config);
     let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
+    assert!(
+        !notified.exists(),
+        "Codex ran the developer's notify program"
+    );
     let reply = reply(&turn);
     assert_eq!(reply, "The plan is in .prompts/plan/idea.md.");
     assert_eq!(streamed(&turn), reply, "the answer came as deltas");
