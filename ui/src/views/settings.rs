@@ -56,7 +56,8 @@ pub fn ModelPicker() -> impl IntoView {
         else {
             return;
         };
-        settings.model = Some(model);
+        // The empty choice is the agent's own default.
+        settings.model = Some(model).filter(|model| !model.is_empty());
         tasks::act(async move {
             match ipc::save_settings(settings).await {
                 Ok(view) => stored.set(Some(view)),
@@ -83,16 +84,31 @@ pub fn ModelPicker() -> impl IntoView {
         >
             {move || {
                 let current = current();
-                let mut names = models.get();
-                if !names.contains(&current) {
-                    names.insert(0, current.clone());
-                }
-                names
+                let names = models.get();
+                // An agent runs its own default when the stored model is
+                // not one of its own (another backend's).
+                let agent = backend.with(|resolved| {
+                    resolved
+                        .as_ref()
+                        .map(|resolved| resolved.backend)
+                        .filter(|backend| *backend != ModelBackend::OpenaiCompatible)
+                });
+                let mut options: Vec<(String, String)> =
+                    names.iter().map(|name| (name.clone(), name.clone())).collect();
+                let selected = if names.contains(&current) {
+                    current
+                } else if let Some(agent) = agent {
+                    options.insert(0, (String::new(), format!("{}'s default", agent.short_label())));
+                    String::new()
+                } else {
+                    options.insert(0, (current.clone(), current.clone()));
+                    current
+                };
+                options
                     .into_iter()
-                    .map(|name| {
-                        let selected = name == current;
-                        let label = name.clone();
-                        view! { <option value=name selected=selected>{label}</option> }
+                    .map(|(value, label)| {
+                        let chosen = value == selected;
+                        view! { <option value=value selected=chosen>{label}</option> }
                     })
                     .collect_view()
             }}

@@ -169,6 +169,21 @@ fn agent_backend_trial(
                 .wait_for_text("#chat-backend", |text| !text.is_empty())
                 .await?;
             ensure!(backend == via, "{backend:?}");
+            // The picker offers the agent's models, its own default chosen
+            // (the stored model is another backend's).
+            let picked = format!("{label}'s default");
+            crate::harness::until("the agent's default picked", switchboard_e2e::WAIT, || async {
+                let options = session
+                    .client
+                    .execute(
+                        "const s = document.querySelector('#chat-model'); \
+                         return s ? [s.options[s.selectedIndex].text, s.options.length] : null;",
+                        vec![],
+                    )
+                    .await?;
+                Ok((options[0] == picked.as_str() && options[1].as_u64() > Some(1)).then_some(()))
+            })
+            .await?;
             session.find("#chat-mode-planning").await?.click().await?;
             send_chat(session, "Plan the search").await?;
             session
