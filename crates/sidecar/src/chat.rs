@@ -9,12 +9,12 @@ use std::{
 
 use switchboard_model::{
     chat::{
-        ChatMessage, Role,
+        ChatMessage, ChatWrite, Role,
         prompt::{ContextFile, PartKind, PromptInputs, PromptPart, assemble},
         summary::{SummaryChange, SummaryFilter, split_reply},
     },
     settings::{ModelBackend, Settings},
-    sidecar::{ChatRequest, ResponseBody},
+    sidecar::{ChatRequest, ResponseBody, WriteEvent},
 };
 use switchboard_store::{Workspace, chats, clock, search::LazyIndex};
 use tokio::sync::watch;
@@ -126,6 +126,7 @@ fn message(id: usize, role: Role, content: &str) -> ChatMessage {
         role,
         content: content.to_owned(),
         timestamp: clock::now(),
+        writes: Vec::new(),
         extra: Default::default(),
     }
 }
@@ -352,6 +353,16 @@ pub async fn run_turn(
     })
     .await?;
     let mut filter = SummaryFilter::default();
+    // The turn's writes, kept with its answer.
+    let writes = std::sync::Mutex::new(Vec::new());
+    let mut emit = |body: ResponseBody| {
+        if let ResponseBody::Write(event) = &body
+            && let Ok(mut kept) = writes.lock()
+        {
+            kept.push(event.clone());
+        }
+        emit(body);
+    };
     let backend = shared.backends.get(settings).await.backend;
     let (reply, mut stopped) = match backend {
         ModelBackend::ClaudeCode | ModelBackend::Codex => {
@@ -431,6 +442,11 @@ pub async fn run_turn(
     let session_id = session.id.clone();
     let message_text = request.message.clone();
     let mode = request.mode;
+    let writes = writes
+        .lock()
+        .map(|mut kept| std::mem::take(&mut *kept))
+        .unwrap_or_default();
+    let held = Arc::clone(shared);
     let mut save = tokio::task::spawn_blocking(move || {
         let mut summary_change = SummaryChange::default();
         let saved = chats::save_turn(&workspace, session, clock::now(), |session| {
@@ -445,9 +461,24 @@ pub async fn run_turn(
             session
                 .messages
                 .push(message(next, Role::User, &message_text));
-            session
-                .messages
-                .push(message(next + 1, Role::Assistant, &visible));
+            let mut answer = message(next + 1, Role::Assistant, &visible);
+            // Under the chat's lock: a proposal settled before this finds
+            // its fate here, one settled after finds this saved.
+            answer.writes = writes
+                .into_iter()
+                .map(|event| {
+                    let settled = match &event {
+                        WriteEvent::Proposed { proposal, .. } => held
+                            .proposals
+                            .lock()
+                            .ok()
+                            .and_then(|held| held.outcome(proposal)),
+                        _ => None,
+                    };
+                    ChatWrite { event, settled }
+                })
+                .collect();
+            session.messages.push(answer);
             session.mode = mode;
             session.updated_at = clock::now();
         });

@@ -65,17 +65,40 @@ pub struct Proposal {
 /// The proposals of one sidecar process.
 #[derive(Debug, Default)]
 pub struct Proposals {
+    /// Set at the first proposal: this process's mark, so ids kept in a
+    /// chat file never name a later process's proposal.
+    prefix: String,
     next: u64,
     held: HashMap<String, Proposal>,
+    /// What became of the settled ones, for a turn saved after its
+    /// proposal was settled.
+    settled: HashMap<String, ProposalOutcome>,
 }
 
 impl Proposals {
-    /// Holds `proposal`; returns its id.
+    /// Holds `proposal`; returns its id (`p` + this process's mark + a
+    /// count).
     pub fn hold(&mut self, proposal: Proposal) -> String {
+        if self.prefix.is_empty() {
+            let millis = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_millis());
+            self.prefix = format!("p{millis:x}{:x}-", std::process::id());
+        }
         self.next += 1;
-        let id = format!("p{}", self.next);
+        let id = format!("{}{}", self.prefix, self.next);
         self.held.insert(id.clone(), proposal);
         id
+    }
+
+    /// Remembers that proposal `id` was settled as `outcome`.
+    pub fn remember(&mut self, id: &str, outcome: ProposalOutcome) {
+        self.settled.insert(id.to_owned(), outcome);
+    }
+
+    /// What became of proposal `id`, once settled.
+    pub fn outcome(&self, id: &str) -> Option<ProposalOutcome> {
+        self.settled.get(id).cloned()
     }
 
     /// Takes proposal `id` out, to be settled with [`settle`] without
@@ -88,8 +111,16 @@ impl Proposals {
 }
 
 /// Applies or drops `proposal` (held as `id`): the event for the chat.
-/// Blocking file work, a lock wait among it.
-pub fn settle(id: &str, proposal: Proposal, apply: bool, now: Timestamp) -> ResponseBody {
+/// `settled` hears the outcome before the chat file records it (so a turn
+/// saved meanwhile finds it one way or the other). Blocking file work, a
+/// lock wait among it.
+pub fn settle(
+    id: &str,
+    proposal: Proposal,
+    apply: bool,
+    now: Timestamp,
+    settled: impl FnOnce(&ProposalOutcome),
+) -> ResponseBody {
     let audit = AuditLog::new(&proposal.root);
     let outcome = if apply {
         let applied = AllowList::for_mode(proposal.mode, &proposal.build_globs)
@@ -133,6 +164,14 @@ pub fn settle(id: &str, proposal: Proposal, apply: bool, now: Timestamp) -> Resp
         ));
         ProposalOutcome::Discarded
     };
+    settled(&outcome);
+    // The chat shows the fate when it is opened again (a turn still
+    // running finds it when it is saved, through `Proposals::outcome`).
+    let recorded = switchboard_store::Workspace::open(&proposal.root)
+        .and_then(|workspace| switchboard_store::chats::settle_write(&workspace, id, &outcome));
+    if let Err(error) = recorded {
+        eprintln!("switchboard-sidecar: the chat could not record what became of {id}: {error}");
+    }
     ResponseBody::ProposalSettled {
         proposal: id.to_owned(),
         path: proposal.path,

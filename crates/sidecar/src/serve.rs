@@ -160,8 +160,19 @@ where
                     Ok(taken) => {
                         let responder = responder.clone();
                         let (id, proposal) = (request.id, proposal.clone());
+                        let shared = Arc::clone(&shared);
                         tokio::task::spawn_blocking(move || {
-                            let body = proposals::settle(&proposal, taken, apply, clock::now());
+                            let body = proposals::settle(
+                                &proposal,
+                                taken,
+                                apply,
+                                clock::now(),
+                                |outcome| {
+                                    if let Ok(mut held) = shared.proposals.lock() {
+                                        held.remember(&proposal, outcome.clone());
+                                    }
+                                },
+                            );
                             responder.send(id, body);
                         });
                     }

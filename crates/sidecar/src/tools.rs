@@ -449,7 +449,7 @@ mod tests {
         let workspace = Workspace::open(dir.path()).unwrap();
         learnings::append(&workspace, "build", "meanwhile", "x", Timestamp::EPOCH).unwrap();
         let taken = held.lock().unwrap().take(&proposal).unwrap();
-        proposals::settle(&proposal, taken, true, Timestamp::EPOCH);
+        proposals::settle(&proposal, taken, true, Timestamp::EPOCH, |_| {});
         let text = std::fs::read_to_string(learnings_dir.join("build.md")).unwrap();
         let titles: Vec<_> = parse("build", &text)
             .entries

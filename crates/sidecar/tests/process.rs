@@ -190,6 +190,33 @@ fn dry_run_writes_wait_for_approval_and_models_are_listed() {
         })
         .collect();
     assert_eq!(decisions, ["proposed", "proposed", "written", "discarded"]);
+    // The chat keeps both with its answer, and what became of each: it
+    // shows them when opened again.
+    let stored = switchboard_store::chats::active(
+        &switchboard_store::Workspace::open(workspace.path()).unwrap(),
+    )
+    .unwrap()
+    .unwrap();
+    let answer = stored.messages.last().unwrap();
+    assert_eq!(answer.content, "Two proposals.");
+    let kept: Vec<(String, Option<ProposalOutcome>)> = answer
+        .writes
+        .iter()
+        .map(|write| (write.event.path().to_owned(), write.settled.clone()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (
+                ".prompts/plan/keep.md".to_owned(),
+                Some(ProposalOutcome::Applied { bytes: 6 })
+            ),
+            (
+                ".prompts/plan/drop.md".to_owned(),
+                Some(ProposalOutcome::Discarded)
+            ),
+        ]
+    );
 
     sidecar.send(json!({"id": 5, "type": "list_models"}));
     let models = sidecar.next();

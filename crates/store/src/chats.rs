@@ -19,6 +19,7 @@ use std::{
 use switchboard_model::{
     Timestamp,
     chat::{ChatHistory, ChatMode, ChatSession, ConversationSummary},
+    sidecar::ProposalOutcome,
 };
 
 use crate::{StoreError, Workspace, lock::DirLock, write_atomic};
@@ -317,6 +318,27 @@ pub fn save_turn(
     Ok(session)
 }
 
+/// Records that the held write `proposal` shown in the active chat was
+/// settled as `outcome`, under the folder's lock; whether it was found
+/// there (a write of an older chat, or one settled before, is left).
+pub fn settle_write(
+    workspace: &Workspace,
+    proposal: &str,
+    outcome: &ProposalOutcome,
+) -> Result<bool, StoreError> {
+    let dir = sessions_dir(workspace);
+    let _lock = DirLock::acquire(&dir)?;
+    let current = active_path(workspace);
+    let Some(mut session) = read_session(&current)? else {
+        return Ok(false);
+    };
+    let found = session.settle(proposal, outcome);
+    if found {
+        write_session(&current, &session)?;
+    }
+    Ok(found)
+}
+
 /// Saves `session` as the active chat, atomically, and records its file in
 /// Naide's settings.
 pub fn save_active(workspace: &Workspace, session: &ChatSession) -> Result<(), StoreError> {
@@ -396,6 +418,48 @@ mod tests {
     }
 
     #[test]
+    fn a_held_write_settled_later_is_recorded_with_its_answer_once() {
+        use switchboard_model::{chat::ChatWrite, sidecar::WriteEvent};
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let mut session = chat_with(&workspace, 1_770_000_000_000, "Plan it");
+        let held = |proposal: &str| ChatWrite {
+            event: WriteEvent::Proposed {
+                proposal: proposal.into(),
+                path: ".prompts/plan/a.md".into(),
+                bytes: 3,
+                preview: "# A".into(),
+            },
+            settled: None,
+        };
+        session.messages[0].writes = vec![held("p1-1"), held("p1-2")];
+        save_active(&workspace, &session).unwrap();
+        let applied = ProposalOutcome::Applied { bytes: 3 };
+        assert!(settle_write(&workspace, "p1-2", &applied).unwrap());
+        assert!(
+            !settle_write(&workspace, "p1-2", &ProposalOutcome::Discarded).unwrap(),
+            "settled once"
+        );
+        assert!(!settle_write(&workspace, "p9-9", &applied).unwrap());
+        let stored = active(&workspace).unwrap().unwrap();
+        let fates: Vec<_> = stored.messages[0]
+            .writes
+            .iter()
+            .map(|write| write.settled.clone())
+            .collect();
+        assert_eq!(fates, [None, Some(applied)]);
+        // The file keeps Naide's shape, the writes beside it.
+        let text = std::fs::read_to_string(dir.path().join(".naide/chatsessions/chat-active.json"))
+            .unwrap();
+        let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(stored["messages"][0]["content"], "Plan it");
+        assert_eq!(
+            stored["messages"][0]["writes"][1]["settled"]["outcome"],
+            "applied"
+        );
+    }
+
+    #[test]
     fn an_unreadable_active_chat_is_reported_not_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
@@ -420,6 +484,7 @@ mod tests {
             role: switchboard_model::chat::Role::User,
             content: first.into(),
             timestamp: at(millis),
+            writes: Vec::new(),
             extra: Default::default(),
         });
         session

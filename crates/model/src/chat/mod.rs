@@ -10,7 +10,10 @@ pub mod transcript;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::Timestamp;
+use crate::{
+    Timestamp,
+    sidecar::{ProposalOutcome, WriteEvent},
+};
 
 pub use self::summary::ConversationSummary;
 
@@ -61,9 +64,46 @@ pub struct ChatMessage {
     pub content: String,
     /// When it was written (ISO 8601).
     pub timestamp: Timestamp,
+    /// The writes the model asked for in the turn this answer ended, in
+    /// order (an answer's only; absent from Naide's files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writes: Vec<ChatWrite>,
     /// Fields written by other tools that this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A write a turn asked for, kept with its answer so the chat shows it
+/// when it is opened again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatWrite {
+    /// What happened to it then: applied, refused or held for approval.
+    pub event: WriteEvent,
+    /// A held write's fate, once the developer settled it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<ProposalOutcome>,
+}
+
+impl ChatSession {
+    /// Records `outcome` for the held write `proposal` shown in this chat;
+    /// whether it was found (and not settled before).
+    pub fn settle(&mut self, proposal: &str, outcome: &ProposalOutcome) -> bool {
+        let held = self
+            .messages
+            .iter_mut()
+            .flat_map(|message| message.writes.iter_mut())
+            .find(|write| {
+                write.settled.is_none()
+                    && matches!(&write.event, WriteEvent::Proposed { proposal: id, .. } if id == proposal)
+            });
+        match held {
+            Some(write) => {
+                write.settled = Some(outcome.clone());
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// A chat session file (`chat-active.json` or an archive).

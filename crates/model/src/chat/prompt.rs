@@ -306,6 +306,7 @@ mod tests {
             },
             content: format!("message number {n} {}", "x".repeat(36)),
             timestamp: Timestamp::EPOCH,
+            writes: Vec::new(),
             extra: Default::default(),
         }
     }

@@ -48,16 +48,23 @@ pub struct Transcript {
 }
 
 impl Transcript {
-    /// The transcript of a stored session.
+    /// The transcript of a stored session: each answer after the writes
+    /// its turn asked for, as they were shown when it ran.
     pub fn from_session(session: Option<&ChatSession>) -> Self {
         let entries = session
             .map(|session| {
                 session
                     .messages
                     .iter()
-                    .map(|message| Entry::Message {
-                        role: message.role,
-                        text: message.content.clone(),
+                    .flat_map(|message| {
+                        let writes = message.writes.iter().map(|write| Entry::Write {
+                            event: write.event.clone(),
+                            outcome: write.settled.clone(),
+                        });
+                        writes.chain(std::iter::once(Entry::Message {
+                            role: message.role,
+                            text: message.content.clone(),
+                        }))
                     })
                     .collect()
             })
@@ -297,5 +304,80 @@ mod tests {
             }
         );
         assert_eq!(transcript.streaming, None);
+    }
+
+    #[test]
+    fn a_stored_chat_shows_each_answers_writes_before_it_with_their_fates() {
+        use crate::chat::{ChatMessage, ChatWrite};
+        let message = |role, content: &str, writes| ChatMessage {
+            id: content.to_owned(),
+            role,
+            content: content.to_owned(),
+            timestamp: crate::Timestamp::EPOCH,
+            writes,
+            extra: Default::default(),
+        };
+        let refused = WriteEvent::Refused {
+            path: "src/main.rs".into(),
+            reason: "not in Planning's allow-list".into(),
+        };
+        let held = WriteEvent::Proposed {
+            proposal: "p1-1".into(),
+            path: ".prompts/plan/a.md".into(),
+            bytes: 3,
+            preview: "# A".into(),
+        };
+        let session = ChatSession {
+            id: "chat-1".into(),
+            project_name: String::new(),
+            mode: super::super::ChatMode::Planning,
+            messages: vec![
+                message(Role::User, "Plan it", Vec::new()),
+                message(
+                    Role::Assistant,
+                    "Planned.",
+                    vec![
+                        ChatWrite {
+                            event: refused.clone(),
+                            settled: None,
+                        },
+                        ChatWrite {
+                            event: held.clone(),
+                            settled: Some(ProposalOutcome::Discarded),
+                        },
+                    ],
+                ),
+            ],
+            summary: None,
+            created_at: crate::Timestamp::EPOCH,
+            updated_at: crate::Timestamp::EPOCH,
+            extra: Default::default(),
+        };
+        let transcript = Transcript::from_session(Some(&session));
+        assert_eq!(
+            transcript.entries,
+            [
+                Entry::Message {
+                    role: Role::User,
+                    text: "Plan it".into()
+                },
+                Entry::Write {
+                    event: refused,
+                    outcome: None
+                },
+                Entry::Write {
+                    event: held,
+                    outcome: Some(ProposalOutcome::Discarded)
+                },
+                Entry::Message {
+                    role: Role::Assistant,
+                    text: "Planned.".into()
+                },
+            ]
+        );
+        assert!(
+            transcript.pending_proposals().is_empty(),
+            "a settled one waits no more"
+        );
     }
 }

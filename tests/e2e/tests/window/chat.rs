@@ -228,6 +228,15 @@ fn agent_backend_trial(
             session
                 .wait_for_text("#chat-backend", |text| text == via)
                 .await?;
+            // The turn's writes came back with it, from the chat file.
+            let applied = session
+                .wait_for_text(".chat-write.applied", |text| !text.is_empty())
+                .await?;
+            ensure!(applied.contains(".prompts/plan/search.md"), "{applied:?}");
+            let refused = session
+                .wait_for_text(".chat-write.refused", |text| !text.is_empty())
+                .await?;
+            ensure!(refused.contains("src/search.rs"), "{refused:?}");
             let errors = page_errors(session).await?;
             ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
             Ok(())
@@ -405,6 +414,15 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
                     == "# Database\n\nPostgres.",
                 "the approved write landed"
             );
+            // Away and back: the chat file kept the proposal and its fate.
+            session.find("#nav-settings").await?.click().await?;
+            session.find("#settings-model-url").await?;
+            session.find("#nav-chat").await?.click().await?;
+            session
+                .wait_for_text(".chat-write.proposed", |text| {
+                    text.contains(".prompts/plan/db.md") && text.contains("applied (21 bytes)")
+                })
+                .await?;
 
             // Memory: pin the open question, add a constraint, edit a decision.
             session

@@ -71,6 +71,7 @@ fn a_delivery_and_a_chat_are_saved_where_the_dialog_says_and_nowhere_else(
             role,
             content: content.to_owned(),
             timestamp: clock::now(),
+            writes: Vec::new(),
             extra: Default::default(),
         });
     }
