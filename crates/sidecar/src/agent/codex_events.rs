@@ -48,7 +48,7 @@ impl Events {
             "error" => {
                 let said = message(&event);
                 if said.starts_with("Reconnecting") {
-                    Said::Waiting
+                    Said::Waiting(said)
                 } else {
                     self.last_error = Some(said);
                     Said::Other
@@ -103,7 +103,7 @@ mod tests {
         assert_eq!(
             events
                 .read(r#"{"type":"error","message":"Reconnecting... 2/5 (stream disconnected)"}"#),
-            Said::Waiting
+            Said::Waiting("Reconnecting... 2/5 (stream disconnected)".into())
         );
         assert_eq!(
             events.read(r#"{"type":"turn.completed","usage":{"input_tokens":20}}"#),

@@ -76,13 +76,15 @@ pub enum AgentError {
         /// How long it was given.
         after: Duration,
     },
-    /// It went silent.
-    #[error("{agent} went silent for {after:?} and was stopped")]
+    /// It went silent (or only said it was waiting).
+    #[error("{agent} made no progress for {after:?} and was stopped{last}")]
     Stalled {
         /// The agent.
         agent: &'static str,
-        /// How long it was silent.
+        /// How long it made none.
         after: Duration,
+        /// Its last words while waiting (`; it last said: …`), or nothing.
+        last: String,
     },
     /// A version without the flags the chat needs.
     #[error("this {agent} is too old for the chat ({said}); update it (`{program} update`)")]
@@ -160,9 +162,9 @@ pub enum Said {
     /// The agent ignored a setting the turn needs (a version that does not
     /// know it): the turn stops, as it could not keep its promises.
     TooOld(String),
-    /// Alive but making no progress (reconnecting): not counted against
-    /// the idle limit.
-    Waiting,
+    /// Alive but making no progress (reconnecting), in these words: not
+    /// counted as progress against the idle limit.
+    Waiting(String),
     /// Anything else (the start, whole messages, tool calls): progress,
     /// nothing to show.
     Other,
@@ -294,6 +296,7 @@ impl Cli {
         let mut text = String::new();
         let mut heard_any = false;
         let mut last_progress = tokio::time::Instant::now();
+        let mut waiting: Option<String> = None;
         let mut result = None;
         let mut stopped = false;
         loop {
@@ -301,15 +304,21 @@ impl Cli {
             tokio::select! {
                 line = tokio::time::timeout_at(last_progress + limit, lines.next_line()) => {
                     let line = match line {
-                        Err(_) if heard_any => return Err(AgentError::Stalled { agent: self.agent, after: idle }),
+                        Err(_) if heard_any => {
+                            let last = waiting.map(|said| format!("; it last said: {said}")).unwrap_or_default();
+                            return Err(AgentError::Stalled { agent: self.agent, after: idle, last });
+                        }
                         Err(_) => return Err(AgentError::NoFirstToken { agent: self.agent, after: first_wait }),
                         Ok(Ok(Some(line))) => line,
                         Ok(_) => break,
                     };
                     let said = read(&line);
-                    if said != Said::Waiting {
+                    if let Said::Waiting(words) = &said {
+                        waiting = Some(words.clone());
+                    } else {
                         heard_any = true;
                         last_progress = tokio::time::Instant::now();
+                        waiting = None;
                     }
                     match said {
                         Said::Text(more) => {
@@ -321,7 +330,7 @@ impl Cli {
                             let _ = child.kill().await;
                             return Err(AgentError::TooOld { agent: self.agent, program: self.program.clone(), said });
                         }
-                        Said::Waiting | Said::Other => {}
+                        Said::Waiting(_) | Said::Other => {}
                     }
                 }
                 Some(write) = server.writes.recv() => heard(Heard::Write(write)),

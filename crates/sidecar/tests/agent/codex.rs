@@ -33,18 +33,18 @@ const CODEX_OWN_LEFT: [&str; 4] = [
     "request_user_input",
 ];
 
-/// A sidecar whose Codex (`codex` at `codex_path`, model `model` when set)
-/// has `codex`'s home; `backend` set or to be found; no Claude Code.
+/// A sidecar whose Codex (`codex` at `codex_path`) has `codex`'s home, with
+/// `more` settings; `backend` set or to be found; no Claude Code.
 fn launch(
     codex: &Codex,
     config: &Path,
     backend: Option<&str>,
     codex_path: &Path,
-    model: Option<&str>,
+    more: Value,
 ) -> Sidecar {
     let mut settings = json!({"claudeCodePath": "/nonexistent/claude", "codexPath": codex_path});
-    if let Some(model) = model {
-        settings["model"] = json!(model);
+    for (key, value) in more.as_object().into_iter().flatten() {
+        settings[key] = value.clone();
     }
     Sidecar::launch(
         config,
@@ -57,7 +57,7 @@ fn launch(
 
 /// On the `codex` backend, the real Codex.
 fn start(codex: &Codex, config: &Path) -> Sidecar {
-    launch(codex, config, Some("codex"), &binary(), None)
+    launch(codex, config, Some("codex"), &binary(), json!({}))
 }
 
 #[test]
@@ -155,7 +155,13 @@ fn codexs_own_apply_patch_is_refused_and_writes_nothing() {
     ]);
     let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
     // A model of Codex's own catalog, whose family carries `apply_patch`.
-    let mut sidecar = launch(&codex, &config, Some("codex"), &binary(), Some("gpt-5.5"));
+    let mut sidecar = launch(
+        &codex,
+        &config,
+        Some("codex"),
+        &binary(),
+        json!({"model": "gpt-5.5"}),
+    );
     let turn = sidecar.chat(1, &workspace, "Building", "Add a main.");
     assert_eq!(reply(&turn), "Done.");
     assert_eq!(model.requests()[0]["model"], "gpt-5.5");
@@ -183,6 +189,29 @@ fn stop_mid_turn_ends_codex_and_the_turn_says_it_was_stopped() {
 }
 
 #[test]
+fn a_codex_turn_that_stops_making_progress_is_ended_and_said_so() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![Turn::stall("Thinking about it.")]);
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    let mut sidecar = launch(
+        &codex,
+        &config,
+        Some("codex"),
+        &binary(),
+        json!({"idleSecs": 1}),
+    );
+    let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
+    assert_eq!(streamed(&turn), "Thinking about it.", "what came is shown");
+    let (code, message) = failure(&turn);
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("Codex made no progress for 1s and was stopped"),
+        "{message}"
+    );
+    until_ended(|| model.hung_up() > 0, "Codex still talks to its model");
+}
+
+#[test]
 fn a_codex_that_is_missing_signed_out_or_too_old_is_told_as_such() {
     let (dir, workspace, config) = folders();
     let model = ResponsesServer::start(vec![Turn::status(
@@ -205,7 +234,7 @@ fn a_codex_that_is_missing_signed_out_or_too_old_is_told_as_such() {
         &config,
         Some("codex"),
         Path::new("/nonexistent/codex"),
-        None,
+        json!({}),
     );
     let (code, message) = failure(&sidecar.chat(1, &workspace, "Planning", "Plan it."));
     assert_eq!(code, switchboard_model::ErrorCode::Model);
@@ -221,7 +250,7 @@ fn a_codex_that_is_missing_signed_out_or_too_old_is_told_as_such() {
         &old,
         "cat > /dev/null\necho \"error: unexpected argument '--ephemeral' found\" >&2\nexit 2\n",
     );
-    let mut sidecar = launch(&codex, &config, Some("codex"), &old, None);
+    let mut sidecar = launch(&codex, &config, Some("codex"), &old, json!({}));
     let (code, message) = failure(&sidecar.chat(1, &workspace, "Planning", "Plan it."));
     assert_eq!(code, switchboard_model::ErrorCode::Model);
     assert!(
@@ -236,7 +265,7 @@ fn with_no_backend_set_and_no_claude_code_a_signed_in_codex_is_the_chats_model()
     let model = ResponsesServer::start(vec![Turn::text("Hello from Codex.")]);
     let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
     codex.sign_in();
-    let mut sidecar = launch(&codex, &config, None, &binary(), None);
+    let mut sidecar = launch(&codex, &config, None, &binary(), json!({}));
     let listed = sidecar.models(1);
     let ResponseBody::Models { models, backend } = &listed else {
         panic!("{listed:?}");
