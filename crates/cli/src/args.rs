@@ -42,6 +42,9 @@ pub enum Command {
     Chat(ChatArgs),
     /// List the chats (the active one first, then the archives).
     Chats(ChatsArgs),
+    /// Which backend the chat uses here and why (the one set, or the first
+    /// that works), and the models it offers.
+    Models(ModelsArgs),
     /// Record a learning: the body comes from stdin (or --body), appended to
     /// the category's file in Naide's format.
     Learn(LearnArgs),
@@ -196,6 +199,7 @@ impl Command {
             Command::List(args) => args.json,
             Command::Show(args) | Command::Feedback(args) | Command::Annotations(args) => args.json,
             Command::Chats(args) => args.json,
+            Command::Models(args) => args.json,
             Command::Validate(args) => args.json,
             Command::Search(args) => args.json,
             Command::Team(command) => command.wants_json(),
@@ -290,6 +294,14 @@ pub struct ValidateArgs {
 #[derive(Debug, Args)]
 pub struct ChatsArgs {
     /// One JSON document instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `switchboard models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// One JSON document (`{"models": […], "backend": {"backend", "reason"}}`).
     #[arg(long)]
     pub json: bool,
 }

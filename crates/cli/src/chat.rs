@@ -17,7 +17,7 @@ use switchboard_model::{
 use switchboard_sidecar::client::{self, Launch, Link, LinkError, Requests};
 use switchboard_store::Workspace;
 
-use crate::args::{ChatArgs, ChatModeArg, ChatsArgs};
+use crate::args::{ChatArgs, ChatModeArg, ChatsArgs, ModelsArgs};
 
 /// Prints the chat history: a table, or JSON with `--json`.
 pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
@@ -41,6 +41,65 @@ pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
             chat.mode.as_str(),
             chat.title
         )?;
+    }
+    Ok(())
+}
+
+/// Prints the chat's backend, why, and its models (the one in use marked
+/// `*`), or JSON with `--json`; a sidecar that cannot say fails with its
+/// code (no backend works here: what was tried and how to give it one).
+pub fn models(args: &ModelsArgs) -> Result<()> {
+    let Link {
+        mut child,
+        requests,
+        responses,
+    } = client::start(&Launch::default(), Arc::new(AtomicU64::new(1))).map_err(link_failure)?;
+    let asked = requests
+        .send(RequestBody::ListModels)
+        .map_err(link_failure)?;
+    let answer = responses
+        .into_iter()
+        .find_map(|response| match response {
+            Ok(response) if response.id == asked => Some(Ok(response.body)),
+            Ok(_) => None,
+            Err(error) => Some(Err(error)),
+        })
+        .transpose()
+        .map_err(link_failure)?;
+    let _ = requests.send(RequestBody::Shutdown);
+    drop(requests);
+    let _ = child.wait();
+    let (models, backend) = match answer {
+        Some(ResponseBody::Models { models, backend }) => (models, backend),
+        Some(ResponseBody::Error { code, message }) => {
+            return Err(anyhow::Error::new(ErrorPayload::new(code, message)));
+        }
+        Some(other) => bail!("unexpected sidecar response: {other:?}"),
+        None => {
+            return Err(anyhow::Error::new(ErrorPayload::new(
+                switchboard_model::ErrorCode::Unavailable,
+                "the sidecar stopped before it answered",
+            )));
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let list = switchboard_model::ipc::ModelList { models, backend };
+        writeln!(out, "{}", serde_json::to_string(&list)?)?;
+        return Ok(());
+    }
+    if let Some(backend) = &backend {
+        writeln!(
+            out,
+            "via {}: {}",
+            backend.backend.short_label(),
+            backend.reason
+        )?;
+    }
+    let current = switchboard_store::settings::effective().model().to_owned();
+    for model in models {
+        let mark = if model == current { "* " } else { "  " };
+        writeln!(out, "{mark}{model}")?;
     }
     Ok(())
 }

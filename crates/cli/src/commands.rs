@@ -44,6 +44,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         }
         Command::Chat(args) => crate::chat::run(&workspace, args),
         Command::Chats(args) => crate::chat::list(&workspace, args).map(|()| true),
+        Command::Models(args) => crate::chat::models(&args).map(|()| true),
         Command::Learn(args) => crate::knowledge::learn(&workspace, args).map(|()| true),
         Command::Validate(args) => crate::knowledge::validate(&workspace, args),
         Command::Search(args) => crate::knowledge::search(&workspace, args).map(|()| true),

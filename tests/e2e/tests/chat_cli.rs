@@ -490,3 +490,44 @@ fn symlinks_to_secrets_outside_the_workspace_never_reach_the_model_server() {
         "refusals are named: {stderr}"
     );
 }
+
+#[test]
+fn models_says_which_backend_the_chat_uses_why_and_what_it_offers() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::with_models(vec![], &["m1", "m2"]);
+    std::fs::write(
+        config.path().join("settings.json"),
+        json!({"modelUrl": server.url(), "model": "m2"}).to_string(),
+    )
+    .unwrap();
+    let listed = ok(&cli(config.path(), workspace.path(), &["models"]));
+    assert_eq!(
+        listed,
+        "via model server: a model server is configured (modelUrl); change it in Settings\n  m1\n* m2\n"
+    );
+    let json: Value = serde_json::from_str(&ok(&cli(
+        config.path(),
+        workspace.path(),
+        &["models", "--json"],
+    )))
+    .unwrap();
+    assert_eq!(json["models"], json!(["m1", "m2"]));
+    assert_eq!(json["backend"]["backend"], "openai-compatible");
+
+    // Nothing works here: no server set, no agent signed in, none local.
+    std::fs::write(
+        config.path().join("settings.json"),
+        json!({"claudeCodePath": "/nonexistent/claude", "codexPath": "/nonexistent/codex"})
+            .to_string(),
+    )
+    .unwrap();
+    let failed = cli(config.path(), workspace.path(), &["models"]);
+    assert_eq!(failed.status.code(), Some(8), "MODEL exits 8");
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("error[MODEL]: the chat has no model here")
+            && stderr.contains("no signed-in Claude Code or Codex was found"),
+        "{stderr}"
+    );
+}
