@@ -78,8 +78,23 @@ fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_
         "Always answer MARKER-FROM-CLAUDE-MD.",
     )
     .unwrap();
+    // Nor do the project's hooks run for the chat's turns (Switchboard's
+    // own would report the chat as an agent).
+    let hooked = dir.path().join("hooked");
+    std::fs::create_dir_all(workspace.join(".claude")).unwrap();
+    let hook = json!({"type": "command", "command": format!("echo fired >> {}", hooked.display())});
+    std::fs::write(
+        workspace.join(".claude/settings.json"),
+        json!({"hooks": {
+            "UserPromptSubmit": [{"hooks": [hook]}],
+            "PreToolUse": [{"matcher": "*", "hooks": [hook]}],
+        }})
+        .to_string(),
+    )
+    .unwrap();
     let mut sidecar = start(&claude, &model, &dir.path().join("switchboard-config"));
     let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
+    assert!(!hooked.exists(), "a project hook ran for the chat's turn");
     let sent = model.loop_requests()[0].to_string();
     assert!(
         !sent.contains("MARKER-FROM-CLAUDE-MD"),
