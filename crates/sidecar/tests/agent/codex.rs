@@ -144,6 +144,38 @@ fn a_planning_turn_on_codex_writes_through_the_allow_list_with_only_the_sidecars
 }
 
 #[test]
+fn codexs_hooks_do_not_run_for_the_chats_turns() {
+    let (dir, workspace, config) = folders();
+    let model = ResponsesServer::start(vec![Turn::text("Done.")]);
+    let home = dir.path().join("codex-home");
+    let codex = Codex::configure(&home, &workspace, &model);
+    let hooked = dir.path().join("hooked");
+    let hook = json!({"type": "command", "command": format!("echo fired >> {}", hooked.display())});
+    std::fs::write(
+        home.join("hooks.json"),
+        json!({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}).to_string(),
+    )
+    .unwrap();
+    // A `codex` that would run them (trust bypassed, as if the developer
+    // had trusted them; Switchboard's own would report the chat as an
+    // agent).
+    let trusting = dir.path().join("trusting-codex");
+    script(
+        &trusting,
+        &format!(
+            "first=$1; shift; exec '{}' \"$first\" --dangerously-bypass-hook-trust \"$@\"\n",
+            binary().display()
+        ),
+    );
+    let mut sidecar = launch(&codex, &config, Some("codex"), &trusting, json!({}));
+    assert_eq!(
+        reply(&sidecar.chat(1, &workspace, "Planning", "Plan it.")),
+        "Done."
+    );
+    assert!(!hooked.exists(), "a hook ran for the chat's turn");
+}
+
+#[test]
 fn codexs_own_apply_patch_is_refused_and_writes_nothing() {
     let (dir, workspace, config) = folders();
     let model = ResponsesServer::start(vec![
