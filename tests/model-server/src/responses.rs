@@ -28,8 +28,8 @@ pub enum Turn {
     Custom { name: String, input: String },
     /// Say this and end the turn.
     Text(String),
-    /// Say this as a whole message, then never end the response (until the
-    /// client hangs up).
+    /// Say this as a whole message (nothing, when empty: a model thinking),
+    /// then never end the response (until the client hangs up).
     Stall(String),
     /// Answer with this HTTP status and JSON body.
     Status(u16, String),
@@ -197,12 +197,16 @@ fn serve(stream: TcpStream, shared: &Shared) {
             send(json!({"type": "response.output_item.done", "output_index": 0, "item": item}));
         }
         Turn::Stall(text) => {
-            let item = json!({
-                "type": "message", "id": "msg_1", "role": "assistant",
-                "content": [{"type": "output_text", "text": text}],
-            });
-            send(json!({"type": "response.output_item.added", "output_index": 0, "item": item}));
-            send(json!({"type": "response.output_item.done", "output_index": 0, "item": item}));
+            if !text.is_empty() {
+                let item = json!({
+                    "type": "message", "id": "msg_1", "role": "assistant",
+                    "content": [{"type": "output_text", "text": text}],
+                });
+                send(
+                    json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+                );
+                send(json!({"type": "response.output_item.done", "output_index": 0, "item": item}));
+            }
             // Comments keep the stream open and find out when the client
             // has gone.
             for _ in 0..600 {

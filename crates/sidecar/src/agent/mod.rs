@@ -68,7 +68,7 @@ pub enum AgentError {
     },
     /// Nothing came in time.
     #[error(
-        "{agent} sent nothing for {after:?} and was stopped; raise SWITCHBOARD_FIRST_TOKEN_SECS if it is slow to start"
+        "{agent} began no answer for {after:?} and was stopped; raise SWITCHBOARD_FIRST_TOKEN_SECS if its model thinks long before answering"
     )]
     NoFirstToken {
         /// The agent.
@@ -77,7 +77,9 @@ pub enum AgentError {
         after: Duration,
     },
     /// It went silent (or only said it was waiting).
-    #[error("{agent} made no progress for {after:?} and was stopped{last}")]
+    #[error(
+        "{agent} made no progress for {after:?} and was stopped{last}; raise SWITCHBOARD_IDLE_SECS if it is slow"
+    )]
     Stalled {
         /// The agent.
         agent: &'static str,
@@ -294,17 +296,20 @@ impl Cli {
         let first_wait = Duration::from_secs(turn.settings.first_token_secs());
         let idle = Duration::from_secs(turn.settings.idle_secs());
         let mut text = String::new();
-        let mut heard_any = false;
+        // The first-token limit holds until the answer begins (an agent
+        // prints its start at once, then may think long); the idle limit
+        // after it. Any line but a waiting one is progress.
+        let mut answering = false;
         let mut last_progress = tokio::time::Instant::now();
         let mut waiting: Option<String> = None;
         let mut result = None;
         let mut stopped = false;
         loop {
-            let limit = if heard_any { idle } else { first_wait };
+            let limit = if answering { idle } else { first_wait };
             tokio::select! {
                 line = tokio::time::timeout_at(last_progress + limit, lines.next_line()) => {
                     let line = match line {
-                        Err(_) if heard_any => {
+                        Err(_) if answering => {
                             let last = waiting.map(|said| format!("; it last said: {said}")).unwrap_or_default();
                             return Err(AgentError::Stalled { agent: self.agent, after: idle, last });
                         }
@@ -316,7 +321,7 @@ impl Cli {
                     if let Said::Waiting(words) = &said {
                         waiting = Some(words.clone());
                     } else {
-                        heard_any = true;
+                        answering |= matches!(said, Said::Text(_));
                         last_progress = tokio::time::Instant::now();
                         waiting = None;
                     }

@@ -244,6 +244,24 @@ fn a_codex_turn_that_stops_making_progress_is_ended_and_said_so() {
 }
 
 #[test]
+fn a_codex_whose_model_begins_no_answer_in_time_is_stopped_and_told_what_to_raise() {
+    let (dir, workspace, config) = folders();
+    // The model thinks and says nothing; Codex itself printed its start.
+    let model = ResponsesServer::start(vec![Turn::stall("")]);
+    let codex = Codex::configure(&dir.path().join("codex-home"), &workspace, &model);
+    let settings = json!({"firstTokenSecs": 2, "idleSecs": 1});
+    let mut sidecar = launch(&codex, &config, Some("codex"), &binary(), settings);
+    let (code, message) = failure(&sidecar.chat(1, &workspace, "Planning", "Plan it."));
+    assert_eq!(code, switchboard_model::ErrorCode::Model);
+    assert!(
+        message.contains("Codex began no answer for 2s")
+            && message.contains("SWITCHBOARD_FIRST_TOKEN_SECS"),
+        "the idle limit does not apply before the answer begins: {message}"
+    );
+    until_ended(|| model.hung_up() > 0, "Codex still talks to its model");
+}
+
+#[test]
 fn a_codex_that_is_missing_signed_out_or_too_old_is_told_as_such() {
     let (dir, workspace, config) = folders();
     let model = ResponsesServer::start(vec![Turn::status(
