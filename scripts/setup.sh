@@ -84,7 +84,9 @@ if [ -n "$bindgen_version" ] && ! have_version wasm-bindgen "$bindgen_version"; 
   cargo install wasm-bindgen-cli --version "$bindgen_version" --force
 fi
 
-if [ "$want" = test ] && ! have_version tauri-driver "$TAURI_DRIVER_VERSION"; then
+# tauri-driver has no --version: cargo's list of installed crates says.
+if [ "$want" = test ] && ! { command -v tauri-driver >/dev/null 2>&1 &&
+  cargo install --list | grep -qF "tauri-driver v$TAURI_DRIVER_VERSION:"; }; then
   log "installing tauri-driver $TAURI_DRIVER_VERSION"
   cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
 fi
