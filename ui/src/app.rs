@@ -114,6 +114,11 @@ impl Navigation {
     pub fn show_agents(self) {
         self.view.set(View::Agents);
     }
+
+    /// Shows the Settings view.
+    pub fn show_settings(self) {
+        self.view.set(View::Settings);
+    }
 }
 
 /// The whole window.

@@ -66,10 +66,24 @@ pub fn ModelPicker() -> impl IntoView {
         });
     };
     view! {
-        {move || backend.get().map(|resolved| view! {
-            <span class="muted chat-backend" id="chat-backend" title=resolved.reason.clone()>
-                {format!("via {}", resolved.backend.short_label())}
-            </span>
+        {move || backend.get().map(|resolved| {
+            let navigation = use_context::<crate::app::Navigation>();
+            let label = resolved.backend.short_label();
+            view! {
+                <button
+                    class="link muted chat-backend"
+                    id="chat-backend"
+                    title=format!("{} — change it in Settings", resolved.reason)
+                    aria-label=format!("The chat talks to {label}: {}. Open Settings to change it.", resolved.reason)
+                    on:click=move |_| {
+                        if let Some(navigation) = navigation {
+                            navigation.show_settings();
+                        }
+                    }
+                >
+                    {format!("via {label}")}
+                </button>
+            }
         })}
         <select
             id="chat-model"

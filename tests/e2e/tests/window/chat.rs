@@ -199,9 +199,9 @@ fn agent_backend_trial(
                 .wait_for_text(".chat-write.refused", |text| !text.is_empty())
                 .await?;
             ensure!(refused.contains("src/search.rs"), "{refused:?}");
-            // Away in Settings: the backend chosen there; back in Chat, the
-            // answer and the backend are still shown.
-            session.find("#nav-settings").await?.click().await?;
+            // The backend label leads to Settings, where it is chosen; back
+            // in Chat, the answer and the backend are still shown.
+            session.find("#chat-backend").await?.click().await?;
             // The view shows the stored choice once it has read the file.
             crate::harness::until(
                 "the backend choice checked",
