@@ -66,25 +66,36 @@ pub fn ModelPicker() -> impl IntoView {
         });
     };
     view! {
-        {move || backend.get().map(|resolved| {
+        {move || {
+            // Which backend answers and why — or, when none can, that the
+            // chat has no model and why, before a message is sent.
+            let (text, class, why) = match (backend.get(), problem.get()) {
+                (Some(resolved), _) => (
+                    format!("via {}", resolved.backend.short_label()),
+                    "link muted chat-backend",
+                    resolved.reason,
+                ),
+                (None, Some(problem)) => ("no model answers".to_owned(), "link chat-backend missing", problem),
+                (None, None) => return None,
+            };
             let navigation = use_context::<crate::app::Navigation>();
-            let label = resolved.backend.short_label();
-            view! {
+            let spoken = format!("The chat: {text}. {why}. Open Settings to change it.");
+            Some(view! {
                 <button
-                    class="link muted chat-backend"
+                    class=class
                     id="chat-backend"
-                    title=format!("{} — change it in Settings", resolved.reason)
-                    aria-label=format!("The chat talks to {label}: {}. Open Settings to change it.", resolved.reason)
+                    title=format!("{why} — change it in Settings")
+                    aria-label=spoken
                     on:click=move |_| {
                         if let Some(navigation) = navigation {
                             navigation.show_settings();
                         }
                     }
                 >
-                    {format!("via {label}")}
+                    {text}
                 </button>
-            }
-        })}
+            })
+        }}
         <select
             id="chat-model"
             aria-label="Model"

@@ -44,6 +44,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "chat::with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused",
             with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused,
         ),
+        trial(
+            environment,
+            "chat::with_no_model_anywhere_the_chat_says_so_before_a_message",
+            with_no_model_anywhere_the_chat_says_so_before_a_message,
+        ),
     ]
 }
 
@@ -127,6 +132,47 @@ fn with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused(
             .to_string(),
     )?;
     agent_backend_trial(environment, &root, config.path(), "Codex", "")
+}
+
+/// No server configured, no Claude Code or Codex, none local: the Chat
+/// view says "no model answers" at once, why and what to do in its title,
+/// and the label leads to Settings.
+fn with_no_model_anywhere_the_chat_says_so_before_a_message(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    std::fs::write(
+        config.path().join("settings.json"),
+        serde_json::json!({"claudeCodePath": "/nonexistent/claude", "codexPath": "/nonexistent/codex"})
+            .to_string(),
+    )?;
+    let config_dir = config.path().display().to_string();
+    environment.with_app_args(
+        workspace.path(),
+        &["--config-dir", &config_dir],
+        async |session: &Session| {
+            session.find("#nav-chat").await?.click().await?;
+            let said = session
+                .wait_for_text("#chat-backend", |text| !text.is_empty())
+                .await?;
+            ensure!(said == "no model answers", "{said:?}");
+            let why = session
+                .find("#chat-backend")
+                .await?
+                .attr("title")
+                .await?
+                .unwrap_or_default();
+            ensure!(
+                why.contains("no signed-in Claude Code or Codex was found")
+                    && why.contains("Settings"),
+                "{why:?}"
+            );
+            session.find("#chat-backend").await?.click().await?;
+            session.find("#settings-model-url").await?;
+            Ok(())
+        },
+    )
 }
 
 /// Makes `wrapper` a script that runs `binary` in `environment`.
