@@ -97,6 +97,9 @@ pub enum ProposalOutcome {
     },
     /// The developer dropped it.
     Discarded,
+    /// No longer held: the sidecar that held it ended before it was
+    /// settled (found when the developer tried to, in a reopened chat).
+    Expired,
 }
 
 /// A write the model asked for, as the sidecar's tools, its protocol and

@@ -319,21 +319,22 @@ pub fn save_turn(
 }
 
 /// Records that the held write `proposal` shown in the active chat was
-/// settled as `outcome`, under the folder's lock; whether it was found
-/// there (a write of an older chat, or one settled before, is left).
+/// settled as `outcome`, under the folder's lock; the path it was for,
+/// when it was found there (a write of an older chat, or one settled
+/// before, is left).
 pub fn settle_write(
     workspace: &Workspace,
     proposal: &str,
     outcome: &ProposalOutcome,
-) -> Result<bool, StoreError> {
+) -> Result<Option<String>, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
     let current = active_path(workspace);
     let Some(mut session) = read_session(&current)? else {
-        return Ok(false);
+        return Ok(None);
     };
     let found = session.settle(proposal, outcome);
-    if found {
+    if found.is_some() {
         write_session(&current, &session)?;
     }
     Ok(found)
@@ -435,12 +436,18 @@ mod tests {
         session.messages[0].writes = vec![held("p1-1"), held("p1-2")];
         save_active(&workspace, &session).unwrap();
         let applied = ProposalOutcome::Applied { bytes: 3 };
-        assert!(settle_write(&workspace, "p1-2", &applied).unwrap());
-        assert!(
-            !settle_write(&workspace, "p1-2", &ProposalOutcome::Discarded).unwrap(),
+        assert_eq!(
+            settle_write(&workspace, "p1-2", &applied)
+                .unwrap()
+                .as_deref(),
+            Some(".prompts/plan/a.md")
+        );
+        assert_eq!(
+            settle_write(&workspace, "p1-2", &ProposalOutcome::Discarded).unwrap(),
+            None,
             "settled once"
         );
-        assert!(!settle_write(&workspace, "p9-9", &applied).unwrap());
+        assert_eq!(settle_write(&workspace, "p9-9", &applied).unwrap(), None);
         let stored = active(&workspace).unwrap().unwrap();
         let fates: Vec<_> = stored.messages[0]
             .writes

@@ -11,7 +11,7 @@ use switchboard_model::{
         ChatSendRequest, ChatSessionRequest, ChatStopRequest, RenderRequest, SettleWriteRequest,
         SidecarHealth, SummaryEditRequest,
     },
-    sidecar::{ChatRequest, RequestBody, ResponseBody},
+    sidecar::{ChatRequest, ProposalOutcome, RequestBody, ResponseBody},
 };
 use switchboard_store::{chats, clock};
 use tauri::State;
@@ -134,6 +134,7 @@ pub async fn chat_settle_write(
     state: State<'_, AppState>,
     request: SettleWriteRequest,
 ) -> Result<ResponseBody, ErrorPayload> {
+    let proposal = request.proposal.clone();
     let body = if request.apply {
         RequestBody::ApplyWrite {
             proposal: request.proposal,
@@ -144,6 +145,29 @@ pub async fn chat_settle_write(
         }
     };
     match state.sidecar.ask(body, SETTLE_LIMIT).await {
+        // A proposal of a reopened chat whose sidecar has ended since: the
+        // chat records it as no longer held, and shows it so.
+        Ok(ResponseBody::Error {
+            code: ErrorCode::NotFound,
+            message,
+        }) => {
+            let outcome = ProposalOutcome::Expired;
+            let settled = {
+                let (proposal, outcome) = (proposal.clone(), outcome.clone());
+                on_workspace(&state, move |workspace| {
+                    chats::settle_write(workspace, &proposal, &outcome)
+                })
+                .await?
+            };
+            match settled {
+                Some(path) => Ok(ResponseBody::ProposalSettled {
+                    proposal,
+                    path,
+                    outcome,
+                }),
+                None => Err(ErrorPayload::new(ErrorCode::NotFound, message)),
+            }
+        }
         Ok(ResponseBody::Error { code, message }) => Err(ErrorPayload::new(code, message)),
         Ok(body) => Ok(body),
         Err(message) => Err(unavailable(message)),

@@ -86,8 +86,8 @@ pub struct ChatWrite {
 
 impl ChatSession {
     /// Records `outcome` for the held write `proposal` shown in this chat;
-    /// whether it was found (and not settled before).
-    pub fn settle(&mut self, proposal: &str, outcome: &ProposalOutcome) -> bool {
+    /// the path it was for, when it was found (and not settled before).
+    pub fn settle(&mut self, proposal: &str, outcome: &ProposalOutcome) -> Option<String> {
         let held = self
             .messages
             .iter_mut()
@@ -96,13 +96,9 @@ impl ChatSession {
                 write.settled.is_none()
                     && matches!(&write.event, WriteEvent::Proposed { proposal: id, .. } if id == proposal)
             });
-        match held {
-            Some(write) => {
-                write.settled = Some(outcome.clone());
-                true
-            }
-            None => false,
-        }
+        let write = held?;
+        write.settled = Some(outcome.clone());
+        Some(write.event.path().to_owned())
     }
 }
 

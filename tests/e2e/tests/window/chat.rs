@@ -49,6 +49,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "chat::with_no_model_anywhere_the_chat_says_so_before_a_message",
             with_no_model_anywhere_the_chat_says_so_before_a_message,
         ),
+        trial(
+            environment,
+            "chat::a_proposal_from_before_a_restart_says_it_is_no_longer_held",
+            a_proposal_from_before_a_restart_says_it_is_no_longer_held,
+        ),
     ]
 }
 
@@ -173,6 +178,81 @@ fn with_no_model_anywhere_the_chat_says_so_before_a_message(
             Ok(())
         },
     )
+}
+
+/// A dry-run proposal left waiting when the window (and its sidecar)
+/// closed: reopened, the chat still shows it waiting; Apply then says it is
+/// no longer held, writes nothing, and the chat file keeps that.
+fn a_proposal_from_before_a_restart_says_it_is_no_longer_held(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let config = tempfile::tempdir()?;
+    std::fs::write(config.path().join("settings.json"), r#"{"dryRun": true}"#)?;
+    let server = ScriptedServer::with_models(
+        vec![
+            Reply::sse(&[
+                &write_call(0, "call_1", ".prompts/plan/db.md", "# Database"),
+                "[DONE]",
+            ]),
+            Reply::sse(&[&text("Proposed the plan."), "[DONE]"]),
+        ],
+        &["test-model"],
+    );
+    let url = server.url();
+    let config_dir = config.path().display().to_string();
+    let root = workspace.path();
+    let args = [
+        "--model-url",
+        url.as_str(),
+        "--config-dir",
+        config_dir.as_str(),
+    ];
+    environment.with_app_args(root, &args, async |session: &Session| {
+        session.find("#nav-chat").await?.click().await?;
+        send_chat(session, "Plan the database").await?;
+        session
+            .wait_for_text("#chat-transcript", |text| {
+                text.contains("Proposed the plan.")
+            })
+            .await?;
+        session
+            .wait_for_text(".chat-write.proposed", |text| {
+                text.contains("waits for your approval")
+            })
+            .await?;
+        Ok(())
+    })?;
+    environment.with_app_args(root, &args, async |session: &Session| {
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+        session.find("#nav-chat").await?.click().await?;
+        session
+            .wait_for_text(".chat-write.proposed", |text| {
+                text.contains(".prompts/plan/db.md") && text.contains("waits for your approval")
+            })
+            .await?;
+        session.find(".proposal-apply").await?.click().await?;
+        session
+            .wait_for_text(".chat-write.proposed", |text| {
+                text.contains("no longer held")
+            })
+            .await?;
+        ensure!(
+            session.texts(".proposal-apply").await?.is_empty(),
+            "nothing left to apply"
+        );
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
+        Ok(())
+    })?;
+    ensure!(
+        !root.join(".prompts/plan/db.md").exists(),
+        "nothing was written"
+    );
+    let kept = active_chat(root)?;
+    let outcome = &kept["messages"][1]["writes"][0]["settled"]["outcome"];
+    ensure!(outcome == "expired", "{kept}");
+    Ok(())
 }
 
 /// Makes `wrapper` a script that runs `binary` in `environment`.

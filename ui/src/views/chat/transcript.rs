@@ -137,6 +137,9 @@ fn proposal_view(
         Some(ProposalOutcome::Applied { bytes }) => format!("applied ({bytes} bytes)"),
         Some(ProposalOutcome::Refused { reason }) => format!("refused: {reason}"),
         Some(ProposalOutcome::Discarded) => "discarded".to_owned(),
+        Some(ProposalOutcome::Expired) => {
+            "no longer held: the model link restarted since; ask for it again".to_owned()
+        }
     };
     let (apply_id, discard_id) = (proposal.clone(), proposal.clone());
     view! {
