@@ -148,23 +148,57 @@ const FALL_BACK_KEPT: Duration = Duration::from_secs(30);
 
 /// Whether a resolution made `age` ago for `settings` is still good: one the
 /// settings decided, or an agent found, is kept while they stay the same;
-/// the fall-back to the local server only for [`FALL_BACK_KEPT`], so a
+/// the fall-back to the local server only for `fall_back_kept`, so a
 /// developer who signs in to an agent after the window opened is not told
 /// there is no model until a restart.
-fn still_good(resolved: &ResolvedBackend, settings: &Settings, age: Duration) -> bool {
+fn still_good(
+    resolved: &ResolvedBackend,
+    settings: &Settings,
+    age: Duration,
+    fall_back_kept: Duration,
+) -> bool {
     let fell_back = settings.model_backend.is_none()
         && settings.model_url.is_none()
         && resolved.backend == ModelBackend::OpenaiCompatible;
-    !fell_back || age < FALL_BACK_KEPT
+    !fell_back || age < fall_back_kept
+}
+
+/// A resolution kept: for which settings, what, since when, and whether
+/// it is being asked again.
+#[derive(Debug)]
+struct Kept {
+    key: Key,
+    resolved: ResolvedBackend,
+    at: std::time::Instant,
+    refreshing: bool,
 }
 
 /// Resolutions kept, so asking the agents whether they are signed in costs
-/// one turn, not every turn; a change of the settings involved asks again
-/// (and so does a fall-back older than [`FALL_BACK_KEPT`]).
-#[derive(Debug, Default)]
-pub struct Resolutions(std::sync::Mutex<Option<(Key, ResolvedBackend, std::time::Instant)>>);
+/// one turn, not every turn; a change of the settings involved asks again.
+/// A fall-back older than its keeping time is asked again in the
+/// background — the turn in hand goes on with it, the next gets the answer
+/// — so a developer using a local server pays no agent check on a turn.
+#[derive(Debug, Clone)]
+pub struct Resolutions {
+    kept: std::sync::Arc<std::sync::Mutex<Option<Kept>>>,
+    fall_back_kept: Duration,
+}
+
+impl Default for Resolutions {
+    fn default() -> Self {
+        Self::keeping_fall_backs(FALL_BACK_KEPT)
+    }
+}
 
 impl Resolutions {
+    /// Resolutions whose fall-back is asked again after `fall_back_kept`.
+    pub fn keeping_fall_backs(fall_back_kept: Duration) -> Self {
+        Self {
+            kept: std::sync::Arc::default(),
+            fall_back_kept,
+        }
+    }
+
     /// [`resolve`], remembered for the same settings.
     pub async fn get(&self, settings: &Settings) -> ResolvedBackend {
         let key = (
@@ -173,21 +207,38 @@ impl Resolutions {
             settings.claude_code_path.clone(),
             settings.codex_path.clone(),
         );
-        let known = self.0.lock().ok().and_then(|kept| {
-            kept.as_ref()
-                .filter(|(kept, resolved, at)| {
-                    *kept == key && still_good(resolved, settings, at.elapsed())
-                })
-                .map(|(_, resolved, _)| resolved.clone())
+        let known = self.kept.lock().ok().and_then(|mut kept| {
+            let kept = kept.as_mut().filter(|kept| kept.key == key)?;
+            let stale = !still_good(
+                &kept.resolved,
+                settings,
+                kept.at.elapsed(),
+                self.fall_back_kept,
+            );
+            if stale && !kept.refreshing {
+                kept.refreshing = true;
+                let (again, settings, key) = (self.clone(), settings.clone(), key.clone());
+                tokio::spawn(async move { again.store(key, resolve(&settings).await) });
+            }
+            Some(kept.resolved.clone())
         });
         if let Some(resolved) = known {
             return resolved;
         }
         let resolved = resolve(settings).await;
-        if let Ok(mut kept) = self.0.lock() {
-            *kept = Some((key, resolved.clone(), std::time::Instant::now()));
-        }
+        self.store(key, resolved.clone());
         resolved
+    }
+
+    fn store(&self, key: Key, resolved: ResolvedBackend) {
+        if let Ok(mut kept) = self.kept.lock() {
+            *kept = Some(Kept {
+                key,
+                resolved,
+                at: std::time::Instant::now(),
+                refreshing: false,
+            });
+        }
     }
 }
 
@@ -222,6 +273,8 @@ mod tests {
             reason: String::new(),
         };
         let later = FALL_BACK_KEPT + Duration::from_secs(1);
+        let still_good =
+            |resolved: &_, settings: &_, age| still_good(resolved, settings, age, FALL_BACK_KEPT);
         let nothing_set = Settings::default();
         let fell_back = chosen(ModelBackend::OpenaiCompatible);
         assert!(still_good(&fell_back, &nothing_set, Duration::ZERO));
@@ -239,5 +292,43 @@ mod tests {
             ..Settings::default()
         };
         assert!(still_good(&fell_back, &named, later));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_stale_fall_back_is_asked_again_in_the_background_and_the_next_turn_gets_the_agent() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("claude");
+        let settings = Settings {
+            claude_code_path: Some(claude.display().to_string()),
+            codex_path: Some("/nonexistent/codex".into()),
+            ..Settings::default()
+        };
+        let resolutions = Resolutions::keeping_fall_backs(Duration::ZERO);
+        // Nothing signed in yet: the local server.
+        assert_eq!(
+            resolutions.get(&settings).await.backend,
+            ModelBackend::OpenaiCompatible
+        );
+        // Claude Code is signed in meanwhile.
+        std::fs::write(&claude, "#!/bin/sh\necho '{\"loggedIn\": true}'\n").unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        // The turn in hand goes on with what was kept, without waiting.
+        assert_eq!(
+            resolutions.get(&settings).await.backend,
+            ModelBackend::OpenaiCompatible
+        );
+        // A later one gets Claude Code, once the check in the background
+        // has answered.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if resolutions.get(&settings).await.backend == ModelBackend::ClaudeCode {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "never asked again");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }
