@@ -45,6 +45,8 @@ pub struct Shared {
     pub indexes: Mutex<HashMap<PathBuf, LazyIndex>>,
     /// The backend found for the settings last seen.
     pub backends: agent::detect::Resolutions,
+    /// Codex's model catalog, once asked.
+    pub codex_models: agent::detect::CodexCatalog,
 }
 
 /// What long-term memory offers one prompt.

@@ -124,10 +124,10 @@ where
                             .iter()
                             .map(|model| (*model).to_owned())
                             .collect()),
-                        ModelBackend::Codex => Ok(crate::agent::detect::codex_models(
-                            &crate::agent::detect::codex_program(&settings),
-                        )
-                        .await),
+                        ModelBackend::Codex => Ok(shared
+                            .codex_models
+                            .get(&crate::agent::detect::codex_program(&settings))
+                            .await),
                         ModelBackend::OpenaiCompatible => {
                             list_models(&ModelConfig::from_settings(&settings)).await
                         }

@@ -44,6 +44,32 @@ pub async fn codex_signed_in(program: &str) -> bool {
     )
 }
 
+/// Codex's catalogs kept for the sidecar's life (they change only with
+/// Codex itself), so opening the Chat view does not start Codex each time.
+#[derive(Debug, Default)]
+pub struct CodexCatalog(std::sync::Mutex<Option<(String, Vec<String>)>>);
+
+impl CodexCatalog {
+    /// [`codex_models`] of `program`, remembered once it named some.
+    pub async fn get(&self, program: &str) -> Vec<String> {
+        let known = self.0.lock().ok().and_then(|kept| {
+            kept.as_ref()
+                .filter(|(kept, _)| kept == program)
+                .map(|(_, models)| models.clone())
+        });
+        if let Some(models) = known {
+            return models;
+        }
+        let models = codex_models(program).await;
+        if !models.is_empty()
+            && let Ok(mut kept) = self.0.lock()
+        {
+            *kept = Some((program.to_owned(), models.clone()));
+        }
+        models
+    }
+}
+
 /// The models Codex offers (its catalog's listed ones, `codex debug
 /// models`), best first; none when it cannot say.
 pub async fn codex_models(program: &str) -> Vec<String> {
