@@ -70,6 +70,54 @@ pub struct ModelList {
     #[serde(default)]
     pub backend: Option<crate::settings::ResolvedBackend>,
 }
+
+/// One choice of the model picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelOption {
+    /// The model stored when it is chosen (empty: none, the agent's own
+    /// default).
+    pub value: String,
+    /// What the picker shows.
+    pub label: String,
+    /// Whether it is the one in effect.
+    pub selected: bool,
+}
+
+impl ModelList {
+    /// The picker's choices with `current` (the model in effect) selected:
+    /// the backend's models, and before them `current` when it is not one
+    /// of them — or, on an agent backend (which runs its own default for
+    /// another backend's model), the agent's default in its place.
+    pub fn options(&self, current: &str) -> Vec<ModelOption> {
+        let option = |value: &str, label: String| ModelOption {
+            selected: value == current,
+            value: value.to_owned(),
+            label,
+        };
+        let mut options: Vec<ModelOption> = self
+            .models
+            .iter()
+            .map(|model| option(model, model.clone()))
+            .collect();
+        if !self.models.iter().any(|model| model == current) {
+            let agent = self
+                .backend
+                .as_ref()
+                .map(|resolved| resolved.backend)
+                .filter(|backend| *backend != crate::settings::ModelBackend::OpenaiCompatible);
+            let first = match agent {
+                Some(agent) => ModelOption {
+                    value: String::new(),
+                    label: format!("{}'s default", agent.short_label()),
+                    selected: true,
+                },
+                None => option(current, current.to_owned()),
+            };
+            options.insert(0, first);
+        }
+        options
+    }
+}
 /// Command: the settings view's data. Request: none; answers a
 /// [`SettingsView`](crate::settings::SettingsView).
 pub const CMD_GET_SETTINGS: &str = "get_settings";
@@ -618,6 +666,50 @@ mod command_list {
         assert_eq!(
             declared_sorted, listed,
             "COMMANDS lists every CMD_ constant once"
+        );
+    }
+}
+
+#[cfg(test)]
+mod model_options {
+    use super::*;
+    use crate::settings::{ModelBackend, ResolvedBackend};
+
+    fn list(backend: ModelBackend) -> ModelList {
+        ModelList {
+            models: vec!["sonnet".into(), "opus".into()],
+            backend: Some(ResolvedBackend {
+                backend,
+                reason: String::new(),
+            }),
+        }
+    }
+
+    fn shown(options: Vec<ModelOption>) -> Vec<(String, String, bool)> {
+        options
+            .into_iter()
+            .map(|option| (option.value, option.label, option.selected))
+            .collect()
+    }
+
+    #[test]
+    fn the_picker_offers_the_backends_models_and_an_agents_own_default() {
+        assert_eq!(
+            shown(list(ModelBackend::ClaudeCode).options("opus")),
+            [
+                ("sonnet".into(), "sonnet".into(), false),
+                ("opus".into(), "opus".into(), true)
+            ]
+        );
+        assert_eq!(
+            shown(list(ModelBackend::ClaudeCode).options("llama3.2"))[0],
+            (String::new(), "Claude Code's default".into(), true),
+            "another backend's model is not offered to an agent"
+        );
+        assert_eq!(
+            shown(list(ModelBackend::OpenaiCompatible).options("llama3.2"))[0],
+            ("llama3.2".into(), "llama3.2".into(), true),
+            "a server's model not listed stays chosen"
         );
     }
 }

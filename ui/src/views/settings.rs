@@ -4,11 +4,11 @@
 //! over them and are shown as such.
 
 use leptos::prelude::*;
+use switchboard_model::ipc::ModelList;
 use switchboard_model::program::Limits;
 use switchboard_model::settings::{
     DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_MODEL, DEFAULT_MODEL_URL, ModelBackend, ResolvedBackend, Settings, SettingsView,
-    split_globs,
+    DEFAULT_MODEL, DEFAULT_MODEL_URL, ModelBackend, Settings, SettingsView, split_globs,
 };
 
 use crate::{ipc, tasks};
@@ -26,20 +26,21 @@ fn overridden_by(view: &SettingsView, setting: &str) -> Option<String> {
 #[component]
 pub fn ModelPicker() -> impl IntoView {
     let stored = RwSignal::new(None::<SettingsView>);
-    let models = RwSignal::new(Vec::<String>::new());
-    let backend = RwSignal::new(None::<ResolvedBackend>);
+    let listed = RwSignal::new(ModelList::default());
     let problem = RwSignal::new(None::<String>);
+    // Why the backend could not list its models: the chat has no model.
+    let no_model = RwSignal::new(None::<String>);
     tasks::fetch(async move {
         match ipc::get_settings().await {
             Ok(view) => stored.set(Some(view)),
             Err(failure) => problem.set(Some(failure.message)),
         }
         match ipc::list_models().await {
-            Ok(list) => {
-                models.set(list.models);
-                backend.set(list.backend);
+            Ok(list) => listed.set(list),
+            Err(failure) => {
+                problem.set(Some(failure.message.clone()));
+                no_model.set(Some(failure.message));
             }
-            Err(failure) => problem.set(Some(failure.message)),
         }
     });
     let current = move || {
@@ -69,7 +70,7 @@ pub fn ModelPicker() -> impl IntoView {
         {move || {
             // Which backend answers and why — or, when none can, that the
             // chat has no model and why, before a message is sent.
-            let (text, class, why) = match (backend.get(), problem.get()) {
+            let (text, class, why) = match (listed.with(|list| list.backend.clone()), no_model.get()) {
                 (Some(resolved), _) => (
                     format!("via {}", resolved.backend.short_label()),
                     "link muted chat-backend",
@@ -109,31 +110,11 @@ pub fn ModelPicker() -> impl IntoView {
         >
             {move || {
                 let current = current();
-                let names = models.get();
-                // An agent runs its own default when the stored model is
-                // not one of its own (another backend's).
-                let agent = backend.with(|resolved| {
-                    resolved
-                        .as_ref()
-                        .map(|resolved| resolved.backend)
-                        .filter(|backend| *backend != ModelBackend::OpenaiCompatible)
-                });
-                let mut options: Vec<(String, String)> =
-                    names.iter().map(|name| (name.clone(), name.clone())).collect();
-                let selected = if names.contains(&current) {
-                    current
-                } else if let Some(agent) = agent {
-                    options.insert(0, (String::new(), format!("{}'s default", agent.short_label())));
-                    String::new()
-                } else {
-                    options.insert(0, (current.clone(), current.clone()));
-                    current
-                };
-                options
+                listed
+                    .with(|list| list.options(&current))
                     .into_iter()
-                    .map(|(value, label)| {
-                        let chosen = value == selected;
-                        view! { <option value=value selected=chosen>{label}</option> }
+                    .map(|option| {
+                        view! { <option value=option.value selected=option.selected>{option.label}</option> }
                     })
                     .collect_view()
             }}
