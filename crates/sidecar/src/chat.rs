@@ -355,13 +355,11 @@ pub async fn run_turn(
     })
     .await?;
     let mut filter = SummaryFilter::default();
-    // The turn's writes, kept with its answer.
-    let writes = std::sync::Mutex::new(Vec::new());
-    let mut emit = |body: ResponseBody| {
-        if let ResponseBody::Write(event) = &body
-            && let Ok(mut kept) = writes.lock()
-        {
-            kept.push(event.clone());
+    // What the model does is reported, its writes also kept for its answer.
+    let mut writes = Vec::new();
+    let mut report = |body: ResponseBody| {
+        if let ResponseBody::Write(event) = &body {
+            writes.push(event.clone());
         }
         emit(body);
     };
@@ -408,10 +406,10 @@ pub async fn run_turn(
                 agent::Heard::Text(text) => {
                     let shown = filter.push(text);
                     if !shown.is_empty() {
-                        emit(ResponseBody::Delta { text: shown });
+                        report(ResponseBody::Delta { text: shown });
                     }
                 }
-                agent::Heard::Write(event) => emit(ResponseBody::Write(event)),
+                agent::Heard::Write(event) => report(ResponseBody::Write(event)),
             };
             let ran = if backend == ModelBackend::Codex {
                 agent::codex(turn, heard, stop.clone()).await?
@@ -428,7 +426,7 @@ pub async fn run_turn(
             &assembled,
             now,
             &mut filter,
-            &mut emit,
+            &mut report,
             &stop,
         )
         .await
@@ -444,10 +442,6 @@ pub async fn run_turn(
     let session_id = session.id.clone();
     let message_text = request.message.clone();
     let mode = request.mode;
-    let writes = writes
-        .lock()
-        .map(|mut kept| std::mem::take(&mut *kept))
-        .unwrap_or_default();
     let held = Arc::clone(shared);
     let mut save = tokio::task::spawn_blocking(move || {
         let mut summary_change = SummaryChange::default();
