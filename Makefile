@@ -11,6 +11,11 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 WORKSPACE ?= $(CURDIR)
 CARGO ?= cargo
+# A clean CI build is built once: incremental caches would only fill the
+# disk (they were over half of target/ there).
+ifneq ($(CI),)
+export CARGO_INCREMENTAL := 0
+endif
 # The UI is compiled to wasm32 by Trunk; every native cargo step leaves it out.
 NATIVE := --workspace --exclude switchboard-ui
 BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar -p switchboard-session
