@@ -10,10 +10,13 @@ use std::{
 };
 
 use switchboard_model::{
-    ipc::{EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, SidecarHealth},
-    sidecar::{RequestBody, ResponseBody},
+    ErrorCode,
+    chat::{ChatSession, transcript::LastTurn},
+    ipc::{ActiveChat, ChatEvent, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, SidecarHealth},
+    sidecar::{RequestBody, ResponseBody, SidecarResponse},
 };
 use switchboard_sidecar::client::{self, Launch, LinkError, Requests};
+use switchboard_store::clock;
 use tauri::{AppHandle, Emitter};
 
 use crate::state::Config;
@@ -36,6 +39,19 @@ pub struct Sidecar {
     waiting: Mutex<HashMap<u64, oneshot::Sender<ResponseBody>>>,
     /// Dropped to let the sidecar start ([`Sidecar::release`]).
     hold: Mutex<Option<std::sync::mpsc::Sender<()>>>,
+    /// The events forwarded so far and the window's last chat turn.
+    chat: Mutex<ChatLog>,
+}
+
+/// What the Chat view opens on besides the chat file: held under one lock
+/// with each event's forwarding, so a view reads a state and then folds in
+/// exactly the events after it.
+#[derive(Default)]
+struct ChatLog {
+    /// The number of the last event forwarded.
+    seq: u64,
+    /// The last turn the window started, folded from its events.
+    last: Option<LastTurn>,
 }
 
 impl Sidecar {
@@ -56,6 +72,7 @@ impl Sidecar {
             }),
             waiting: Mutex::new(HashMap::new()),
             hold: Mutex::new(Some(hold)),
+            chat: Mutex::new(ChatLog::default()),
         });
         let supervised = Arc::clone(&sidecar);
         std::thread::Builder::new()
@@ -80,6 +97,89 @@ impl Sidecar {
         self.requests()?
             .send(body)
             .map_err(|error| error.to_string())
+    }
+
+    /// Sends the chat turn `body` for the developer's `message`; returns its
+    /// id. The window keeps the turn ([`Sidecar::active_chat`]) until the
+    /// next one, or a change of chat.
+    pub fn send_turn(&self, message: &str, body: RequestBody) -> Result<u64, String> {
+        let requests = self.requests()?;
+        let chat = requests.next_id();
+        // Kept before it is sent: no answer is forwarded before the turn is.
+        self.log()?.last = Some(LastTurn::new(chat, message, clock::now()));
+        requests.write(chat, body).map_err(|error| {
+            if let Ok(mut log) = self.log() {
+                log.last = None;
+            }
+            error.to_string()
+        })?;
+        Ok(chat)
+    }
+
+    /// The Chat view's state beside `session` (read just before): the last
+    /// turn, and the number of the last event it includes.
+    pub fn active_chat(&self, session: Option<ChatSession>) -> Result<ActiveChat, String> {
+        let log = self.log()?;
+        Ok(ActiveChat {
+            session,
+            last_turn: log.last.clone(),
+            seq: log.seq,
+        })
+    }
+
+    /// Forgets the last turn if it has ended: the active chat changed.
+    pub fn forget_ended_turn(&self) {
+        if let Ok(mut log) = self.log()
+            && log.last.as_ref().is_some_and(LastTurn::ended)
+        {
+            log.last = None;
+        }
+    }
+
+    fn log(&self) -> Result<std::sync::MutexGuard<'_, ChatLog>, String> {
+        self.chat
+            .lock()
+            .map_err(|_| "the chat log lock is poisoned".to_owned())
+    }
+
+    /// Numbers `response`, folds it into the last turn and sends it to the
+    /// UI, in that order under the log's lock.
+    fn forward(&self, app: &AppHandle, response: SidecarResponse) {
+        let Ok(mut log) = self.log() else {
+            return;
+        };
+        log.seq += 1;
+        if let Some(last) = &mut log.last {
+            last.apply(response.id, response.body.clone());
+        }
+        let _ = app.emit(
+            EVENT_SIDECAR,
+            ChatEvent {
+                seq: log.seq,
+                response,
+            },
+        );
+    }
+
+    /// Ends the turn under way, if any, as failed: the sidecar stopped.
+    fn fail_turn_under_way(&self, app: &AppHandle) {
+        let chat = self.log().ok().and_then(|log| {
+            log.last
+                .as_ref()
+                .and_then(|last| last.transcript.streaming.as_ref().map(|(chat, _)| *chat))
+        });
+        if let Some(chat) = chat {
+            self.forward(
+                app,
+                SidecarResponse {
+                    id: chat,
+                    body: ResponseBody::Error {
+                        code: ErrorCode::Unavailable,
+                        message: "the sidecar stopped during this turn; send the message again once the model link is ready".to_owned(),
+                    },
+                },
+            );
+        }
     }
 
     /// The sending half of the running sidecar.
@@ -200,7 +300,7 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
                     if let Some(waiter) = waiter {
                         let _ = waiter.send(response.body.clone());
                     }
-                    let _ = app.emit(EVENT_SIDECAR, response);
+                    sidecar.forward(app, response);
                 }
                 Err(LinkError::Unreadable(error)) => {
                     tracing::warn!(%error, "unreadable sidecar line")
@@ -216,6 +316,7 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
             // Dropping the senders tells each waiting command.
             waiting.clear();
         }
+        sidecar.fail_turn_under_way(app);
         let restarts = sidecar.health().restarts;
         let give_up = restarts >= MAX_RESTARTS;
         sidecar.set_health(app, |h| {

@@ -18,11 +18,10 @@ use leptos::prelude::{Owner, on_cleanup};
 use serde::de::DeserializeOwned;
 use switchboard_model::{
     ipc::{
-        EVENT_SESSIONS, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED, SidecarHealth,
-        StoreChange,
+        ChatEvent, EVENT_SESSIONS, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED,
+        SidecarHealth, StoreChange,
     },
     program::ProgramSession,
-    sidecar::SidecarResponse,
 };
 
 use crate::ipc;
@@ -60,7 +59,7 @@ impl<T> Subscribers<T> {
 
 thread_local! {
     static STORE: RefCell<Subscribers<StoreChange>> = const { RefCell::new(Subscribers::new("store")) };
-    static SIDECAR: RefCell<Subscribers<SidecarResponse>> = const { RefCell::new(Subscribers::new("sidecar")) };
+    static SIDECAR: RefCell<Subscribers<ChatEvent>> = const { RefCell::new(Subscribers::new("sidecar")) };
     static HEALTH: RefCell<Subscribers<SidecarHealth>> = const { RefCell::new(Subscribers::new("health")) };
     static SESSIONS: RefCell<Subscribers<Vec<ProgramSession>>> = const { RefCell::new(Subscribers::new("sessions")) };
     /// Waiting for the store's changes to be followed.
@@ -129,7 +128,7 @@ pub fn on_store_change(handler: impl Fn(StoreChange) + 'static) {
 }
 
 /// Calls `handler` with every chat event while the current view lives.
-pub fn on_sidecar(handler: impl Fn(SidecarResponse) + 'static) {
+pub fn on_sidecar(handler: impl Fn(ChatEvent) + 'static) {
     subscribe(&SIDECAR, handler);
 }
 

@@ -9,17 +9,17 @@ use switchboard_model::{
     blocking::Reply,
     chat::{ChatHistory, ChatSession, ConversationSummary},
     ipc::{
-        BulletAddRequest, BulletEditRequest, BulletRef, CMD_ADD_ANNOTATION, CMD_BULLET_ADD,
-        CMD_BULLET_EDIT, CMD_BULLET_VOTE, CMD_CHAT_HISTORY, CMD_CHAT_NEW, CMD_CHAT_RESUME,
-        CMD_CHAT_SEND, CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY, CMD_CHAT_SETTLE_WRITE,
-        CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS, CMD_GET_THEME,
-        CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH, CMD_LEARN, CMD_LIST_AGENTS, CMD_LIST_DELIVERIES,
-        CMD_LIST_MODELS, CMD_MARK_OPENED, CMD_QUARANTINE, CMD_RENDER_MARKDOWN, CMD_REPLY,
-        CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH, CMD_UI_PHASE, CMD_UI_READY, CMD_WORKSPACE_INFO,
-        ChatSendRequest, ChatSessionRequest, ChatStopRequest, DeliveryDetail, DeliveryList,
-        DeliveryRequest, KnowledgeOverview, NewLearning, QuarantineRequest, RenderRequest,
-        ReplyRequest, SaveSettingsRequest, SettleWriteRequest, SidecarHealth, StartPhase,
-        SummaryEditRequest, UiPhaseRequest, VoteRequest, WorkspaceInfo,
+        ActiveChat, BulletAddRequest, BulletEditRequest, BulletRef, CMD_ADD_ANNOTATION,
+        CMD_BULLET_ADD, CMD_BULLET_EDIT, CMD_BULLET_VOTE, CMD_CHAT_HISTORY, CMD_CHAT_NEW,
+        CMD_CHAT_RESUME, CMD_CHAT_SEND, CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY,
+        CMD_CHAT_SETTLE_WRITE, CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS,
+        CMD_GET_THEME, CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH, CMD_LEARN, CMD_LIST_AGENTS,
+        CMD_LIST_DELIVERIES, CMD_LIST_MODELS, CMD_MARK_OPENED, CMD_QUARANTINE, CMD_RENDER_MARKDOWN,
+        CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH, CMD_UI_PHASE, CMD_UI_READY,
+        CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest, ChatStopRequest, DeliveryDetail,
+        DeliveryList, DeliveryRequest, KnowledgeOverview, NewLearning, QuarantineRequest,
+        RenderRequest, ReplyRequest, SaveSettingsRequest, SettleWriteRequest, SidecarHealth,
+        StartPhase, SummaryEditRequest, UiPhaseRequest, VoteRequest, WorkspaceInfo,
     },
     knowledge::{
         Quarantined,
@@ -307,8 +307,8 @@ pub async fn chat_stop(chat: u64) -> Result<(), ErrorPayload> {
         .map(|_| ())
 }
 
-/// The active chat, if any.
-pub async fn chat_history() -> Result<Option<ChatSession>, ErrorPayload> {
+/// The active chat, if any, and the window's last turn.
+pub async fn chat_history() -> Result<ActiveChat, ErrorPayload> {
     call(CMD_CHAT_HISTORY).await
 }
 

@@ -39,7 +39,8 @@ pub const CMD_GET_THEME: &str = "get_theme";
 pub const CMD_CHAT_SEND: &str = "chat_send";
 /// Command: stop a chat turn. Request: [`ChatStopRequest`].
 pub const CMD_CHAT_STOP: &str = "chat_stop";
-/// Command: the active chat session, if any. Request: none.
+/// Command: the active chat session, if any, and the window's last turn.
+/// Request: none; answers an [`ActiveChat`].
 pub const CMD_CHAT_HISTORY: &str = "chat_history";
 /// Command: every chat outside the trash. Request: none; answers a
 /// [`ChatHistory`](crate::chat::ChatHistory).
@@ -145,7 +146,7 @@ pub const CMD_BULLET_ADD: &str = "bullet_add";
 pub const CMD_QUARANTINE: &str = "quarantine";
 /// Command: the sidecar's health. Request: none.
 pub const CMD_SIDECAR_HEALTH: &str = "sidecar_health";
-/// Event carrying a [`crate::sidecar::SidecarResponse`] (chat events; `id` is the chat).
+/// Event carrying a [`ChatEvent`] (chat events; the response's `id` is the chat).
 pub const EVENT_SIDECAR: &str = "sidecar";
 /// Event carrying a [`SidecarHealth`] whenever the sidecar starts or stops.
 pub const EVENT_SIDECAR_HEALTH: &str = "sidecar-health";
@@ -521,6 +522,29 @@ pub struct ChatSendRequest {
 pub struct ChatStopRequest {
     /// The chat id `chat_send` returned.
     pub chat: u64,
+}
+
+/// A sidecar response as the shell forwards it, numbered so a view that
+/// opened meanwhile folds each in once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatEvent {
+    /// Counts the events forwarded in this window, from 1.
+    pub seq: u64,
+    /// The response.
+    pub response: crate::sidecar::SidecarResponse,
+}
+
+/// What the Chat view opens on: the stored chat, and the turn the window
+/// started last as of event [`ChatEvent::seq`] `seq` (it may be under way,
+/// or not saved because it failed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActiveChat {
+    /// The active chat, if there is one.
+    pub session: Option<crate::chat::ChatSession>,
+    /// The window's last turn, if the chat has not changed since.
+    pub last_turn: Option<crate::chat::transcript::LastTurn>,
+    /// The last event forwarded when this was read.
+    pub seq: u64,
 }
 
 /// Whether the sidecar runs.

@@ -8,8 +8,8 @@ use switchboard_model::{
     ErrorCode, ErrorPayload,
     chat::{ChatHistory, ChatSession},
     ipc::{
-        ChatSendRequest, ChatSessionRequest, ChatStopRequest, RenderRequest, SettleWriteRequest,
-        SidecarHealth, SummaryEditRequest,
+        ActiveChat, ChatSendRequest, ChatSessionRequest, ChatStopRequest, RenderRequest,
+        SettleWriteRequest, SidecarHealth, SummaryEditRequest,
     },
     sidecar::{ChatRequest, ProposalOutcome, RequestBody, ResponseBody},
 };
@@ -30,6 +30,7 @@ pub fn chat_send(
     state: State<'_, AppState>,
     request: ChatSendRequest,
 ) -> Result<u64, ErrorPayload> {
+    let message = request.message.clone();
     let chat = ChatRequest {
         workspace: state.workspace.root().display().to_string(),
         mode: request.mode,
@@ -40,7 +41,7 @@ pub fn chat_send(
     };
     state
         .sidecar
-        .send(RequestBody::Chat(chat))
+        .send_turn(&message, RequestBody::Chat(chat))
         .map_err(unavailable)
 }
 
@@ -54,10 +55,16 @@ pub fn chat_stop(state: State<'_, AppState>, request: ChatStopRequest) -> Result
         .map_err(unavailable)
 }
 
-/// The active chat, for the transcript and the memory panel.
+/// The active chat, for the transcript and the memory panel, with the
+/// window's last turn (the file is read first: a turn saved meanwhile is
+/// then in both, and the view shows it once).
 #[tauri::command]
-pub async fn chat_history(state: State<'_, AppState>) -> Result<Option<ChatSession>, ErrorPayload> {
-    Ok(chats::active(&state.workspace)?)
+pub async fn chat_history(state: State<'_, AppState>) -> Result<ActiveChat, ErrorPayload> {
+    let session = chats::active(&state.workspace)?;
+    state
+        .sidecar
+        .active_chat(session)
+        .map_err(|message| ErrorPayload::new(ErrorCode::Internal, message))
 }
 
 /// Whether the sidecar runs.
@@ -88,6 +95,7 @@ pub async fn chat_new(state: State<'_, AppState>) -> Result<(), ErrorPayload> {
         chats::archive_active(workspace, clock::now(), salt())
     })
     .await?;
+    state.sidecar.forget_ended_turn();
     Ok(())
 }
 
@@ -101,6 +109,7 @@ pub async fn chat_resume(
         chats::resume(workspace, &request.id, clock::now(), salt())
     })
     .await
+    .inspect(|_| state.sidecar.forget_ended_turn())
 }
 
 /// Moves a chat to the trash.
@@ -113,6 +122,7 @@ pub async fn chat_trash(
         chats::trash(workspace, &request.id, clock::now(), salt())
     })
     .await?;
+    state.sidecar.forget_ended_turn();
     Ok(())
 }
 

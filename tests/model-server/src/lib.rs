@@ -16,7 +16,7 @@ use std::{
     collections::VecDeque,
     io::{BufRead, BufReader, Read, Write},
     net::{TcpListener, TcpStream},
-    sync::{Arc, Mutex},
+    sync::{Arc, Condvar, Mutex},
     thread,
     time::Duration,
 };
@@ -44,6 +44,12 @@ pub enum Reply {
         hang_after: bool,
     },
     Hang,
+    /// An SSE stream that sends `before`, waits for `gate`, then sends `after`.
+    Gated {
+        before: Vec<String>,
+        gate: Gate,
+        after: Vec<String>,
+    },
     /// A 200 event stream whose body is these bytes, unframed, repeated
     /// `times` times (for floods).
     Raw {
@@ -80,11 +86,40 @@ impl Reply {
     pub fn hang() -> Self {
         Self::Hang
     }
+    pub fn sse_gated(before: &[&str], gate: &Gate, after: &[&str]) -> Self {
+        let owned = |chunks: &[&str]| chunks.iter().map(|c| (*c).to_owned()).collect();
+        Self::Gated {
+            before: owned(before),
+            gate: gate.clone(),
+            after: owned(after),
+        }
+    }
     pub fn raw(bytes: &[u8], times: usize) -> Self {
         Self::Raw {
             bytes: bytes.to_vec(),
             times,
         }
+    }
+}
+
+/// A point a scripted reply waits at until the test opens it (or a minute
+/// passes, so a failed test leaves no thread behind for long).
+#[derive(Clone, Default)]
+pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    pub fn open(&self) {
+        let (open, changed) = &*self.0;
+        *open.lock().unwrap() = true;
+        changed.notify_all();
+    }
+
+    fn wait(&self) {
+        let (open, changed) = &*self.0;
+        let guard = open.lock().unwrap();
+        let _ = changed
+            .wait_timeout_while(guard, Duration::from_secs(60), |open| !*open)
+            .unwrap();
     }
 }
 
@@ -253,23 +288,41 @@ fn serve(stream: TcpStream, script: &Script) {
             gap,
             hang_after,
         } => {
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-            );
-            for chunk in chunks {
-                if stream
-                    .write_all(format!("data: {chunk}\n\n").as_bytes())
-                    .and_then(|()| stream.flush())
-                    .is_err()
-                {
-                    return;
-                }
-                thread::sleep(gap);
-            }
-            if hang_after {
+            if send_sse(&mut stream, &chunks, gap, true).is_ok() && hang_after {
                 thread::sleep(HANG);
             }
         }
+        Reply::Gated {
+            before,
+            gate,
+            after,
+        } => {
+            if send_sse(&mut stream, &before, Duration::ZERO, true).is_ok() {
+                gate.wait();
+                let _ = send_sse(&mut stream, &after, Duration::ZERO, false);
+            }
+        }
     }
+}
+
+/// Writes `chunks` as SSE events, `gap` apart, after the response head if
+/// `head`; an error once the client hung up.
+fn send_sse(
+    stream: &mut TcpStream,
+    chunks: &[String],
+    gap: Duration,
+    head: bool,
+) -> std::io::Result<()> {
+    if head {
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+        )?;
+    }
+    for chunk in chunks {
+        stream.write_all(format!("data: {chunk}\n\n").as_bytes())?;
+        stream.flush()?;
+        thread::sleep(gap);
+    }
+    Ok(())
 }

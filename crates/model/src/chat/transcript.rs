@@ -5,7 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ChatSession, Role, prompt::PromptPart, summary::SummaryChange};
-use crate::sidecar::{ProposalOutcome, ResponseBody, WriteEvent};
+use crate::{
+    Timestamp,
+    ipc::ChatEvent,
+    sidecar::{ProposalOutcome, ResponseBody, WriteEvent},
+};
 
 /// One line of the transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,7 +39,7 @@ pub enum Entry {
 }
 
 /// The transcript and the turn in flight.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Transcript {
     /// Everything shown, oldest first.
     pub entries: Vec<Entry>,
@@ -45,6 +49,8 @@ pub struct Transcript {
     pub last_prompt: Vec<PromptPart>,
     /// The last turn's summary change.
     pub last_change: SummaryChange,
+    /// The number of the last shell event folded in ([`Transcript::fold`]).
+    pub seq: u64,
 }
 
 impl Transcript {
@@ -73,6 +79,50 @@ impl Transcript {
             entries,
             ..Self::default()
         }
+    }
+
+    /// What a Chat view opened now shows: the stored `session`, then the
+    /// window's `last` turn where the file does not hold it yet (under way,
+    /// failed, or just ended), as of shell event `seq`.
+    pub fn open(session: Option<&ChatSession>, last: Option<&LastTurn>, seq: u64) -> Self {
+        let mut transcript = Self::from_session(session);
+        transcript.seq = seq;
+        let Some(last) = last else {
+            return transcript;
+        };
+        match session.and_then(|session| last.held_at(session)) {
+            // Saved: the file has its message, writes and answer; a stop
+            // is said after it while it is the chat's last turn.
+            Some(position) => {
+                let is_last = session.is_some_and(|session| position + 2 >= session.messages.len());
+                if is_last && last.transcript.entries.last() == Some(&Entry::Stopped) {
+                    transcript.entries.push(Entry::Stopped);
+                }
+            }
+            None => {
+                transcript
+                    .entries
+                    .extend(last.transcript.entries.iter().cloned());
+                transcript.streaming.clone_from(&last.transcript.streaming);
+            }
+        }
+        transcript
+            .last_prompt
+            .clone_from(&last.transcript.last_prompt);
+        transcript
+            .last_change
+            .clone_from(&last.transcript.last_change);
+        transcript
+    }
+
+    /// Folds a shell event in, once: an event at or before [`Self::seq`]
+    /// is already here (it was in the state this was opened from).
+    pub fn fold(&mut self, event: ChatEvent) {
+        if event.seq <= self.seq {
+            return;
+        }
+        self.seq = event.seq;
+        self.apply(event.response.id, event.response.body);
     }
 
     /// Starts turn `chat` for the developer's `message`.
@@ -177,6 +227,52 @@ impl Transcript {
             | ResponseBody::Models { .. }
             | ResponseBody::ProposalSettled { .. } => {}
         }
+    }
+}
+
+/// The turn the window started last, as its events left it (the shell
+/// keeps it): what a Chat view opened after the turn began shows, though
+/// the view was closed while it streamed, failed or ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LastTurn {
+    /// The developer's message.
+    pub message: String,
+    /// When it was sent: a chat file holding the message as written since
+    /// holds this turn.
+    pub sent: Timestamp,
+    /// The turn alone, from its message on.
+    pub transcript: Transcript,
+}
+
+impl LastTurn {
+    /// Turn `chat`, just sent with `message` at `sent`.
+    pub fn new(chat: u64, message: &str, sent: Timestamp) -> Self {
+        let mut transcript = Transcript::default();
+        transcript.begin(chat, message);
+        Self {
+            message: message.to_owned(),
+            sent,
+            transcript,
+        }
+    }
+
+    /// Folds the sidecar's answer `body` to request `id` in.
+    pub fn apply(&mut self, id: u64, body: ResponseBody) {
+        self.transcript.apply(id, body);
+    }
+
+    /// Whether the turn is over (answered, stopped or failed).
+    pub fn ended(&self) -> bool {
+        self.transcript.streaming.is_none()
+    }
+
+    /// Where `session` holds this turn's message, if the turn is saved there.
+    pub fn held_at(&self, session: &ChatSession) -> Option<usize> {
+        session.messages.iter().rposition(|message| {
+            message.role == Role::User
+                && message.content == self.message
+                && message.timestamp >= self.sent
+        })
     }
 }
 
@@ -378,6 +474,148 @@ mod tests {
         assert!(
             transcript.pending_proposals().is_empty(),
             "a settled one waits no more"
+        );
+    }
+
+    fn at(millis: i64) -> crate::Timestamp {
+        crate::Timestamp::from_unix_millis(millis).expect("a time")
+    }
+
+    fn chat_of(messages: &[(Role, &str, i64)]) -> ChatSession {
+        ChatSession {
+            id: "chat-1".into(),
+            project_name: String::new(),
+            mode: super::super::ChatMode::Planning,
+            messages: messages
+                .iter()
+                .enumerate()
+                .map(|(n, (role, content, millis))| crate::chat::ChatMessage {
+                    id: n.to_string(),
+                    role: *role,
+                    content: (*content).to_owned(),
+                    timestamp: at(*millis),
+                    writes: Vec::new(),
+                    extra: Default::default(),
+                })
+                .collect(),
+            summary: None,
+            created_at: at(0),
+            updated_at: at(0),
+            extra: Default::default(),
+        }
+    }
+
+    fn event(seq: u64, id: u64, body: ResponseBody) -> ChatEvent {
+        ChatEvent {
+            seq,
+            response: crate::sidecar::SidecarResponse { id, body },
+        }
+    }
+
+    fn done(reply: &str, stopped: bool) -> ResponseBody {
+        ResponseBody::ChatDone {
+            session: "chat-1".into(),
+            reply: reply.into(),
+            stopped,
+            summary_change: SummaryChange::default(),
+            prompt: vec![],
+        }
+    }
+
+    fn said(role: Role, text: &str) -> Entry {
+        Entry::Message {
+            role,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn a_view_opened_mid_turn_shows_it_and_folds_each_later_event_once() {
+        let session = chat_of(&[(Role::User, "First", 10), (Role::Assistant, "One.", 11)]);
+        let mut last = LastTurn::new(5, "Second", at(20));
+        last.apply(5, ResponseBody::Delta { text: "Par".into() });
+        last.apply(
+            4,
+            ResponseBody::Delta {
+                text: "other".into(),
+            },
+        );
+        let mut transcript = Transcript::open(Some(&session), Some(&last), 8);
+        assert_eq!(
+            transcript.entries,
+            [
+                said(Role::User, "First"),
+                said(Role::Assistant, "One."),
+                said(Role::User, "Second")
+            ]
+        );
+        assert_eq!(transcript.streaming, Some((5, "Par".into())));
+        // Already in what the view opened on (it arrived before event 8).
+        transcript.fold(event(8, 5, ResponseBody::Delta { text: "Par".into() }));
+        transcript.fold(event(9, 5, ResponseBody::Delta { text: "t.".into() }));
+        transcript.fold(event(10, 5, done("Part.", false)));
+        assert_eq!(transcript.streaming, None);
+        assert_eq!(transcript.entries[3], said(Role::Assistant, "Part."));
+        assert_eq!(transcript.entries.len(), 4);
+        assert_eq!(transcript.seq, 10);
+    }
+
+    #[test]
+    fn a_saved_last_turn_is_shown_once_with_its_stop() {
+        let mut last = LastTurn::new(5, "Again", at(20));
+        last.apply(
+            5,
+            ResponseBody::Delta {
+                text: "Half".into(),
+            },
+        );
+        last.apply(5, done("Half", true));
+        assert!(last.ended());
+        // The same words sent earlier are another turn: this one is not saved.
+        let earlier = chat_of(&[(Role::User, "Again", 10), (Role::Assistant, "Yes.", 11)]);
+        assert_eq!(last.held_at(&earlier), None);
+        let unsaved = Transcript::open(Some(&earlier), Some(&last), 3);
+        assert_eq!(
+            unsaved.entries[2..],
+            [
+                said(Role::User, "Again"),
+                said(Role::Assistant, "Half"),
+                Entry::Stopped
+            ]
+        );
+        let saved = chat_of(&[
+            (Role::User, "Again", 10),
+            (Role::Assistant, "Yes.", 11),
+            (Role::User, "Again", 20),
+            (Role::Assistant, "Half", 21),
+        ]);
+        assert_eq!(last.held_at(&saved), Some(2));
+        let opened = Transcript::open(Some(&saved), Some(&last), 3);
+        assert_eq!(opened.entries.len(), 5);
+        assert_eq!(opened.entries[4], Entry::Stopped);
+        assert_eq!(opened.streaming, None);
+    }
+
+    #[test]
+    fn a_failed_last_turn_keeps_the_message_and_why() {
+        let mut last = LastTurn::new(2, "Plan the login", at(30));
+        last.apply(
+            2,
+            ResponseBody::Error {
+                code: crate::ErrorCode::Model,
+                message: "Claude Code is not signed in".into(),
+            },
+        );
+        assert!(last.ended());
+        let opened = Transcript::open(None, Some(&last), 1);
+        assert_eq!(
+            opened.entries,
+            [
+                said(Role::User, "Plan the login"),
+                Entry::Failed {
+                    message: "Claude Code is not signed in".into()
+                }
+            ]
         );
     }
 }

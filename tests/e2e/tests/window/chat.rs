@@ -12,7 +12,7 @@ use serde_json::Value;
 use switchboard_e2e::Session;
 
 use switchboard_model_server::{
-    Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call,
+    Gate, Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call,
 };
 
 use crate::harness::{CAPTURE_ERRORS, Environment, eventually, page_errors, send_chat, trial};
@@ -28,6 +28,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             environment,
             "chat::approval_memory_stop_history_and_settings",
             approval_memory_stop_history_and_settings,
+        ),
+        trial(
+            environment,
+            "chat::leaving_the_chat_mid_answer_and_coming_back_keeps_the_turn",
+            leaving_the_chat_mid_answer_and_coming_back_keeps_the_turn,
         ),
         trial(
             environment,
@@ -459,6 +464,133 @@ fn planning_chat_streams_applies_and_refuses_writes(environment: &Environment) -
         "nothing was written to src/"
     );
     Ok(())
+}
+
+async fn go(session: &Session, view: &str) -> Result<()> {
+    session.find(&format!("#nav-{view}")).await?.click().await?;
+    session.find(&format!("#view-{view}")).await?;
+    Ok(())
+}
+
+/// The developer leaves the Chat view while an answer streams, as one
+/// does to answer an agent, and comes back: the message and the answer so
+/// far are there, the rest streams in (once), Stop is still offered; a
+/// turn that ends while the view is closed shows whole on return, and one
+/// that fails shows its message and why.
+fn leaving_the_chat_mid_answer_and_coming_back_keeps_the_turn(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let (held, held_while_away) = (Gate::default(), Gate::default());
+    let server = ScriptedServer::with_models(
+        vec![
+            Reply::sse(&[&text("One."), "[DONE]"]),
+            Reply::sse_gated(
+                &[&text("Part one. ")],
+                &held,
+                &[&text("Part two."), "[DONE]"],
+            ),
+            Reply::sse_gated(
+                &[&text("Begun. ")],
+                &held_while_away,
+                &[&text("Ended while away."), "[DONE]"],
+            ),
+            Reply::status(500, r#"{"error": {"message": "the model fell over"}}"#),
+        ],
+        &["test-model"],
+    );
+    let url = server.url();
+    let saved_messages = |count: usize| {
+        let workspace = workspace.path().to_owned();
+        move || {
+            Ok(active_chat(&workspace)?["messages"]
+                .as_array()
+                .is_some_and(|messages| messages.len() == count))
+        }
+    };
+    environment.with_app_args(
+        workspace.path(),
+        &["--model-url", &url],
+        async |session: &Session| {
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            go(session, "chat").await?;
+            send_chat(session, "First question").await?;
+            session
+                .wait_for_text("#chat-transcript", |text| text.contains("One."))
+                .await?;
+            send_chat(session, "Second question").await?;
+            session
+                .wait_for_text("#chat-streaming", |text| text.contains("Part one."))
+                .await?;
+
+            go(session, "inbox").await?;
+            go(session, "chat").await?;
+            let back = session
+                .wait_for_text("#chat-streaming", |text| text.contains("Part one."))
+                .await?;
+            ensure!(!back.contains("Part two."), "still held: {back:?}");
+            let transcript = session.find("#chat-transcript").await?.text().await?;
+            ensure!(
+                transcript.contains("First question")
+                    && transcript.contains("One.")
+                    && transcript.matches("Second question").count() == 1,
+                "the chat and the turn under way, once: {transcript:?}"
+            );
+            session.find("#chat-stop").await?;
+            held.open();
+            let ended = session
+                .wait_for_text("#chat-transcript", |text| {
+                    text.contains("Part one. Part two.") && !text.contains('▍')
+                })
+                .await?;
+            ensure!(
+                ended.matches("Second question").count() == 1
+                    && ended.matches("Part one.").count() == 1,
+                "each part once: {ended:?}"
+            );
+            session.find("#chat-send").await?;
+
+            // A turn that ends while the view is closed.
+            send_chat(session, "Third question").await?;
+            session
+                .wait_for_text("#chat-streaming", |text| text.contains("Begun."))
+                .await?;
+            go(session, "inbox").await?;
+            held_while_away.open();
+            eventually("the third turn is saved", saved_messages(6)).await?;
+            go(session, "chat").await?;
+            let whole = session
+                .wait_for_text("#chat-transcript", |text| {
+                    text.contains("Begun. Ended while away.")
+                })
+                .await?;
+            ensure!(
+                whole.matches("Third question").count() == 1 && !whole.contains('▍'),
+                "{whole:?}"
+            );
+
+            // A turn that fails: not saved, yet its message and why stay.
+            send_chat(session, "Fourth question").await?;
+            go(session, "inbox").await?;
+            go(session, "chat").await?;
+            let failed = session
+                .wait_for_text(".chat-failed", |text| !text.is_empty())
+                .await?;
+            ensure!(failed.contains("500"), "{failed:?}");
+            let transcript = session.find("#chat-transcript").await?.text().await?;
+            ensure!(
+                transcript.matches("Fourth question").count() == 1,
+                "{transcript:?}"
+            );
+            ensure!(
+                saved_messages(6)()?,
+                "a failed turn is not saved as if answered"
+            );
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
+            Ok(())
+        },
+    )
 }
 
 /// The active chat file, parsed.

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use switchboard_model::{
     chat::{ChatMode, ChatSession, transcript::Transcript},
     export::{self, ExportFormat},
-    ipc::{ChatSendRequest, SidecarHealth},
+    ipc::{ChatEvent, ChatSendRequest, SidecarHealth},
     sidecar::ResponseBody,
 };
 
@@ -58,35 +58,55 @@ pub fn Chat() -> impl IntoView {
     let mode = RwSignal::new(ChatMode::Planning);
     let show_history = RwSignal::new(false);
     let saved = RwSignal::new(None::<Saved>);
-    let reload = move || {
-        tasks::fetch(async move {
-            match ipc::chat_history().await {
-                Ok(session) => {
-                    if state
-                        .transcript
-                        .with_untracked(|t| t.streaming.is_none() && t.entries.is_empty())
-                    {
-                        state
-                            .transcript
-                            .set(Transcript::from_session(session.as_ref()));
-                        if let Some(session) = &session {
-                            mode.set(session.mode);
-                        }
+    // Events that arrive before the view's first read wait for it, then
+    // fold in after what it read (each once: see `Transcript::fold`).
+    let early = StoredValue::new(Some(Vec::<ChatEvent>::new()));
+    tasks::fetch(async move {
+        let active = ipc::chat_history().await;
+        let waiting = early.try_update_value(Option::take).flatten();
+        let mut ended = false;
+        match active {
+            Ok(active) => {
+                if waiting.is_some() && state.transcript.with_untracked(|t| t.streaming.is_none()) {
+                    state.transcript.set(Transcript::open(
+                        active.session.as_ref(),
+                        active.last_turn.as_ref(),
+                        active.seq,
+                    ));
+                    if let Some(session) = &active.session {
+                        mode.set(session.mode);
                     }
-                    state.session.set(session);
                 }
-                Err(failure) => state.error.set(Some(failure.message)),
+                state.session.set(active.session);
             }
-        })
-    };
-    reload();
-    events::on_sidecar(move |response| {
-        let done = matches!(response.body, ResponseBody::ChatDone { .. });
-        state
-            .transcript
-            .update(|t| t.apply(response.id, response.body));
+            Err(failure) => state.error.set(Some(failure.message)),
+        }
+        for event in waiting.unwrap_or_default() {
+            ended |= matches!(event.response.body, ResponseBody::ChatDone { .. });
+            state.transcript.update(|t| t.fold(event));
+        }
+        if ended {
+            // The chat file may have been read before the turn was saved.
+            reload_session(state);
+        }
+    });
+    events::on_sidecar(move |event| {
+        let event = early
+            .try_update_value(|early| match early {
+                Some(waiting) => {
+                    waiting.push(event);
+                    None
+                }
+                None => Some(event),
+            })
+            .flatten();
+        let Some(event) = event else {
+            return;
+        };
+        let done = matches!(event.response.body, ResponseBody::ChatDone { .. });
+        state.transcript.update(|t| t.fold(event));
         if done {
-            reload();
+            reload_session(state);
         }
     });
     view! {
@@ -107,6 +127,17 @@ pub fn Chat() -> impl IntoView {
             </div>
         </section>
     }
+}
+
+/// Reads the active chat again after a turn (its summary, for the memory
+/// panel); the transcript already has the turn.
+fn reload_session(state: ChatState) {
+    tasks::fetch(async move {
+        match ipc::chat_history().await {
+            Ok(active) => state.session.set(active.session),
+            Err(failure) => state.error.set(Some(failure.message)),
+        }
+    });
 }
 
 /// The header: the mode tabs, the model picker, a new chat, the export,
