@@ -129,6 +129,8 @@ pub fn App() -> impl IntoView {
     provide_context(sessions);
     let agents = views::agents::Agents::follow();
     provide_context(agents);
+    // The chat's draft outlives the Chat view.
+    provide_context(views::chat::draft::ChatDraft::follow());
     let navigation = Navigation {
         view: set_current,
         open_delivery: RwSignal::new(None),

@@ -476,7 +476,8 @@ async fn go(session: &Session, view: &str) -> Result<()> {
 /// does to answer an agent, and comes back: the message and the answer so
 /// far are there, the rest streams in (once), Stop is still offered; a
 /// turn that ends while the view is closed shows whole on return, and one
-/// that fails shows its message and why.
+/// that fails shows its message and why, and gives the message back to
+/// the box, whose text outlives the view.
 fn leaving_the_chat_mid_answer_and_coming_back_keeps_the_turn(
     environment: &Environment,
 ) -> Result<()> {
@@ -585,6 +586,21 @@ fn leaving_the_chat_mid_answer_and_coming_back_keeps_the_turn(
             ensure!(
                 saved_messages(6)()?,
                 "a failed turn is not saved as if answered"
+            );
+            // Its message is back in the box, to send again; what is
+            // written there outlives the view.
+            let input = session.find("#chat-input").await?;
+            ensure!(
+                input.prop("value").await?.as_deref() == Some("Fourth question"),
+                "the failed message is given back"
+            );
+            input.send_keys(", once more").await?;
+            go(session, "knowledge").await?;
+            go(session, "chat").await?;
+            let kept = session.find("#chat-input").await?.prop("value").await?;
+            ensure!(
+                kept.as_deref() == Some("Fourth question, once more"),
+                "the draft is kept: {kept:?}"
             );
             let errors = page_errors(session).await?;
             ensure!(errors.is_empty(), "the page logged errors: {errors:?}");

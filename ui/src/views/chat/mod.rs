@@ -3,6 +3,7 @@
 //! proposed, stop, the memory panel (the conversation summary, editable)
 //! and the context inspector (what went into the last prompt).
 
+pub mod draft;
 mod history;
 mod inspector;
 mod memory;
@@ -16,6 +17,7 @@ use switchboard_model::{
     sidecar::ResponseBody,
 };
 
+use self::draft::ChatDraft;
 use crate::{
     events, ipc, tasks,
     views::{
@@ -58,6 +60,8 @@ pub fn Chat() -> impl IntoView {
     let mode = RwSignal::new(ChatMode::Planning);
     let show_history = RwSignal::new(false);
     let saved = RwSignal::new(None::<Saved>);
+    // The window keeps the draft; a view of its own only outside one.
+    let draft = use_context::<ChatDraft>().unwrap_or_else(ChatDraft::follow);
     // Events that arrive before the view's first read wait for it, then
     // fold in after what it read (each once: see `Transcript::fold`).
     let early = StoredValue::new(Some(Vec::<ChatEvent>::new()));
@@ -118,7 +122,7 @@ pub fn Chat() -> impl IntoView {
                 <div class="chat-main">
                     <transcript::TranscriptView state />
                     {move || state.error.get().map(|message| view! { <p class="error" role="alert" id="chat-error">{message}</p> })}
-                    <ComposeBar state mode />
+                    <ComposeBar state mode draft />
                 </div>
                 <aside class="chat-side">
                     <memory::MemoryPanel state />
@@ -225,11 +229,10 @@ fn ChatHeader(
 /// The message being written: Send (Ctrl+Enter) starts a turn in the
 /// chosen mode, Stop (Esc, wherever the focus is) ends the one under way.
 #[component]
-fn ComposeBar(state: ChatState, mode: RwSignal<ChatMode>) -> impl IntoView {
-    let draft = RwSignal::new(String::new());
+fn ComposeBar(state: ChatState, mode: RwSignal<ChatMode>, draft: ChatDraft) -> impl IntoView {
     let busy = move || state.transcript.with(|t| t.streaming.is_some());
     let send = move || {
-        let message = draft.get_untracked().trim().to_owned();
+        let message = draft.text.get_untracked().trim().to_owned();
         if message.is_empty() || state.transcript.with_untracked(|t| t.streaming.is_some()) {
             return;
         }
@@ -242,8 +245,8 @@ fn ComposeBar(state: ChatState, mode: RwSignal<ChatMode>) -> impl IntoView {
             match ipc::chat_send(&request).await {
                 Ok(chat) => {
                     state.error.set(None);
-                    draft.set(String::new());
                     state.transcript.update(|t| t.begin(chat, &message));
+                    draft.sent(chat, message);
                 }
                 Err(failure) => state.error.set(Some(failure.message)),
             }
@@ -270,7 +273,7 @@ fn ComposeBar(state: ChatState, mode: RwSignal<ChatMode>) -> impl IntoView {
             <Composer
                 id="chat-input"
                 placeholder="Ask about the workspace (Ctrl+Enter sends)"
-                text=draft
+                text=draft.text
                 on_submit=move |()| send()
             />
             {move || {
