@@ -51,7 +51,14 @@ pub struct Transcript {
     pub last_change: SummaryChange,
     /// The number of the last shell event folded in ([`Transcript::fold`]).
     pub seq: u64,
+    /// A turn's events that came before the turn was begun here (its
+    /// failure may beat `chat_send`'s answer): the newest such chat's.
+    #[serde(skip)]
+    early: Option<(u64, Vec<ResponseBody>)>,
 }
+
+/// The most events kept for a turn not begun yet.
+const EARLY_EVENTS: usize = 256;
 
 impl Transcript {
     /// The transcript of a stored session: each answer after the writes
@@ -132,6 +139,13 @@ impl Transcript {
             text: message.to_owned(),
         });
         self.streaming = Some((chat, String::new()));
+        if let Some((id, early)) = self.early.take()
+            && id == chat
+        {
+            for event in early {
+                self.apply(chat, event);
+            }
+        }
     }
 
     /// Whether turn `chat` is the one streaming.
@@ -176,6 +190,7 @@ impl Transcript {
             return;
         }
         if !self.is_streaming(chat) {
+            self.keep_early(chat, event);
             return;
         }
         match event {
@@ -226,6 +241,31 @@ impl Transcript {
             | ResponseBody::ShuttingDown
             | ResponseBody::Models { .. }
             | ResponseBody::ProposalSettled { .. } => {}
+        }
+    }
+}
+
+impl Transcript {
+    /// Keeps a turn's `event` of a `chat` not begun here, in case it is
+    /// begun next; the events of any earlier such chat are dropped.
+    fn keep_early(&mut self, chat: u64, event: ResponseBody) {
+        let turns = matches!(
+            event,
+            ResponseBody::Delta { .. }
+                | ResponseBody::Write(_)
+                | ResponseBody::ChatDone { .. }
+                | ResponseBody::Error { .. }
+        );
+        if !turns {
+            return;
+        }
+        match &mut self.early {
+            Some((id, early)) if *id == chat => {
+                if early.len() < EARLY_EVENTS {
+                    early.push(event);
+                }
+            }
+            _ => self.early = Some((chat, vec![event])),
         }
     }
 }
@@ -614,6 +654,48 @@ mod tests {
                 said(Role::User, "Plan the login"),
                 Entry::Failed {
                     message: "Claude Code is not signed in".into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_turn_whose_failure_beats_its_begin_still_fails() {
+        let mut transcript = Transcript::default();
+        transcript.apply(
+            6,
+            ResponseBody::Error {
+                code: crate::ErrorCode::Model,
+                message: "no model".into(),
+            },
+        );
+        // Another request's answer came since: chat 6's events are let go.
+        transcript.apply(
+            7,
+            ResponseBody::Delta {
+                text: "other".into(),
+            },
+        );
+        transcript.begin(6, "hello");
+        assert_eq!(transcript.streaming, Some((6, String::new())));
+        let mut transcript = Transcript::default();
+        transcript.apply(6, ResponseBody::Delta { text: "Hal".into() });
+        transcript.apply(
+            6,
+            ResponseBody::Error {
+                code: crate::ErrorCode::Model,
+                message: "no model".into(),
+            },
+        );
+        transcript.begin(6, "hello");
+        assert_eq!(transcript.streaming, None);
+        assert_eq!(
+            transcript.entries,
+            [
+                said(Role::User, "hello"),
+                said(Role::Assistant, "Hal"),
+                Entry::Failed {
+                    message: "no model".into()
                 }
             ]
         );
