@@ -131,6 +131,8 @@ pub fn App() -> impl IntoView {
     provide_context(agents);
     // The chat's draft outlives the Chat view.
     provide_context(views::chat::draft::ChatDraft::follow());
+    // So do the inbox's unsent answers.
+    provide_context(views::inbox::form::FormDrafts::new());
     let navigation = Navigation {
         view: set_current,
         open_delivery: RwSignal::new(None),

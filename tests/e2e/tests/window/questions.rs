@@ -1,6 +1,7 @@
 //! Questions answered in the real window: a blocking agent started from the
 //! CLI gets the answer given through the form, field messages show before
-//! anything is sent, and a decline reaches the agent as a decline.
+//! anything is sent, a half-written answer outlives leaving the inbox, and
+//! a decline reaches the agent as a decline.
 
 use std::{
     process::{Child, Stdio},
@@ -143,7 +144,34 @@ fn form_errors_show_inline_and_ctrl_enter_submits(environment: &Environment) -> 
             .await?
             .click()
             .await?;
-        notes.send_keys("Fix before Friday").await?;
+        notes.send_keys("Fix before").await?;
+        // Half written, the developer looks elsewhere while another
+        // delivery arrives, then comes back: the form is as it was left.
+        session.find("#nav-knowledge").await?.click().await?;
+        session.find("#view-knowledge").await?;
+        let other = environment
+            .binaries
+            .deliver(workspace.path(), "Meanwhile", "Body")
+            .map_err(|error| anyhow::anyhow!("{error:#}"))?;
+        session.find("#nav-inbox").await?.click().await?;
+        session
+            .wait_for_text("#inbox-list", |text| text.contains("Meanwhile"))
+            .await?;
+        session
+            .find(&format!("#inbox-list .delivery:not([data-id='{other}'])"))
+            .await?
+            .click()
+            .await?;
+        let notes = session.find("#field-notes").await?;
+        let (priority, kept) = (
+            session.find("#field-priority").await?.prop("value").await?,
+            notes.prop("value").await?,
+        );
+        ensure!(
+            priority.as_deref() == Some("P1") && kept.as_deref() == Some("Fix before"),
+            "the unsent answer is kept: {priority:?} {kept:?}"
+        );
+        notes.send_keys(" Friday").await?;
         notes.send_keys(&ctrl_enter()).await?;
         session
             .wait_for_text("#feedback-done", |text| text.contains("Fix before Friday"))

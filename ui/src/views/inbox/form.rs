@@ -3,6 +3,8 @@
 //! before anything is sent; Ctrl/Cmd+Enter submits; blocking questions can
 //! also be declined (the developer says no) or dismissed (no answer).
 
+use std::collections::HashMap;
+
 use leptos::prelude::*;
 use switchboard_model::{
     ErrorCode,
@@ -12,6 +14,48 @@ use switchboard_model::{
 
 use crate::{ipc, tasks};
 
+/// Answers written but not sent, by delivery, kept for the window's life:
+/// the inbox (or the delivery) left and opened again finds its form as it
+/// was left.
+#[derive(Debug, Clone, Copy)]
+pub struct FormDrafts(StoredValue<HashMap<String, Draft>>);
+
+impl FormDrafts {
+    /// None kept yet.
+    pub fn new() -> Self {
+        Self(StoredValue::new(HashMap::new()))
+    }
+
+    /// The draft kept for delivery `id`.
+    fn get(self, id: &str) -> Option<Draft> {
+        self.0.with_value(|drafts| drafts.get(id).cloned())
+    }
+
+    /// Keeps `draft` for delivery `id`; an untouched one (`fresh`) is not kept.
+    fn keep(self, id: &str, draft: Draft, fresh: &Draft) {
+        self.0.update_value(|drafts| {
+            if &draft == fresh {
+                drafts.remove(id);
+            } else {
+                drafts.insert(id.to_owned(), draft);
+            }
+        });
+    }
+
+    /// Forgets delivery `id`'s draft: its reply is stored.
+    fn forget(self, id: &str) {
+        self.0.update_value(|drafts| {
+            drafts.remove(id);
+        });
+    }
+}
+
+impl Default for FormDrafts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// The form for delivery `id`. `on_done` runs once a reply is stored.
 #[component]
 pub fn FeedbackForm(
@@ -20,7 +64,14 @@ pub fn FeedbackForm(
     blocking: bool,
     on_done: Callback<()>,
 ) -> impl IntoView {
-    let draft = RwSignal::new(Draft::new(&schema));
+    // The window keeps what is written until it is sent.
+    let drafts = use_context::<FormDrafts>().unwrap_or_default();
+    let fresh = Draft::new(&schema);
+    let draft = RwSignal::new(drafts.get(&id).unwrap_or_else(|| fresh.clone()));
+    {
+        let id = id.clone();
+        Effect::new(move |_| drafts.keep(&id, draft.get(), &fresh));
+    }
     let errors = RwSignal::new(Vec::<FieldError>::new());
     let busy = RwSignal::new(false);
     let schema = StoredValue::new(schema);
@@ -39,6 +90,7 @@ pub fn FeedbackForm(
         tasks::act(async move {
             match ipc::reply(&id, reply).await {
                 Ok(()) => {
+                    drafts.forget(&id);
                     errors.set(Vec::new());
                     // The view may have been left meanwhile.
                     on_done.try_run(());
@@ -46,6 +98,7 @@ pub fn FeedbackForm(
                 // Answered in another window or at the terminal meanwhile:
                 // say so and show the answer that was given.
                 Err(error) if error.code == ErrorCode::AlreadyResponded => {
+                    drafts.forget(&id);
                     if let Some(super::detail::AnsweredElsewhere(flag)) = elsewhere {
                         flag.set(true);
                     }

@@ -3,7 +3,7 @@
 
 mod annotate;
 mod detail;
-mod form;
+pub mod form;
 mod list;
 mod permission;
 
