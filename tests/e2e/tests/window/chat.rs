@@ -15,7 +15,7 @@ use switchboard_model_server::{
     Gate, Reply, ScriptedServer, text_chunk as text, write_file_chunk as write_call,
 };
 
-use crate::harness::{CAPTURE_ERRORS, Environment, eventually, page_errors, send_chat, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, eventually, go, page_errors, send_chat, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -463,12 +463,6 @@ fn planning_chat_streams_applies_and_refuses_writes(environment: &Environment) -
         !workspace.path().join("src/login.rs").exists(),
         "nothing was written to src/"
     );
-    Ok(())
-}
-
-async fn go(session: &Session, view: &str) -> Result<()> {
-    session.find(&format!("#nav-{view}")).await?.click().await?;
-    session.find(&format!("#view-{view}")).await?;
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use switchboard_e2e::Session;
 
 use switchboard_model_server::{Reply, ScriptedServer, text_chunk as text};
 
-use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, send_chat, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, go, page_errors, send_chat, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![trial(
@@ -32,12 +32,6 @@ async fn root_count(session: &Session, name: &str) -> Result<u64> {
         .as_str()
         .and_then(|text| text.parse().ok())
         .unwrap_or(0))
-}
-
-async fn go(session: &Session, view: &str) -> Result<()> {
-    session.find(&format!("#nav-{view}")).await?.click().await?;
-    session.find(&format!("#view-{view}")).await?;
-    Ok(())
 }
 
 fn events_reach_only_open_views_after_many_switches(environment: &Environment) -> Result<()> {

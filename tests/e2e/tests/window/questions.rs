@@ -13,7 +13,7 @@ use fantoccini::{Locator, key::Key};
 use serde_json::{Value, json};
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, trial};
+use crate::harness::{Environment, go, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -147,13 +147,12 @@ fn form_errors_show_inline_and_ctrl_enter_submits(environment: &Environment) -> 
         notes.send_keys("Fix before").await?;
         // Half written, the developer looks elsewhere while another
         // delivery arrives, then comes back: the form is as it was left.
-        session.find("#nav-knowledge").await?.click().await?;
-        session.find("#view-knowledge").await?;
+        go(session, "knowledge").await?;
         let other = environment
             .binaries
             .deliver(workspace.path(), "Meanwhile", "Body")
             .map_err(|error| anyhow::anyhow!("{error:#}"))?;
-        session.find("#nav-inbox").await?.click().await?;
+        go(session, "inbox").await?;
         session
             .wait_for_text("#inbox-list", |text| text.contains("Meanwhile"))
             .await?;
