@@ -133,6 +133,7 @@ pub fn App() -> impl IntoView {
     provide_context(views::chat::draft::ChatDraft::follow());
     // So do the inbox's unsent answers.
     provide_context(views::inbox::form::FormDrafts::new());
+    provide_context(views::composer::KeptTexts::new());
     let navigation = Navigation {
         view: set_current,
         open_delivery: RwSignal::new(None),

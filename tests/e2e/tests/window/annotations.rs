@@ -8,7 +8,7 @@ use anyhow::{Context, Result, ensure};
 use serde_json::Value;
 use switchboard_e2e::Session;
 
-use crate::harness::{CAPTURE_ERRORS, Environment, open_delivery, page_errors, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, go, open_delivery, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -132,8 +132,19 @@ fn selected_text_is_annotated_and_kept_across_restarts(environment: &Environment
         session
             .find("#general-comment")
             .await?
-            .send_keys("Good plan overall")
+            .send_keys("Good plan")
             .await?;
+        // Half written, the developer looks elsewhere and comes back.
+        go(session, "knowledge").await?;
+        go(session, "inbox").await?;
+        open_delivery(session, &id).await?;
+        let comment = session.find("#general-comment").await?;
+        let kept = comment.prop("value").await?;
+        ensure!(
+            kept.as_deref() == Some("Good plan"),
+            "the unsent comment is kept: {kept:?}"
+        );
+        comment.send_keys(" overall").await?;
         session.find("#general-comment-add").await?.click().await?;
         session
             .wait_for_text("#annotations", |text| text.contains("Good plan overall"))

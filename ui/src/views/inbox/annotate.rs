@@ -300,6 +300,7 @@ pub fn SelectionBar(
 pub fn GeneralComment(delivery_id: String, on_saved: Callback<()>) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
+    let keep = format!("comment:{delivery_id}");
     let delivery_id = StoredValue::new(delivery_id);
     let add = move || {
         let new = NewAnnotation {
@@ -320,6 +321,7 @@ pub fn GeneralComment(delivery_id: String, on_saved: Callback<()>) -> impl IntoV
                 id="general-comment"
                 placeholder="Comment on the whole delivery (Ctrl+Enter adds)"
                 text
+                keep
                 on_submit=move |()| add()
             />
             <button id="general-comment-add" on:click=move |_| add()>"Add comment"</button>

@@ -149,6 +149,7 @@ pub fn SendForm(state: TeamState) -> impl IntoView {
                 id="msg-text"
                 placeholder="Message (Ctrl+Enter sends)"
                 text
+                keep=format!("team-message:{}", state.team_name())
                 on_submit=move |()| send()
                 on_edit=move |()| sent.set(false)
             />
