@@ -14,6 +14,8 @@ pub struct ChatDraft {
     pub text: RwSignal<String>,
     /// The turn sent last and its message, until it ends.
     sent: StoredValue<Option<(u64, String)>>,
+    /// A turn that failed before its sending was answered (the newest).
+    failed_first: StoredValue<Option<u64>>,
 }
 
 impl ChatDraft {
@@ -23,6 +25,7 @@ impl ChatDraft {
         let draft = Self {
             text: RwSignal::new(String::new()),
             sent: StoredValue::new(None),
+            failed_first: StoredValue::new(None),
         };
         events::on_sidecar(move |event| match event.response.body {
             ResponseBody::Error { .. } => draft.failed(event.response.id),
@@ -32,8 +35,13 @@ impl ChatDraft {
         draft
     }
 
-    /// Turn `chat` went out with `message`: the box is emptied.
+    /// Turn `chat` went out with `message`: the box is emptied, unless the
+    /// turn has already failed.
     pub fn sent(self, chat: u64, message: String) {
+        if self.failed_first.get_value() == Some(chat) {
+            self.failed_first.set_value(None);
+            return;
+        }
         self.sent.set_value(Some((chat, message)));
         self.text.set(String::new());
     }
@@ -58,10 +66,13 @@ impl ChatDraft {
                 None
             }
         });
-        if let Some(message) = message.flatten()
-            && self.text.with_untracked(|text| text.trim().is_empty())
-        {
-            self.text.set(message);
+        match message.flatten() {
+            Some(message) => {
+                if self.text.with_untracked(|text| text.trim().is_empty()) {
+                    self.text.set(message);
+                }
+            }
+            None => self.failed_first.set_value(Some(chat)),
         }
     }
 }
