@@ -119,6 +119,9 @@ pub fn chat_markdown(session: &ChatSession) -> String {
             message.timestamp,
             message.content.trim_end()
         ));
+        if message.stopped {
+            out.push_str("\n_Stopped here by the developer._\n");
+        }
     }
     out
 }
@@ -250,12 +253,12 @@ mod tests {
     }
 
     #[test]
-    fn a_chat_exports_each_message_under_its_author() {
+    fn a_chat_exports_each_message_under_its_author_and_says_where_it_was_stopped() {
         let session: ChatSession = serde_json::from_value(serde_json::json!({
             "id": "s1", "projectName": "acme", "mode": "Planning",
             "messages": [
                 {"id": "m1", "role": "user", "content": "Plan the cache", "timestamp": "2025-02-06T14:00:00.000Z"},
-                {"id": "m2", "role": "assistant", "content": "1. Measure\n", "timestamp": "2025-02-06T14:00:05.000Z"},
+                {"id": "m2", "role": "assistant", "content": "1. Measure\n", "timestamp": "2025-02-06T14:00:05.000Z", "stopped": true},
             ],
             "createdAt": "2025-02-06T13:59:00.000Z", "updatedAt": "2025-02-06T14:00:05.000Z",
         }))
@@ -264,7 +267,8 @@ mod tests {
             chat_markdown(&session),
             "# Chat in acme\n\n_planning mode · started 2025-02-06T13:59:00.000Z_\n\
              \n## You · 2025-02-06T14:00:00.000Z\n\nPlan the cache\n\
-             \n## Assistant · 2025-02-06T14:00:05.000Z\n\n1. Measure\n"
+             \n## Assistant · 2025-02-06T14:00:05.000Z\n\n1. Measure\n\
+             \n_Stopped here by the developer._\n"
         );
     }
 }

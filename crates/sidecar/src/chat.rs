@@ -129,6 +129,7 @@ fn message(id: usize, role: Role, content: &str) -> ChatMessage {
         content: content.to_owned(),
         timestamp: clock::now(),
         writes: Vec::new(),
+        stopped: false,
         extra: Default::default(),
     }
 }
@@ -458,6 +459,7 @@ pub async fn run_turn(
                 .messages
                 .push(message(next, Role::User, &message_text));
             let mut answer = message(next + 1, Role::Assistant, &visible);
+            answer.stopped = stopped;
             // Under the chat's lock: a proposal settled before this finds
             // its fate here, one settled after finds this saved.
             answer.writes = writes

@@ -492,6 +492,7 @@ mod tests {
             content: first.into(),
             timestamp: at(millis),
             writes: Vec::new(),
+            stopped: false,
             extra: Default::default(),
         });
         session

@@ -68,6 +68,10 @@ pub struct ChatMessage {
     /// order (an answer's only; absent from Naide's files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writes: Vec<ChatWrite>,
+    /// The developer stopped this answer: it is what had arrived (an
+    /// answer's only; absent from Naide's files).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
     /// Fields written by other tools that this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -307,6 +307,7 @@ mod tests {
             content: format!("message number {n} {}", "x".repeat(36)),
             timestamp: Timestamp::EPOCH,
             writes: Vec::new(),
+            stopped: false,
             extra: Default::default(),
         }
     }

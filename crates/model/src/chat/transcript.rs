@@ -74,10 +74,12 @@ impl Transcript {
                             event: write.event.clone(),
                             outcome: write.settled.clone(),
                         });
-                        writes.chain(std::iter::once(Entry::Message {
-                            role: message.role,
-                            text: message.content.clone(),
-                        }))
+                        writes
+                            .chain(std::iter::once(Entry::Message {
+                                role: message.role,
+                                text: message.content.clone(),
+                            }))
+                            .chain(message.stopped.then_some(Entry::Stopped))
                     })
                     .collect()
             })
@@ -97,21 +99,12 @@ impl Transcript {
         let Some(last) = last else {
             return transcript;
         };
-        match session.and_then(|session| last.held_at(session)) {
-            // Saved: the file has its message, writes and answer; a stop
-            // is said after it while it is the chat's last turn.
-            Some(position) => {
-                let is_last = session.is_some_and(|session| position + 2 >= session.messages.len());
-                if is_last && last.transcript.entries.last() == Some(&Entry::Stopped) {
-                    transcript.entries.push(Entry::Stopped);
-                }
-            }
-            None => {
-                transcript
-                    .entries
-                    .extend(last.transcript.entries.iter().cloned());
-                transcript.streaming.clone_from(&last.transcript.streaming);
-            }
+        // A saved turn is the file's to show (with its stop, if stopped).
+        if session.and_then(|session| last.held_at(session)).is_none() {
+            transcript
+                .entries
+                .extend(last.transcript.entries.iter().cloned());
+            transcript.streaming.clone_from(&last.transcript.streaming);
         }
         transcript
             .last_prompt
@@ -451,6 +444,7 @@ mod tests {
             content: content.to_owned(),
             timestamp: crate::Timestamp::EPOCH,
             writes,
+            stopped: false,
             extra: Default::default(),
         };
         let refused = WriteEvent::Refused {
@@ -535,6 +529,7 @@ mod tests {
                     content: (*content).to_owned(),
                     timestamp: at(*millis),
                     writes: Vec::new(),
+                    stopped: false,
                     extra: Default::default(),
                 })
                 .collect(),
@@ -601,7 +596,7 @@ mod tests {
     }
 
     #[test]
-    fn a_saved_last_turn_is_shown_once_with_its_stop() {
+    fn a_saved_last_turn_is_shown_once_with_its_stop_from_the_file() {
         let mut last = LastTurn::new(5, "Again", at(20));
         last.apply(
             5,
@@ -623,12 +618,13 @@ mod tests {
                 Entry::Stopped
             ]
         );
-        let saved = chat_of(&[
+        let mut saved = chat_of(&[
             (Role::User, "Again", 10),
             (Role::Assistant, "Yes.", 11),
             (Role::User, "Again", 20),
             (Role::Assistant, "Half", 21),
         ]);
+        saved.messages[3].stopped = true;
         assert_eq!(last.held_at(&saved), Some(2));
         let opened = Transcript::open(Some(&saved), Some(&last), 3);
         assert_eq!(opened.entries.len(), 5);

@@ -757,7 +757,8 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
                 Ok(messages.len() == 4
                     && messages[3]["content"]
                         .as_str()
-                        .is_some_and(|t| t.starts_with("word0")))
+                        .is_some_and(|t| t.starts_with("word0"))
+                    && messages[3]["stopped"] == true)
             })
             .await?;
             ensure!(
@@ -796,6 +797,10 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
                 active_chat(root)?["id"] == first_id.as_str(),
                 "the first chat is active again"
             );
+            // Opened again, the stopped answer still says it was stopped.
+            session
+                .wait_for_text(".chat-stopped", |text| text.contains("Stopped"))
+                .await?;
             session
                 .wait_for_text("#memory-decisions", |text| text.contains("Use Postgres 16"))
                 .await?;

@@ -72,6 +72,7 @@ fn a_delivery_and_a_chat_are_saved_where_the_dialog_says_and_nowhere_else(
             content: content.to_owned(),
             timestamp: clock::now(),
             writes: Vec::new(),
+            stopped: false,
             extra: Default::default(),
         });
     }
