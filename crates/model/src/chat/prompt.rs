@@ -12,6 +12,9 @@ use super::{ChatMessage, ConversationSummary, Role, summary::SummaryList};
 
 /// Recent messages sent verbatim (short-term memory).
 pub const MAX_RECENT_MESSAGES: usize = 8;
+
+/// Said after a recent answer the developer stopped.
+pub const STOPPED_NOTE: &str = "[The developer stopped this answer here.]";
 /// Recent messages kept even when over budget.
 pub const MIN_RECENT_MESSAGES: usize = 2;
 
@@ -233,10 +236,17 @@ pub fn assemble(inputs: PromptInputs<'_>) -> AssembledPrompt {
         .collect();
     let recent = &conversational[conversational.len().saturating_sub(MAX_RECENT_MESSAGES)..];
     for message in recent {
+        // The model is told an answer was cut short, not left to think it
+        // said all it meant to.
+        let content = if message.stopped {
+            format!("{}\n\n{STOPPED_NOTE}", message.content.trim_end())
+        } else {
+            message.content.clone()
+        };
         parts.push(part(
             PartKind::Recent,
             format!("{:?}", message.role).to_lowercase(),
-            message.content.clone(),
+            content,
             Some(message.role),
         ));
         relevance.push(None);
@@ -457,5 +467,29 @@ mod tests {
         assert_eq!(estimate_tokens("abcd"), 1);
         assert_eq!(estimate_tokens("abcde"), 2);
         assert_eq!(estimate_tokens("ééééé"), 2, "characters, not bytes");
+    }
+
+    #[test]
+    fn a_stopped_answer_reaches_the_model_marked_as_cut_short() {
+        let mut history: Vec<_> = (0..2).map(message).collect();
+        history[1].stopped = true;
+        let assembled = assemble(PromptInputs {
+            base: "base",
+            mode: "mode",
+            learnings: vec![],
+            specs: vec![],
+            summary: None,
+            history: &history,
+            message: "go on",
+            budget: 10_000,
+        });
+        let messages = assembled.messages();
+        let answer = &messages[messages.len() - 2];
+        assert_eq!(answer.0, "assistant");
+        assert!(
+            answer.1.ends_with(&format!("x\n\n{STOPPED_NOTE}")),
+            "{answer:?}"
+        );
+        assert!(!messages[messages.len() - 3].1.contains(STOPPED_NOTE));
     }
 }
