@@ -4,7 +4,7 @@
 use leptos::{prelude::*, task::spawn_local};
 use switchboard_model::{ipc::WorkspaceInfo, program::ProgramSession};
 
-use crate::{events, ipc, theme, views};
+use crate::{events, ipc, kept::Kept, theme, views};
 
 /// The views the sidebar offers, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,9 +131,9 @@ pub fn App() -> impl IntoView {
     provide_context(agents);
     // The chat's draft outlives the Chat view.
     provide_context(views::chat::draft::ChatDraft::follow());
-    // So do the inbox's unsent answers.
-    provide_context(views::inbox::form::FormDrafts::new());
-    provide_context(views::composer::KeptTexts::new());
+    // So do the inbox's unsent answers and what other boxes hold.
+    provide_context(Kept::<switchboard_model::feedback::Draft>::new());
+    provide_context(Kept::<String>::new());
     let navigation = Navigation {
         view: set_current,
         open_delivery: RwSignal::new(None),

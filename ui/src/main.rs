@@ -4,6 +4,7 @@
 mod app;
 mod events;
 mod ipc;
+mod kept;
 mod keys;
 mod tasks;
 mod theme;

@@ -1,45 +1,11 @@
 //! The composer: a text area that sends what is written on Ctrl+Enter
 //! (Cmd+Enter on macOS), for the chat, team messages, comments on a
 //! delivery and notes on a tape; a box given a `keep` key keeps what is
-//! written in it, unsent, for the window's life ([`KeptTexts`]).
-
-use std::collections::HashMap;
+//! written in it, unsent, for the window's life ([`Kept`]).
 
 use leptos::prelude::*;
 
-/// What is written in the window's boxes and not sent yet, by their `keep`
-/// keys: a view left and opened again finds its boxes as they were.
-#[derive(Debug, Clone, Copy)]
-pub struct KeptTexts(StoredValue<HashMap<String, String>>);
-
-impl KeptTexts {
-    /// Nothing kept yet.
-    pub fn new() -> Self {
-        Self(StoredValue::new(HashMap::new()))
-    }
-
-    /// Keeps `text` under `key`; an empty box (sent, or cleared) keeps nothing.
-    fn keep(self, key: &str, text: String) {
-        self.0.update_value(|kept| {
-            if text.is_empty() {
-                kept.remove(key);
-            } else {
-                kept.insert(key.to_owned(), text);
-            }
-        });
-    }
-
-    /// What is kept under `key`.
-    fn get(self, key: &str) -> Option<String> {
-        self.0.with_value(|kept| kept.get(key).cloned())
-    }
-}
-
-impl Default for KeptTexts {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+use crate::kept::Kept;
 
 /// A text area bound to `text` that calls `on_submit` on Ctrl/Cmd+Enter
 /// (the key is not typed into it) and `on_edit` after each change.
@@ -70,13 +36,13 @@ pub fn Composer(
     #[prop(optional, into)]
     keep: Option<String>,
 ) -> impl IntoView {
-    if let (Some(key), Some(kept)) = (keep, use_context::<KeptTexts>()) {
+    if let (Some(key), Some(kept)) = (keep, use_context::<Kept<String>>()) {
         if text.with_untracked(String::is_empty)
             && let Some(written) = kept.get(&key)
         {
             text.set(written);
         }
-        Effect::new(move |_| kept.keep(&key, text.get()));
+        Effect::new(move |_| kept.keep(&key, text.get(), &String::new()));
     }
     view! {
         <textarea

@@ -3,8 +3,6 @@
 //! before anything is sent; Ctrl/Cmd+Enter submits; blocking questions can
 //! also be declined (the developer says no) or dismissed (no answer).
 
-use std::collections::HashMap;
-
 use leptos::prelude::*;
 use switchboard_model::{
     ErrorCode,
@@ -12,49 +10,7 @@ use switchboard_model::{
     feedback::{Draft, FeedbackSchema, FieldDraft, FieldError, FieldKind, FormField, TextFormat},
 };
 
-use crate::{ipc, tasks};
-
-/// Answers written but not sent, by delivery, kept for the window's life:
-/// the inbox (or the delivery) left and opened again finds its form as it
-/// was left.
-#[derive(Debug, Clone, Copy)]
-pub struct FormDrafts(StoredValue<HashMap<String, Draft>>);
-
-impl FormDrafts {
-    /// None kept yet.
-    pub fn new() -> Self {
-        Self(StoredValue::new(HashMap::new()))
-    }
-
-    /// The draft kept for delivery `id`.
-    fn get(self, id: &str) -> Option<Draft> {
-        self.0.with_value(|drafts| drafts.get(id).cloned())
-    }
-
-    /// Keeps `draft` for delivery `id`; an untouched one (`fresh`) is not kept.
-    fn keep(self, id: &str, draft: Draft, fresh: &Draft) {
-        self.0.update_value(|drafts| {
-            if &draft == fresh {
-                drafts.remove(id);
-            } else {
-                drafts.insert(id.to_owned(), draft);
-            }
-        });
-    }
-
-    /// Forgets delivery `id`'s draft: its reply is stored.
-    fn forget(self, id: &str) {
-        self.0.update_value(|drafts| {
-            drafts.remove(id);
-        });
-    }
-}
-
-impl Default for FormDrafts {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+use crate::{ipc, kept::Kept, tasks};
 
 /// The form for delivery `id`. `on_done` runs once a reply is stored.
 #[component]
@@ -65,7 +21,7 @@ pub fn FeedbackForm(
     on_done: Callback<()>,
 ) -> impl IntoView {
     // The window keeps what is written until it is sent.
-    let drafts = use_context::<FormDrafts>().unwrap_or_default();
+    let drafts = use_context::<Kept<Draft>>().unwrap_or_default();
     let fresh = Draft::new(&schema);
     let draft = RwSignal::new(drafts.get(&id).unwrap_or_else(|| fresh.clone()));
     {
