@@ -100,7 +100,7 @@ impl Transcript {
             return transcript;
         };
         // A saved turn is the file's to show (with its stop, if stopped).
-        if session.and_then(|session| last.held_at(session)).is_none() {
+        if !session.is_some_and(|session| last.is_saved_in(session)) {
             transcript
                 .entries
                 .extend(last.transcript.entries.iter().cloned());
@@ -299,9 +299,10 @@ impl LastTurn {
         self.transcript.streaming.is_none()
     }
 
-    /// Where `session` holds this turn's message, if the turn is saved there.
-    pub fn held_at(&self, session: &ChatSession) -> Option<usize> {
-        session.messages.iter().rposition(|message| {
+    /// Whether `session` holds this turn: its message, written since it
+    /// was sent.
+    pub fn is_saved_in(&self, session: &ChatSession) -> bool {
+        session.messages.iter().any(|message| {
             message.role == Role::User
                 && message.content == self.message
                 && message.timestamp >= self.sent
@@ -608,7 +609,7 @@ mod tests {
         assert!(last.ended());
         // The same words sent earlier are another turn: this one is not saved.
         let earlier = chat_of(&[(Role::User, "Again", 10), (Role::Assistant, "Yes.", 11)]);
-        assert_eq!(last.held_at(&earlier), None);
+        assert!(!last.is_saved_in(&earlier));
         let unsaved = Transcript::open(Some(&earlier), Some(&last), 3);
         assert_eq!(
             unsaved.entries[2..],
@@ -625,7 +626,7 @@ mod tests {
             (Role::Assistant, "Half", 21),
         ]);
         saved.messages[3].stopped = true;
-        assert_eq!(last.held_at(&saved), Some(2));
+        assert!(last.is_saved_in(&saved));
         let opened = Transcript::open(Some(&saved), Some(&last), 3);
         assert_eq!(opened.entries.len(), 5);
         assert_eq!(opened.entries[4], Entry::Stopped);
