@@ -26,6 +26,8 @@ pub struct Options {
     pub claude_dir: Option<PathBuf>,
     /// ClaudeControl's home, for its investigation and test reports.
     pub claude_control_dir: Option<PathBuf>,
+    /// The sidecar binary to run instead of the one beside the app.
+    pub sidecar: Option<PathBuf>,
 }
 
 /// The usage text `--help` prints.
@@ -45,6 +47,8 @@ Options:
       --claude-control-dir DIR
                        Read ClaudeControl's investigation and test reports from
                        DIR (default: CLAUDE_CONTROL_HOME, else ~/.claude-control)
+      --sidecar PATH   Run the model link's sidecar at PATH (default:
+                       SWITCHBOARD_SIDECAR, else switchboard-sidecar beside the app)
   -h, --help           Print this help
   -V, --version        Print the version
 
@@ -75,6 +79,7 @@ pub fn parse(arguments: impl IntoIterator<Item = OsString>) -> Result<Launch, St
             "--claude-control-dir" => {
                 options.claude_control_dir = Some(PathBuf::from(value("--claude-control-dir")?))
             }
+            "--sidecar" => options.sidecar = Some(PathBuf::from(value("--sidecar")?)),
             flag if flag.starts_with('-') && flag != "-" => {
                 return Err(format!("unknown option {flag}; see --help"));
             }
@@ -115,7 +120,9 @@ mod tests {
                 "http://127.0.0.1:1",
                 "ws",
                 "--claude-dir",
-                "c"
+                "c",
+                "--sidecar",
+                "s"
             ]),
             Ok(Launch::Open(Options {
                 workspace: Some("ws".into()),
@@ -123,6 +130,7 @@ mod tests {
                 config_dir: None,
                 claude_dir: Some("c".into()),
                 claude_control_dir: None,
+                sidecar: Some("s".into()),
             }))
         );
         assert_eq!(parsed(&[]), Ok(Launch::Open(Options::default())));

@@ -53,6 +53,7 @@ pub fn run() -> ExitCode {
         config_dir,
         claude_dir,
         claude_control_dir,
+        sidecar,
     } = options;
     let path = path
         .or_else(|| std::env::current_dir().ok())
@@ -70,6 +71,7 @@ pub fn run() -> ExitCode {
         config_dir: config_dir.clone(),
         claude_dir: None,
         claude_control_dir: None,
+        sidecar: None,
     }
     .settings_dir()
     .map(|dir| dir.join("window-state.json"));
@@ -117,6 +119,7 @@ pub fn run() -> ExitCode {
                 config_dir: config_dir.clone(),
                 claude_dir: claude_dir.clone(),
                 claude_control_dir: claude_control_dir.clone(),
+                sidecar: sidecar.clone(),
             };
             let announced = std::sync::Arc::new(attention::Announced::default());
             let watcher = events::forward_store_changes(

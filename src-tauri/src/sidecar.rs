@@ -20,7 +20,10 @@ use switchboard_store::clock;
 use tauri::{AppHandle, Emitter};
 
 use crate::state::Config;
-use tokio::sync::oneshot;
+use tokio::{
+    sync::{oneshot, watch},
+    time::Instant,
+};
 
 /// Restarts after which a crashing sidecar is left down.
 const MAX_RESTARTS: u32 = 5;
@@ -29,9 +32,25 @@ const MAX_RESTARTS: u32 = 5;
 /// starts anyway.
 const START_AFTER_PAINT_AT_MOST: Duration = Duration::from_secs(3);
 
+/// How long a request made while the sidecar starts (or restarts) waits
+/// for it before it fails.
+const START_LIMIT: Duration = Duration::from_secs(15);
+
+/// Whether the sidecar takes requests.
+#[derive(Clone)]
+enum Link {
+    /// Not started yet, or restarting after it stopped: requests wait.
+    Starting,
+    /// Running: requests go to it.
+    Up(Requests),
+    /// Left down (no binary, another protocol, too many restarts):
+    /// requests fail at once.
+    Down,
+}
+
 /// The running sidecar, as the commands see it.
 pub struct Sidecar {
-    requests: Mutex<Option<Requests>>,
+    link: watch::Sender<Link>,
     /// Request ids, shared across restarts so they never repeat.
     ids: Arc<AtomicU64>,
     health: Mutex<SidecarHealth>,
@@ -63,7 +82,7 @@ impl Sidecar {
     pub fn start(app: AppHandle, config: Config) -> Arc<Self> {
         let (hold, held) = std::sync::mpsc::channel::<()>();
         let sidecar = Arc::new(Self {
-            requests: Mutex::new(None),
+            link: watch::Sender::new(Link::Starting),
             ids: Arc::new(AtomicU64::new(1)),
             health: Mutex::new(SidecarHealth {
                 running: false,
@@ -92,9 +111,10 @@ impl Sidecar {
         }
     }
 
-    /// Sends a request; returns its id.
+    /// Sends a request to the running sidecar at once (a stop: a sidecar
+    /// that is not running has no turn to stop); returns its id.
     pub fn send(&self, body: RequestBody) -> Result<u64, String> {
-        self.requests()?
+        self.running()?
             .send(body)
             .map_err(|error| error.to_string())
     }
@@ -102,8 +122,9 @@ impl Sidecar {
     /// Sends the chat turn `body` for the developer's `message`; returns its
     /// id. The window keeps the turn ([`Sidecar::active_chat`]) until the
     /// next one, or a change of chat.
-    pub fn send_turn(&self, message: &str, body: RequestBody) -> Result<u64, String> {
-        let requests = self.requests()?;
+    /// A turn sent while the sidecar starts waits for it.
+    pub async fn send_turn(&self, message: &str, body: RequestBody) -> Result<u64, String> {
+        let requests = self.ready(Instant::now() + START_LIMIT).await?;
         let chat = requests.next_id();
         // Kept before it is sent: no answer is forwarded before the turn is.
         self.log()?.last = Some(LastTurn::new(chat, message, clock::now()));
@@ -183,18 +204,43 @@ impl Sidecar {
     }
 
     /// The sending half of the running sidecar.
-    fn requests(&self) -> Result<Requests, String> {
-        self.requests
-            .lock()
-            .map_err(|_| "the sidecar lock is poisoned".to_owned())?
-            .clone()
-            .ok_or_else(|| self.down_message())
+    fn running(&self) -> Result<Requests, String> {
+        match &*self.link.borrow() {
+            Link::Up(requests) => Ok(requests.clone()),
+            Link::Starting | Link::Down => Err(self.down_message()),
+        }
     }
 
-    /// Sends a request that has one answer and waits up to `limit` for it.
-    /// The answer is also forwarded to the UI as an event.
+    /// The sending half of the sidecar once it runs: a request made while
+    /// it starts or restarts waits for it (and lets it start without
+    /// waiting for the first paint), up to `deadline`.
+    async fn ready(&self, deadline: Instant) -> Result<Requests, String> {
+        self.release();
+        let mut link = self.link.subscribe();
+        let started = tokio::time::timeout_at(
+            deadline,
+            link.wait_for(|link| !matches!(link, Link::Starting)),
+        )
+        .await;
+        match started {
+            Ok(Ok(link)) => match &*link {
+                Link::Up(requests) => Ok(requests.clone()),
+                Link::Starting | Link::Down => Err(self.down_message()),
+            },
+            Ok(Err(_)) => Err(self.down_message()),
+            Err(_) => Err(format!(
+                "the model link is not ready yet ({}); try again in a moment",
+                self.down_message()
+            )),
+        }
+    }
+
+    /// Sends a request that has one answer and waits up to `limit` for it
+    /// (and for the sidecar to start, if it is starting). The answer is
+    /// also forwarded to the UI as an event.
     pub async fn ask(&self, body: RequestBody, limit: Duration) -> Result<ResponseBody, String> {
-        let requests = self.requests()?;
+        let deadline = Instant::now() + limit;
+        let requests = self.ready(deadline).await?;
         let id = requests.next_id();
         let (answer, answered) = oneshot::channel();
         self.waiting
@@ -205,7 +251,7 @@ impl Sidecar {
             self.forget(id);
             return Err(error.to_string());
         }
-        match tokio::time::timeout(limit, answered).await {
+        match tokio::time::timeout_at(deadline, answered).await {
             Ok(Ok(body)) => Ok(body),
             Ok(Err(_)) => Err("the sidecar stopped before answering".to_owned()),
             Err(_) => {
@@ -251,7 +297,10 @@ impl Sidecar {
 }
 
 fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
-    let mut launch = Launch::default();
+    let mut launch = Launch {
+        program: config.sidecar.clone(),
+        ..Launch::default()
+    };
     if let Some(url) = &config.model_url {
         launch
             .env
@@ -274,6 +323,7 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
                     h.message = Some(error.to_string());
                 });
                 if fatal || sidecar.health().restarts >= MAX_RESTARTS {
+                    sidecar.link.send_replace(Link::Down);
                     return;
                 }
                 std::thread::sleep(Duration::from_secs(1));
@@ -282,9 +332,7 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
             }
         };
         let mut child = link.child;
-        if let Ok(mut requests) = sidecar.requests.lock() {
-            *requests = Some(link.requests);
-        }
+        sidecar.link.send_replace(Link::Up(link.requests));
         sidecar.set_health(app, |h| {
             h.running = true;
             h.message = None;
@@ -309,9 +357,7 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
             }
         }
         let status = child.wait();
-        if let Ok(mut requests) = sidecar.requests.lock() {
-            *requests = None;
-        }
+        sidecar.link.send_replace(Link::Starting);
         if let Ok(mut waiting) = sidecar.waiting.lock() {
             // Dropping the senders tells each waiting command.
             waiting.clear();
@@ -334,6 +380,7 @@ fn supervise(sidecar: &Sidecar, app: &AppHandle, config: &Config) {
             ));
         });
         if give_up {
+            sidecar.link.send_replace(Link::Down);
             return;
         }
         std::thread::sleep(Duration::from_secs(1));

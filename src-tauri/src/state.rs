@@ -136,6 +136,8 @@ pub struct Config {
     pub claude_dir: Option<PathBuf>,
     /// `--claude-control-dir`: ClaudeControl's home, for its reports.
     pub claude_control_dir: Option<PathBuf>,
+    /// `--sidecar`: the sidecar binary instead of the one beside the app.
+    pub sidecar: Option<PathBuf>,
 }
 
 impl Config {

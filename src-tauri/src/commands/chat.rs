@@ -24,9 +24,10 @@ fn unavailable(message: String) -> ErrorPayload {
     ErrorPayload::new(ErrorCode::Unavailable, message)
 }
 
-/// Starts a chat turn; events arrive as `sidecar` events with the returned id.
+/// Starts a chat turn; events arrive as `sidecar` events with the returned
+/// id. A turn sent while the sidecar starts waits for it.
 #[tauri::command]
-pub fn chat_send(
+pub async fn chat_send(
     state: State<'_, AppState>,
     request: ChatSendRequest,
 ) -> Result<u64, ErrorPayload> {
@@ -42,6 +43,7 @@ pub fn chat_send(
     state
         .sidecar
         .send_turn(&message, RequestBody::Chat(chat))
+        .await
         .map_err(unavailable)
 }
 

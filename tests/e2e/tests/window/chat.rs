@@ -187,7 +187,10 @@ fn with_no_model_anywhere_the_chat_says_so_before_a_message(
 
 /// A dry-run proposal left waiting when the window (and its sidecar)
 /// closed: reopened, the chat still shows it waiting; Apply then says it is
-/// no longer held, writes nothing, and the chat file keeps that.
+/// no longer held, writes nothing, and the chat file keeps that. The
+/// second window's sidecar is held back (a wrapper waiting on a FIFO) until
+/// after Apply is pressed: a request made while the model link starts
+/// waits for it instead of failing, and so does the model picker.
 fn a_proposal_from_before_a_restart_says_it_is_no_longer_held(
     environment: &Environment,
 ) -> Result<()> {
@@ -228,7 +231,23 @@ fn a_proposal_from_before_a_restart_says_it_is_no_longer_held(
             .await?;
         Ok(())
     })?;
-    environment.with_app_args(root, &args, async |session: &Session| {
+    let gate = config.path().join("sidecar-gate");
+    let status = std::process::Command::new("mkfifo").arg(&gate).status()?;
+    ensure!(status.success(), "mkfifo: {status}");
+    let held = config.path().join("held-sidecar");
+    std::fs::write(
+        &held,
+        format!(
+            // At most 30 s, so a failed trial leaves no process behind.
+            "#!/bin/sh\ntimeout 30 sh -c 'read go < \"$1\"' sh '{}'\nexec '{}' \"$@\"\n",
+            gate.display(),
+            environment.binaries.sidecar.display()
+        ),
+    )?;
+    std::fs::set_permissions(&held, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let held_path = held.display().to_string();
+    let held_args = [args.as_slice(), &["--sidecar", held_path.as_str()]].concat();
+    environment.with_app_args(root, &held_args, async |session: &Session| {
         session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         session.find("#nav-chat").await?.click().await?;
         session
@@ -236,15 +255,44 @@ fn a_proposal_from_before_a_restart_says_it_is_no_longer_held(
                 text.contains(".prompts/plan/db.md") && text.contains("waits for your approval")
             })
             .await?;
+        let health = session.find("#sidecar-health").await?.text().await?;
+        ensure!(health == "starting the model link…", "{health:?}");
         session.find(".proposal-apply").await?.click().await?;
+        // Pressed while the sidecar is held back: the press waits.
+        crate::harness::until("Apply waits", switchboard_e2e::WAIT, || async {
+            let disabled = session
+                .find(".proposal-apply")
+                .await?
+                .attr("disabled")
+                .await?;
+            Ok(disabled.map(|_| ()))
+        })
+        .await?;
+        ensure!(
+            session.texts("#chat-error").await?.is_empty(),
+            "nothing failed while the model link starts"
+        );
+        // Let the sidecar start: the wrapper's `read` takes this line.
+        let opened = std::thread::spawn(move || std::fs::write(&gate, "go\n"));
         session
             .wait_for_text(".chat-write.proposed", |text| {
                 text.contains("no longer held")
             })
             .await?;
+        opened
+            .join()
+            .map_err(|_| anyhow::anyhow!("the gate's writer panicked"))??;
         ensure!(
             session.texts(".proposal-apply").await?.is_empty(),
             "nothing left to apply"
+        );
+        // The model picker asked while the link started, and got the list.
+        session
+            .wait_for_text("#chat-model", |text| text.contains("test-model"))
+            .await?;
+        ensure!(
+            session.texts("#chat-error").await?.is_empty(),
+            "no error shown"
         );
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");

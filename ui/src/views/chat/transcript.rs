@@ -124,12 +124,17 @@ fn proposal_view(
     preview: String,
     outcome: Option<ProposalOutcome>,
 ) -> AnyView {
+    // Pressed once: the buttons wait for the answer (which waits for the
+    // model link, if it is starting).
+    let settling = RwSignal::new(false);
     let settle = move |proposal: String, apply: bool| {
+        settling.set(true);
         tasks::act(async move {
             match ipc::chat_settle_write(&proposal, apply).await {
                 Ok(body) => state.transcript.update(|t| t.apply(0, body)),
                 Err(failure) => state.error.set(Some(failure.message)),
             }
+            settling.try_set(false);
         })
     };
     let status = match &outcome {
@@ -152,8 +157,8 @@ fn proposal_view(
             </details>
             {outcome.is_none().then(|| view! {
                 <div class="proposal-actions">
-                    <button class="primary proposal-apply" on:click=move |_| settle(apply_id.clone(), true)>"Apply"</button>
-                    <button class="proposal-discard" on:click=move |_| settle(discard_id.clone(), false)>"Discard"</button>
+                    <button class="primary proposal-apply" disabled=settling on:click=move |_| settle(apply_id.clone(), true)>"Apply"</button>
+                    <button class="proposal-discard" disabled=settling on:click=move |_| settle(discard_id.clone(), false)>"Discard"</button>
                 </div>
             })}
         </li>
