@@ -1,8 +1,9 @@
 //! What the developer has written but not sent, kept by key for the
 //! window's life: a view left and opened again finds its boxes and forms as
 //! they were. The window provides one store per kind of value —
-//! `Kept<String>` for text boxes (a `Composer`'s `keep` key), `Kept<Draft>`
-//! for the inbox's feedback forms (by delivery).
+//! `Kept<String>` for text boxes (a `Composer`'s `keep` key, a tape
+//! exchange's unsaved note), `Kept<Draft>` for the inbox's feedback forms
+//! (by delivery).
 
 use std::collections::HashMap;
 

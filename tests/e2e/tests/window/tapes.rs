@@ -1,7 +1,8 @@
 //! The Tapes view in the real window: sqlite3 sessions recorded by the
 //! real `switchboard rec` appear while the view is open and while it is
 //! left; one plays, steps back an exchange at a time, a search hit jumps
-//! to its exchange and highlights it, and a note lands in the tape file.
+//! to its exchange and highlights it, and a note — kept unsaved while the
+//! tape is read again and the view left — lands in the tape file.
 
 use std::{
     io::{Read, Write},
@@ -174,11 +175,48 @@ fn a_recorded_session_appears_plays_steps_back_and_is_found(
         ensure!(!screen.contains(".exit"), "{screen:?}");
         environment.screenshot("tapes.png")?;
 
-        // A note on the exchange lands in its annotations.
-        let note = session
-            .find(".exchange[data-index='1'] .exchange-note textarea")
+        // A note on the exchange lands in its annotations. Unsaved, it
+        // outlives the tape read again (another process notes another
+        // exchange meanwhile) and leaving the view.
+        const NOTE: &str = ".exchange[data-index='1'] .exchange-note textarea";
+        session.find(NOTE).await?.send_keys("the slow one").await?;
+        let workspace = switchboard_store::Workspace::open(&root)?;
+        switchboard_store::tapes::Tapes::in_workspace(&workspace).annotate(
+            "sqlite3/sums",
+            0,
+            "noted elsewhere",
+        )?;
+        crate::harness::until(
+            "the open tape read again",
+            switchboard_e2e::WAIT,
+            || async {
+                let other = session
+                    .find(".exchange[data-index='0'] .exchange-note textarea")
+                    .await?
+                    .prop("value")
+                    .await?;
+                Ok((other.as_deref() == Some("noted elsewhere")).then_some(()))
+            },
+        )
+        .await?;
+        let kept = session.find(NOTE).await?.prop("value").await?;
+        ensure!(
+            kept.as_deref() == Some("the slow one"),
+            "the unsaved note outlives the tape read again: {kept:?}"
+        );
+        session.find("#nav-inbox").await?.click().await?;
+        session.find("#view-inbox").await?;
+        session.find("#nav-tapes").await?.click().await?;
+        session
+            .find(".tape-item[data-id='sqlite3/sums']")
+            .await?
+            .click()
             .await?;
-        note.send_keys("the slow one").await?;
+        let kept = session.find(NOTE).await?.prop("value").await?;
+        ensure!(
+            kept.as_deref() == Some("the slow one"),
+            "the unsaved note outlives leaving the view: {kept:?}"
+        );
         session
             .find(".exchange[data-index='1'] .exchange-note-save")
             .await?
