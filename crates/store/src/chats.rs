@@ -228,25 +228,34 @@ pub fn resume(
     Ok(session)
 }
 
+/// A chat moved to the trash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trashed {
+    /// Its path in `trash/`.
+    pub path: PathBuf,
+    /// It was the active chat (there is none now).
+    pub was_active: bool,
+}
+
 /// Moves chat `id` (active or archived) to `trash/`, where Naide keeps
-/// deleted chats; returns its path there.
+/// deleted chats; says where, and whether it was the active one.
 pub fn trash(
     workspace: &Workspace,
     id: &str,
     now: Timestamp,
     salt: u32,
-) -> Result<PathBuf, StoreError> {
+) -> Result<Trashed, StoreError> {
     let dir = sessions_dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
     let current = active_path(workspace);
-    let (from, name) = match read_session(&current) {
+    let (from, name, was_active) = match read_session(&current) {
         Ok(Some(session)) if session.id == id => {
             let name = if is_slot(&current) {
                 archive_name(now, salt)
             } else {
                 file_name(&current)
             };
-            (current.clone(), name)
+            (current.clone(), name, true)
         }
         _ => {
             let archive =
@@ -255,14 +264,17 @@ pub fn trash(
                     id: id.to_owned(),
                 })?;
             let name = file_name(&archive);
-            (archive, name)
+            (archive, name, false)
         }
     };
     let trash = dir.join(TRASH_DIR);
     std::fs::create_dir_all(&trash).map_err(StoreError::io("could not create", &trash))?;
     let to = trash.join(name);
     std::fs::rename(&from, &to).map_err(StoreError::io("could not move to the trash", &from))?;
-    Ok(to)
+    Ok(Trashed {
+        path: to,
+        was_active,
+    })
 }
 
 /// Replaces the summary of the active chat, which must be chat `id` (so an
@@ -534,12 +546,14 @@ mod tests {
         ));
 
         let trashed = trash(&workspace, &second.id, at(1_770_000_004_000), 4).unwrap();
-        assert!(trashed.starts_with(chats.join(TRASH_DIR)));
+        assert!(trashed.path.starts_with(chats.join(TRASH_DIR)));
+        assert!(!trashed.was_active);
         let moved: ChatSession =
-            serde_json::from_str(&std::fs::read_to_string(&trashed).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(&trashed.path).unwrap()).unwrap();
         assert_eq!(moved, second, "trashed chats keep every byte");
         let trashed_active = trash(&workspace, &first.id, at(1_770_000_005_000), 5).unwrap();
-        assert!(trashed_active.exists());
+        assert!(trashed_active.path.exists());
+        assert!(trashed_active.was_active);
         assert_eq!(active(&workspace).unwrap(), None);
         assert_eq!(history(&workspace).unwrap().sessions.len(), 0);
         assert_eq!(

@@ -114,17 +114,20 @@ pub async fn chat_resume(
     .inspect(|_| state.sidecar.forget_ended_turn())
 }
 
-/// Moves a chat to the trash.
+/// Moves a chat to the trash; the window's last turn goes with it only if
+/// it was the active chat's.
 #[tauri::command]
 pub async fn chat_trash(
     state: State<'_, AppState>,
     request: ChatSessionRequest,
 ) -> Result<(), ErrorPayload> {
-    on_workspace(&state, move |workspace| {
+    let trashed = on_workspace(&state, move |workspace| {
         chats::trash(workspace, &request.id, clock::now(), salt())
     })
     .await?;
-    state.sidecar.forget_ended_turn();
+    if trashed.was_active {
+        state.sidecar.forget_ended_turn();
+    }
     Ok(())
 }
 
