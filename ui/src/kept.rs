@@ -2,8 +2,8 @@
 //! window's life: a view left and opened again finds its boxes and forms as
 //! they were. The window provides one store per kind of value —
 //! `Kept<String>` for text boxes (a `Composer`'s `keep` key, a tape
-//! exchange's unsaved note), `Kept<Draft>` for the inbox's feedback forms
-//! (by delivery).
+//! exchange's unsaved note, [`KeptText`] fields), `Kept<Draft>` for the
+//! inbox's feedback forms (by delivery).
 
 use std::collections::HashMap;
 
@@ -55,5 +55,44 @@ impl<T: Clone + PartialEq + Send + Sync + 'static> Kept<T> {
 impl<T: Clone + PartialEq + Send + Sync + 'static> Default for Kept<T> {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// A text field's value kept for the window's life under a key.
+#[derive(Debug, Clone, Copy)]
+pub struct KeptText {
+    /// The value, bound to the field.
+    pub text: RwSignal<String>,
+    key: StoredValue<String>,
+    kept: Option<Kept<String>>,
+}
+
+impl KeptText {
+    /// Starts from what is kept under `key` (else `initial`); each edit
+    /// that leaves the value different from `initial` is kept. Outside a
+    /// window (no [`Kept<String>`] provided) a plain signal.
+    pub fn new(key: String, initial: String) -> Self {
+        let kept = use_context::<Kept<String>>();
+        let text = RwSignal::new(
+            kept.and_then(|kept| kept.get(&key))
+                .unwrap_or_else(|| initial.clone()),
+        );
+        if let Some(kept) = kept {
+            let key = key.clone();
+            Effect::new(move |_| kept.keep(&key, text.get(), &initial));
+        }
+        Self {
+            text,
+            key: StoredValue::new(key),
+            kept,
+        }
+    }
+
+    /// Forgets what is kept (it was saved or given up); the field keeps
+    /// its value until it changes.
+    pub fn forget(self) {
+        if let Some(kept) = self.kept {
+            self.key.with_value(|key| kept.forget(key));
+        }
     }
 }

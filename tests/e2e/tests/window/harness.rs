@@ -185,8 +185,6 @@ pub async fn until<T, Found: Future<Output = Result<Option<T>>>>(
     }
 }
 
-/// Waits until the Chat view's model link is up, then sends `message`
-/// as a person would: typed into the composer, sent with the button.
 /// Opens `view` from the navigation and waits until it shows.
 pub async fn go(session: &switchboard_e2e::Session, view: &str) -> Result<()> {
     session.find(&format!("#nav-{view}")).await?.click().await?;
@@ -194,6 +192,8 @@ pub async fn go(session: &switchboard_e2e::Session, view: &str) -> Result<()> {
     Ok(())
 }
 
+/// Waits until the Chat view's model link is up, then sends `message`
+/// as a person would: typed into the composer, sent with the button.
 pub async fn send_chat(session: &switchboard_e2e::Session, message: &str) -> Result<()> {
     session
         .wait_for_text("#sidecar-health", |text| text == "model link ready")

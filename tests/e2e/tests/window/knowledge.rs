@@ -1,7 +1,9 @@
 //! The Knowledge view in the real window: a learning added by the CLI
 //! while the window is open is found by the search box and opened; a vote
 //! changes the count on disk; the curator lists prune candidates and
-//! duplicates; a learning added in the window lands in the file.
+//! duplicates; a learning added in the window lands in the file, and a
+//! bullet edited there lands in the playbook — each half-written form
+//! outliving the view left and (a bullet's edit) another agent's vote.
 
 use std::{path::Path, sync::Arc};
 
@@ -9,7 +11,9 @@ use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, eventually, trial};
+use fantoccini::key::Key;
+
+use crate::harness::{Environment, eventually, go, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![trial(
@@ -195,6 +199,13 @@ fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {
                 .await?
                 .send_keys("Contrast first")
                 .await?;
+            // Left half-written and opened again: the form is as it was.
+            go(session, "inbox").await?;
+            go(session, "knowledge").await?;
+            let open = session.find(".add-learning").await?.attr("open").await?;
+            ensure!(open.is_some(), "the started form is open again");
+            let title = session.find("#learning-title").await?.prop("value").await?;
+            ensure!(title.as_deref() == Some("Contrast first"), "{title:?}");
             session
                 .find("#learning-body")
                 .await?
@@ -211,6 +222,64 @@ fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {
                 .wait_for_text("#view-knowledge", |text| text.contains("Contrast first"))
                 .await?;
             environment.screenshot("knowledge.png")?;
+
+            // A bullet's edit under way outlives another agent's vote (the
+            // playbooks read again) and leaving the view; Enter saves it.
+            session
+                .find("#knowledge-tab-playbooks")
+                .await?
+                .click()
+                .await?;
+            session
+                .find(&format!("{row} .edit-bullet"))
+                .await?
+                .click()
+                .await?;
+            let editor = session.find(&format!("{row} .bullet-edit")).await?;
+            editor.clear().await?;
+            editor.send_keys("Prefer pathlib.Path to os.path").await?;
+            let store = switchboard_store::Workspace::open(root)?;
+            switchboard_store::knowledge::playbooks::vote(
+                &store,
+                "coding",
+                "strat-0000000b",
+                true,
+                switchboard_store::clock::now(),
+            )?;
+            session
+                .wait_for_text(
+                    "[data-bullet='coding/strat-0000000b'] .helpful-count",
+                    |text| text == "+1",
+                )
+                .await?;
+            let edited =
+                |kept: Option<String>| kept.as_deref() == Some("Prefer pathlib.Path to os.path");
+            let kept = session
+                .find(&format!("{row} .bullet-edit"))
+                .await?
+                .prop("value")
+                .await?;
+            ensure!(edited(kept.clone()), "the edit outlives the vote: {kept:?}");
+            go(session, "inbox").await?;
+            go(session, "knowledge").await?;
+            session
+                .find("#knowledge-tab-playbooks")
+                .await?
+                .click()
+                .await?;
+            let editor = session.find(&format!("{row} .bullet-edit")).await?;
+            let kept = editor.prop("value").await?;
+            ensure!(edited(kept.clone()), "the edit outlives leaving: {kept:?}");
+            editor.send_keys(&Key::Enter.to_string()).await?;
+            eventually("the edit is saved", || {
+                Ok(playbook(root)?["bullets"][0]["content"] == "Prefer pathlib.Path to os.path")
+            })
+            .await?;
+            session
+                .wait_for_text(&format!("{row} .bullet-text"), |text| {
+                    text == "Prefer pathlib.Path to os.path"
+                })
+                .await?;
             Ok(())
         })
         .context("the knowledge view")

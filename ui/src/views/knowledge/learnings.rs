@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use switchboard_model::{ipc::NewLearning, knowledge::learning::LearningsFile};
 
 use super::{KnowledgeState, anchor};
-use crate::{ipc, tasks, views::markdown::Markdown};
+use crate::{ipc, kept::KeptText, tasks, views::markdown::Markdown};
 
 /// The tab.
 #[component]
@@ -90,9 +90,13 @@ fn file_view(state: KnowledgeState, file: LearningsFile) -> impl IntoView {
 /// The form that appends an entry (Ctrl/Cmd+Enter adds).
 #[component]
 fn AddLearning(state: KnowledgeState, shown: Memo<Option<LearningsFile>>) -> impl IntoView {
-    let category = RwSignal::new(String::new());
-    let title = RwSignal::new(String::new());
-    let body = RwSignal::new(String::new());
+    // What is typed is the window's: the view left and opened again, the
+    // form is still open with it.
+    let field = |name: &str| KeptText::new(format!("learning-add:{name}"), String::new()).text;
+    let (category, title, body) = (field("category"), field("title"), field("body"));
+    let started = [category, title, body]
+        .iter()
+        .any(|field| !field.with_untracked(String::is_empty));
     let add = move || {
         let chosen = category.get_untracked();
         let learning = NewLearning {
@@ -120,7 +124,7 @@ fn AddLearning(state: KnowledgeState, shown: Memo<Option<LearningsFile>>) -> imp
         });
     };
     view! {
-        <details class="add-learning">
+        <details class="add-learning" open=started>
             <summary>"Add a learning"</summary>
             <form
                 on:submit=move |event| {

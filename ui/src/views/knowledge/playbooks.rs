@@ -10,7 +10,12 @@ use switchboard_model::{
 };
 
 use super::{KnowledgeState, anchor};
-use crate::{ipc, tasks, views::edit_line::EditLine};
+use crate::{
+    ipc,
+    kept::{Kept, KeptText},
+    tasks,
+    views::edit_line::EditLine,
+};
 
 /// The tab.
 #[component]
@@ -108,7 +113,13 @@ pub fn BulletRow(
             })
         })
     };
-    let editing = RwSignal::new(false);
+    // An edit under way is the window's: the playbooks read again (a vote,
+    // an agent's new bullet) or the view left and opened again, the
+    // editor is still open with what was typed.
+    let edit_key = format!("bullet-edit:{task_type}/{id}");
+    let editing = RwSignal::new(
+        use_context::<Kept<String>>().is_some_and(|kept| kept.get(&edit_key).is_some()),
+    );
     let vote = {
         let reference = reference.clone();
         move |helpful: bool| {
@@ -158,6 +169,7 @@ pub fn BulletRow(
                     view! {
                         <EditLine
                             initial=text.clone()
+                            keep=edit_key.clone()
                             class="bullet-edit"
                             label="Bullet (Enter saves, Escape cancels)"
                             on_save
@@ -195,9 +207,16 @@ pub fn BulletRow(
 #[component]
 fn AddBullet(state: KnowledgeState, task_type: Option<String>) -> impl IntoView {
     let fixed = task_type.clone();
-    let new_type = RwSignal::new(String::new());
-    let section = RwSignal::new(String::new());
-    let content = RwSignal::new(String::new());
+    // What is typed is the window's: the playbooks read again or the view
+    // left, the form is still open with it.
+    let field = |name: &str| {
+        let form = task_type.as_deref().unwrap_or("*new*");
+        KeptText::new(format!("bullet-add:{form}:{name}"), String::new()).text
+    };
+    let (new_type, section, content) = (field("type"), field("section"), field("content"));
+    let started = [new_type, section, content]
+        .iter()
+        .any(|field| !field.with_untracked(String::is_empty));
     let add = {
         let fixed = fixed.clone();
         move || {
@@ -224,7 +243,7 @@ fn AddBullet(state: KnowledgeState, task_type: Option<String>) -> impl IntoView 
         None => "New playbook".to_owned(),
     };
     view! {
-        <details class="add-bullet">
+        <details class="add-bullet" open=started>
             <summary>{label}</summary>
             <form on:submit=move |event| {
                 event.prevent_default();
