@@ -152,7 +152,13 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
             .find(&format!("#ready-queue [data-id='{build}']"))
             .await?;
 
-        // Away from the view, Build is claimed and done; back, it shows.
+        // Away from the view, Build is claimed and done; back, it shows,
+        // and a task title left half-written is still in its box.
+        session
+            .find("#new-task-title")
+            .await?
+            .send_keys("Write the changel")
+            .await?;
         session.find("#nav-inbox").await?.click().await?;
         session.find("#inbox-list, #inbox-empty, .inbox").await?;
         cli(&["task", "claim", &build, "--as", "b"])?;
@@ -161,6 +167,11 @@ fn the_board_follows_the_cli_refuses_cycles_and_sends_messages(
         session
             .find(&format!("#column-completed .task[data-id='{build}']"))
             .await?;
+        let kept = session.find("#new-task-title").await?.prop("value").await?;
+        ensure!(
+            kept.as_deref() == Some("Write the changel"),
+            "the unsent title is kept: {kept:?}"
+        );
         session
             .find(&format!("#ready-queue [data-id='{ship}']"))
             .await?;

@@ -9,7 +9,7 @@ use switchboard_model::{
 };
 
 use super::{TeamState, picker};
-use crate::{ipc, tasks};
+use crate::{ipc, kept::KeptText, tasks};
 
 /// A task as a card shows it, and the key that changes whenever anything
 /// the card shows does, so a refresh redraws only the cards that changed.
@@ -326,7 +326,8 @@ fn TaskActions(task: Task, members: Vec<String>, state: TeamState) -> impl IntoV
 /// tasks, as they change).
 #[component]
 pub fn NewTaskForm(state: TeamState) -> impl IntoView {
-    let title = RwSignal::new(String::new());
+    // A title being written is the window's: leaving the view keeps it.
+    let title = KeptText::new("new-task-title".to_owned(), String::new()).text;
     let priority = RwSignal::new(Priority::Normal);
     let chosen = RwSignal::new(Vec::<String>::new());
     let error = RwSignal::new(None::<String>);
