@@ -299,8 +299,8 @@ fn ExchangeList(play: Playback) -> impl IntoView {
 }
 
 /// The note on one exchange, kept in its `annotations`. An unsaved edit
-/// is the window's ([`Kept`]): the tape read again (another tape
-/// recorded meanwhile), opened again or the view left, it is still there.
+/// is the window's ([`Kept`]): the tape read again (another process
+/// noting it), opened again or the view left, it is still there.
 #[component]
 fn Note(state: TapesState, index: usize, note: String) -> impl IntoView {
     let kept = use_context::<Kept<String>>().zip(state.tape.with_untracked(|tape| {
