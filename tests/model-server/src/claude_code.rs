@@ -46,6 +46,16 @@ impl ClaudeCode {
         }
     }
 
+    /// Adds `servers` (name → `mcpServers` entry) to the user's own MCP
+    /// servers, which start in every project without asking.
+    pub fn add_user_servers(&self, servers: Value) {
+        let path = self.config.join(".claude.json");
+        let mut settings: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        settings["mcpServers"] = servers;
+        std::fs::write(path, settings.to_string()).unwrap();
+    }
+
     /// Lets the project's `.mcp.json` servers start without asking.
     pub fn enable_project_servers(&self, names: &[&str]) {
         let path = self.config.join(".claude.json");

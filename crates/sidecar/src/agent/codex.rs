@@ -1,11 +1,40 @@
 //! Codex as the chat's model: each turn is one `codex exec --json` run.
 
+use std::{path::Path, process::Stdio, time::Duration};
+
+use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::{AgentError, Cli, Heard, Ran, Turn, codex_events::Events, detect, tool_server};
+use super::{
+    AgentError, Cli, Heard, Ran, STDERR_KEPT, Turn, codex_events::Events, detect, refused_a_flag,
+    tail,
+};
 
 /// Its name for people.
 const CODEX: &str = "Codex";
+
+/// The turn's MCP server's name in Codex (its tools are
+/// `mcp__switchboard_chat__read_file`, …). Not `switchboard`: the
+/// developer's Codex may have Switchboard's own MCP server under that name
+/// (`switchboard mcp install`), and Codex lays `-c` settings over its
+/// configured servers — a command and a URL under one name make a server
+/// it refuses to load.
+const SERVER_NAME: &str = "switchboard_chat";
+
+/// How long listing the developer's MCP servers may take.
+const LIST_LIMIT: Duration = Duration::from_secs(10);
+
+/// One server of `codex mcp list --json` (the fields read here).
+#[derive(Debug, Deserialize)]
+struct Listed {
+    name: String,
+    #[serde(default = "enabled")]
+    enabled: bool,
+}
+
+fn enabled() -> bool {
+    true
+}
 
 /// The variable the turn's MCP token reaches Codex in (never a flag: flags
 /// are visible to every user in the process list).
@@ -95,10 +124,80 @@ fn toml_string(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
+/// The settings that turn off, for one run, the MCP servers the
+/// developer's Codex would start in `workspace` (from its user, project and
+/// managed settings, as `codex mcp list --json` names them): `-c
+/// mcp_servers=…` adds the turn's server to them, it does not replace them.
+async fn others_off(cli: &Cli, workspace: &Path) -> Result<Vec<String>, AgentError> {
+    let listing = tokio::process::Command::new(&cli.program)
+        .args(["mcp", "list", "--json"])
+        .current_dir(workspace)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(LIST_LIMIT, listing)
+        .await
+        .map_err(|_| AgentError::Failed {
+            agent: CODEX,
+            said: format!(
+                "`{} mcp list --json` did not answer within {} s",
+                cli.program,
+                LIST_LIMIT.as_secs()
+            ),
+        })?
+        .map_err(|error| cli.not_installed(error))?;
+    if !output.status.success() {
+        let said = tail(&String::from_utf8_lossy(&output.stderr), STDERR_KEPT);
+        return Err(if refused_a_flag(&said) {
+            AgentError::TooOld {
+                agent: CODEX,
+                program: cli.program.clone(),
+                said,
+            }
+        } else {
+            AgentError::Failed {
+                agent: CODEX,
+                said: format!("listing its MCP servers ({}): {said}", output.status),
+            }
+        });
+    }
+    let listed: Vec<Listed> = serde_json::from_slice(&output.stdout).map_err(|error| {
+        cli.setup(format!(
+            "`codex mcp list --json` printed what it cannot read: {error}"
+        ))
+    })?;
+    turn_off(listed)
+}
+
+/// The `-c` settings that turn off each of `listed` that is on.
+fn turn_off(listed: Vec<Listed>) -> Result<Vec<String>, AgentError> {
+    listed
+        .into_iter()
+        .filter(|server| server.enabled)
+        .map(|server| {
+            let plain = !server.name.is_empty()
+                && server
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if server.name == SERVER_NAME || !plain {
+                return Err(AgentError::Setup {
+                    agent: CODEX,
+                    why: format!(
+                        "its MCP server `{}` cannot be left out of the chat's turns; rename it in Codex's settings",
+                        server.name
+                    ),
+                });
+            }
+            Ok(format!("mcp_servers.{}.enabled=false", server.name))
+        })
+        .collect()
+}
+
 /// Runs `turn` through Codex (`codex exec --json`, see [`CODEX_ARGS`]) with
-/// the turn's MCP server as its only one (it replaces the developer's
-/// `mcp_servers` for this run), telling `heard` what comes; `stop` turning
-/// true ends it.
+/// the turn's MCP server as its only one (the developer's are turned off
+/// for this run, [`others_off`]), telling `heard` what comes; `stop`
+/// turning true ends it.
 pub async fn codex(
     turn: Turn<'_>,
     mut heard: impl FnMut(Heard<'_>),
@@ -110,10 +209,11 @@ pub async fn codex(
         setting: "codexPath",
         signed_out: not_signed_in,
     };
-    let (mut server, _folder, system) = cli.prepare(&turn).await?;
+    let (prepared, off) = tokio::join!(cli.prepare(&turn), others_off(&cli, turn.workspace));
+    let (mut server, _folder, system) = prepared?;
     let servers = format!(
         "mcp_servers={{{}={{url={},bearer_token_env_var={},default_tools_approval_mode=\"approve\"}}}}",
-        tool_server::SERVER_NAME,
+        SERVER_NAME,
         toml_string(&server.url),
         toml_string(TOKEN_VARIABLE),
     );
@@ -133,7 +233,11 @@ pub async fn codex(
         .arg("-c")
         .arg(instructions)
         .arg("-c")
-        .arg(servers)
+        .arg(servers);
+    for setting in off? {
+        command.arg("-c").arg(setting);
+    }
+    command
         .arg("-")
         .current_dir(turn.workspace)
         .env(TOKEN_VARIABLE, &server.token);
@@ -177,6 +281,39 @@ mod tests {
         assert!(!not_signed_in(
             "unexpected status 500 Internal Server Error"
         ));
+    }
+
+    #[test]
+    fn the_developers_servers_are_turned_off_and_odd_names_refused() {
+        let listed = |names: &[(&str, bool)]| {
+            names
+                .iter()
+                .map(|(name, enabled)| Listed {
+                    name: (*name).to_owned(),
+                    enabled: *enabled,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            turn_off(listed(&[
+                ("switchboard", true),
+                ("docs-2", true),
+                ("off", false)
+            ]))
+            .unwrap(),
+            [
+                "mcp_servers.switchboard.enabled=false",
+                "mcp_servers.docs-2.enabled=false"
+            ]
+        );
+        for odd in [SERVER_NAME, "a.b", "x=y", ""] {
+            let refused = turn_off(listed(&[(odd, true)])).unwrap_err().to_string();
+            assert!(refused.contains("rename it"), "{odd}: {refused}");
+        }
+        let parsed: Vec<Listed> =
+            serde_json::from_str(r#"[{"name":"a","enabled":false,"transport":{}},{"name":"b"}]"#)
+                .unwrap();
+        assert_eq!(turn_off(parsed).unwrap(), ["mcp_servers.b.enabled=false"]);
     }
 
     #[test]

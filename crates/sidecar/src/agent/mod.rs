@@ -216,6 +216,16 @@ impl Cli {
         }
     }
 
+    /// The program could not be started.
+    fn not_installed(&self, why: impl std::fmt::Display) -> AgentError {
+        AgentError::NotInstalled {
+            agent: self.agent,
+            program: self.program.clone(),
+            setting: self.setting,
+            why: why.to_string(),
+        }
+    }
+
     /// What every turn needs before the agent starts: the tool server
     /// serving the turn's tools, a private folder (0700, removed when
     /// dropped) and in it the system prompt, `system.md`.
@@ -262,12 +272,7 @@ impl Cli {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|error| AgentError::NotInstalled {
-                agent: self.agent,
-                program: self.program.clone(),
-                setting: self.setting,
-                why: error.to_string(),
-            })?;
+            .map_err(|error| self.not_installed(error))?;
         let stdout = child.stdout.take().ok_or_else(|| self.setup("no output"))?;
         let mut stderr = child.stderr.take().ok_or_else(|| self.setup("no errors"))?;
         let errors = tokio::spawn(async move {

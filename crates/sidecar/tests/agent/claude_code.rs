@@ -92,9 +92,27 @@ fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_
         .to_string(),
     )
     .unwrap();
+    // Nor are the developer's own MCP servers started — Switchboard's own
+    // and another in the user's settings, one the project's `.mcp.json`
+    // names and the developer allowed.
+    let started = dir.path().join("an-mcp-server-started");
+    let server = |name: &str| json!({"command": "/bin/sh", "args": ["-c", format!("echo {name} >> {}", started.display())]});
+    claude
+        .add_user_servers(json!({"switchboard": server("switchboard"), "other": server("other")}));
+    std::fs::write(
+        workspace.join(".mcp.json"),
+        json!({"mcpServers": {"project_docs": server("project_docs")}}).to_string(),
+    )
+    .unwrap();
+    claude.enable_project_servers(&["project_docs"]);
     let mut sidecar = start(&claude, &model, &dir.path().join("switchboard-config"));
     let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
     assert!(!hooked.exists(), "a project hook ran for the chat's turn");
+    assert!(
+        !started.exists(),
+        "Claude Code started the developer's own MCP servers: {:?}",
+        std::fs::read_to_string(&started)
+    );
     let sent = model.loop_requests()[0].to_string();
     assert!(
         !sent.contains("MARKER-FROM-CLAUDE-MD"),

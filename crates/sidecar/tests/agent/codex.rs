@@ -65,12 +65,12 @@ fn a_planning_turn_on_codex_writes_through_the_allow_list_with_only_the_sidecars
     let (dir, workspace, config) = folders();
     let model = ResponsesServer::start(vec![
         Turn::mcp(
-            "switchboard",
+            "switchboard_chat",
             "write_file",
             json!({"path": ".prompts/plan/idea.md", "content": "# Idea\n"}),
         ),
         Turn::mcp(
-            "switchboard",
+            "switchboard_chat",
             "write_file",
             json!({"path": "src/main.rs", "content": "fn main() {}\n"}),
         ),
@@ -91,12 +91,33 @@ fn a_planning_turn_on_codex_writes_through_the_allow_list_with_only_the_sidecars
         "notify = [\"/bin/sh\", \"-c\", \"echo turn >> {}\"]\n",
         notified.display()
     );
-    std::fs::write(home.join("config.toml"), notify + &settings).unwrap();
+    // Nor are the developer's own MCP servers started — among them
+    // Switchboard's own, as `switchboard mcp install` registers it, and one
+    // of the project's own Codex settings.
+    let started = dir.path().join("an-mcp-server-started");
+    let server = |name: &str| {
+        format!(
+            "\n[mcp_servers.{name}]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"echo {name} >> {}\"]\n",
+            started.display()
+        )
+    };
+    std::fs::write(
+        home.join("config.toml"),
+        notify + &settings + &server("switchboard") + &server("other"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(workspace.join(".codex")).unwrap();
+    std::fs::write(workspace.join(".codex/config.toml"), server("project_docs")).unwrap();
     let mut sidecar = start(&codex, &config);
     let turn = sidecar.chat(1, &workspace, "Planning", "Plan the feature.");
     assert!(
         !notified.exists(),
         "Codex ran the developer's notify program"
+    );
+    assert!(
+        !started.exists(),
+        "Codex started the developer's own MCP servers: {:?}",
+        std::fs::read_to_string(&started)
     );
     let reply = reply(&turn);
     assert_eq!(reply, "The plan is in .prompts/plan/idea.md.");
@@ -127,7 +148,7 @@ fn a_planning_turn_on_codex_writes_through_the_allow_list_with_only_the_sidecars
     for tool in first["tools"].as_array().unwrap() {
         let name = tool["name"].as_str().unwrap_or_default();
         if tool["type"] == "namespace" {
-            assert_eq!(name, "mcp__switchboard", "another MCP server: {tool}");
+            assert_eq!(name, "mcp__switchboard_chat", "another MCP server: {tool}");
             namespaced.extend(
                 tool["tools"]
                     .as_array()
@@ -163,7 +184,7 @@ fn codexs_hooks_do_not_run_for_the_chats_turns() {
     script(
         &trusting,
         &format!(
-            "first=$1; shift; exec '{}' \"$first\" --dangerously-bypass-hook-trust \"$@\"\n",
+            "if [ \"$1\" = exec ]; then shift; exec '{0}' exec --dangerously-bypass-hook-trust \"$@\"; fi\nexec '{0}' \"$@\"\n",
             binary().display()
         ),
     );

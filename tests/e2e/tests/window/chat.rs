@@ -121,12 +121,12 @@ fn with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused(
     let config = tempfile::tempdir()?;
     let model = ResponsesServer::start(vec![
         Turn::mcp(
-            "switchboard",
+            "switchboard_chat",
             "write_file",
             serde_json::json!({"path": ".prompts/plan/search.md", "content": "# Search\n"}),
         ),
         Turn::mcp(
-            "switchboard",
+            "switchboard_chat",
             "write_file",
             serde_json::json!({"path": "src/search.rs", "content": "fn search() {}\n"}),
         ),
