@@ -46,24 +46,27 @@ impl ClaudeCode {
         }
     }
 
-    /// Adds `servers` (name → `mcpServers` entry) to the user's own MCP
-    /// servers, which start in every project without asking.
-    pub fn add_user_servers(&self, servers: Value) {
+    /// Changes Claude Code's own settings file, `.claude.json`.
+    fn edit_settings(&self, change: impl FnOnce(&mut Value)) {
         let path = self.config.join(".claude.json");
         let mut settings: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        settings["mcpServers"] = servers;
+        change(&mut settings);
         std::fs::write(path, settings.to_string()).unwrap();
+    }
+
+    /// Makes `servers` (name → `mcpServers` entry) the user's own MCP
+    /// servers, which start in every project without asking.
+    pub fn add_user_servers(&self, servers: Value) {
+        self.edit_settings(|settings| settings["mcpServers"] = servers);
     }
 
     /// Lets the project's `.mcp.json` servers start without asking.
     pub fn enable_project_servers(&self, names: &[&str]) {
-        let path = self.config.join(".claude.json");
-        let mut settings: Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        settings["projects"][self.project.display().to_string()]["enabledMcpjsonServers"] =
-            json!(names);
-        std::fs::write(path, settings.to_string()).unwrap();
+        let project = self.project.display().to_string();
+        self.edit_settings(|settings| {
+            settings["projects"][project]["enabledMcpjsonServers"] = json!(names);
+        });
     }
 
     /// `claude ARGS…` in the project, `bin` first on PATH (where
