@@ -57,7 +57,7 @@ impl ClaudeCode {
 
     /// Makes `servers` (name → `mcpServers` entry) the user's own MCP
     /// servers, which start in every project without asking.
-    pub fn add_user_servers(&self, servers: Value) {
+    pub fn set_user_servers(&self, servers: Value) {
         self.edit_settings(|settings| settings["mcpServers"] = servers);
     }
 

@@ -98,7 +98,7 @@ fn a_planning_turn_on_claude_code_writes_through_the_allow_list_and_streams_its_
     let started = dir.path().join("an-mcp-server-started");
     let server = |name: &str| json!({"command": "/bin/sh", "args": ["-c", format!("echo {name} >> {}", started.display())]});
     claude
-        .add_user_servers(json!({"switchboard": server("switchboard"), "other": server("other")}));
+        .set_user_servers(json!({"switchboard": server("switchboard"), "other": server("other")}));
     std::fs::write(
         workspace.join(".mcp.json"),
         json!({"mcpServers": {"project_docs": server("project_docs")}}).to_string(),
