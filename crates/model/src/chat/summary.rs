@@ -241,24 +241,27 @@ impl ConversationSummary {
         }
     }
 
-    /// Replaces entry `index` of `which` with `text` (trimmed), keeping its
-    /// pin; an empty text removes the entry and its pin.
-    pub fn edit(&mut self, which: SummaryList, index: usize, text: &str) {
+    /// Replaces entry `old` of `which` with `text` (trimmed), keeping its
+    /// pin; an empty text removes the entry and its pin. The entry is found
+    /// by its text, not its place (a turn may have changed the list since
+    /// the edit began); answers whether it was still there.
+    pub fn edit(&mut self, which: SummaryList, old: &str, text: &str) -> bool {
         let text = text.trim().to_owned();
-        let Some(old) = self.list(which).get(index).cloned() else {
-            return;
+        let Some(index) = self.list(which).iter().position(|entry| entry == old) else {
+            return false;
         };
-        let pinned = self.is_pinned(&old);
-        self.pinned.retain(|pin| *pin != old);
+        let pinned = self.is_pinned(old);
+        self.pinned.retain(|pin| pin != old);
         let list = self.list_mut(which);
         if text.is_empty() {
             list.remove(index);
-            return;
+            return true;
         }
         list[index] = text.clone();
         if pinned {
             self.pinned.push(text);
         }
+        true
     }
 
     /// Adds `text` to `which` unless it is empty or already there.
@@ -519,12 +522,24 @@ mod tests {
         assert_eq!(summary.open_questions, ["Which IdP?", "Refresh tokens?"]);
         assert_eq!(change.closed_questions, ["Token lifetime?"]);
 
-        summary.edit(SummaryList::OpenQuestions, 0, " Which IdP: Okta or Entra? ");
+        assert!(summary.edit(
+            SummaryList::OpenQuestions,
+            "Which IdP?",
+            " Which IdP: Okta or Entra? "
+        ));
         assert_eq!(summary.pinned, ["Which IdP: Okta or Entra?"]);
+        assert!(
+            !summary.edit(SummaryList::OpenQuestions, "Which IdP?", "Okta"),
+            "an entry changed meanwhile is not found by its old text"
+        );
+        assert_eq!(
+            summary.open_questions,
+            ["Which IdP: Okta or Entra?", "Refresh tokens?"]
+        );
         summary.add(SummaryList::Decisions, "Use OAuth");
         summary.add(SummaryList::Decisions, "use oauth");
         assert_eq!(summary.decisions, ["Use OAuth"]);
-        summary.edit(SummaryList::OpenQuestions, 0, "");
+        assert!(summary.edit(SummaryList::OpenQuestions, "Which IdP: Okta or Entra?", ""));
         assert_eq!(summary.open_questions, ["Refresh tokens?"]);
         assert!(summary.pinned.is_empty(), "a removed entry loses its pin");
         summary.toggle_pin("Use OAuth");

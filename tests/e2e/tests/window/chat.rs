@@ -740,10 +740,30 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
                 })
                 .await?;
 
-            // Memory: pin the open question, add a constraint, edit a decision.
+            // Memory: add a constraint, edit a decision, and while the edit
+            // is open pin the open question (the lists are drawn again:
+            // the edit keeps what was typed), then save the edit.
             session
                 .wait_for_text("#memory-decisions", |text| text.contains("Use Postgres"))
                 .await?;
+            session
+                .find("#memory-constraints .memory-add")
+                .await?
+                .send_keys(&format!("Budget under 100 USD{}", char::from(Key::Enter)))
+                .await?;
+            session
+                .wait_for_text("#memory-constraints", |text| {
+                    text.contains("Budget under 100 USD")
+                })
+                .await?;
+            session
+                .find("#memory-decisions .edit-entry")
+                .await?
+                .click()
+                .await?;
+            let editor = session.find("#memory-decisions .memory-edit").await?;
+            editor.clear().await?;
+            editor.send_keys("Use Postgres 16").await?;
             session
                 .find("#memory-openQuestions .pin-entry")
                 .await?
@@ -754,25 +774,30 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
             })
             .await?;
             session
-                .find("#memory-constraints .memory-add")
+                .wait_for_text("#memory-openQuestions .pin-entry", |text| text == "★")
+                .await?;
+            // And another decision added to the same list meanwhile.
+            session
+                .find("#memory-decisions .memory-add")
                 .await?
-                .send_keys(&format!("Budget under 100 USD{}", char::from(Key::Enter)))
+                .send_keys(&format!("Cache in Redis{}", char::from(Key::Enter)))
                 .await?;
             session
-                .find("#memory-decisions .edit-entry")
-                .await?
-                .click()
+                .wait_for_text("#memory-decisions", |text| text.contains("Cache in Redis"))
                 .await?;
             let editor = session.find("#memory-decisions .memory-edit").await?;
-            editor.clear().await?;
-            editor
-                .send_keys(&format!("Use Postgres 16{}", char::from(Key::Enter)))
-                .await?;
+            let kept = editor.prop("value").await?;
+            ensure!(
+                kept.as_deref() == Some("Use Postgres 16"),
+                "the edit outlives the lists drawn again: {kept:?}"
+            );
+            editor.send_keys(&Key::Enter.to_string()).await?;
             eventually("the edits are saved", || {
                 let summary = &active_chat(root)?["summary"];
                 Ok(
                     summary["constraints"] == serde_json::json!(["Budget under 100 USD"])
-                        && summary["decisions"] == serde_json::json!(["Use Postgres 16"]),
+                        && summary["decisions"]
+                            == serde_json::json!(["Use Postgres 16", "Cache in Redis"]),
                 )
             })
             .await?;

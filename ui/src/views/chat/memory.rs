@@ -36,7 +36,9 @@ pub fn MemoryPanel(state: ChatState) -> impl IntoView {
     let editable = Memo::new(move |_| {
         state.session.with(Option::is_some) && state.transcript.with(|t| t.streaming.is_none())
     });
-    let editing = RwSignal::new(None::<(SummaryList, usize)>);
+    // The entry being edited, by its text: a turn that changes the lists
+    // meanwhile does not move the edit onto another entry.
+    let editing = RwSignal::new(None::<(SummaryList, String)>);
     let change = Memo::new(move |_| state.transcript.with(|t| t.last_change.clone()));
 
     view! {
@@ -86,7 +88,7 @@ fn MemoryList(
     which: SummaryList,
     summary: Memo<ConversationSummary>,
     editable: Memo<bool>,
-    editing: RwSignal<Option<(SummaryList, usize)>>,
+    editing: RwSignal<Option<(SummaryList, String)>>,
     state: ChatState,
 ) -> impl IntoView {
     let entries = Memo::new(move |_| summary.with(|s| s.list(which).clone()));
@@ -100,23 +102,47 @@ fn MemoryList(
                     entries
                         .get()
                         .into_iter()
-                        .enumerate()
-                        .map(|(index, entry)| {
+                        .map(|entry| {
                             let pinned = summary.with(|s| s.is_pinned(&entry));
-                            let is_editing = move || editing.get() == Some((which, index));
+                            let is_editing = {
+                                let entry = entry.clone();
+                                move || {
+                                    editing.with(|open| {
+                                        open.as_ref().is_some_and(|(list, text)| *list == which && *text == entry)
+                                    })
+                                }
+                            };
                             let pin_entry = entry.clone();
+                            let edit_entry = entry.clone();
                             let shown = entry.clone();
                             view! {
                                 <li class="memory-entry" class:pinned=pinned>
                                     {move || {
                                         if is_editing() {
+                                            let old = shown.clone();
                                             let on_save = Callback::new(move |text: String| {
                                                 editing.set(None);
-                                                save(state, |s| s.edit(which, index, &text));
+                                                let still_there = summary.with_untracked(|s| s.list(which).contains(&old));
+                                                if still_there {
+                                                    let old = old.clone();
+                                                    save(state, move |s| {
+                                                        s.edit(which, &old, &text);
+                                                    });
+                                                } else {
+                                                    state.error.set(Some(format!(
+                                                        "“{old}” changed while you edited it; edit it again"
+                                                    )));
+                                                }
+                                            });
+                                            // Kept while the lists are drawn again (a
+                                            // turn's summary, a pin).
+                                            let keep = state.session.with_untracked(|s| {
+                                                s.as_ref().map(|s| format!("memory-edit:{}:{}:{shown}", s.id, which.key()))
                                             });
                                             view! {
                                                 <EditLine
                                                     initial=shown.clone()
+                                                    keep=keep.unwrap_or_default()
                                                     class="memory-edit"
                                                     label="Edit entry (Enter saves, empty removes, Escape cancels)"
                                                     on_save
@@ -125,6 +151,7 @@ fn MemoryList(
                                             }
                                             .into_any()
                                         } else {
+                                            let edit_entry = edit_entry.clone();
                                             view! {
                                                 <span class="entry-text">{shown.clone()}</span>
                                                 <button
@@ -132,7 +159,7 @@ fn MemoryList(
                                                     title="Edit"
                                                     aria-label="Edit"
                                                     disabled=move || !editable.get()
-                                                    on:click=move |_| editing.set(Some((which, index)))
+                                                    on:click=move |_| editing.set(Some((which, edit_entry.clone())))
                                                 >"✎"</button>
                                             }
                                             .into_any()
