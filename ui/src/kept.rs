@@ -1,9 +1,9 @@
 //! What the developer has written but not sent, kept by key for the
 //! window's life: a view left and opened again finds its boxes and forms as
 //! they were. The window provides one store per kind of value —
-//! `Kept<String>` for text boxes (a `Composer`'s `keep` key, a tape
-//! exchange's unsaved note, [`KeptText`] fields), `Kept<Draft>` for the
-//! inbox's feedback forms (by delivery).
+//! `Kept<String>` for text boxes ([`KeptText`]: comments, messages, notes,
+//! edits and forms), `Kept<Draft>` for the inbox's feedback forms (by
+//! delivery) — and [`Kept::bind`] makes a field's signal of one.
 
 use std::collections::HashMap;
 
@@ -50,6 +50,15 @@ impl<T: Clone + PartialEq + Send + Sync + 'static> Kept<T> {
             kept.remove(key);
         });
     }
+
+    /// A signal for the value under `key`: it starts from what is kept
+    /// (else `initial`), and each change that leaves it different from
+    /// `initial` is kept (one back at `initial` keeps nothing).
+    pub fn bind(self, key: String, initial: T) -> RwSignal<T> {
+        let value = RwSignal::new(self.get(&key).unwrap_or_else(|| initial.clone()));
+        Effect::new(move |_| value.with(|now| self.keep(&key, now.clone(), &initial)));
+        value
+    }
 }
 
 impl<T: Clone + PartialEq + Send + Sync + 'static> Default for Kept<T> {
@@ -68,19 +77,14 @@ pub struct KeptText {
 }
 
 impl KeptText {
-    /// Starts from what is kept under `key` (else `initial`); each edit
-    /// that leaves the value different from `initial` is kept. Outside a
-    /// window (no [`Kept<String>`] provided) a plain signal.
+    /// The window's [`Kept<String>`] bound under `key` ([`Kept::bind`]);
+    /// outside a window (none provided) a plain signal.
     pub fn new(key: String, initial: String) -> Self {
         let kept = use_context::<Kept<String>>();
-        let text = RwSignal::new(
-            kept.and_then(|kept| kept.get(&key))
-                .unwrap_or_else(|| initial.clone()),
-        );
-        if let Some(kept) = kept {
-            let key = key.clone();
-            Effect::new(move |_| kept.keep(&key, text.get(), &initial));
-        }
+        let text = match kept {
+            Some(kept) => kept.bind(key.clone(), initial),
+            None => RwSignal::new(initial),
+        };
         Self {
             text,
             key: StoredValue::new(key),
@@ -88,11 +92,11 @@ impl KeptText {
         }
     }
 
-    /// Forgets what is kept (it was saved or given up); the field keeps
-    /// its value until it changes.
+    /// Forgets what is kept (it was saved or given up; also once the
+    /// field is gone); the field keeps its value until it changes.
     pub fn forget(self) {
         if let Some(kept) = self.kept {
-            self.key.with_value(|key| kept.forget(key));
+            self.key.try_with_value(|key| kept.forget(key));
         }
     }
 }

@@ -1,11 +1,9 @@
 //! The composer: a text area that sends what is written on Ctrl+Enter
 //! (Cmd+Enter on macOS), for the chat, team messages, comments on a
-//! delivery and notes on a tape; a box given a `keep` key keeps what is
-//! written in it, unsent, for the window's life ([`Kept`]).
+//! delivery and notes on a tape (a box whose `text` is a
+//! [`crate::kept::KeptText`]'s is kept for the window's life).
 
 use leptos::prelude::*;
-
-use crate::kept::Kept;
 
 /// A text area bound to `text` that calls `on_submit` on Ctrl/Cmd+Enter
 /// (the key is not typed into it) and `on_edit` after each change.
@@ -31,19 +29,7 @@ pub fn Composer(
     /// Its height in lines.
     #[prop(default = 3)]
     rows: u32,
-    /// Keeps what is written, unsent, under this key for the window's life
-    /// (given back to an empty box).
-    #[prop(optional, into)]
-    keep: Option<String>,
 ) -> impl IntoView {
-    if let (Some(key), Some(kept)) = (keep, use_context::<Kept<String>>()) {
-        if text.with_untracked(String::is_empty)
-            && let Some(written) = kept.get(&key)
-        {
-            text.set(written);
-        }
-        Effect::new(move |_| kept.keep(&key, text.get(), &String::new()));
-    }
     view! {
         <textarea
             id=id

@@ -12,7 +12,7 @@ use switchboard_model::annotation::{AnnotationKind, MappedRun, NewAnnotation, sn
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlIFrameElement, Node};
 
-use crate::{ipc, tasks, views::composer::Composer};
+use crate::{ipc, kept::KeptText, tasks, views::composer::Composer};
 
 /// A selection mapped to the body: offsets and the selected text.
 #[derive(Debug, Clone, PartialEq)]
@@ -298,9 +298,9 @@ pub fn SelectionBar(
 /// A box for a comment on the delivery as a whole.
 #[component]
 pub fn GeneralComment(delivery_id: String, on_saved: Callback<()>) -> impl IntoView {
-    let text = RwSignal::new(String::new());
+    // What is written is the window's until it is added.
+    let text = KeptText::new(format!("comment:{delivery_id}"), String::new()).text;
     let error = RwSignal::new(None::<String>);
-    let keep = format!("comment:{delivery_id}");
     let delivery_id = StoredValue::new(delivery_id);
     let add = move || {
         let new = NewAnnotation {
@@ -321,7 +321,6 @@ pub fn GeneralComment(delivery_id: String, on_saved: Callback<()>) -> impl IntoV
                 id="general-comment"
                 placeholder="Comment on the whole delivery (Ctrl+Enter adds)"
                 text
-                keep
                 on_submit=move |()| add()
             />
             <button id="general-comment-add" on:click=move |_| add()>"Add comment"</button>

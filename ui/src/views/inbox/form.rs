@@ -22,12 +22,7 @@ pub fn FeedbackForm(
 ) -> impl IntoView {
     // The window keeps what is written until it is sent.
     let drafts = use_context::<Kept<Draft>>().unwrap_or_default();
-    let fresh = Draft::new(&schema);
-    let draft = RwSignal::new(drafts.get(&id).unwrap_or_else(|| fresh.clone()));
-    {
-        let id = id.clone();
-        Effect::new(move |_| drafts.keep(&id, draft.get(), &fresh));
-    }
+    let draft = drafts.bind(id.clone(), Draft::new(&schema));
     let errors = RwSignal::new(Vec::<FieldError>::new());
     let busy = RwSignal::new(false);
     let schema = StoredValue::new(schema);

@@ -11,7 +11,7 @@ use switchboard_model::tape::playback::{self, end_of, times};
 
 use super::{TapesState, marked, minutes, screen::Screen};
 use crate::views::terminal::Rows;
-use crate::{ipc, kept::Kept, tasks, views::composer::Composer};
+use crate::{ipc, kept::KeptText, tasks, views::composer::Composer};
 
 /// The speeds offered.
 const SPEEDS: [f64; 5] = [0.5, 1.0, 2.0, 4.0, 8.0];
@@ -299,21 +299,18 @@ fn ExchangeList(play: Playback) -> impl IntoView {
 }
 
 /// The note on one exchange, kept in its `annotations`. An unsaved edit
-/// is the window's ([`Kept`]): the tape read again (another process
-/// noting it), opened again or the view left, it is still there.
+/// is the window's ([`KeptText`]) until it is saved: the tape read again
+/// (another process noting it), opened again or the view left, it is still
+/// there.
 #[component]
 fn Note(state: TapesState, index: usize, note: String) -> impl IntoView {
-    let kept = use_context::<Kept<String>>().zip(state.tape.with_untracked(|tape| {
-        tape.as_ref()
-            .map(|tape| format!("tape-note:{}:{index}", tape.summary.id))
-    }));
-    let unsaved = kept.as_ref().and_then(|(kept, key)| kept.get(key));
-    let draft = RwSignal::new(unsaved.unwrap_or_else(|| note.clone()));
+    let tape = state
+        .tape
+        .with_untracked(|tape| tape.as_ref().map(|t| t.summary.id.clone()))
+        .unwrap_or_default();
+    let kept = KeptText::new(format!("tape-note:{tape}:{index}"), note.clone());
+    let draft = kept.text;
     let saved = RwSignal::new(note);
-    if let Some((kept, key)) = kept {
-        // Kept while it differs from the saved note.
-        Effect::new(move |_| kept.keep(&key, draft.get(), &saved.get()));
-    }
     let save = move || {
         let Some(id) = state
             .tape
@@ -324,7 +321,10 @@ fn Note(state: TapesState, index: usize, note: String) -> impl IntoView {
         let text = draft.get_untracked();
         tasks::act(async move {
             match ipc::tape_note(&id, index, &text).await {
-                Ok(()) => saved.set(text),
+                Ok(()) => {
+                    kept.forget();
+                    saved.try_set(text);
+                }
                 Err(failure) => state.error.set(Some(failure.message)),
             }
         });

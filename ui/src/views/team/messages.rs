@@ -8,7 +8,7 @@ use switchboard_model::{
 };
 
 use super::TeamState;
-use crate::{ipc, tasks, views::composer::Composer};
+use crate::{ipc, kept::KeptText, tasks, views::composer::Composer};
 
 /// The members, and the inbox of the one picked.
 #[component]
@@ -97,7 +97,8 @@ pub fn SendForm(state: TeamState) -> impl IntoView {
     let from = RwSignal::new("developer".to_owned());
     let to = RwSignal::new(String::new());
     let kind = RwSignal::new(MessageType::Plain);
-    let text = RwSignal::new(String::new());
+    // What is written is the window's until it is sent.
+    let text = KeptText::new(format!("team-message:{}", state.team_name()), String::new()).text;
     let error = RwSignal::new(None::<String>);
     let sent = RwSignal::new(false);
     let send = move || {
@@ -149,7 +150,6 @@ pub fn SendForm(state: TeamState) -> impl IntoView {
                 id="msg-text"
                 placeholder="Message (Ctrl+Enter sends)"
                 text
-                keep=format!("team-message:{}", state.team_name())
                 on_submit=move |()| send()
                 on_edit=move |()| sent.set(false)
             />
