@@ -236,9 +236,7 @@ impl Transcript {
             | ResponseBody::ProposalSettled { .. } => {}
         }
     }
-}
 
-impl Transcript {
     /// Keeps a turn's `event` of a `chat` not begun here, in case it is
     /// begun next; the events of any earlier such chat are dropped.
     fn keep_early(&mut self, chat: u64, event: ResponseBody) {
