@@ -91,7 +91,11 @@ fn on_the_claude_code_backend_the_answer_streams_and_a_write_is_refused(
         Turn::text("The search plan is in .prompts/plan/search.md."),
     ]);
     let wrapper = config.path().join("claude");
-    wrap(&wrapper, &binary(), &claude.environment(&model.url()))?;
+    wrap(
+        &wrapper,
+        &binary(),
+        &exports(&claude.environment(&model.url())),
+    )?;
     std::fs::write(
         config.path().join("settings.json"),
         serde_json::json!({"modelBackend": "claude-code", "claudeCodePath": wrapper}).to_string(),
@@ -135,7 +139,7 @@ fn with_no_backend_set_a_signed_in_codex_answers_and_a_write_is_refused(
     let codex = Codex::configure(&config.path().join("codex-home"), &root, &model);
     codex.sign_in();
     let wrapper = config.path().join("codex");
-    wrap(&wrapper, &binary(), &codex.environment())?;
+    wrap(&wrapper, &binary(), &exports(&codex.environment()))?;
     std::fs::write(
         config.path().join("settings.json"),
         serde_json::json!({"claudeCodePath": "/nonexistent/claude", "codexPath": wrapper})
@@ -235,16 +239,15 @@ fn a_proposal_from_before_a_restart_says_it_is_no_longer_held(
     let status = std::process::Command::new("mkfifo").arg(&gate).status()?;
     ensure!(status.success(), "mkfifo: {status}");
     let held = config.path().join("held-sidecar");
-    std::fs::write(
+    wrap(
         &held,
-        format!(
-            // At most 30 s, so a failed trial leaves no process behind.
-            "#!/bin/sh\ntimeout 30 sh -c 'read go < \"$1\"' sh '{}'\nexec '{}' \"$@\"\n",
-            gate.display(),
-            environment.binaries.sidecar.display()
+        &environment.binaries.sidecar,
+        // At most 30 s, so a failed trial leaves no process behind.
+        &format!(
+            "timeout 30 sh -c 'read go < \"$1\"' sh '{}'\n",
+            gate.display()
         ),
     )?;
-    std::fs::set_permissions(&held, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
     let held_path = held.display().to_string();
     let held_args = [args.as_slice(), &["--sidecar", held_path.as_str()]].concat();
     environment.with_app_args(root, &held_args, async |session: &Session| {
@@ -308,16 +311,21 @@ fn a_proposal_from_before_a_restart_says_it_is_no_longer_held(
     Ok(())
 }
 
-/// Makes `wrapper` a script that runs `binary` in `environment`.
-fn wrap(wrapper: &Path, binary: &Path, environment: &[(&str, String)]) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let exports: String = environment
+/// The shell lines that set `environment`.
+fn exports(environment: &[(&str, String)]) -> String {
+    environment
         .iter()
         .map(|(key, value)| format!("export {key}='{value}'\n"))
-        .collect();
+        .collect()
+}
+
+/// Makes `wrapper` a script that runs the shell lines `before`, then
+/// `binary` with the script's arguments.
+fn wrap(wrapper: &Path, binary: &Path, before: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     std::fs::write(
         wrapper,
-        format!("#!/bin/sh\n{exports}exec '{}' \"$@\"\n", binary.display()),
+        format!("#!/bin/sh\n{before}exec '{}' \"$@\"\n", binary.display()),
     )?;
     std::fs::set_permissions(wrapper, std::fs::Permissions::from_mode(0o755))?;
     Ok(())
