@@ -703,6 +703,7 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
         root,
         &["--model-url", &url, "--config-dir", &config_dir],
         async |session: &Session| {
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
             session.find("#nav-chat").await?.click().await?;
             send_chat(session, "Plan the database").await?;
 
@@ -952,6 +953,8 @@ fn approval_memory_stop_history_and_settings(environment: &Environment) -> Resul
                 "{settings}"
             );
             environment.screenshot("settings.png")?;
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
             Ok(())
         },
     )

@@ -13,7 +13,7 @@ use switchboard_e2e::Session;
 
 use fantoccini::key::Key;
 
-use crate::harness::{Environment, eventually, go, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, eventually, go, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![trial(
@@ -54,6 +54,7 @@ fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {
     )?;
     environment
         .with_app(root, async |session: &Session| {
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
             session.find("#nav-knowledge").await?.click().await?;
             session
                 .wait_for_text("#view-knowledge", |text| text.contains("Focus rings stay"))
@@ -280,6 +281,8 @@ fn search_votes_curator_and_adding(environment: &Environment) -> Result<()> {
                     text == "Prefer pathlib.Path to os.path"
                 })
                 .await?;
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
             Ok(())
         })
         .context("the knowledge view")

@@ -13,7 +13,7 @@ use fantoccini::{Locator, key::Key};
 use serde_json::{Value, json};
 use switchboard_e2e::Session;
 
-use crate::harness::{Environment, go, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, go, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -122,6 +122,7 @@ fn form_errors_show_inline_and_ctrl_enter_submits(environment: &Environment) -> 
         .output()?;
     ensure!(id.status.success(), "deliver failed");
     environment.with_app(workspace.path(), async |session: &Session| {
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
         session.find("#inbox-list .delivery").await?.click().await?;
         let notes = session.find("#field-notes").await?;
         // Ctrl+Enter with nothing filled in: both required fields complain.
@@ -175,6 +176,8 @@ fn form_errors_show_inline_and_ctrl_enter_submits(environment: &Environment) -> 
         session
             .wait_for_text("#feedback-done", |text| text.contains("Fix before Friday"))
             .await?;
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })?;
     let stored: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(
