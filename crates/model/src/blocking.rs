@@ -295,6 +295,17 @@ impl AwaitOutcome {
             BlockingStatus::Dismissed => Some(Self::Dismissed { delivery_id }),
         }
     }
+
+    /// The question the wait was on (none for a failed wait).
+    pub fn delivery_id(&self) -> Option<&str> {
+        match self {
+            Self::Responded { delivery_id, .. }
+            | Self::Declined { delivery_id }
+            | Self::Dismissed { delivery_id }
+            | Self::Timeout { delivery_id } => Some(delivery_id),
+            Self::Error { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@
 
 use std::{
     io::{Read, Seek, SeekFrom},
+    os::{fd::AsRawFd, unix::fs::PermissionsExt},
     path::{Path, PathBuf},
+    time::{Duration, Instant},
 };
 
 use serde_json::Map;
@@ -15,7 +17,7 @@ use switchboard_model::{
     agent::{
         AgentKind, AgentRecord, AgentRow, AgentState,
         hook::{HookEvent, HookInput, Verdict},
-        permission::{DIFF_LIMIT, PermissionRequest, REQUEST_FIELD},
+        permission::{DIFF_LIMIT, Decision, OnDisk, PermissionRequest, REQUEST_FIELD, mark_of},
         transcript::{self, TranscriptMessage},
     },
     blocking::{AwaitOutcome, BlockingSession},
@@ -23,10 +25,10 @@ use switchboard_model::{
 };
 
 use crate::{
-    StoreError, Workspace, feedback, json_file,
+    StoreError, Workspace, deliveries, feedback, json_file,
     lock::DirLock,
     process::{ProcStat, liveness},
-    walk,
+    regular, walk,
 };
 
 /// The agents folder, relative to the workspace.
@@ -178,7 +180,8 @@ pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError>
 
 /// The last `count` messages of the transcript at `path`, read from its
 /// end (a transcript of any length costs the same), never written. A
-/// path that is not a `.jsonl` file gives none.
+/// path that is not a `.jsonl` regular file gives none: a FIFO or a device
+/// named by a hook is neither waited on nor read without end.
 pub fn transcript_tail(path: &Path, count: usize) -> Vec<TranscriptMessage> {
     const FIRST: u64 = 256 * 1024;
     const SECOND: u64 = 4 * 1024 * 1024;
@@ -188,7 +191,7 @@ pub fn transcript_tail(path: &Path, count: usize) -> Vec<TranscriptMessage> {
     {
         return Vec::new();
     }
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok(mut file) = regular::open_read(path) else {
         return Vec::new();
     };
     let Ok(length) = file.metadata().map(|meta| meta.len()) else {
@@ -198,7 +201,9 @@ pub fn transcript_tail(path: &Path, count: usize) -> Vec<TranscriptMessage> {
     for window in [FIRST, SECOND] {
         let start = length.saturating_sub(window);
         let mut bytes = Vec::new();
-        if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        if file.seek(SeekFrom::Start(start)).is_err()
+            || (&mut file).take(window).read_to_end(&mut bytes).is_err()
+        {
             return messages;
         }
         let text = String::from_utf8_lossy(&bytes);
@@ -216,31 +221,34 @@ pub fn transcript_tail(path: &Path, count: usize) -> Vec<TranscriptMessage> {
     messages
 }
 
+/// How long a question's diff may take to work out before it is finished
+/// coarsely (the agent waits on its hook meanwhile).
+const DIFF_TIME: Duration = Duration::from_millis(500);
+
 /// Puts `request` in the inbox as a blocking question (with its mark, and
-/// an edit shown as a diff against its file now) that waits until
-/// `timeout_at`, and notes on its agent that it waits on it.
+/// an edit shown as a diff against its file now — only a regular file
+/// inside the workspace is read for it, see [`on_disk`]) that waits until
+/// `timeout_at`, and notes on its agent that it waits on it. The inbox's
+/// data folder is made private to its owner first (0700): a question
+/// holds what the developer needs to decide, which may be private.
 pub fn ask_permission(
     workspace: &Workspace,
     request: &PermissionRequest,
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<(Delivery, BlockingSession), StoreError> {
-    let on_disk = request
-        .target_file()
-        .and_then(|file| read_small_text(Path::new(file)));
+    let on_disk = request.target_file().map_or(OnDisk::Missing, |file| {
+        on_disk(workspace, &request.cwd, file)
+    });
+    let question = request.question(&on_disk, Some(Instant::now() + DIFF_TIME));
+    make_private(&workspace.inbox_data_dir())?;
     let mut extra = Map::new();
     let mark = serde_json::to_value(request.mark()).map_err(|source| StoreError::Encode {
         what: "permission request",
         source,
     })?;
     extra.insert(REQUEST_FIELD.to_owned(), mark);
-    let (appended, session) = feedback::ask_marked(
-        workspace,
-        request.question(on_disk.as_deref()),
-        extra,
-        now,
-        timeout_at,
-    )?;
+    let (appended, session) = feedback::ask_marked(workspace, question, extra, now, timeout_at)?;
     let delivery_id = appended.delivery.id.clone();
     update(workspace, request.agent, &request.session_id, |stored| {
         let mut record = stored.unwrap_or_else(|| {
@@ -273,11 +281,22 @@ pub fn settle_permission(
     outcome: Option<&AwaitOutcome>,
     now: Timestamp,
 ) -> Result<Verdict, StoreError> {
-    let mut verdict = outcome.map_or(Verdict::FallThrough, |outcome| request.verdict(outcome));
+    let mut settled = outcome.cloned();
+    let mut verdict = settled
+        .as_ref()
+        .map_or(Verdict::FallThrough, |outcome| request.verdict(outcome));
     if verdict == Verdict::FallThrough {
-        verdict = request.verdict(&feedback::retract(workspace, session_id, now)?);
+        let retracted = feedback::retract(workspace, session_id, now)?;
+        verdict = request.verdict(&retracted);
+        settled = Some(retracted);
     }
     let decided = verdict != Verdict::FallThrough;
+    // Decided, the question stays as a record of what was decided, and
+    // keeps no more of the request than that (not the diff, nor any file's
+    // text read to show it).
+    if decided && let Some(outcome) = &settled {
+        record_decision(workspace, request, outcome, now)?;
+    }
     update(workspace, request.agent, &request.session_id, |stored| {
         let mut record = stored.unwrap_or_else(|| {
             AgentRecord::new(
@@ -300,14 +319,112 @@ pub fn settle_permission(
     Ok(verdict)
 }
 
-/// A file's text for a diff: a regular UTF-8 file of at most
-/// [`DIFF_LIMIT`] bytes, else `None`.
-fn read_small_text(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > DIFF_LIMIT as u64 {
-        return None;
+/// Marks the question `outcome` settled with what was decided, and cuts
+/// its body down to [`PermissionRequest::decided_body`].
+fn record_decision(
+    workspace: &Workspace,
+    request: &PermissionRequest,
+    outcome: &AwaitOutcome,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let (Some(id), Some(decision)) = (
+        outcome.delivery_id(),
+        Decision::of_answer(&request.mark(), outcome),
+    ) else {
+        return Ok(());
+    };
+    let body = request.decided_body();
+    let changed = deliveries::update(workspace, id, now, |delivery| {
+        let Some(mut mark) = mark_of(&delivery.extra) else {
+            return false;
+        };
+        mark.decided = Some(decision);
+        let Ok(mark) = serde_json::to_value(mark) else {
+            return false;
+        };
+        delivery.extra.insert(REQUEST_FIELD.to_owned(), mark);
+        delivery.content.body = body;
+        true
+    });
+    match changed {
+        // Gone meanwhile (cleared by the developer): nothing to keep.
+        Ok(_) | Err(StoreError::NotFound { .. }) => Ok(()),
+        Err(error) => Err(error),
     }
-    String::from_utf8(std::fs::read(path).ok()?).ok()
+}
+
+/// What `file` (absolute, or relative to the agent's `cwd`) holds now,
+/// for a question's diff: read only when it is a regular file inside
+/// `workspace` — after every symlink, checked on the handle that reads it,
+/// never under `/proc`, `/dev` or `/sys` —, of at most [`DIFF_LIMIT`]
+/// bytes of UTF-8; otherwise why not, and nothing of it is read. A file
+/// that is not there is [`OnDisk::Missing`].
+pub fn on_disk(workspace: &Workspace, cwd: &str, file: &str) -> OnDisk {
+    let path = Path::new(cwd).join(file);
+    let withheld = |why: &str| OnDisk::Withheld(why.to_owned());
+    if std::fs::symlink_metadata(&path)
+        .is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound)
+    {
+        return OnDisk::Missing;
+    }
+    let Ok(root) = workspace.root().canonicalize() else {
+        return withheld("The workspace could not be resolved, so the file's text is not shown");
+    };
+    let outside = "The file is outside the workspace, so its text is not shown";
+    let Ok(real) = path.canonicalize() else {
+        // A link that leads nowhere: nothing to read.
+        return OnDisk::Missing;
+    };
+    if !within(&root, &real) {
+        return withheld(outside);
+    }
+    let file = match regular::open_read(&real) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::InvalidInput => {
+            return withheld("The file is not a regular file, so nothing of it is shown");
+        }
+        Err(_) => return withheld("The file could not be read"),
+    };
+    // Where the handle really is: a folder on the way swapped for a link
+    // since the path was resolved is caught here.
+    let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    if !opened.is_ok_and(|opened| within(&root, &opened)) {
+        return withheld(outside);
+    }
+    let mut bytes = Vec::new();
+    if file
+        .take(DIFF_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
+        return withheld("The file could not be read");
+    }
+    if bytes.len() > DIFF_LIMIT {
+        return withheld(&format!(
+            "The file is over {} KiB, too large to show as a diff",
+            DIFF_LIMIT / 1024
+        ));
+    }
+    String::from_utf8(bytes).map_or_else(
+        |_| withheld("The file is not UTF-8 text, so it is not shown as a diff"),
+        OnDisk::Text,
+    )
+}
+
+/// Whether `real` (a resolved path) is inside `root` (resolved) and not
+/// in one of the kernel's own file systems.
+fn within(root: &Path, real: &Path) -> bool {
+    real.starts_with(root)
+        && !["/proc", "/dev", "/sys"]
+            .iter()
+            .any(|kernel| real.starts_with(kernel))
+}
+
+/// Makes `dir` (made first if missing) readable by its owner only.
+fn make_private(dir: &Path) -> Result<(), StoreError> {
+    std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(StoreError::io("could not make private", dir))
 }
 
 /// The process that ran this one, looking past a shell in between (an
@@ -338,6 +455,7 @@ pub fn permission_request(input: &HookInput) -> Option<PermissionRequest> {
     let HookEvent::PermissionRequest {
         tool_name,
         tool_input,
+        suggested,
     } = &input.event
     else {
         return None;
@@ -349,6 +467,7 @@ pub fn permission_request(input: &HookInput) -> Option<PermissionRequest> {
         cwd: input.cwd.clone(),
         tool_name: tool_name.clone(),
         tool_input: tool_input.clone(),
+        suggested: suggested.clone(),
         has_terminal: true,
     })
 }

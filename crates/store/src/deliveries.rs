@@ -218,6 +218,18 @@ pub fn mark_opened(workspace: &Workspace, id: &str, now: Timestamp) -> Result<bo
         .map(|(_, changed)| changed)
 }
 
+/// Changes delivery `id` under the inbox lock: `change` edits it and says
+/// whether it changed; it is written back only then. Returns whether it
+/// changed.
+pub fn update(
+    workspace: &Workspace,
+    id: &str,
+    now: Timestamp,
+    change: impl FnOnce(&mut Delivery) -> bool,
+) -> Result<bool, StoreError> {
+    change_one(workspace, id, now, |delivery| Ok(change(delivery))).map(|(_, changed)| changed)
+}
+
 /// Closes a delivery by hand (marks it completed without an answer), as
 /// visual-delivery's manual completion does. Closing a passive delivery
 /// or an already completed one is refused.

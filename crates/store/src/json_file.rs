@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::{StoreError, write_atomic};
+use crate::{StoreError, regular, write_atomic};
 
 /// The document at `path`: `NotFound` (a `what` named `id`) when there is
 /// none, `Corrupt` when it does not parse as `T`.
@@ -18,7 +18,7 @@ pub(crate) fn read<T: DeserializeOwned>(
     what: &'static str,
     id: &str,
 ) -> Result<T, StoreError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match regular::read_to_string(path, regular::DATA_LIMIT) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(StoreError::NotFound {

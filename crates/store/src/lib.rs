@@ -23,6 +23,7 @@ pub mod probe_reports;
 pub mod process;
 pub mod program_configs;
 mod records;
+mod regular;
 pub mod search;
 pub mod session_log;
 pub mod settings;

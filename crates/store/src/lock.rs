@@ -10,7 +10,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use crate::StoreError;
+use crate::{StoreError, regular};
 
 /// An exclusive lock on a data directory, released on drop. The files it
 /// guards are named through it ([`DirLock::file`]), and a data file can
@@ -88,12 +88,11 @@ impl DirLock {
 /// The `.lock` file of `dir`, opened (created if need be).
 fn lock_file(dir: &Path) -> Result<(File, PathBuf), StoreError> {
     let path = dir.join(".lock");
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(StoreError::io("could not open lock file", &path))?;
+    let file = regular::open(
+        &path,
+        File::options().create(true).truncate(false).write(true),
+    )
+    .map_err(StoreError::io("could not open lock file", &path))?;
     Ok((file, path))
 }
 
@@ -125,14 +124,16 @@ impl RecordLock {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
         }
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o644)
-            .open(path)
-            .map_err(StoreError::io("could not open lock file", path))?;
+        let file = regular::open(
+            path,
+            File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o644),
+        )
+        .map_err(StoreError::io("could not open lock file", path))?;
         let kind = if exclusive {
             libc::F_WRLCK
         } else {

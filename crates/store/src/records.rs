@@ -15,14 +15,14 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::value::RawValue;
 use switchboard_model::{EntityId, IdKind, Timestamp};
 
-use crate::{StoreError, lock::DirLock, write_atomic};
+use crate::{StoreError, lock::DirLock, regular, write_atomic};
 
 /// One record, exactly as stored.
 pub(crate) type RawRecord = Box<RawValue>;
 
 /// Reads `path` as a JSON array of records. A missing file is an empty array.
 pub(crate) fn read_raw(path: &Path) -> Result<Vec<RawRecord>, StoreError> {
-    let text = match fs::read_to_string(path) {
+    let text = match regular::read_to_string(path, regular::DATA_LIMIT) {
         Ok(text) => text,
         Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
         Err(error) => return Err(StoreError::io("could not read", path)(error)),
@@ -207,7 +207,7 @@ pub(crate) fn append_one<T: Serialize>(
     make: impl FnOnce(EntityId) -> T,
 ) -> Result<(T, Option<PathBuf>), StoreError> {
     let path = &lock.file(name);
-    let (text, backed_up) = match fs::read(path) {
+    let (text, backed_up) = match regular::read(path, regular::DATA_LIMIT) {
         Ok(bytes) => match validate_array(&bytes) {
             Ok(()) => (bytes, None),
             Err(reason) => {

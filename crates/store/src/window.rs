@@ -10,7 +10,7 @@ use std::{
     path::PathBuf,
 };
 
-use crate::{StoreError, Workspace};
+use crate::{StoreError, Workspace, regular};
 
 /// The lock file's path inside the workspace.
 pub const WINDOW_LOCK: &str = ".switchboard/window.lock";
@@ -32,12 +32,11 @@ pub fn hold(workspace: &Workspace) -> Result<WindowHold, StoreError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
     }
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(StoreError::io("could not open lock file", &path))?;
+    let file = regular::open(
+        &path,
+        File::options().create(true).truncate(false).write(true),
+    )
+    .map_err(StoreError::io("could not open lock file", &path))?;
     match file.try_lock() {
         Ok(()) => Ok(WindowHold { _file: file }),
         Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
@@ -49,9 +48,10 @@ pub fn hold(workspace: &Workspace) -> Result<WindowHold, StoreError> {
 }
 
 /// Whether a window holds `workspace` now. Never waits, never creates
-/// anything: no lock file means no window.
+/// anything: no lock file means no window, and so does anything there
+/// but a regular file (a FIFO would otherwise hold every hook call).
 pub fn is_open(workspace: &Workspace) -> bool {
-    let Ok(file) = File::open(lock_path(workspace)) else {
+    let Ok(file) = regular::open_read(&lock_path(workspace)) else {
         return false;
     };
     matches!(file.try_lock_shared(), Err(TryLockError::WouldBlock))
@@ -60,7 +60,7 @@ pub fn is_open(workspace: &Workspace) -> bool {
 /// Blocks until no window holds `workspace` (at once when none does).
 pub fn wait_closed(workspace: &Workspace) -> Result<(), StoreError> {
     let path = lock_path(workspace);
-    let Ok(file) = File::open(&path) else {
+    let Ok(file) = regular::open_read(&path) else {
         return Ok(());
     };
     file.lock_shared()

@@ -177,6 +177,7 @@ impl Server {
             cwd: workspace.root().display().to_string(),
             tool_name: args.tool_name,
             tool_input: input.clone(),
+            suggested: None,
             has_terminal: false,
         };
         let asked = request.clone();

@@ -195,26 +195,95 @@ fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_the_reason() 
     assert_eq!(results[0]["is_error"], true);
 }
 
-#[test]
-fn always_allow_lets_the_same_request_through_without_a_second_question() {
-    let project = Project::new(60);
-    let _window = window::hold(&Workspace::open(&project.root).unwrap()).unwrap();
-    let server = MessagesServer::start(vec![rm_build(), rm_build(), Turn::text("Done twice.")]);
-    let answered = project.answer_next(&["--value", "true", "--remember"]);
-    let result = result_of(&project.run(&server, &[]));
-    answered.join().unwrap();
+fn bash(command: &str) -> Turn {
+    Turn::tool(
+        "Bash",
+        json!({"command": command, "description": "As the model asked"}),
+    )
+}
 
-    assert_eq!(result["result"], "Done twice.");
-    assert_eq!(project.questions().len(), 1, "asked once");
-    assert_eq!(server.tool_results().len(), 2);
-    // Claude Code wrote the rule where its own "don't ask again" does,
-    // beside Switchboard's hooks.
+/// The allow rules in the project's own Claude Code settings.
+fn allowed(project: &Project) -> Value {
     let local: Value = serde_json::from_str(
         &std::fs::read_to_string(project.root.join(".claude/settings.local.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(local["permissions"]["allow"], json!(["Bash(rm -rf build)"]));
     assert!(local["hooks"]["PermissionRequest"].is_array());
+    local["permissions"]["allow"].clone()
+}
+
+#[test]
+fn always_allow_keeps_exactly_the_command_shown_and_any_other_is_asked() {
+    let project = Project::new(60);
+    let _window = window::hold(&Workspace::open(&project.root).unwrap()).unwrap();
+    // Claude Code itself would keep `npm run *` for the first: what is
+    // kept is the command the developer saw.
+    let server = MessagesServer::start(vec![
+        bash("npm run test:unit"),
+        bash("npm run test:unit"),
+        bash("npm run lint"),
+        Turn::text("Done."),
+    ]);
+    let root = project.root.clone();
+    let answering = thread::spawn(move || {
+        let first = answer_open_question(&root, &["--value", "true", "--remember"]);
+        let second = answer_open_question(&root, &["--value", "false"]);
+        (first, second)
+    });
+    result_of(&project.run(&server, &[]));
+    let (first, second) = answering.join().unwrap();
+
+    assert_eq!(
+        first["agent_request"]["always"],
+        json!([{"tool": "Bash", "content": "npm run test:unit"}])
+    );
+    assert_eq!(second["title"], "Claude Code wants to run `npm run lint`");
+    assert_eq!(
+        project.questions().len(),
+        2,
+        "the same command was not asked again"
+    );
+    assert_eq!(server.tool_results().len(), 3);
+    // Claude Code wrote the rule where its own "don't ask again" does,
+    // beside Switchboard's hooks.
+    assert_eq!(allowed(&project), json!(["Bash(npm run test:unit)"]));
+}
+
+#[test]
+fn a_command_no_rule_can_keep_exactly_is_never_remembered() {
+    let project = Project::new(60);
+    let _window = window::hold(&Workspace::open(&project.root).unwrap()).unwrap();
+    std::fs::write(project.root.join("build/a.o"), "").unwrap();
+    // `*` in a rule is Claude Code's wildcard (`Bash(rm -rf build/*)` also
+    // allows `rm -rf build/ src`); a redirection gets a folder, no rule.
+    let server = MessagesServer::start(vec![
+        bash("rm -rf build/*"),
+        bash("date > year.txt"),
+        bash("rm -rf build/*"),
+        Turn::text("Done."),
+    ]);
+    let root = project.root.clone();
+    let answering = thread::spawn(move || {
+        (0..3)
+            .map(|_| answer_open_question(&root, &["--value", "true", "--remember"]))
+            .collect::<Vec<_>>()
+    });
+    result_of(&project.run(&server, &[]));
+    let questions = answering.join().unwrap();
+
+    for question in &questions {
+        assert!(
+            question["agent_request"].get("always").is_none(),
+            "no \"always\" offered: {question}"
+        );
+    }
+    assert!(
+        project.root.join("year.txt").exists(),
+        "allowed once, it ran"
+    );
+    assert!(!project.root.join("build/a.o").exists());
+    assert_eq!(project.questions().len(), 3, "each asked again");
+    assert!(allowed(&project).is_null(), "{}", allowed(&project));
 }
 
 #[test]
@@ -461,7 +530,7 @@ fn codex_asks_through_the_same_hook_and_a_denial_with_a_reason_reaches_its_model
     assert_eq!(question["title"], "Codex wants to run `rm -rf build`");
     assert_eq!(question["agent_request"]["agent"], "codex");
     // Codex keeps no rule a hook can add: no "always allow".
-    assert!(question["agent_request"]["always_rule"].is_null());
+    assert!(question["agent_request"].get("always").is_none());
     assert!(
         root.join("build").is_dir(),
         "the denied command did not run"

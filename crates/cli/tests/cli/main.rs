@@ -8,6 +8,7 @@ mod connect;
 mod deliver;
 mod durability;
 mod hooks;
+mod hostile_hooks;
 mod http;
 mod knowledge;
 mod mcp;

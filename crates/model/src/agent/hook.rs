@@ -2,6 +2,7 @@
 //! Code's and Codex's command hooks (JSON in, a decision as JSON out), and
 //! the answer shape of Claude Code's `--permission-prompt-tool`.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use thiserror::Error;
 
@@ -31,6 +32,10 @@ pub enum HookEvent {
         tool_name: String,
         /// Its arguments.
         tool_input: Value,
+        /// The rules the agent itself offers to keep for "don't ask
+        /// again" (Claude Code's `permission_suggestions`, its `addRules`
+        /// that allow); `None` when it offers no suggestions at all.
+        suggested: Option<Vec<Rule>>,
     },
     /// The agent tells its user something (`Notification`).
     Notification {
@@ -89,6 +94,7 @@ impl HookInput {
                     .get("tool_input")
                     .cloned()
                     .unwrap_or(Value::Object(Map::new())),
+                suggested: object.get("permission_suggestions").map(suggested_rules),
             },
             "Notification" => HookEvent::Notification {
                 message: text("message").unwrap_or_default(),
@@ -140,13 +146,40 @@ fn notification_state(message: &str, kind: Option<&str>) -> Option<AgentState> {
     }
 }
 
+/// The allowing rules among Claude Code's `permission_suggestions`
+/// (`[{"type": "addRules", "rules": [{"toolName", "ruleContent"}],
+/// "behavior": "allow", …}, {"type": "addDirectories", …}, {"type":
+/// "setMode", …}]`): only `addRules` keep a rule; a malformed entry is
+/// passed over.
+fn suggested_rules(suggestions: &Value) -> Vec<Rule> {
+    let Some(suggestions) = suggestions.as_array() else {
+        return Vec::new();
+    };
+    suggestions
+        .iter()
+        .filter(|suggestion| {
+            suggestion["type"] == "addRules"
+                && suggestion
+                    .get("behavior")
+                    .is_none_or(|behavior| behavior == "allow")
+        })
+        .filter_map(|suggestion| suggestion["rules"].as_array())
+        .flatten()
+        .filter_map(|rule| {
+            let tool = rule["toolName"].as_str().filter(|tool| !tool.is_empty())?;
+            Some(Rule::new(tool, rule["ruleContent"].as_str()))
+        })
+        .collect()
+}
+
 /// A permission rule in the agent's terms: a tool, and what of it
 /// (`Bash(rm -rf build)`; an MCP tool alone: `mcp__github__create_issue`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rule {
     /// The tool.
     pub tool: String,
     /// What of it the rule covers; `None`: all of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
 }
 
@@ -173,10 +206,11 @@ impl std::fmt::Display for Rule {
 /// What the developer decided about a permission request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
-    /// Let the tool run; with `rule`, never ask again for the same.
+    /// Let the tool run; with `rules`, never ask again for the same.
     Allow {
-        /// The agent's own rule for "always allow this", when asked for.
-        rule: Option<Rule>,
+        /// The agent's own rules for "always allow this", when asked for
+        /// (none: this once).
+        rules: Vec<Rule>,
     },
     /// Refuse it; `message` reaches the model.
     Deny {
@@ -192,19 +226,25 @@ pub enum Verdict {
 pub fn hook_output(agent: AgentKind, verdict: &Verdict) -> Option<Value> {
     let decision = match verdict {
         Verdict::FallThrough => return None,
-        Verdict::Allow { rule } => {
+        Verdict::Allow { rules } => {
             let mut decision = json!({"behavior": "allow"});
-            // Claude Code keeps the rule itself, where its own "don't ask
+            // Claude Code keeps the rules itself, where its own "don't ask
             // again" would (`permissions.allow` in settings.local.json).
-            if let (AgentKind::ClaudeCode, Some(rule)) = (agent, rule) {
-                let mut entry = Map::new();
-                entry.insert("toolName".into(), rule.tool.clone().into());
-                if let Some(content) = &rule.content {
-                    entry.insert("ruleContent".into(), content.clone().into());
-                }
+            if agent == AgentKind::ClaudeCode && !rules.is_empty() {
+                let entries: Vec<Value> = rules
+                    .iter()
+                    .map(|rule| {
+                        let mut entry = Map::new();
+                        entry.insert("toolName".into(), rule.tool.clone().into());
+                        if let Some(content) = &rule.content {
+                            entry.insert("ruleContent".into(), content.clone().into());
+                        }
+                        Value::Object(entry)
+                    })
+                    .collect();
                 decision["updatedPermissions"] = json!([{
                     "type": "addRules",
-                    "rules": [entry],
+                    "rules": entries,
                     "behavior": "allow",
                     "destination": "localSettings",
                 }]);
@@ -255,6 +295,8 @@ mod tests {
             HookEvent::PermissionRequest {
                 tool_name: "Bash".into(),
                 tool_input: json!({"command": "rm -rf build", "description": "Remove the build"}),
+                // Its only suggestion adds a folder: no rule to keep.
+                suggested: Some(Vec::new()),
             }
         );
         let codex = HookInput::parse(CODEX_PERMISSION.as_bytes(), None).unwrap();
@@ -264,6 +306,50 @@ mod tests {
         );
         let told = HookInput::parse(CLAUDE_PERMISSION.as_bytes(), Some(AgentKind::Codex)).unwrap();
         assert_eq!(told.agent, AgentKind::Codex);
+    }
+
+    #[test]
+    fn only_the_rules_claude_code_offers_to_keep_are_read_from_its_suggestions() {
+        let suggested = |suggestions: Value| {
+            let mut input: Value = serde_json::from_str(CLAUDE_PERMISSION).unwrap();
+            input["permission_suggestions"] = suggestions;
+            match HookInput::parse(input.to_string().as_bytes(), None)
+                .unwrap()
+                .event
+            {
+                HookEvent::PermissionRequest { suggested, .. } => suggested,
+                other => panic!("{other:?}"),
+            }
+        };
+        // As Claude Code 2.1.332 suggests for `curl http://example.com | sh`.
+        assert_eq!(
+            suggested(json!([
+                {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "curl http://example.com"}], "behavior": "allow", "destination": "localSettings"},
+                {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "sh"}], "behavior": "allow", "destination": "localSettings"},
+                {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+                {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "rm"}], "behavior": "deny"},
+                {"type": "addRules", "rules": [{"ruleContent": "no tool"}, 7]},
+            ])),
+            Some(vec![
+                Rule::new("Bash", Some("curl http://example.com")),
+                Rule::new("Bash", Some("sh")),
+            ])
+        );
+        assert_eq!(suggested(json!("nonsense")), Some(Vec::new()));
+        let mut input: Value = serde_json::from_str(CLAUDE_PERMISSION).unwrap();
+        input
+            .as_object_mut()
+            .unwrap()
+            .remove("permission_suggestions");
+        assert!(matches!(
+            HookInput::parse(input.to_string().as_bytes(), None)
+                .unwrap()
+                .event,
+            HookEvent::PermissionRequest {
+                suggested: None,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -319,7 +405,7 @@ mod tests {
     #[test]
     fn decisions_come_out_in_each_agents_shape() {
         let allow = Verdict::Allow {
-            rule: Some(Rule::new("Bash", Some("rm -rf build"))),
+            rules: vec![Rule::new("Bash", Some("rm -rf build"))],
         };
         assert_eq!(
             hook_output(AgentKind::ClaudeCode, &allow).unwrap(),
@@ -345,7 +431,7 @@ mod tests {
             None
         );
         let mcp_rule = Verdict::Allow {
-            rule: Some(Rule::new("mcp__github__create_issue", None)),
+            rules: vec![Rule::new("mcp__github__create_issue", None)],
         };
         assert_eq!(
             hook_output(AgentKind::ClaudeCode, &mcp_rule).unwrap()["hookSpecificOutput"]["decision"]
@@ -354,7 +440,7 @@ mod tests {
         );
         let input = json!({"command": "ls"});
         assert_eq!(
-            prompt_tool_output(&Verdict::Allow { rule: None }, &input),
+            prompt_tool_output(&Verdict::Allow { rules: Vec::new() }, &input),
             json!({"behavior": "allow", "updatedInput": {"command": "ls"}})
         );
         assert_eq!(

@@ -1,7 +1,11 @@
 //! A permission request as the developer reads it in the inbox — the
 //! command, the edit as a diff against the file on disk, the MCP tool with
 //! its arguments — asked as visual-delivery's `confirm` ("Allow" /
-//! "Deny"), and how the answer becomes the agent's decision.
+//! "Deny"), and how the answer becomes the agent's decision. What an
+//! "always allow" keeps is exactly what the developer was shown, or it is
+//! not offered.
+
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -10,18 +14,25 @@ use super::{
     AgentKind,
     hook::{Rule, Verdict},
 };
-use crate::{ContentType, DeliveryMode, NewDelivery, blocking::AwaitOutcome};
+use crate::{
+    ContentType, DeliveryMode, NewDelivery, blocking::AwaitOutcome, feedback::ConfirmAnswer,
+};
 
 /// The delivery field (beside visual-delivery's) that marks a question as
 /// an agent's own permission request and says whose.
 pub const REQUEST_FIELD: &str = "agent_request";
 
-/// How many bytes of a file a diff is made from; a larger file is shown
-/// as the edit alone.
+/// How many bytes of a file a diff is made from, on either side; a larger
+/// file, or a larger text written over it, is shown as the edit alone.
 pub const DIFF_LIMIT: usize = 512 * 1024;
 
+/// How many bytes of any one text an agent sent (a command, a text to
+/// write, a diff, arguments) a question shows; the rest is cut, and the
+/// cut said.
+pub const SHOWN_LIMIT: usize = 64 * 1024;
+
 /// What the window needs to know of a permission request it shows: who
-/// asks, where, for which tool, and what "always allow" would add.
+/// asks, where, for which tool, and what "always allow" would keep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestMark {
     /// Which agent asks.
@@ -32,12 +43,110 @@ pub struct RequestMark {
     pub cwd: String,
     /// The tool.
     pub tool_name: String,
-    /// The rule "always allow this" adds, where the agent keeps rules.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub always_rule: Option<String>,
+    /// The rules "always allow this" keeps, where the agent keeps rules
+    /// and one allows exactly what is shown; none: "always" is not
+    /// offered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub always: Vec<Rule>,
     /// Whether the agent has a terminal prompt to fall back to (a hook)
     /// or not (`--permission-prompt-tool`).
     pub has_terminal: bool,
+    /// What was decided, once it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<Decision>,
+}
+
+/// What the developer decided on a permission request, as the inbox
+/// shows it afterwards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Decision {
+    /// Allowed this once.
+    Allowed,
+    /// Allowed, and the agent keeps these rules.
+    AlwaysAllowed {
+        /// The rules kept.
+        rules: Vec<Rule>,
+    },
+    /// Denied, with the developer's reason if they gave one.
+    Denied {
+        /// Why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Handed back: the agent asked in its own terminal.
+    LeftToTerminal,
+}
+
+impl Decision {
+    /// The decision in words: "Allowed", "Always allowed: Bash(ls)",
+    /// "Denied — not on main", "Left to the terminal".
+    pub fn label(&self) -> String {
+        match self {
+            Self::Allowed => "Allowed".to_owned(),
+            Self::AlwaysAllowed { rules } => format!(
+                "Always allowed: {}",
+                rules
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Self::Denied {
+                reason: Some(reason),
+            } => format!("Denied — {reason}"),
+            Self::Denied { reason: None } => "Denied".to_owned(),
+            Self::LeftToTerminal => "Left to the terminal".to_owned(),
+        }
+    }
+
+    /// One word for a badge: `allowed`, `denied` or `terminal`.
+    pub fn badge(&self) -> &'static str {
+        match self {
+            Self::Allowed | Self::AlwaysAllowed { .. } => "allowed",
+            Self::Denied { .. } => "denied",
+            Self::LeftToTerminal => "terminal",
+        }
+    }
+
+    /// The decision an answer stored for a question marked `mark` stands
+    /// for (a decline is a denial; a dismissal hands it back).
+    pub fn of_answer(mark: &RequestMark, outcome: &AwaitOutcome) -> Option<Self> {
+        match outcome {
+            AwaitOutcome::Responded { response, .. } => {
+                let answer = ConfirmAnswer::from_value(response)?;
+                Some(match answer {
+                    ConfirmAnswer {
+                        value: false,
+                        comment,
+                        ..
+                    } => Self::Denied { reason: comment },
+                    ConfirmAnswer { remember: true, .. } if !mark.always.is_empty() => {
+                        Self::AlwaysAllowed {
+                            rules: mark.always.clone(),
+                        }
+                    }
+                    ConfirmAnswer { .. } => Self::Allowed,
+                })
+            }
+            AwaitOutcome::Declined { .. } => Some(Self::Denied { reason: None }),
+            AwaitOutcome::Dismissed { .. } => Some(Self::LeftToTerminal),
+            AwaitOutcome::Timeout { .. } | AwaitOutcome::Error { .. } => None,
+        }
+    }
+}
+
+/// What the file an edit or write would change holds now, as the store
+/// found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnDisk {
+    /// Its text.
+    Text(String),
+    /// There is no file: the write makes one.
+    Missing,
+    /// Not read, and why (a sentence: outside the workspace, not a regular
+    /// file, too large, not text).
+    Withheld(String),
 }
 
 /// One permission request.
@@ -55,6 +164,10 @@ pub struct PermissionRequest {
     pub tool_name: String,
     /// The tool's arguments.
     pub tool_input: Value,
+    /// The rules the agent itself offers to keep for "don't ask again"
+    /// (see [`super::hook::HookEvent::PermissionRequest`]); `None` when
+    /// it offered none.
+    pub suggested: Option<Vec<Rule>>,
     /// Whether a terminal prompt is there to fall back to.
     pub has_terminal: bool,
 }
@@ -81,11 +194,13 @@ impl PermissionRequest {
                 .map(|command| format!("run `{}`", one_line(command, 80))),
             "Edit" | "MultiEdit" | "NotebookEdit" => self
                 .target_file()
-                .map(|file| format!("edit {}", short_path(file, &self.cwd))),
+                .map(|file| format!("edit {}", one_line(short_path(file, &self.cwd), 120))),
             "Write" => self
                 .target_file()
-                .map(|file| format!("write {}", short_path(file, &self.cwd))),
-            "WebFetch" => self.input_text("url").map(|url| format!("fetch {url}")),
+                .map(|file| format!("write {}", one_line(short_path(file, &self.cwd), 120))),
+            "WebFetch" => self
+                .input_text("url")
+                .map(|url| format!("fetch {}", one_line(url, 120))),
             _ => None,
         };
         let what = what.unwrap_or_else(|| match mcp_parts(&self.tool_name) {
@@ -96,61 +211,135 @@ impl PermissionRequest {
     }
 
     /// The question's body in Markdown: the request as a person reads it,
-    /// then where and who. `on_disk` is the target file's text now (`None`
-    /// when it does not exist or could not be read).
-    pub fn body(&self, on_disk: Option<&str>) -> String {
+    /// then where and who. `on_disk` is what the target file holds now;
+    /// a diff that runs past `deadline` is finished coarsely (its lines
+    /// still right, maybe not the fewest).
+    pub fn body(&self, on_disk: &OnDisk, deadline: Option<Instant>) -> String {
         let mut body = String::new();
         match self.tool_name.as_str() {
             "Bash" => {
                 if let Some(description) = self.input_text("description") {
-                    body.push_str(&format!("{}\n\n", escape_line(description)));
+                    body.push_str(&format!("{}\n\n", escape_line(&cut(description, 2000))));
                 }
                 let command = self.input_text("command").unwrap_or_default();
-                body.push_str(&fenced("sh", command));
+                body.push_str(&fenced("sh", &cut(command, SHOWN_LIMIT)));
             }
-            "Edit" | "MultiEdit" | "Write" => {
-                let file = self.target_file().unwrap_or_default();
-                match self.edited(on_disk) {
-                    Some(after) => {
-                        let before = on_disk.unwrap_or_default();
-                        if on_disk.is_none() {
-                            body.push_str("A new file.\n\n");
-                        }
-                        let diff = similar::TextDiff::from_lines(before, &after)
-                            .unified_diff()
-                            .context_radius(3)
-                            .header(&format!("a/{file}"), &format!("b/{file}"))
-                            .to_string();
-                        body.push_str(&fenced("diff", &diff));
-                    }
-                    None => {
-                        body.push_str("The text to replace was not found in the file on disk; the edit as asked:\n\n");
-                        body.push_str(&fenced("json", &pretty(&self.tool_input)));
-                    }
-                }
-            }
-            _ => {
-                if let Some((server, tool)) = mcp_parts(&self.tool_name) {
-                    body.push_str(&format!(
-                        "MCP tool `{}` of server `{}`, with:\n\n",
-                        escape_code(tool),
-                        escape_code(server)
-                    ));
-                } else {
-                    body.push_str(&format!(
-                        "Tool `{}`, with:\n\n",
-                        escape_code(&self.tool_name)
-                    ));
-                }
-                body.push_str(&fenced("json", &pretty(&self.tool_input)));
-            }
+            "Edit" | "MultiEdit" | "Write" => body.push_str(&self.edit_body(on_disk, deadline)),
+            _ => body.push_str(&self.call_body()),
         }
-        body.push_str(&format!(
+        body.push_str(&self.footer());
+        body
+    }
+
+    /// The body an edit or write shows: its diff, or why not and the edit
+    /// as asked.
+    fn edit_body(&self, on_disk: &OnDisk, deadline: Option<Instant>) -> String {
+        let file = self.target_file().unwrap_or_default();
+        let shown = short_path(file, &self.cwd);
+        let before = match on_disk {
+            OnDisk::Text(text) => Some(text.as_str()),
+            OnDisk::Missing => None,
+            OnDisk::Withheld(why) => return self.edit_alone(why),
+        };
+        let Some(after) = self.edited(before) else {
+            return self.edit_alone("The text to replace was not found in the file on disk");
+        };
+        if before.map_or(0, str::len) > DIFF_LIMIT || after.len() > DIFF_LIMIT {
+            return self.edit_alone(&format!(
+                "The file or its new text is over {} KiB, too large to show as a diff",
+                DIFF_LIMIT / 1024
+            ));
+        }
+        let mut config = similar::TextDiff::configure();
+        if let Some(deadline) = deadline {
+            config.deadline(deadline);
+        }
+        let diff = config.diff_lines(before.unwrap_or_default(), &after);
+        let (old, new) = match before {
+            Some(_) if shown == file => (file.to_owned(), file.to_owned()),
+            Some(_) => (format!("a/{shown}"), format!("b/{shown}")),
+            None if shown == file => ("/dev/null".to_owned(), file.to_owned()),
+            None => ("/dev/null".to_owned(), format!("b/{shown}")),
+        };
+        let unified = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&old, &new)
+            .to_string();
+        let mut body = String::new();
+        if before.is_none() {
+            body.push_str("A new file.\n\n");
+        }
+        body.push_str(&fenced("diff", &cut(&unified, SHOWN_LIMIT)));
+        body
+    }
+
+    /// An edit shown as asked, after why no diff is shown: a write's new
+    /// text, an edit's replacements.
+    fn edit_alone(&self, why: &str) -> String {
+        let why = escape_line(why);
+        match (self.tool_name.as_str(), self.input_text("content")) {
+            ("Write", Some(content)) => format!(
+                "{why}; the text it would write:\n\n{}",
+                fenced("", &cut(content, SHOWN_LIMIT))
+            ),
+            _ => format!(
+                "{why}; the edit as asked:\n\n{}",
+                fenced("json", &cut(&pretty(&self.tool_input), SHOWN_LIMIT))
+            ),
+        }
+    }
+
+    /// Any other tool: its name (an MCP tool's server), then its arguments.
+    fn call_body(&self) -> String {
+        let mut body = match mcp_parts(&self.tool_name) {
+            Some((server, tool)) => format!(
+                "MCP tool `{}` of server `{}`, with:\n\n",
+                escape_code(tool),
+                escape_code(server)
+            ),
+            None => format!("Tool `{}`, with:\n\n", escape_code(&self.tool_name)),
+        };
+        body.push_str(&fenced(
+            "json",
+            &cut(&pretty(&self.tool_input), SHOWN_LIMIT),
+        ));
+        body
+    }
+
+    fn footer(&self) -> String {
+        format!(
             "\n\nIn `{}` · {} session `{}`",
             escape_code(&self.cwd),
-            self.name,
+            escape_line(&self.name),
             escape_code(&self.session_id)
-        ));
+        )
+    }
+
+    /// The body kept once the developer decided: what was asked, without
+    /// what was read from disk to decide it (a diff, a file's text) and
+    /// with any one text cut short. The question keeps no more of the
+    /// request than a person needs to recall it.
+    pub fn decided_body(&self) -> String {
+        const KEPT: usize = 4 * 1024;
+        let mut body = match self.tool_name.as_str() {
+            "Bash" => fenced(
+                "sh",
+                &cut(self.input_text("command").unwrap_or_default(), KEPT),
+            ),
+            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => format!(
+                "`{}` — the diff shown to decide is not kept.\n",
+                escape_code(&one_line(self.target_file().unwrap_or_default(), 400))
+            ),
+            _ => {
+                let mut body = self.call_body();
+                if body.len() > KEPT {
+                    body = format!("{}\n", cut(&body, KEPT));
+                }
+                body
+            }
+        };
+        body.push_str(&self.footer());
         body
     }
 
@@ -170,23 +359,86 @@ impl PermissionRequest {
         }
     }
 
-    /// The rule "always allow this" adds, where the agent keeps rules:
-    /// Claude Code's `Bash(<command>)`, `Edit(<file>)`, `WebFetch(domain:…)`,
-    /// or an MCP tool's name; `None` for agents whose hooks cannot add one.
-    pub fn always_rule(&self) -> Option<Rule> {
+    /// The rules "always allow this" keeps — each allowing exactly what
+    /// the question shows, never more —, or none, and then "always" is
+    /// not offered. Only Claude Code keeps rules a hook hands it.
+    ///
+    /// Where Claude Code offered its own (`permission_suggestions`), they
+    /// decide whether it can keep a rule for this request at all: a
+    /// redirection, a removal or an edit get a folder or a mode for the
+    /// session instead, never a rule, and then none is offered. Its exact
+    /// rules (a command, or each command of a pipeline, as shown) are
+    /// kept as they are; its pattern for one simple command (`npm run *`
+    /// for `npm run test:unit`) is narrowed to that command; a pattern
+    /// that cannot be narrowed (the command itself holds `*`, which a rule
+    /// reads as a wildcard), a domain for a fetch, or a whole MCP tool
+    /// asked with arguments offers none. With no suggestions at all, a
+    /// simple command's own exact rule is offered, and an edit's file.
+    pub fn always_rules(&self) -> Vec<Rule> {
         if self.agent != AgentKind::ClaudeCode {
+            return Vec::new();
+        }
+        match &self.suggested {
+            Some(suggested) => self.exact_of(suggested).unwrap_or_default(),
+            None => self.own_exact_rule().into_iter().collect(),
+        }
+    }
+
+    /// The suggested rules made exact, or `None` when one cannot be.
+    fn exact_of(&self, suggested: &[Rule]) -> Option<Vec<Rule>> {
+        if suggested.is_empty() {
             return None;
         }
+        suggested
+            .iter()
+            .map(|rule| {
+                if rule.tool != self.tool_name {
+                    return None;
+                }
+                match (self.tool_name.as_str(), rule.content.as_deref()) {
+                    ("Bash", Some(content)) => {
+                        let command = self.input_text("command")?;
+                        if !is_pattern(content) && command.contains(content) {
+                            Some(rule.clone())
+                        } else if suggested.len() == 1
+                            && is_pattern(content)
+                            && is_simple_command(command)
+                            && command.starts_with(pattern_prefix(content))
+                        {
+                            Some(Rule::new("Bash", Some(command)))
+                        } else {
+                            None
+                        }
+                    }
+                    // The whole tool: exact only for a call with nothing
+                    // in it to narrow.
+                    (_, None) => self
+                        .tool_input
+                        .as_object()
+                        .is_none_or(Map::is_empty)
+                        .then(|| rule.clone()),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// This request's own exact rule, where the agent offered none.
+    fn own_exact_rule(&self) -> Option<Rule> {
         match self.tool_name.as_str() {
             "Bash" => self
                 .input_text("command")
-                .filter(|command| !command.contains(['(', ')']) && !command.contains('\n'))
+                .filter(|command| is_simple_command(command))
                 .map(|command| Rule::new("Bash", Some(command))),
-            "Edit" | "MultiEdit" | "Write" => {
-                let file = self.target_file()?;
-                (!file.contains(['(', ')'])).then(|| Rule::new("Edit", Some(file)))
-            }
-            name if mcp_parts(name).is_some() => Some(Rule::new(name, None)),
+            // `//` starts an absolute path in Claude Code's file rules (a
+            // single `/` is relative to the settings file), and the rest
+            // is a gitignore pattern: a path with its pattern characters
+            // has no exact rule.
+            "Edit" | "MultiEdit" | "Write" => self
+                .target_file()
+                .filter(|file| file.starts_with('/'))
+                .filter(|file| !file.contains(['*', '?', '[', ']', '!', '\\', '(', ')', '\n', '#']))
+                .map(|file| Rule::new("Edit", Some(&format!("/{file}")))),
             _ => None,
         }
     }
@@ -198,19 +450,20 @@ impl PermissionRequest {
             session_id: self.session_id.clone(),
             cwd: self.cwd.clone(),
             tool_name: self.tool_name.clone(),
-            always_rule: self.always_rule().map(|rule| rule.to_string()),
+            always: self.always_rules(),
             has_terminal: self.has_terminal,
+            decided: None,
         }
     }
 
     /// The blocking question the inbox shows: a `confirm` with "Allow" /
     /// "Deny". The store adds the mark ([`REQUEST_FIELD`]).
-    pub fn question(&self, on_disk: Option<&str>) -> NewDelivery {
+    pub fn question(&self, on_disk: &OnDisk, deadline: Option<Instant>) -> NewDelivery {
         NewDelivery {
             mode: DeliveryMode::Blocking,
             title: self.title(),
             content_type: ContentType::Markdown,
-            body: self.body(on_disk),
+            body: self.body(on_disk, deadline),
             feedback_schema: Some(json!({
                 "type": "confirm",
                 "prompt": format!("Allow {}?", self.tool_name),
@@ -221,36 +474,43 @@ impl PermissionRequest {
     }
 
     /// What the agent is told once the question settled: an answer of
-    /// `true` allows (with `remember`, always), `false` denies (its
-    /// `comment` is the reason the model reads); a decline denies; a
-    /// dismissal ("answer in the terminal") or a wait that ran out decides
-    /// nothing.
+    /// `true` allows (with `remember`, always — by the rules the question
+    /// offered, if it offered any), `false` denies (its `comment` is the
+    /// reason the model reads); a decline denies; a dismissal ("answer in
+    /// the terminal") or a wait that ran out decides nothing.
     pub fn verdict(&self, outcome: &AwaitOutcome) -> Verdict {
-        match outcome {
-            AwaitOutcome::Responded { response, .. } => {
-                match response.get("value").and_then(Value::as_bool) {
-                    Some(true) => Verdict::Allow {
-                        rule: response
-                            .get("remember")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false)
-                            .then(|| self.always_rule())
-                            .flatten(),
-                    },
-                    Some(false) => Verdict::Deny {
-                        message: denial(response.get("comment").and_then(Value::as_str)),
-                    },
-                    None => Verdict::FallThrough,
-                }
-            }
-            AwaitOutcome::Declined { .. } => Verdict::Deny {
-                message: denial(None),
+        match Decision::of_answer(&self.mark(), outcome) {
+            Some(Decision::Allowed) => Verdict::Allow { rules: Vec::new() },
+            Some(Decision::AlwaysAllowed { rules }) => Verdict::Allow { rules },
+            Some(Decision::Denied { reason }) => Verdict::Deny {
+                message: denial(reason.as_deref()),
             },
-            AwaitOutcome::Dismissed { .. }
-            | AwaitOutcome::Timeout { .. }
-            | AwaitOutcome::Error { .. } => Verdict::FallThrough,
+            Some(Decision::LeftToTerminal) | None => Verdict::FallThrough,
         }
     }
+}
+
+/// Whether a Bash rule's content is a pattern to Claude Code: `*` is a
+/// wildcard anywhere (`:*` at the end, the older prefix form).
+fn is_pattern(content: &str) -> bool {
+    content.contains('*')
+}
+
+/// What a pattern's matches start with: its text before the first `*`
+/// (and before the `:` of the older `prefix:*` form).
+fn pattern_prefix(content: &str) -> &str {
+    let before = content.split('*').next().unwrap_or_default();
+    before.strip_suffix(':').unwrap_or(before)
+}
+
+/// A command Claude Code matches a rule against whole: one line, no
+/// wildcard, nothing it splits into several commands (`;`, `&`, `|`), no
+/// redirection, substitution or grouping.
+fn is_simple_command(command: &str) -> bool {
+    !command.trim().is_empty()
+        && !command.contains([
+            '*', '\n', '\r', ';', '&', '|', '<', '>', '`', '$', '(', ')', '{', '}',
+        ])
 }
 
 /// The mark of a delivery's `extra`, when it is a permission request.
@@ -291,6 +551,23 @@ fn apply_edit(text: String, edit: &Value) -> Option<String> {
 /// `mcp__server__tool` → (`server`, `tool`).
 fn mcp_parts(name: &str) -> Option<(&str, &str)> {
     name.strip_prefix("mcp__")?.split_once("__")
+}
+
+/// `text` cut to at most `limit` bytes (at a character's edge), with a
+/// line saying how much more there was.
+fn cut(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n… ({} more bytes not shown)\n",
+        &text[..end],
+        text.len() - end
+    )
 }
 
 fn pretty(value: &Value) -> String {
@@ -358,8 +635,30 @@ mod tests {
             cwd: "/home/dev/app".into(),
             tool_name: tool_name.into(),
             tool_input,
+            suggested: None,
             has_terminal: true,
         }
+    }
+
+    fn suggesting(
+        mut request: PermissionRequest,
+        rules: &[(&str, Option<&str>)],
+    ) -> PermissionRequest {
+        request.suggested = Some(
+            rules
+                .iter()
+                .map(|(tool, content)| Rule::new(tool, *content))
+                .collect(),
+        );
+        request
+    }
+
+    fn shown(rules: Vec<Rule>) -> Vec<String> {
+        rules.iter().map(ToString::to_string).collect()
+    }
+
+    fn text(on_disk: &str) -> OnDisk {
+        OnDisk::Text(on_disk.to_owned())
     }
 
     #[test]
@@ -369,7 +668,7 @@ mod tests {
             json!({"command": "rm -rf build", "description": "Remove <the> build"}),
         );
         assert_eq!(bash.title(), "Claude Code wants to run `rm -rf build`");
-        let body = bash.body(None);
+        let body = bash.body(&OnDisk::Missing, None);
         assert!(
             body.starts_with("Remove \\<the\\> build\n\n```sh\nrm -rf build\n```\n"),
             "{body}"
@@ -377,10 +676,6 @@ mod tests {
         assert!(
             body.ends_with("In `/home/dev/app` · Claude Code session `5c23`"),
             "{body}"
-        );
-        assert_eq!(
-            bash.always_rule().map(|rule| rule.to_string()).as_deref(),
-            Some("Bash(rm -rf build)")
         );
         let long = request(
             "Bash",
@@ -395,7 +690,7 @@ mod tests {
             "Bash",
             json!({"command": "echo ```\n<script>alert(1)</script>"}),
         );
-        let body = sneaky.body(None);
+        let body = sneaky.body(&OnDisk::Missing, None);
         assert!(
             body.contains("````sh\necho ```\n<script>alert(1)</script>\n````\n"),
             "{body}"
@@ -410,9 +705,9 @@ mod tests {
         );
         assert_eq!(edit.title(), "Claude Code wants to edit src/main.rs");
         let on_disk = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";
-        let body = edit.body(Some(on_disk));
+        let body = edit.body(&text(on_disk), None);
         assert!(
-            body.contains("--- a//home/dev/app/src/main.rs\n+++ b//home/dev/app/src/main.rs\n"),
+            body.contains("--- a/src/main.rs\n+++ b/src/main.rs\n"),
             "{body}"
         );
         assert!(
@@ -420,29 +715,27 @@ mod tests {
             "{body}"
         );
         // The text to replace is gone: the edit as asked, never a wrong diff.
-        let body = edit.body(Some("fn main() {}\n"));
+        let body = edit.body(&text("fn main() {}\n"), None);
         assert!(
             body.contains("was not found") && body.contains("\"old_string\": \"let x = 1;\""),
             "{body}"
         );
-        assert_eq!(
-            edit.always_rule().map(|rule| rule.to_string()).as_deref(),
-            Some("Edit(/home/dev/app/src/main.rs)")
-        );
     }
 
     #[test]
-    fn a_write_is_a_diff_against_what_was_there_or_a_new_file() {
+    fn a_write_is_a_diff_against_what_was_there_or_a_new_file_from_dev_null() {
         let write = request(
             "Write",
             json!({"file_path": "/home/dev/app/notes.md", "content": "one\ntwo\n"}),
         );
-        let new = write.body(None);
+        let new = write.body(&OnDisk::Missing, None);
         assert!(
-            new.starts_with("A new file.") && new.contains("+one\n+two\n"),
+            new.starts_with("A new file.")
+                && new.contains("--- /dev/null\n+++ b/notes.md\n")
+                && new.contains("+one\n+two\n"),
             "{new}"
         );
-        let over = write.body(Some("one\n"));
+        let over = write.body(&text("one\n"), None);
         assert!(
             over.contains(" one\n+two\n") && !over.contains("A new file"),
             "{over}"
@@ -451,7 +744,98 @@ mod tests {
             "MultiEdit",
             json!({"file_path": "/f", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "b\nc", "new_string": "d"}]}),
         );
-        assert!(multi.body(Some("a\nc\n")).contains("-a\n-c\n+d\n"));
+        let body = multi.body(&text("a\nc\n"), None);
+        assert!(body.contains("-a\n-c\n+d\n"), "{body}");
+        // Outside the folder: its path as it is, no a/ b/ prefix.
+        assert!(body.contains("--- /f\n+++ /f\n"), "{body}");
+    }
+
+    #[test]
+    fn a_file_not_read_is_said_so_and_the_edit_shown_as_asked() {
+        let write = request(
+            "Write",
+            json!({"file_path": "/home/dev/.ssh/id_ed25519", "content": ""}),
+        );
+        let why =
+            OnDisk::Withheld("The file is outside the workspace, so its text is not shown".into());
+        let body = write.body(&why, None);
+        assert!(
+            body.starts_with("The file is outside the workspace, so its text is not shown; the text it would write:\n\n```\n\n```\n"),
+            "{body}"
+        );
+        assert!(!body.contains("```diff"), "{body}");
+        let edit = request(
+            "Edit",
+            json!({"file_path": "/proc/self/environ", "old_string": "PATH", "new_string": "X"}),
+        );
+        let body = edit.body(&why, None);
+        assert!(
+            body.contains("the edit as asked:\n\n```json\n")
+                && body.contains("\"old_string\": \"PATH\""),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn large_texts_are_not_diffed_and_what_is_shown_is_cut() {
+        let huge = "line\n".repeat(DIFF_LIMIT / 5 + 1);
+        let write = request(
+            "Write",
+            json!({"file_path": "/home/dev/app/big.txt", "content": huge}),
+        );
+        let body = write.body(&text("line\n"), None);
+        assert!(
+            body.contains("too large to show as a diff"),
+            "{}",
+            &body[..200]
+        );
+        assert!(body.len() < SHOWN_LIMIT + 1024, "{}", body.len());
+        assert!(body.contains("more bytes not shown"));
+        // Over the limit on disk, even for a small edit.
+        let edit = request(
+            "Edit",
+            json!({"file_path": "/home/dev/app/big.txt", "old_string": "line", "new_string": "LINE"}),
+        );
+        assert!(edit.body(&text(&huge), None).contains("too large"));
+    }
+
+    #[test]
+    fn a_diff_past_its_deadline_still_ends_and_is_a_diff() {
+        // Every line differs: the slowest kind of diff.
+        let before: String = (0..20_000).map(|n| format!("a{n}\n")).collect();
+        let after: String = (0..20_000).map(|n| format!("b{n}\n")).collect();
+        let write = request(
+            "Write",
+            json!({"file_path": "/home/dev/app/gen.txt", "content": after}),
+        );
+        let body = write.body(&OnDisk::Text(before), Some(Instant::now()));
+        assert!(
+            body.contains("```diff\n--- a/gen.txt\n+++ b/gen.txt\n"),
+            "{}",
+            &body[..300]
+        );
+        assert!(body.contains("-a0\n") && body.contains("more bytes not shown"));
+    }
+
+    #[test]
+    fn once_decided_the_question_keeps_what_was_asked_and_nothing_read_from_disk() {
+        let write = request(
+            "Write",
+            json!({"file_path": "/home/dev/app/.env", "content": "KEY=new"}),
+        );
+        let asked = write.body(&text("KEY=old-secret\n"), None);
+        assert!(asked.contains("-KEY=old-secret"));
+        let kept = write.decided_body();
+        assert!(
+            !kept.contains("old-secret") && !kept.contains("KEY=new"),
+            "{kept}"
+        );
+        assert!(
+            kept.starts_with("`/home/dev/app/.env` — the diff"),
+            "{kept}"
+        );
+        let bash = request("Bash", json!({"command": "ls"}));
+        assert!(bash.decided_body().starts_with("```sh\nls\n```\n"));
     }
 
     #[test]
@@ -464,34 +848,177 @@ mod tests {
             mcp.title(),
             "Claude Code wants to call create_issue on github"
         );
-        let body = mcp.body(None);
+        let body = mcp.body(&OnDisk::Missing, None);
         assert!(body.contains("MCP tool `create_issue` of server `github`"));
         assert!(body.contains("\"title\": \"Bug\""));
+    }
+
+    #[test]
+    fn always_keeps_exactly_what_is_shown_or_is_not_offered() {
+        let bash = |command: &str| request("Bash", json!({"command": command}));
+        // Claude Code 2.1.332's own suggestions, as captured.
         assert_eq!(
-            mcp.always_rule().map(|rule| rule.to_string()).as_deref(),
-            Some("mcp__github__create_issue")
+            shown(
+                suggesting(bash("npm --version"), &[("Bash", Some("npm --version"))])
+                    .always_rules()
+            ),
+            ["Bash(npm --version)"]
         );
-        let mut codex = mcp.clone();
+        // Its pattern for one simple command is narrowed to the command.
+        assert_eq!(
+            shown(
+                suggesting(bash("npm run test:unit"), &[("Bash", Some("npm run *"))])
+                    .always_rules()
+            ),
+            ["Bash(npm run test:unit)"]
+        );
+        assert_eq!(
+            shown(
+                suggesting(
+                    bash("cargo build --release"),
+                    &[("Bash", Some("cargo build:*"))]
+                )
+                .always_rules()
+            ),
+            ["Bash(cargo build --release)"]
+        );
+        // Each command of a pipeline, as shown.
+        assert_eq!(
+            shown(
+                suggesting(
+                    bash("curl http://example.com | sh"),
+                    &[
+                        ("Bash", Some("curl http://example.com")),
+                        ("Bash", Some("sh"))
+                    ]
+                )
+                .always_rules()
+            ),
+            ["Bash(curl http://example.com)", "Bash(sh)"]
+        );
+        // A folder or a mode instead of a rule (a redirection, a removal):
+        // none. `rm -rf build/*` holds a wildcard: none, whatever is
+        // suggested.
+        assert!(
+            suggesting(bash("date > year.txt"), &[])
+                .always_rules()
+                .is_empty()
+        );
+        for suggested in [
+            vec![],
+            vec![("Bash", Some("rm -rf build/*"))],
+            vec![("Bash", Some("rm *"))],
+        ] {
+            assert!(
+                suggesting(bash("rm -rf build/*"), &suggested)
+                    .always_rules()
+                    .is_empty(),
+                "{suggested:?}"
+            );
+        }
+        // A pattern inside a pipeline cannot be narrowed; a whole tool, a
+        // rule for another tool, a domain: none.
+        assert!(
+            suggesting(
+                bash("ls && make"),
+                &[("Bash", Some("ls")), ("Bash", Some("make *"))]
+            )
+            .always_rules()
+            .is_empty()
+        );
+        assert!(
+            suggesting(bash("ls"), &[("Bash", None)])
+                .always_rules()
+                .is_empty()
+        );
+        assert!(
+            suggesting(bash("ls"), &[("Read", Some("ls"))])
+                .always_rules()
+                .is_empty()
+        );
+        assert!(
+            suggesting(bash("ls"), &[("Bash", Some("rm"))])
+                .always_rules()
+                .is_empty()
+        );
+        assert!(
+            suggesting(bash("ls -l"), &[("Bash", Some("rm *"))])
+                .always_rules()
+                .is_empty()
+        );
+        let fetch = request("WebFetch", json!({"url": "https://example.com/x"}));
+        assert!(
+            suggesting(fetch, &[("WebFetch", Some("domain:example.com"))])
+                .always_rules()
+                .is_empty()
+        );
+        let mcp = request("mcp__github__create_issue", json!({"title": "Bug"}));
+        assert!(
+            suggesting(mcp.clone(), &[("mcp__github__create_issue", None)])
+                .always_rules()
+                .is_empty()
+        );
+        let bare = request("mcp__github__list_issues", json!({}));
+        assert_eq!(
+            shown(suggesting(bare, &[("mcp__github__list_issues", None)]).always_rules()),
+            ["mcp__github__list_issues"]
+        );
+        // With no suggestions: a simple command's own rule, an edit's
+        // file as an absolute path (`//`); a pattern or a compound, none.
+        assert_eq!(
+            shown(bash("npm --version").always_rules()),
+            ["Bash(npm --version)"]
+        );
+        for command in [
+            "*",
+            "rm -rf build/*",
+            "npm run:*",
+            "date > y",
+            "a; b",
+            "a && b",
+            "echo $(id)",
+            "ls\nrm x",
+        ] {
+            assert!(bash(command).always_rules().is_empty(), "{command}");
+        }
+        let edit = request("Edit", json!({"file_path": "/home/dev/app/src/main.rs"}));
+        assert_eq!(
+            shown(edit.always_rules()),
+            ["Edit(//home/dev/app/src/main.rs)"]
+        );
+        let globby = request("Edit", json!({"file_path": "/home/dev/app/src/[id].rs"}));
+        assert!(globby.always_rules().is_empty());
+        assert!(mcp.always_rules().is_empty());
+        let mut codex = bash("npm --version");
         codex.agent = AgentKind::Codex;
-        assert_eq!(codex.always_rule(), None);
+        assert!(codex.always_rules().is_empty());
     }
 
     #[test]
     fn the_answer_becomes_the_agents_decision() {
-        let bash = request("Bash", json!({"command": "rm -rf build"}));
+        let bash = suggesting(
+            request("Bash", json!({"command": "npm --version"})),
+            &[("Bash", Some("npm --version"))],
+        );
         let responded = |response: Value| AwaitOutcome::Responded {
             delivery_id: "d_1".into(),
             response,
         };
         assert_eq!(
             bash.verdict(&responded(json!({"value": true}))),
-            Verdict::Allow { rule: None }
+            Verdict::Allow { rules: Vec::new() }
         );
         assert_eq!(
             bash.verdict(&responded(json!({"value": true, "remember": true}))),
             Verdict::Allow {
-                rule: Some(Rule::new("Bash", Some("rm -rf build")))
+                rules: vec![Rule::new("Bash", Some("npm --version"))]
             }
+        );
+        // "Always" where none is offered allows this once.
+        let wild = request("Bash", json!({"command": "rm -rf build/*"}));
+        assert_eq!(
+            wild.verdict(&responded(json!({"value": true, "remember": true}))),
+            Verdict::Allow { rules: Vec::new() }
         );
         assert_eq!(
             bash.verdict(&responded(
@@ -524,9 +1051,57 @@ mod tests {
     }
 
     #[test]
+    fn a_decision_reads_as_what_was_decided() {
+        let bash = suggesting(
+            request("Bash", json!({"command": "npm --version"})),
+            &[("Bash", Some("npm --version"))],
+        );
+        let mark = bash.mark();
+        let said = |response: Value| {
+            Decision::of_answer(
+                &mark,
+                &AwaitOutcome::Responded {
+                    delivery_id: "d_1".into(),
+                    response,
+                },
+            )
+            .map(|decision| decision.label())
+        };
+        assert_eq!(said(json!({"value": true})).as_deref(), Some("Allowed"));
+        assert_eq!(
+            said(json!({"value": true, "remember": true})).as_deref(),
+            Some("Always allowed: Bash(npm --version)")
+        );
+        assert_eq!(
+            said(json!({"value": false, "comment": "not on main"})).as_deref(),
+            Some("Denied — not on main")
+        );
+        assert_eq!(said(json!({"value": false})).as_deref(), Some("Denied"));
+        assert_eq!(said(json!({"value": "maybe"})), None);
+        let dismissed = AwaitOutcome::Dismissed {
+            delivery_id: "d_1".into(),
+        };
+        assert_eq!(
+            Decision::of_answer(&mark, &dismissed)
+                .map(|decision| decision.label())
+                .as_deref(),
+            Some("Left to the terminal")
+        );
+        let decision = Decision::Denied {
+            reason: Some("why".into()),
+        };
+        let stored = serde_json::to_value(&decision).unwrap();
+        assert_eq!(stored, json!({"kind": "denied", "reason": "why"}));
+        assert_eq!(
+            serde_json::from_value::<Decision>(stored).unwrap(),
+            decision
+        );
+    }
+
+    #[test]
     fn the_question_is_a_valid_blocking_confirm_and_its_mark_reads_back() {
         let bash = request("Bash", json!({"command": "ls"}));
-        assert!(bash.question(None).validate().is_ok());
+        assert!(bash.question(&OnDisk::Missing, None).validate().is_ok());
         let mut extra = Map::new();
         extra.insert(
             REQUEST_FIELD.into(),
@@ -534,5 +1109,11 @@ mod tests {
         );
         assert_eq!(mark_of(&extra), Some(bash.mark()));
         assert_eq!(mark_of(&Map::new()), None);
+        // A mark written before rules were kept as a list still reads.
+        extra.insert(
+            REQUEST_FIELD.into(),
+            json!({"agent": "claude-code", "session_id": "s", "cwd": "/w", "tool_name": "Bash", "always_rule": "Bash(ls)", "has_terminal": true}),
+        );
+        assert!(mark_of(&extra).is_some_and(|mark| mark.always.is_empty()));
     }
 }

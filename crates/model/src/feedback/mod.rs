@@ -4,6 +4,7 @@
 //! the CLI and, through wasm, in the window.
 
 mod answer;
+mod confirm;
 mod draft;
 pub mod elicitation;
 
@@ -13,7 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-pub use self::draft::{Draft, FieldDraft};
+pub use self::{
+    confirm::ConfirmAnswer,
+    draft::{Draft, FieldDraft},
+};
 
 /// The default number of stars of a rating.
 pub const DEFAULT_RATING_MAX: u32 = 5;

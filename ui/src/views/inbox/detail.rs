@@ -244,9 +244,23 @@ fn Feedback(
     let open = delivery.check_open_for_reply().is_ok();
     // An agent's own permission request: allow, always, deny with a
     // reason, or leave it to the agent's terminal.
-    if open && let Some(mark) = switchboard_model::agent::permission::mark_of(&delivery.extra) {
-        return view! { <super::permission::PermissionForm id=delivery.id.clone() mark on_done /> }
-            .into_any();
+    if let Some(mark) = switchboard_model::agent::permission::mark_of(&delivery.extra) {
+        if open {
+            return view! { <super::permission::PermissionForm id=delivery.id.clone() mark on_done /> }
+                .into_any();
+        }
+        let decided = super::permission::decision_of(&delivery, &mark, &feedback);
+        return view! {
+            <section class="feedback-done decided" id="feedback-done">
+                {match decided {
+                    Some(decision) => view! {
+                        <p class=format!("decision decision-{}", decision.badge()) id="permission-decision">{decision.label()}</p>
+                    }.into_any(),
+                    None => view! { <p id="permission-decision">"Nobody decided here; the agent asked in its terminal."</p> }.into_any(),
+                }}
+            </section>
+        }
+        .into_any();
     }
     match (schema, open) {
         (Some(schema), true) => view! {
@@ -258,10 +272,26 @@ fn Feedback(
             />
         }
         .into_any(),
-        (Some(_), false) => {
+        (Some(schema), false) => {
+            let confirm = matches!(
+                schema,
+                switchboard_model::feedback::FeedbackSchema::Confirm { .. }
+            );
             let answers: Vec<String> = feedback
                 .iter()
-                .map(|record| serde_json::to_string(&record.values).unwrap_or_default())
+                .map(|record| {
+                    match switchboard_model::feedback::ConfirmAnswer::from_value(&record.values)
+                        .filter(|_| confirm)
+                    {
+                        Some(answer) => match (answer.value, answer.comment) {
+                            (true, None) => "Yes".to_owned(),
+                            (true, Some(comment)) => format!("Yes — {comment}"),
+                            (false, None) => "No".to_owned(),
+                            (false, Some(comment)) => format!("No — {comment}"),
+                        },
+                        None => serde_json::to_string_pretty(&record.values).unwrap_or_default(),
+                    }
+                })
                 .collect();
             view! {
                 <section class="feedback-done" id="feedback-done">

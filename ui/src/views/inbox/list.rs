@@ -361,7 +361,7 @@ fn Rows(
             >
                 <For
                     each=rows
-                    key=|delivery| (delivery.id.clone(), delivery.shown_status(), delivery.title.clone())
+                    key=|delivery| (delivery.id.clone(), row_status(delivery), delivery.title.clone())
                     let(delivery)
                 >
                     <DeliveryRow delivery now selected opened on_key />
@@ -384,6 +384,17 @@ fn focus_row(scroller: NodeRef<leptos::html::Div>, id: &str) {
     }
 }
 
+/// The status a row shows: a decided permission request reads as its
+/// decision (allowed, denied), not "completed".
+fn row_status(delivery: &Delivery) -> String {
+    switchboard_model::agent::permission::mark_of(&delivery.extra)
+        .and_then(|mark| mark.decided)
+        .map_or_else(
+            || delivery.shown_status().to_owned(),
+            |decision| decision.badge().to_owned(),
+        )
+}
+
 /// One line of the inbox; Enter or a click opens it.
 #[component]
 fn DeliveryRow(
@@ -394,7 +405,7 @@ fn DeliveryRow(
     on_key: impl Fn(leptos::ev::KeyboardEvent, &str) + Copy + 'static,
 ) -> impl IntoView {
     let created = delivery.created_at;
-    let shown = delivery.shown_status();
+    let shown = row_status(&delivery);
     let id = delivery.id.clone();
     let open = move |id: &str| {
         opened.set(Some(id.to_owned()));

@@ -5,7 +5,12 @@
 //! denies), `t` leaves it to the terminal.
 
 use leptos::{html, prelude::*};
-use switchboard_model::{ErrorCode, agent::permission::RequestMark, blocking::Reply};
+use switchboard_model::{
+    ErrorCode,
+    agent::{AgentKind, permission::RequestMark},
+    blocking::Reply,
+    feedback::ConfirmAnswer,
+};
 
 use crate::{ipc, tasks};
 
@@ -42,19 +47,18 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
         });
     };
     let allow = move |always: bool| {
-        let mut answer = serde_json::json!({"value": true});
-        if always {
-            answer["remember"] = serde_json::Value::Bool(true);
-        }
-        send(Reply::Answer { answer });
+        let answer = ConfirmAnswer {
+            remember: always,
+            ..ConfirmAnswer::yes()
+        };
+        send(Reply::Answer {
+            answer: answer.to_value(),
+        });
     };
     let deny = move || {
-        let mut answer = serde_json::json!({"value": false});
-        let why = reason.get_untracked();
-        if !why.trim().is_empty() {
-            answer["comment"] = serde_json::Value::String(why);
-        }
-        send(Reply::Answer { answer });
+        send(Reply::Answer {
+            answer: ConfirmAnswer::no(&reason.get_untracked()).to_value(),
+        });
     };
     let has_terminal = mark.has_terminal;
     let keys = window_event_listener(leptos::ev::keydown, move |event| {
@@ -91,6 +95,15 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
     });
     let agent = mark.agent.label();
     let tool = mark.tool_name.clone();
+    let rules = mark
+        .always
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    // Only Claude Code keeps rules; where it could but no rule allows
+    // exactly this request, say why "always" is missing.
+    let no_rule = mark.always.is_empty() && mark.agent == AgentKind::ClaudeCode;
 
     view! {
         <section class="permission-form" id="permission-form" aria-label=format!("{agent} asks to use {tool}")>
@@ -98,10 +111,18 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
                 <button type="button" class="primary" id="permission-allow" node_ref=allow_button disabled=move || busy.get() title="Allow (y)" on:click=move |_| allow(false)>
                     "Allow"
                 </button>
-                {mark.always_rule.clone().map(|rule| view! {
-                    <button type="button" id="permission-always" disabled=move || busy.get() title=format!("Allow, and let {agent} keep the rule {rule}") on:click=move |_| allow(true)>
+                {(!rules.is_empty()).then(|| view! {
+                    <button type="button" id="permission-always" disabled=move || busy.get() title=format!("Allow, and let {agent} keep the rule: it will not ask again for exactly this") on:click=move |_| allow(true)>
                         "Always allow"
                     </button>
+                    <span class="always-rule" id="permission-always-rule">
+                        "keeps " <code>{rules.clone()}</code>
+                    </span>
+                })}
+                {no_rule.then(|| view! {
+                    <span class="always-rule muted" id="permission-no-always">
+                        "No rule allows exactly this, so “always” is not offered."
+                    </span>
                 })}
             </div>
             <form class="permission-deny" on:submit=move |event| {
@@ -127,4 +148,23 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
             {move || error.get().map(|message| view! { <p class="error" role="alert" id="permission-error">{message}</p> })}
         </section>
     }
+}
+
+/// What was decided on a permission request that is no longer open: as
+/// the agent's hook recorded it, else as the stored answer says.
+pub fn decision_of(
+    delivery: &switchboard_model::Delivery,
+    mark: &RequestMark,
+    feedback: &[switchboard_model::blocking::FeedbackResponse],
+) -> Option<switchboard_model::agent::permission::Decision> {
+    mark.decided.clone().or_else(|| {
+        let record = feedback.last()?;
+        switchboard_model::agent::permission::Decision::of_answer(
+            mark,
+            &switchboard_model::blocking::AwaitOutcome::Responded {
+                delivery_id: delivery.id.clone(),
+                response: record.values.clone(),
+            },
+        )
+    })
 }
