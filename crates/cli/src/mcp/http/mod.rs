@@ -2,9 +2,15 @@
 //! at `http://ADDR/mcp`, loopback only, behind a guard that answers before
 //! any tool runs: a `Host` that is not the address served or a browser
 //! `Origin` that is not loopback gets 403 (DNS rebinding), a request
-//! without a valid bearer token 401, a body over 4 MiB 413, a connection
-//! past the 256th 503. rmcp's own service (both protocol revisions) does
-//! the rest. `switchboard mcp token` makes, lists and revokes the tokens.
+//! without a valid bearer token 401, a body over 4 MiB 413, and each
+//! refusal closes its connection. Connections are held within bounds
+//! (`connections`: silent ones time out and make way, one token holds half
+//! the places at most, running out of file descriptors pauses the server
+//! instead of ending it). rmcp's own service (both protocol revisions)
+//! does the rest. `switchboard mcp token` makes, lists and revokes the
+//! tokens.
+
+mod connections;
 
 use std::{
     convert::Infallible,
@@ -22,7 +28,7 @@ use hyper::{
     header,
     service::service_fn,
 };
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -36,8 +42,15 @@ use crate::failure::refuse;
 /// The largest request body taken.
 pub const MAX_BODY: usize = 4 * 1024 * 1024;
 
-/// How many connections are served at once.
-pub const MAX_CONNECTIONS: usize = 256;
+pub use connections::HEAD_WITHIN;
+
+/// How long a connection turned away may take to send its request before
+/// it is closed without an answer.
+const REFUSE_WITHIN: Duration = Duration::from_secs(2);
+
+/// How many connections are being turned away (503) at once, at most;
+/// past that, a connection is closed as soon as it is accepted.
+const MAX_REFUSING: usize = 32;
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -166,30 +179,76 @@ pub fn serve(
             tracing::warn!(%error, "the server's URL was not written for other commands");
         }
         println!("{url}");
-        let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        let connections = connections::Connections::for_this_process();
+        tracing::debug!(limit = connections.limit(), "connections held at most");
+        let refusing = Arc::new(tokio::sync::Semaphore::new(MAX_REFUSING));
         loop {
-            let (stream, _) = listener
-                .accept()
-                .await
-                .context("could not accept a connection")?;
-            let permit = Arc::clone(&permits).try_acquire_owned().ok();
-            let (mcp, guard) = (mcp.clone(), Arc::clone(&guard));
-            tokio::spawn(async move {
-                let busy = permit.is_none();
-                let service = service_fn(move |request| {
-                    let (mut mcp, guard) = (mcp.clone(), Arc::clone(&guard));
-                    async move { Ok::<_, Infallible>(guard.handle(request, &mut mcp, busy).await) }
-                });
-                if let Err(error) = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await
-                {
-                    tracing::debug!(%error, "an HTTP connection ended");
+            let stream = connections.accept(&listener).await;
+            match connections.admit() {
+                Some(slot) => {
+                    tokio::spawn(hold(stream, slot, mcp.clone(), Arc::clone(&guard)));
                 }
-                drop(permit);
-            });
+                None => match Arc::clone(&refusing).try_acquire_owned() {
+                    Ok(permit) => {
+                        tokio::spawn(async move {
+                            turn_away(stream).await;
+                            drop(permit);
+                        });
+                    }
+                    // Closed unanswered: answering every one would hold a
+                    // descriptor for each.
+                    Err(_) => drop(stream),
+                },
+            }
         }
     })
+}
+
+/// Serves one connection that holds `slot`, until it ends, times out or
+/// is told to make way for a newer one.
+async fn hold(stream: tokio::net::TcpStream, slot: connections::Slot, mcp: Mcp, guard: Arc<Guard>) {
+    let slot = Arc::new(slot);
+    let serving = Arc::clone(&slot);
+    let service = service_fn(move |request| {
+        let (mut mcp, guard, slot) = (mcp.clone(), Arc::clone(&guard), Arc::clone(&serving));
+        async move {
+            slot.requested();
+            Ok::<_, Infallible>(guard.handle(request, &mut mcp, &slot).await)
+        }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEAD_WITHIN)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::select! {
+        ended = connection => {
+            if let Err(error) = ended {
+                tracing::debug!(%error, "an HTTP connection ended");
+            }
+        }
+        () = slot.made_way() => {
+            tracing::debug!("a connection that sent nothing made way for a newer one");
+        }
+    }
+}
+
+/// Answers one connection past the bounds 503 and closes it.
+async fn turn_away(stream: tokio::net::TcpStream) {
+    let service = service_fn(|_request| async {
+        Ok::<_, Infallible>(refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many connections; try again",
+        ))
+    });
+    let answered = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(REFUSE_WITHIN)
+        .keep_alive(false)
+        .serve_connection(TokioIo::new(stream), service)
+        .await;
+    if let Err(error) = answered {
+        tracing::debug!(%error, "a connection turned away ended");
+    }
 }
 
 /// The browser origins let through: loopback ones, any port.
@@ -226,14 +285,8 @@ impl Guard {
         &self,
         mut request: Request<Incoming>,
         mcp: &mut Mcp,
-        busy: bool,
+        slot: &connections::Slot,
     ) -> Response<Body> {
-        if busy {
-            return refusal(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "too many connections; try again",
-            );
-        }
         if request.uri().path() != "/mcp" {
             return refusal(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
         }
@@ -286,6 +339,12 @@ impl Guard {
         if declared.is_some_and(|length| length > MAX_BODY) {
             return refusal(StatusCode::PAYLOAD_TOO_LARGE, "the body is over 4 MiB");
         }
+        if !slot.claim(&holder) {
+            return refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "this token holds as many connections as it may; try again",
+            );
+        }
         tracing::debug!(agent = %holder, "an authorised request");
         request.extensions_mut().insert(Holder(holder));
         match mcp.call(request).await {
@@ -309,13 +368,18 @@ fn is_loopback_origin(origin: &str) -> bool {
         && !rest.contains('/')
 }
 
-/// A refusal: `status` with `error[CODE]`-free plain text saying why.
+/// A refusal: `status` with `error[CODE]`-free plain text saying why; the
+/// connection closes after it (a refused client holds no place).
 fn refusal(status: StatusCode, why: &'static str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from_static(why.as_bytes())).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response.headers_mut().insert(
+        header::CONNECTION,
+        header::HeaderValue::from_static("close"),
     );
     response
 }

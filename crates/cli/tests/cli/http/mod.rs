@@ -1,9 +1,13 @@
 //! `switchboard mcp --http`: the real server process on loopback, spoken
-//! to over raw HTTP/1.1, the way any client and any attacker would: only
-//! a valid bearer token gets through, a foreign Host or browser Origin is
-//! refused before the token is looked at, a 10 MB body is refused, a
-//! revoked token stops working at once, and both protocol revisions are
-//! answered.
+//! to over raw HTTP/1.1 and raw TCP, the way any client and any attacker
+//! would: only a valid bearer token gets through, a foreign Host or
+//! browser Origin is refused before the token is looked at, a 10 MB body
+//! is refused, a revoked token stops working at once, and both protocol
+//! revisions are answered; `bounds`: sockets that send nothing, one
+//! token's many connections and running out of file descriptors keep no
+//! client out and never end the server.
+
+mod bounds;
 
 use std::{
     path::Path,
