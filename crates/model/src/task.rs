@@ -238,6 +238,13 @@ impl ToolTask {
         Ok(())
     }
 
+    /// Whether `caller` made it: the agent whose token made the call, or
+    /// `None` for a local client (no token). A task is only ever shown to,
+    /// or cancelled by, the caller that made it.
+    pub fn belongs_to(&self, caller: Option<&str>) -> bool {
+        self.sent_by.as_deref() == caller
+    }
+
     /// The result of a completed task, if it completed.
     pub fn result(&self) -> Option<&Map<String, Value>> {
         (self.state == TaskState::Completed)

@@ -11,6 +11,7 @@ use switchboard_model::{
         AwaitOutcome, BlockingSession, BlockingStatus, Closing, FeedbackResponse, LEFT_AT_FIELD,
         Rejoin, Reply, TAKEN_AT_FIELD, closing_response, rejoin,
     },
+    delivery::SENT_BY_FIELD,
     ipc::StoreChange,
 };
 
@@ -166,7 +167,8 @@ fn put_locked(
 
 /// Asks `new` as an agent's `ask` does, where the asker may have asked
 /// the same before and left (its client gave up on the call): under the
-/// inbox lock, the newest question that asks the same thing
+/// inbox lock, the newest question of the same asker (`extra`'s
+/// `sent_by`, or none) that asks the same thing
 /// ([`Delivery::asks_the_same`]) is rejoined as [`rejoin`] says — its
 /// waiting session taken up again, a session opened beside it, or the
 /// answer that came after its asker left returned at once (and marked
@@ -189,6 +191,9 @@ pub fn ask_again(
         title: String,
     }
     let deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
+    // Only the asker's own question is rejoined: the same words from
+    // another agent's token (or a local client) are another question.
+    let asker = extra.get(SENT_BY_FIELD).and_then(Value::as_str);
     // The newest first: the first that asks the same is the one.
     let same = deliveries.records.iter().rev().find_map(|raw| {
         let titled = serde_json::from_str::<Titled>(raw.get()).ok()?;
@@ -197,7 +202,7 @@ pub fn ask_again(
         }
         serde_json::from_str::<Delivery>(raw.get())
             .ok()
-            .filter(|delivery| delivery.asks_the_same(&new))
+            .filter(|delivery| delivery.asks_the_same(&new) && delivery.sent_by() == asker)
     });
     drop(deliveries);
     if let Some(question) = same {

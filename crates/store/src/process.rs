@@ -1,11 +1,18 @@
 //! Processes as the store marks them (agents, tasks' workers): this one,
-//! the one that started it, and whether a marked one still runs — read
-//! from `/proc`, so a process id given to another process later is not
-//! taken for the one marked.
+//! the one that started it, whether a marked one still runs, and what it
+//! runs — read from `/proc`, so a process id given to another process
+//! later is not taken for the one marked — and a marked process ended only
+//! once it is proven to be what the caller started ([`terminate_if`]).
 
-use std::path::Path;
+use std::{
+    ffi::OsString,
+    os::unix::ffi::OsStringExt,
+    path::{Path, PathBuf},
+};
 
 use switchboard_model::process::{Liveness, ProcessMark};
+
+use crate::StoreError;
 
 /// This process.
 pub fn this_process() -> Option<ProcessMark> {
@@ -34,6 +41,94 @@ pub fn liveness(process: ProcessMark) -> Liveness {
     match ProcStat::read(process.pid) {
         Some(stat) if stat.start == process.start => Liveness::Alive,
         _ => Liveness::Ended,
+    }
+}
+
+/// What a running process runs, as `/proc` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// Its program (`/proc/<pid>/exe`; ending ` (deleted)` when the file
+    /// was replaced or removed since it started).
+    pub executable: PathBuf,
+    /// Its arguments, its program's name first (`/proc/<pid>/cmdline`).
+    pub arguments: Vec<OsString>,
+}
+
+/// What process `pid` runs, while it runs (and may be read).
+pub fn identity(pid: u32) -> Option<Identity> {
+    let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let mut line = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    if line.last() == Some(&0) {
+        line.pop();
+    }
+    let arguments = line
+        .split(|byte| *byte == 0)
+        .map(|argument| OsString::from_vec(argument.to_vec()))
+        .collect();
+    Some(Identity {
+        executable,
+        arguments,
+    })
+}
+
+/// What [`terminate_if`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// The process was sent SIGTERM.
+    Signalled,
+    /// The process marked no longer runs; nothing was sent.
+    Ended,
+    /// The process marked runs something else than `proven` accepts;
+    /// nothing was sent.
+    NotIt,
+}
+
+/// Sends SIGTERM to `process` only if it is still the process marked (the
+/// same id and start time) and `proven` accepts what it runs. A handle on
+/// the process (a pidfd) is taken before it is checked and the signal
+/// goes through that handle, so a process that took the id meanwhile is
+/// never signalled; a record naming another program's process, whatever
+/// its id and start time, gets [`Termination::NotIt`].
+pub fn terminate_if(
+    process: ProcessMark,
+    proven: impl FnOnce(&Identity) -> bool,
+) -> Result<Termination, StoreError> {
+    use rustix::{
+        io::Errno,
+        process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal},
+    };
+    let proc_path = || PathBuf::from(format!("/proc/{}", process.pid));
+    let failed = |action: &'static str, error: Errno| {
+        StoreError::io(action, proc_path())(std::io::Error::from(error))
+    };
+    let Some(pid) = i32::try_from(process.pid).ok().and_then(Pid::from_raw) else {
+        return Ok(Termination::Ended);
+    };
+    let handle = match pidfd_open(pid, PidfdFlags::empty()) {
+        Ok(handle) => Some(handle),
+        Err(Errno::SRCH) => return Ok(Termination::Ended),
+        // A kernel before 5.3: checked and signalled by id.
+        Err(Errno::NOSYS) => None,
+        Err(error) => return Err(failed("could not take a handle on", error)),
+    };
+    // From here on `/proc/<pid>` is the handle's process, or it ended.
+    if liveness(process) != Liveness::Alive {
+        return Ok(Termination::Ended);
+    }
+    let Some(identity) = identity(process.pid) else {
+        return Ok(Termination::Ended);
+    };
+    if !proven(&identity) {
+        return Ok(Termination::NotIt);
+    }
+    let sent = match &handle {
+        Some(handle) => pidfd_send_signal(handle, Signal::TERM),
+        None => rustix::process::kill_process(pid, Signal::TERM),
+    };
+    match sent {
+        Ok(()) => Ok(Termination::Signalled),
+        Err(Errno::SRCH) => Ok(Termination::Ended),
+        Err(error) => Err(failed("could not signal", error)),
     }
 }
 

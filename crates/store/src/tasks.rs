@@ -107,14 +107,28 @@ fn worker_ended(task: &ToolTask) -> bool {
     task.worker.map(liveness) == Some(Liveness::Ended)
 }
 
-/// Cancels task `id` (refused when it already ended); returns it and its
-/// worker, when one was running, for the caller to stop.
+/// Cancels task `id` for `caller` (the agent whose token asks, `None` for
+/// a local client): a task another caller made is not found, one that
+/// already ended is refused. Returns it and its worker, when one was
+/// running, for the caller to stop once it is proven to be one.
 pub fn cancel(
     workspace: &Workspace,
     id: &str,
+    caller: Option<&str>,
     now: Timestamp,
 ) -> Result<(ToolTask, Option<ProcessMark>), StoreError> {
-    let task = update(workspace, id, |task| task.cancel(now))?;
+    let lock = DirLock::acquire(&tasks_dir(workspace))?;
+    let path = lock.file(&file_name(id)?);
+    let mut task: ToolTask = json_file::read(&path, "task", id)?;
+    if !task.belongs_to(caller) {
+        return Err(StoreError::NotFound {
+            what: "task",
+            id: id.to_owned(),
+        });
+    }
+    task.cancel(now)?;
+    json_file::write(&path, &task, "task")?;
+    drop(lock);
     let worker = task
         .worker
         .filter(|worker| liveness(*worker) == Liveness::Alive);

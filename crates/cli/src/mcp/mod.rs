@@ -414,22 +414,25 @@ impl ServerHandler for Server {
         })
     }
 
-    /// `tasks/get` of a call that became a task.
+    /// `tasks/get` of a call that became a task (the caller's own).
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, rmcp::ErrorData> {
-        self.get_any_task(request).await
+        let holder = caller_of(&context.extensions);
+        CALLER.scope(holder, self.get_any_task(request)).await
     }
 
-    /// `tasks/cancel`: the question is withdrawn, the run stopped.
+    /// `tasks/cancel`: the question is withdrawn, the run stopped (the
+    /// caller's own).
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.cancel_any_task(request).await
+        let holder = caller_of(&context.extensions);
+        CALLER.scope(holder, self.cancel_any_task(request)).await
     }
 
     fn get_info(&self) -> ServerConfig {

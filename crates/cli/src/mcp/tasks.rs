@@ -13,9 +13,18 @@
 //! way `tasks/get` and `tasks/cancel` work from any `switchboard mcp`
 //! process — stdio or HTTP, after a restart, days later; cancelling a run
 //! stops its worker (SIGTERM), which ends the program it ran.
+//!
+//! A task belongs to the caller that made it — the agent whose token made
+//! the call, or local clients (no token) — and to any other caller it
+//! answers as a task that does not exist. The worker a record names is
+//! signalled only once `/proc` proves it is this program's `run-task` of
+//! that task in this workspace (a record is a file anyone who can write
+//! the workspace can write).
 
 use std::{
+    ffi::OsString,
     os::unix::process::CommandExt,
+    path::Path,
     process::{Command, Stdio},
     sync::Arc,
     time::Duration,
@@ -34,6 +43,7 @@ use rmcp::{
 use serde::de::DeserializeOwned;
 use switchboard_model::{
     blocking::{AwaitOutcome, BlockingSession},
+    process::ProcessMark,
     task::{self, TaskState, ToolTask},
 };
 use switchboard_store::{Workspace, clock, deliveries, feedback, process, tasks};
@@ -116,6 +126,26 @@ fn task_of(session: &BlockingSession, opened: bool) -> DetailedTask {
     )
 }
 
+/// Blocking session `session` and its question, when `caller` asked it
+/// (the agent whose token asked, `None` for a local client); otherwise
+/// not found, as if there were no such session.
+fn asked_by(
+    workspace: &Workspace,
+    session: &str,
+    caller: Option<&str>,
+) -> anyhow::Result<(BlockingSession, switchboard_model::delivery::Delivery)> {
+    let stored = feedback::session(workspace, session)?;
+    let question = deliveries::get(workspace, &stored.delivery_id)?;
+    if question.sent_by() != caller {
+        return Err(switchboard_store::StoreError::NotFound {
+            what: "task",
+            id: format!("{ASK}{session}"),
+        }
+        .into());
+    }
+    Ok((stored, question))
+}
+
 impl Server {
     /// `ask` as a task, when the client declared the tasks extension: the
     /// question is put in the inbox and its task returned at once.
@@ -161,13 +191,11 @@ impl Server {
     async fn get_ask_task(&self, params: GetTaskParams) -> Result<GetTaskResult, ErrorData> {
         let session = session_of(&params.task_id)?.to_owned();
         let task_id = params.task_id.clone();
+        let caller = super::caller();
         let (stored, opened) = self
             .blocking(move |workspace| {
-                let stored = feedback::session(workspace, &session)?;
-                let opened = deliveries::get(workspace, &stored.delivery_id)
-                    .map(|delivery| delivery.opened_at().is_some())
-                    .unwrap_or(false);
-                Ok((stored, opened))
+                let (stored, question) = asked_by(workspace, &session, caller.as_deref())?;
+                Ok((stored, question.opened_at().is_some()))
             })
             .await
             .map_err(|_| unknown(&task_id))?;
@@ -179,7 +207,9 @@ impl Server {
     async fn cancel_ask_task(&self, params: CancelTaskParams) -> Result<(), ErrorData> {
         let session = session_of(&params.task_id)?.to_owned();
         let task_id = params.task_id.clone();
+        let caller = super::caller();
         self.blocking(move |workspace| {
+            asked_by(workspace, &session, caller.as_deref())?;
             Ok(feedback::withdraw_session(
                 workspace,
                 &session,
@@ -327,44 +357,80 @@ impl Server {
     }
 
     async fn get_run_task(&self, id: String, task_id: &str) -> Result<GetTaskResult, ErrorData> {
+        let caller = super::caller();
         let stored = self
             .blocking(move |workspace| Ok(tasks::get(workspace, &id, clock::now())?))
             .await
-            .map_err(|_| unknown(task_id))?;
+            .ok()
+            .filter(|stored| stored.belongs_to(caller.as_deref()))
+            .ok_or_else(|| unknown(task_id))?;
         Ok(GetTaskResult::new(run_task_of(&stored)))
     }
 
     async fn cancel_run_task(&self, id: String, task_id: &str) -> Result<(), ErrorData> {
+        let caller = super::caller();
         let cancelled = self
-            .blocking(move |workspace| Ok(tasks::cancel(workspace, &id, clock::now())?))
+            .blocking(move |workspace| {
+                let (task, worker) =
+                    tasks::cancel(workspace, &id, caller.as_deref(), clock::now())?;
+                if let Some(worker) = worker {
+                    stop(workspace, &task.id, worker);
+                }
+                Ok(task)
+            })
             .await;
-        let (_, worker) = match cancelled {
-            Ok(cancelled) => cancelled,
+        match cancelled {
+            Ok(_) => Ok(()),
             Err(ToolError(payload))
                 if payload.code == switchboard_model::ErrorCode::InvalidRequest =>
             {
-                return Err(ErrorData::invalid_params(payload.message, None));
+                Err(ErrorData::invalid_params(payload.message, None))
             }
-            Err(_) => return Err(unknown(task_id)),
-        };
-        if let Some(worker) = worker {
-            stop(worker.pid);
+            Err(_) => Err(unknown(task_id)),
         }
-        Ok(())
     }
 }
 
-/// Asks worker `pid` to stop (it ends what it ran, then exits).
-fn stop(pid: u32) {
-    let Ok(pid) = i32::try_from(pid) else {
-        return;
-    };
-    if let Err(error) = nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid),
-        nix::sys::signal::Signal::SIGTERM,
-    ) {
-        tracing::warn!(%error, pid, "the task's worker could not be stopped");
+/// Asks `worker`, which task `id`'s record names, to stop (it ends what
+/// it ran, then exits) — only when it is proven to be this program's
+/// worker of that task in `workspace`; a record naming any other process
+/// signals nothing.
+fn stop(workspace: &Workspace, id: &str, worker: ProcessMark) {
+    let this = std::env::current_exe().ok();
+    let expected = worker_arguments(workspace.root(), id);
+    let stopped = process::terminate_if(worker, |identity| {
+        this.as_deref()
+            .is_some_and(|this| same_program(&identity.executable, this))
+            && identity.arguments.get(1..) == Some(expected.as_slice())
+    });
+    match stopped {
+        Ok(process::Termination::Signalled | process::Termination::Ended) => {}
+        Ok(process::Termination::NotIt) => tracing::warn!(
+            task = id,
+            pid = worker.pid,
+            "the task's record names a process that is not its worker; it was not signalled"
+        ),
+        Err(error) => tracing::warn!(%error, task = id, "the task's worker could not be stopped"),
     }
+}
+
+/// Whether `running` (a process's `/proc/<pid>/exe`) is the program at
+/// `this`, also when either file was replaced since it started (a
+/// rebuilt or upgraded binary: the link then ends ` (deleted)`).
+fn same_program(running: &Path, this: &Path) -> bool {
+    let plain = |path: &Path| {
+        let text = path.as_os_str().as_encoded_bytes();
+        text.strip_suffix(b" (deleted)").unwrap_or(text).to_vec()
+    };
+    plain(running) == plain(this)
+}
+
+/// A worker's arguments after its program's name: `-C ROOT mcp run-task
+/// ID`, as it is started and as it is recognised.
+fn worker_arguments(root: &Path, id: &str) -> Vec<OsString> {
+    let mut arguments = vec![OsString::from("-C"), root.as_os_str().to_owned()];
+    arguments.extend(["mcp", "run-task", id].map(OsString::from));
+    arguments
 }
 
 /// Starts the worker of task `id`: this binary again, in a process group
@@ -374,9 +440,7 @@ fn start_worker(workspace: &Workspace, id: &str) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("could not find this program to run the task")?;
     let log = tasks::open_log(workspace, id)?;
     let mut child = Command::new(exe)
-        .arg("-C")
-        .arg(workspace.root())
-        .args(["mcp", "run-task", id])
+        .args(worker_arguments(workspace.root(), id))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)

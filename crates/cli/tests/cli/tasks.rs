@@ -3,7 +3,8 @@
 //! after the server that took it is killed, read by a new server; a long
 //! `session_expect` is a task that completes when the program prints what
 //! it waits for, a short one stays a plain call; `tasks/cancel` of a chain
-//! stops its worker, which ends the program it ran.
+//! stops its worker, which ends the program it ran — and of a record
+//! written to name another process, signals nothing.
 
 use std::{path::Path, time::Duration};
 
@@ -208,4 +209,40 @@ fn cancelling_a_chain_stops_its_worker_and_the_program_it_ran() {
     // Still cancelled: the worker's end did not overwrite it.
     let got = server.call("tasks/get", json!({"taskId": task}));
     assert_eq!(got["result"]["status"], "cancelled", "{got}");
+}
+
+#[test]
+fn cancelling_a_task_whose_record_names_another_process_signals_nothing() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    // Any process of the user's: the record names it, id and start time.
+    let mut victim = std::process::Command::new("sleep")
+        .arg("300")
+        .spawn()
+        .unwrap();
+    let marked = switchboard_store::process::mark(victim.id()).unwrap();
+    let id = "t_1764000000_001";
+    std::fs::create_dir_all(root.join(".switchboard/tasks")).unwrap();
+    std::fs::write(
+        root.join(format!(".switchboard/tasks/{id}.json")),
+        json!({
+            "id": id, "tool": "run_chain", "arguments": {"name": "x"}, "state": "working",
+            "created_at": "2026-11-26T00:00:00.000Z", "updated_at": "2026-11-26T00:00:00.000Z",
+            "worker": {"pid": marked.pid, "start": marked.start},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut server = Stateless::start(root);
+    let cancelled = server.call("tasks/cancel", json!({"taskId": format!("run-{id}")}));
+    assert!(cancelled["error"].is_null(), "{cancelled}");
+    // Whatever the server sent was sent before it answered; SIGKILL now
+    // says, by how the victim ended, whether SIGTERM came first.
+    victim.kill().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        victim.wait().unwrap().signal(),
+        Some(9),
+        "the process the record named was not signalled by the server"
+    );
 }

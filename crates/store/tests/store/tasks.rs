@@ -50,7 +50,12 @@ fn a_task_is_made_stepped_and_ended_once_and_read_back_whole() {
         task.complete(result.as_object().cloned().unwrap(), at(4))
     })
     .unwrap();
-    let late = tasks::cancel(&workspace, &first.id, at(5)).unwrap_err();
+    let others = tasks::cancel(&workspace, &first.id, None, at(5)).unwrap_err();
+    assert!(
+        matches!(others, StoreError::NotFound { .. }),
+        "another caller's task is not there for it: {others}"
+    );
+    let late = tasks::cancel(&workspace, &first.id, Some("ssh:box"), at(5)).unwrap_err();
     assert!(matches!(late, StoreError::Task(_)), "{late}");
     let read = tasks::get(&workspace, &first.id, at(6)).unwrap();
     assert_eq!(read.state, TaskState::Completed);
@@ -69,7 +74,7 @@ fn a_task_whose_worker_died_fails_and_cancelling_hands_back_a_running_worker() {
 
     let running = tasks::create(&workspace, "investigate", args(), None, at(0)).unwrap();
     tasks::update(&workspace, &running.id, |task| task.start(worker, at(1))).unwrap();
-    let (cancelled, to_stop) = tasks::cancel(&workspace, &running.id, at(2)).unwrap();
+    let (cancelled, to_stop) = tasks::cancel(&workspace, &running.id, None, at(2)).unwrap();
     assert_eq!(cancelled.state, TaskState::Cancelled);
     assert_eq!(to_stop, Some(worker), "the caller stops the worker");
 
@@ -92,10 +97,60 @@ fn a_task_whose_worker_died_fails_and_cancelling_hands_back_a_running_worker() {
         &tasks::create(&workspace, "fuzz", args(), None, at(0))
             .unwrap()
             .id,
+        None,
         at(4),
     )
     .unwrap();
     assert_eq!(to_stop, None);
+}
+
+#[test]
+fn a_process_is_signalled_only_when_proven_to_be_what_was_started() {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new("cat")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Its echo says `cat` runs (the program, not the fork before it).
+    writeln!(child.stdin.as_ref().unwrap(), "up").unwrap();
+    let mut echoed = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut echoed)
+        .unwrap();
+    let marked = process::mark(child.id()).unwrap();
+    let identity = process::identity(child.id()).unwrap();
+    assert_eq!(identity.arguments, ["cat"]);
+    assert!(
+        identity.executable.ends_with("cat"),
+        "{}",
+        identity.executable.display()
+    );
+
+    // The same id with another start time is another process.
+    let other = switchboard_model::process::ProcessMark {
+        start: marked.start + 1,
+        ..marked
+    };
+    assert_eq!(
+        process::terminate_if(other, |_| true).unwrap(),
+        process::Termination::Ended
+    );
+    assert_eq!(
+        process::terminate_if(marked, |identity| identity.arguments[0] == "switchboard").unwrap(),
+        process::Termination::NotIt
+    );
+    assert_eq!(child.try_wait().unwrap(), None, "nothing was sent");
+    assert_eq!(
+        process::terminate_if(marked, |identity| identity.arguments[0] == "cat").unwrap(),
+        process::Termination::Signalled
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(child.wait().unwrap().signal(), Some(15), "SIGTERM");
+    assert_eq!(
+        process::terminate_if(marked, |_| true).unwrap(),
+        process::Termination::Ended
+    );
 }
 
 #[test]

@@ -3,11 +3,13 @@
 //! would: only a valid bearer token gets through, a foreign Host or
 //! browser Origin is refused before the token is looked at, a 10 MB body
 //! is refused, a revoked token stops working at once, and both protocol
-//! revisions are answered; `bounds`: sockets that send nothing, one
-//! token's many connections and running out of file descriptors keep no
-//! client out and never end the server.
+//! revisions are answered; `scopes`: a token sees only its own tasks;
+//! `bounds`: sockets that send nothing, one token's many connections and
+//! running out of file descriptors keep no client out and never end the
+//! server.
 
 mod bounds;
+mod scopes;
 
 use std::{
     path::Path,
