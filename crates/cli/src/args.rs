@@ -181,6 +181,16 @@ pub enum McpAction {
         /// Revoke the token with this name; it stops working at once.
         #[arg(long, value_name = "NAME", conflicts_with = "list")]
         revoke: Option<String>,
+        /// Grant the new token a scope beyond inbox, knowledge and tasks:
+        /// `programs` (start and drive any program on this machine:
+        /// program sessions and investigation).
+        #[arg(
+            long,
+            value_name = "SCOPE",
+            value_delimiter = ',',
+            conflicts_with_all = ["list", "revoke"]
+        )]
+        allow: Vec<switchboard_model::token::Scope>,
     },
     /// Run a tool call recorded as a task to its end (what `switchboard
     /// mcp` starts for a long call; SIGTERM cancels it).

@@ -94,9 +94,15 @@ pub fn run(cli: Cli) -> Result<bool> {
             ..
         }) => crate::mcp::install::run(&workspace, client, write, http.as_deref()).map(|()| true),
         Command::Mcp(McpArgs {
-            action: Some(McpAction::Token { name, list, revoke }),
+            action:
+                Some(McpAction::Token {
+                    name,
+                    list,
+                    revoke,
+                    allow,
+                }),
             ..
-        }) => crate::mcp::http::token(&name, list, revoke.as_deref()).map(|()| true),
+        }) => crate::mcp::http::token(&name, list, revoke.as_deref(), &allow).map(|()| true),
         Command::Mcp(McpArgs {
             action: Some(McpAction::RunTask { id }),
             ..

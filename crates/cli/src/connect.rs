@@ -3,8 +3,11 @@
 //! workspace over HTTP on local loopback (`switchboard mcp --http`, a
 //! child), makes a token named for the machine, and keeps `ssh -R` up: the
 //! far side's loopback port forwards to the local server, and the far
-//! side gets `connect.env` (URL, token, name; mode 0600) written through
-//! the connection's stdin — never on a command line. Dropped connections
+//! side gets `connect.env` (URL, token, name; mode 0600, made anew so a
+//! file there before keeps no looser mode) written through the
+//! connection's stdin — never on a command line. The token holds the
+//! default scopes (inbox, knowledge, tasks) and what `--allow` grants
+//! (`programs`), and `connect` says which. Dropped connections
 //! are made again; on Ctrl-C (or SIGTERM) the connection and the server
 //! end and the token is revoked. Uses the system's `ssh`, the user's keys
 //! and known hosts; nothing listens on a non-loopback address.
@@ -29,7 +32,7 @@ use std::{
 
 use anyhow::{Context, Result};
 use clap::Args;
-use switchboard_model::token::check_name;
+use switchboard_model::token::{Scope, Scopes, check_name};
 use switchboard_store::{Workspace, clock, settings, tokens};
 
 use crate::failure::refuse;
@@ -67,6 +70,10 @@ pub struct ConnectArgs {
         requires = "container"
     )]
     pub engine: String,
+    /// Grant the far side's agents a scope beyond inbox, knowledge and
+    /// tasks: `programs` (start and drive any program on this machine).
+    #[arg(long, value_name = "SCOPE", value_delimiter = ',')]
+    pub allow: Vec<Scope>,
 }
 
 /// What the far side prints when the container has a network of its own.
@@ -131,7 +138,8 @@ pub fn run(workspace: &Workspace, args: &ConnectArgs) -> Result<()> {
     let mut server = LocalServer::start(workspace, args.remote_port)?;
     // A token of this name from an earlier run is replaced.
     let _ = tokens::revoke(&dir, &name);
-    let token = tokens::create(&dir, &name, clock::now())?;
+    let scopes = Scopes::granting(&args.allow);
+    let token = tokens::create(&dir, &name, &scopes, clock::now())?;
     let remote_url = format!("http://127.0.0.1:{}/mcp", args.remote_port);
     let settings = format!(
         "SWITCHBOARD_URL={remote_url}\nSWITCHBOARD_TOKEN={token}\nSWITCHBOARD_NAME={name}\n"
@@ -145,6 +153,14 @@ pub fn run(workspace: &Workspace, args: &ConnectArgs) -> Result<()> {
     };
     eprintln!(
         "switchboard connect: {far_side} reaches this workspace at {remote_url} (token {name}); Ctrl-C ends it"
+    );
+    eprintln!(
+        "switchboard connect: its agents may use {scopes}{}",
+        if scopes.allows(Scope::Programs) {
+            ", so they may start and drive any program on this machine"
+        } else {
+            "; not programs on this machine (--allow programs grants them)"
+        }
     );
     let ended = keep_up(args, &server.address, &settings, &stop);
     server.stop();
@@ -303,13 +319,17 @@ fn connect_once(args: &ConnectArgs, local: &str, settings: &str, stop: &AtomicBo
 /// What the far side runs before it says it is ready: `connect.env`
 /// written from stdin (`len` bytes) into `--remote-dir` there — inside
 /// the container when there is one, after checking that it shares the far
-/// side's network — or nothing with `--print`.
+/// side's network — or nothing with `--print`. The settings go into a new
+/// file (`mktemp`: 0600 whatever the umask) that then replaces
+/// `connect.env`, so a file there before, whatever its mode, never holds
+/// the token.
 fn far_side_setup(args: &ConnectArgs, len: usize) -> Result<String> {
     if args.print {
         return Ok(String::new());
     }
     let write = format!(
-        "umask 077 && mkdir -p {dir} && head -c {len} > {dir}/connect.env",
+        "umask 077 && mkdir -p {dir} && tmp=$(mktemp {dir}/.connect.env.XXXXXX) && \
+         {{ head -c {len} > \"$tmp\" && mv -f \"$tmp\" {dir}/connect.env || {{ rm -f \"$tmp\"; false; }}; }}",
         dir = args.remote_dir,
     );
     let Some(container) = &args.container else {

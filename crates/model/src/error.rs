@@ -36,6 +36,9 @@ pub enum ErrorCode {
     /// Another process holds what this needs (a tape's lock) for longer
     /// than it waits; trying again later may work.
     Busy,
+    /// The caller may not do this: its token was not granted the scope
+    /// the call needs.
+    Forbidden,
     /// Anything else; a bug.
     Internal,
 }

@@ -1,12 +1,12 @@
 //! The HTTP server's bearer tokens: `mcp-tokens.json` in the config folder
-//! (never the workspace), mode 0600, holding each token's name and SHA-256
-//! only. A token is shown once, when it is made.
+//! (never the workspace), mode 0600, holding each token's name, scopes and
+//! SHA-256 only. A token is shown once, when it is made.
 
 use std::path::{Path, PathBuf};
 
 use switchboard_model::{
     Timestamp,
-    token::{PREFIX, TokenFile, TokenRecord, digest},
+    token::{PREFIX, Scopes, TokenFile, TokenRecord, digest},
 };
 
 use crate::{StoreError, lock::DirLock, write_atomic_private};
@@ -47,9 +47,14 @@ fn change<T>(
     Ok(done)
 }
 
-/// Makes a token naming `name` and returns it: `sbt_` and 64 hex digits
-/// from the OS's random source. Only its digest is kept.
-pub fn create(dir: &Path, name: &str, now: Timestamp) -> Result<String, StoreError> {
+/// Makes a token naming `name`, holding `scopes`, and returns it: `sbt_`
+/// and 64 hex digits from the OS's random source. Only its digest is kept.
+pub fn create(
+    dir: &Path,
+    name: &str,
+    scopes: &Scopes,
+    now: Timestamp,
+) -> Result<String, StoreError> {
     let mut bytes = [0_u8; 32];
     getrandom::fill(&mut bytes).map_err(|error| StoreError::Io {
         action: "could not draw random bytes for",
@@ -59,7 +64,9 @@ pub fn create(dir: &Path, name: &str, now: Timestamp) -> Result<String, StoreErr
     let token: String = std::iter::once(PREFIX.to_owned())
         .chain(bytes.iter().map(|byte| format!("{byte:02x}")))
         .collect();
-    change(dir, |file| Ok(file.add(name, digest(&token), now)?))?;
+    change(dir, |file| {
+        Ok(file.add(name, digest(&token), scopes, now)?)
+    })?;
     Ok(token)
 }
 
@@ -68,9 +75,10 @@ pub fn revoke(dir: &Path, name: &str) -> Result<TokenRecord, StoreError> {
     change(dir, |file| Ok(file.revoke(name)?))
 }
 
-/// The agent `presented` names, if it is a token of `dir` now.
-pub fn holder(dir: &Path, presented: &str) -> Result<Option<String>, StoreError> {
-    Ok(load(dir)?.holder(presented).map(str::to_owned))
+/// The token `presented` is (its agent's name, its scopes), if it is a
+/// token of `dir` now.
+pub fn holder(dir: &Path, presented: &str) -> Result<Option<TokenRecord>, StoreError> {
+    Ok(load(dir)?.holder(presented).cloned())
 }
 
 #[cfg(test)]
@@ -82,16 +90,15 @@ mod tests {
     #[test]
     fn a_token_works_until_revoked_and_the_file_is_private_and_holds_no_token() {
         let dir = tempfile::tempdir().unwrap();
-        let token = create(dir.path(), "devbox", Timestamp::EPOCH).unwrap();
+        let plain = Scopes::granting(&[]);
+        let name = |token: &str| holder(dir.path(), token).unwrap().map(|record| record.name);
+        let token = create(dir.path(), "devbox", &plain, Timestamp::EPOCH).unwrap();
         assert!(
             token.starts_with("sbt_") && token.len() == 4 + 64,
             "{token}"
         );
-        assert_eq!(
-            holder(dir.path(), &token).unwrap().as_deref(),
-            Some("devbox")
-        );
-        let other = create(dir.path(), "ci", Timestamp::EPOCH).unwrap();
+        assert_eq!(name(&token).as_deref(), Some("devbox"));
+        let other = create(dir.path(), "ci", &plain, Timestamp::EPOCH).unwrap();
         assert_ne!(token, other);
         let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
         assert!(!text.contains(&token[4..]), "{text}");
@@ -101,12 +108,12 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
         assert!(matches!(
-            create(dir.path(), "ci", Timestamp::EPOCH),
+            create(dir.path(), "ci", &plain, Timestamp::EPOCH),
             Err(StoreError::Token(_))
         ));
         revoke(dir.path(), "devbox").unwrap();
-        assert_eq!(holder(dir.path(), &token).unwrap(), None);
-        assert_eq!(holder(dir.path(), &other).unwrap().as_deref(), Some("ci"));
+        assert_eq!(name(&token), None);
+        assert_eq!(name(&other).as_deref(), Some("ci"));
         let unknown = revoke(dir.path(), "devbox").unwrap_err();
         assert_eq!(unknown.code(), switchboard_model::ErrorCode::NotFound);
     }

@@ -1,7 +1,10 @@
 //! Agents through MCP: the `approve` tool Claude Code's headless runs ask
 //! permission through (`claude -p --permission-prompt-tool
 //! mcp__switchboard__approve`), and the client's presence in the Agents
-//! view for as long as it is connected.
+//! view for as long as it is connected. Over HTTP a request is the token's
+//! agent's: named by the token (never by the name its client gives
+//! itself, which anyone can choose), on that agent's row, and marked
+//! `sent_by` it like every other question asked over HTTP.
 
 use rmcp::{
     Peer, RoleServer,
@@ -15,7 +18,7 @@ use serde_json::{Map, Value};
 use switchboard_model::agent::{
     AgentKind, AgentRecord, AgentState, hook::prompt_tool_output, permission::PermissionRequest,
 };
-use switchboard_store::{Workspace, agents, clock};
+use switchboard_store::{Workspace, agents, clock, deliveries};
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, ToolError, inbox::waiter::Waiter, progress::Bridge};
@@ -95,12 +98,18 @@ pub(super) fn due_over_http(token: &str) -> bool {
     }
 }
 
+/// The Agents view's session id of the agent with `token`'s name, over
+/// HTTP: one row per token.
+fn http_session_id(token: &str) -> String {
+    format!("http-{token}")
+}
+
 /// Records an agent reaching this workspace over HTTP with `token`'s
 /// name, through `client` (its MCP client, if it said): one row per
 /// token, working; with no process to check, it shows gone after the
 /// silence rule.
 pub(super) fn arrived_over_http(workspace: &Workspace, token: &str, client: &str) {
-    let session_id = format!("http-{token}");
+    let session_id = http_session_id(token);
     let name = if client.is_empty() {
         token.to_owned()
     } else {
@@ -170,10 +179,16 @@ impl Server {
     ) -> Result<CallToolResult, ToolError> {
         let workspace = self.workspace();
         let input = Value::Object(args.input.clone());
+        // Over HTTP: the token's agent, on its row; locally: the client.
+        let caller = super::caller();
+        let (name, session_id) = match &caller {
+            Some(token) => (token.clone(), http_session_id(token)),
+            None => (client_name(&peer), session_id()),
+        };
         let request = PermissionRequest {
             agent: AgentKind::Mcp,
-            name: client_name(&peer),
-            session_id: session_id(),
+            name,
+            session_id,
             cwd: workspace.root().display().to_string(),
             tool_name: args.tool_name,
             tool_input: input.clone(),
@@ -184,12 +199,14 @@ impl Server {
         let (delivery, session) = self
             .blocking(move |workspace| {
                 let now = clock::now();
-                Ok(agents::ask_permission(
-                    workspace,
-                    &asked,
-                    now,
-                    super::inbox::never(),
-                )?)
+                let (delivery, session) =
+                    agents::ask_permission(workspace, &asked, now, super::inbox::never())?;
+                if let Some(token) = &caller {
+                    // `ask_permission` takes no marks of the caller's, so
+                    // the question is marked once put.
+                    deliveries::mark_sent_by(workspace, &delivery.id, token, now)?;
+                }
+                Ok((delivery, session))
             })
             .await?;
         tracing::info!(id = %delivery.id, tool_use = ?args.tool_use_id, "permission asked; waiting");

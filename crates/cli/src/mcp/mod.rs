@@ -35,17 +35,18 @@ use rmcp::{
         tool::{IntoCallToolResult, ToolCallContext},
     },
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
-        GetTaskParams, GetTaskResult, Implementation, ListResourcesResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
-        ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-        SubscriptionFilter, UnsubscribeRequestParams,
+        CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+        ContentBlock, GetTaskParams, GetTaskResult, Implementation, ListResourcesResult,
+        ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, RequestMetaObject, ResourceContents,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+        UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
     tool_handler,
 };
 use serde_json::json;
-use switchboard_model::ErrorPayload;
+use switchboard_model::{ErrorPayload, token::Scope};
 use switchboard_store::{Workspace, search::SharedIndex};
 
 use crate::failure;
@@ -61,12 +62,33 @@ fn caller() -> Option<String> {
     CALLER.try_with(Clone::clone).ok().flatten()
 }
 
-/// The agent whose token made an HTTP request, from the request's parts.
-fn caller_of(extensions: &rmcp::model::Extensions) -> Option<String> {
+/// The token that made an HTTP request, from the request's parts.
+fn holder_of(extensions: &rmcp::model::Extensions) -> Option<&http::Holder> {
     extensions
         .get::<hyper::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<http::Holder>())
-        .map(|holder| holder.0.clone())
+}
+
+/// The agent whose token made an HTTP request, from the request's parts.
+fn caller_of(extensions: &rmcp::model::Extensions) -> Option<String> {
+    holder_of(extensions).map(|holder| holder.name.clone())
+}
+
+/// Why `holder` may not call `tool`, if it may not: a token calls only
+/// the tools of its scopes (a local client, with no token, calls all).
+fn forbidden(holder: Option<&http::Holder>, tool: &str) -> Option<ToolError> {
+    let holder = holder?;
+    let scope = Server::scope_of(tool)?;
+    (!holder.scopes.allows(scope)).then(|| {
+        ToolError(ErrorPayload::new(
+            switchboard_model::ErrorCode::Forbidden,
+            format!(
+                "{tool} needs the {scope} scope, which the token {} was not granted (a token \
+                 that has it: `switchboard mcp token --name NAME --allow {scope}`)",
+                holder.name
+            ),
+        ))
+    })
 }
 
 /// `extra` naming the calling agent (see [`caller`]), or empty.
@@ -120,19 +142,47 @@ impl Server {
         }
     }
 
+    /// Every tool, by the scope a token needs to call it: a tool's scope is
+    /// its domain's.
+    fn domains() -> [(Scope, ToolRouter<Self>); 4] {
+        [
+            (Scope::Inbox, Self::inbox_tools() + Self::agent_tools()),
+            (Scope::Knowledge, Self::knowledge_tools()),
+            (Scope::Tasks, Self::team_tools()),
+            (Scope::Programs, Self::session_tools() + Self::probe_tools()),
+        ]
+    }
+
     /// Every tool with its schemas made portable, built at the first call.
     fn tools() -> Arc<ToolRouter<Self>> {
         static TOOLS: std::sync::OnceLock<Arc<ToolRouter<Server>>> = std::sync::OnceLock::new();
         Arc::clone(TOOLS.get_or_init(|| {
-            Arc::new(portable_tools(
-                Self::inbox_tools()
-                    + Self::knowledge_tools()
-                    + Self::team_tools()
-                    + Self::session_tools()
-                    + Self::probe_tools()
-                    + Self::agent_tools(),
-            ))
+            let all = Self::domains()
+                .into_iter()
+                .map(|(_, tools)| tools)
+                .fold(ToolRouter::new(), |all, tools| all + tools);
+            Arc::new(portable_tools(all))
         }))
+    }
+
+    /// The scope a token needs to call `tool` (`None`: no such tool).
+    fn scope_of(tool: &str) -> Option<Scope> {
+        static SCOPES: std::sync::OnceLock<std::collections::HashMap<String, Scope>> =
+            std::sync::OnceLock::new();
+        SCOPES
+            .get_or_init(|| {
+                Self::domains()
+                    .into_iter()
+                    .flat_map(|(scope, tools)| {
+                        tools
+                            .list_all()
+                            .into_iter()
+                            .map(move |tool| (tool.name.to_string(), scope))
+                    })
+                    .collect()
+            })
+            .get(tool)
+            .copied()
     }
 
     /// The workspace the tools work on now.
@@ -378,6 +428,11 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        // Before anything runs: a token calls only its scopes' tools.
+        if let Some(refused) = forbidden(holder_of(&context.extensions), &request.name) {
+            tracing::warn!(tool = %request.name, "a call outside its token's scopes was refused");
+            return refused.into_call_tool_result();
+        }
         self.settle(&context).await;
         let tasks = context
             .client_capabilities()
@@ -412,6 +467,35 @@ impl ServerHandler for Server {
             }
             other => other,
         })
+    }
+
+    /// The tools the caller may call: over HTTP, those of its token's
+    /// scopes (so the list is the caller's own, not to be cached for
+    /// others).
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, rmcp::ErrorData> {
+        let holder = holder_of(&context.extensions);
+        let tools = self
+            .tool_router
+            .list_all()
+            .into_iter()
+            .filter(|tool| forbidden(holder, &tool.name).is_none())
+            .collect();
+        let hints = context
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        let scope = if holder.is_some() {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        let mut listed = ListToolsResult::with_all_items(tools);
+        listed.ttl_ms = hints.then_some(0);
+        listed.cache_scope = hints.then_some(scope);
+        Ok(listed)
     }
 
     /// `tasks/get` of a call that became a task (the caller's own).

@@ -106,6 +106,15 @@ fn a_machine_connected_over_ssh_delivers_through_the_tunnel_which_comes_back_aft
     let remote_dir = dir.path().join("far-side");
     let config = dir.path().join("config");
     std::fs::create_dir_all(&workspace).unwrap();
+    // Settings from before, readable by anyone: the token never lands there.
+    std::fs::create_dir_all(&remote_dir).unwrap();
+    std::fs::write(remote_dir.join("connect.env"), "SWITCHBOARD_NAME=old\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        remote_dir.join("connect.env"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
     let remote_port = free_port();
     let (mut connect, lines) = start_connect(
         &sshd,
@@ -118,13 +127,17 @@ fn a_machine_connected_over_ssh_delivers_through_the_tunnel_which_comes_back_aft
             &remote_dir.display().to_string(),
         ],
     );
+    let scopes = wait_for(&lines, "its agents may use", "what the token may do");
+    assert!(
+        scopes.contains("inbox, knowledge, tasks; not programs"),
+        "{scopes}"
+    );
     let first = wait_for(&lines, "connected (ssh pid", "connection");
 
     let settings = std::fs::read_to_string(remote_dir.join("connect.env")).unwrap();
     assert!(settings.contains(&format!(
         "SWITCHBOARD_URL=http://127.0.0.1:{remote_port}/mcp"
     )));
-    use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(remote_dir.join("connect.env"))
         .unwrap()
         .permissions()

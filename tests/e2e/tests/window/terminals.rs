@@ -51,7 +51,14 @@ fn a_program_an_agent_on_another_machine_starts_shows_its_name(
     let made = environment
         .binaries
         .cli(&root)
-        .args(["mcp", "token", "--name", "ssh:buildbox"])
+        .args([
+            "mcp",
+            "token",
+            "--name",
+            "ssh:buildbox",
+            "--allow",
+            "programs",
+        ])
         .env("SWITCHBOARD_CONFIG_DIR", config.path())
         .output()?;
     ensure!(made.status.success(), "mcp token failed");

@@ -7,8 +7,8 @@
 //! (`connections`: silent ones time out and make way, one token holds half
 //! the places at most, running out of file descriptors pauses the server
 //! instead of ending it). rmcp's own service (both protocol revisions)
-//! does the rest. `switchboard mcp token` makes, lists and revokes the
-//! tokens.
+//! does the rest, each call checked against the token's scopes (`mod.rs`).
+//! `switchboard mcp token` makes, lists and revokes the tokens.
 
 mod connections;
 
@@ -32,7 +32,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
-use switchboard_model::token::bearer;
+use switchboard_model::token::{Scope, Scopes, bearer};
 use switchboard_store::{Workspace, clock, settings, tokens};
 use tower_service::Service as _;
 
@@ -54,10 +54,16 @@ const MAX_REFUSING: usize = 32;
 
 type Body = BoxBody<Bytes, Infallible>;
 
-/// The agent a request's token names, handed to the tools with the
-/// request (what it delivers or asks is marked with it).
+/// A request's token, handed to the tools with the request: the agent it
+/// names (what it delivers or asks is marked with it, what it starts
+/// belongs to it) and what it may do.
 #[derive(Debug, Clone)]
-pub struct Holder(pub String);
+pub struct Holder {
+    /// The agent's name.
+    pub name: String,
+    /// The token's scopes.
+    pub scopes: Scopes,
+}
 type Mcp = StreamableHttpService<Server, LocalSessionManager>;
 
 /// Where a running server's URL is kept for other commands to find: a
@@ -90,9 +96,10 @@ fn token_dir() -> Result<PathBuf> {
     settings::config_dir().context("this system has no config folder; set SWITCHBOARD_CONFIG_DIR")
 }
 
-/// `switchboard mcp token`: makes a token naming `name` and prints it
-/// (once), or lists the tokens, or revokes one.
-pub fn token(name: &str, list: bool, revoke: Option<&str>) -> Result<()> {
+/// `switchboard mcp token`: makes a token naming `name`, holding the
+/// default scopes and `allow`, and prints it (once); or lists the tokens,
+/// or revokes one.
+pub fn token(name: &str, list: bool, revoke: Option<&str>, allow: &[Scope]) -> Result<()> {
     let dir = token_dir()?;
     if list {
         let file = tokens::load(&dir)?;
@@ -100,16 +107,22 @@ pub fn token(name: &str, list: bool, revoke: Option<&str>) -> Result<()> {
             println!("No tokens (make one with `switchboard mcp token --name AGENT`).");
         }
         for token in file.tokens {
-            println!("{}\t{}", token.name, token.created_at);
+            println!("{}\t{}\t{}", token.name, token.created_at, token.scopes());
         }
     } else if let Some(name) = revoke {
         tokens::revoke(&dir, name)?;
         println!("revoked {name}");
     } else {
-        let token = tokens::create(&dir, name, clock::now())?;
+        let scopes = Scopes::granting(allow);
+        let token = tokens::create(&dir, name, &scopes, clock::now())?;
         println!("{token}");
         eprintln!(
-            "A token for {name}: shown this once (only its digest is kept in {}). Send it as `Authorization: Bearer …`.",
+            "A token for {name}, which may use: {scopes}{}. Shown this once (only its digest is kept in {}). Send it as `Authorization: Bearer …`.",
+            if scopes.allows(Scope::Programs) {
+                " (it may start and drive any program on this machine)"
+            } else {
+                " (not programs: grant them with --allow programs)"
+            },
             dir.join(tokens::FILE).display()
         );
     }
@@ -339,14 +352,17 @@ impl Guard {
         if declared.is_some_and(|length| length > MAX_BODY) {
             return refusal(StatusCode::PAYLOAD_TOO_LARGE, "the body is over 4 MiB");
         }
-        if !slot.claim(&holder) {
+        if !slot.claim(&holder.name) {
             return refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "this token holds as many connections as it may; try again",
             );
         }
-        tracing::debug!(agent = %holder, "an authorised request");
-        request.extensions_mut().insert(Holder(holder));
+        tracing::debug!(agent = %holder.name, "an authorised request");
+        request.extensions_mut().insert(Holder {
+            scopes: holder.scopes(),
+            name: holder.name,
+        });
         match mcp.call(request).await {
             Ok(response) => response,
             Err(never) => match never {},

@@ -3,10 +3,10 @@
 //! would: only a valid bearer token gets through, a foreign Host or
 //! browser Origin is refused before the token is looked at, a 10 MB body
 //! is refused, a revoked token stops working at once, and both protocol
-//! revisions are answered; `scopes`: a token sees only its own tasks;
-//! `bounds`: sockets that send nothing, one token's many connections and
-//! running out of file descriptors keep no client out and never end the
-//! server.
+//! revisions are answered; `scopes`: a token calls only the tools of its
+//! scopes, sees only its own tasks and asks as itself; `bounds`: sockets
+//! that send nothing, one token's many connections and running out of
+//! file descriptors keep no client out and never end the server.
 
 mod bounds;
 mod scopes;
@@ -60,10 +60,17 @@ fn serve_with(workspace: &Path, config: &Path, env: &[(&str, &Path)]) -> Served 
 }
 
 pub fn token(config: &Path, name: &str) -> String {
-    let output = switchboard_in(config)
-        .args(["mcp", "token", "--name", name])
-        .output()
-        .unwrap();
+    token_allowing(config, name, &[])
+}
+
+/// A token naming `name` that is also granted `allow` (scopes).
+pub fn token_allowing(config: &Path, name: &str, allow: &[&str]) -> String {
+    let mut command = switchboard_in(config);
+    command.args(["mcp", "token", "--name", name]);
+    for scope in allow {
+        command.args(["--allow", scope]);
+    }
+    let output = command.output().unwrap();
     assert!(
         output.status.success(),
         "{}",
@@ -240,7 +247,7 @@ fn a_program_an_agent_starts_over_http_is_marked_with_its_name() {
     );
     let started = switchboard_remote_test::post_stateless(
         &served.address,
-        &token(config.path(), "ssh:buildbox"),
+        &token_allowing(config.path(), "ssh:buildbox", &["programs"]),
         &call,
     );
     assert_eq!(

@@ -1,9 +1,121 @@
-//! What a token may do over HTTP: only its own tasks (another token's
-//! answer as if there were none).
+//! What a token may do over HTTP: only its scopes' tools (listed and
+//! called), only its own tasks (another token's answer as if there were
+//! none), and a permission it asks through `approve` is its agent's, named
+//! by the token.
 
 use serde_json::{Value, json};
 
-use super::{serve_with, stateless_call, token};
+use super::{serve, serve_with, stateless_call, switchboard_in, token, token_allowing};
+
+#[test]
+fn a_token_calls_only_the_tools_of_its_scopes_and_an_old_one_holds_the_default_ones() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let host = config.path().join("host");
+    let served = serve_with(
+        workspace.path(),
+        config.path(),
+        &[("SWITCHBOARD_RUNTIME_DIR", &host)],
+    );
+    let plain = token(config.path(), "plain");
+    let runner = token_allowing(config.path(), "runner", &["programs"]);
+    let listed = |bearer: &str| -> Vec<String> {
+        let list = switchboard_remote_test::stateless("client", 1, "tools/list", json!({}), false);
+        let answer = switchboard_remote_test::post_stateless(&served.address, bearer, &list);
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let tools = listed(&plain);
+    for allowed in [
+        "deliver",
+        "ask",
+        "approve",
+        "search_knowledge",
+        "list_tasks",
+    ] {
+        assert!(
+            tools.iter().any(|tool| tool == allowed),
+            "{allowed}: {tools:?}"
+        );
+    }
+    for refused in [
+        "session_start",
+        "session_send",
+        "investigate",
+        "fuzz",
+        "run_chain",
+    ] {
+        assert!(
+            !tools.iter().any(|tool| tool == refused),
+            "{refused}: {tools:?}"
+        );
+    }
+    assert!(listed(&runner).iter().any(|tool| tool == "session_start"));
+
+    // Called anyway: refused with a code, and nothing started.
+    let start = switchboard_remote_test::stateless_call(
+        "client",
+        "session_start",
+        json!({"program": "sh", "name": "not-allowed"}),
+        false,
+    );
+    let refused = switchboard_remote_test::post_stateless(&served.address, &plain, &start);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("error[FORBIDDEN]") && text.contains("--allow programs"),
+        "{text}"
+    );
+    assert_eq!(
+        refused["result"]["structuredContent"]["error"]["code"],
+        "FORBIDDEN"
+    );
+    assert!(
+        !host.join("host.lock").exists(),
+        "no session host was even started for the refused call"
+    );
+    // As a task too (a client that takes tasks).
+    let chain = switchboard_remote_test::stateless_call(
+        "client",
+        "run_chain",
+        json!({"name": "anything"}),
+        true,
+    );
+    let refused = switchboard_remote_test::post_stateless(&served.address, &plain, &chain);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(!workspace.path().join(".switchboard/tasks").exists());
+
+    // A tokens file from before scopes: its tokens hold the default ones.
+    let old = "sbt_from_an_older_version";
+    let file = config.path().join("mcp-tokens.json");
+    let mut tokens: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    tokens["tokens"].as_array_mut().unwrap().push(json!({
+        "name": "old", "sha256": switchboard_model::token::digest(old),
+        "created_at": "2026-01-01T00:00:00.000Z",
+    }));
+    std::fs::write(&file, tokens.to_string()).unwrap();
+    let tools = listed(old);
+    assert!(tools.iter().any(|tool| tool == "deliver"), "{tools:?}");
+    assert!(
+        !tools.iter().any(|tool| tool == "session_start"),
+        "{tools:?}"
+    );
+    let listing = crate::ok_stdout(
+        &switchboard_in(config.path())
+            .args(["mcp", "token", "--list"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        listing.contains("runner\t") && listing.contains("inbox, knowledge, tasks, programs"),
+        "{listing}"
+    );
+    assert!(listing.contains("old\t"), "{listing}");
+}
 
 #[test]
 fn a_token_sees_and_cancels_only_its_own_tasks() {
@@ -12,8 +124,8 @@ fn a_token_sees_and_cancels_only_its_own_tasks() {
     let config = tempfile::tempdir().unwrap();
     let host = config.path().join("host");
     let served = serve_with(root, config.path(), &[("SWITCHBOARD_RUNTIME_DIR", &host)]);
-    let owner = token(config.path(), "owner");
-    let intruder = token(config.path(), "intruder");
+    let owner = token_allowing(config.path(), "owner", &["programs"]);
+    let intruder = token_allowing(config.path(), "intruder", &["programs"]);
     let question = json!({
         "name": "ask",
         "arguments": {"title": "Ship it?", "content": "Tests pass.", "schema": {"type": "confirm"}},
@@ -76,4 +188,43 @@ fn a_token_sees_and_cancels_only_its_own_tasks() {
         of(&owner, "tasks/get", &run)["result"]["status"],
         "cancelled"
     );
+}
+
+#[test]
+fn approve_over_http_is_the_tokens_agents_question_not_what_its_client_calls_itself() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().to_owned();
+    let config = tempfile::tempdir().unwrap();
+    let served = serve(&root, config.path());
+    let bearer = token(config.path(), "ssh:buildbox");
+    let address = served.address.clone();
+    // Its client says it is Claude Code; the token says who it is.
+    let call = switchboard_remote_test::stateless_call(
+        "Claude Code",
+        "approve",
+        json!({"tool_name": "Bash", "input": {"command": "ls"}}),
+        false,
+    );
+    let asking = std::thread::spawn(move || {
+        switchboard_remote_test::post_stateless(&address, &bearer, &call)
+    });
+    let question = crate::when_stored(&root, || {
+        crate::stored_now(&root)?.into_iter().find(|delivery| {
+            delivery.get("agent_request").is_some() && delivery.get("sent_by").is_some()
+        })
+    });
+    assert_eq!(
+        question["title"], "ssh:buildbox wants to run `ls`",
+        "{question}"
+    );
+    assert_eq!(question["sent_by"], "ssh:buildbox");
+    assert_eq!(question["agent_request"]["session_id"], "http-ssh:buildbox");
+    let id = question["id"].as_str().unwrap();
+    crate::ok_stdout(&crate::switchboard(
+        &root,
+        &["answer", id, "--value", "true"],
+    ));
+    let answer = asking.join().unwrap();
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("\"allow\""), "{answer}");
 }
