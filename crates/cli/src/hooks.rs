@@ -140,7 +140,8 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     }
     let now = clock::now();
     let deadline = later(now, Duration::from_secs(args.wait));
-    let (_, session) = agents::ask_permission(&workspace, &request, now, deadline)?;
+    let (_, session) =
+        agents::ask_permission(&workspace, &request, serde_json::Map::new(), now, deadline)?;
     let wait = ReplyWait::new();
     let canceller = wait.canceller();
     let watched = workspace.clone();

@@ -11,7 +11,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use serde_json::Map;
+use serde_json::{Map, Value};
 use switchboard_model::{
     Delivery, Timestamp,
     agent::{
@@ -228,12 +228,14 @@ const DIFF_TIME: Duration = Duration::from_millis(500);
 /// Puts `request` in the inbox as a blocking question (with its mark, and
 /// an edit shown as a diff against its file now — only a regular file
 /// inside the workspace is read for it, see [`on_disk`]) that waits until
-/// `timeout_at`, and notes on its agent that it waits on it. The inbox's
+/// `timeout_at`, with the caller's `marks` (`sent_by`), and notes on its
+/// agent that it waits on it. The inbox's
 /// data folder is made private to its owner first (0700): a question
 /// holds what the developer needs to decide, which may be private.
 pub fn ask_permission(
     workspace: &Workspace,
     request: &PermissionRequest,
+    marks: Map<String, Value>,
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<(Delivery, BlockingSession), StoreError> {
@@ -242,7 +244,7 @@ pub fn ask_permission(
     });
     let question = request.question(&on_disk, Some(Instant::now() + DIFF_TIME));
     make_private(&workspace.inbox_data_dir())?;
-    let mut extra = Map::new();
+    let mut extra = marks;
     let mark = serde_json::to_value(request.mark()).map_err(|source| StoreError::Encode {
         what: "permission request",
         source,

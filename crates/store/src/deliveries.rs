@@ -230,27 +230,6 @@ pub fn update(
     change_one(workspace, id, now, |delivery| Ok(change(delivery))).map(|(_, changed)| changed)
 }
 
-/// Marks delivery `id` as sent by the agent `name` (its token's), unless
-/// it names a sender already. Returns whether anything changed.
-pub fn mark_sent_by(
-    workspace: &Workspace,
-    id: &str,
-    name: &str,
-    now: Timestamp,
-) -> Result<bool, StoreError> {
-    change_one(workspace, id, now, |delivery| {
-        if delivery.sent_by().is_some() {
-            return Ok(false);
-        }
-        delivery.extra.insert(
-            switchboard_model::delivery::SENT_BY_FIELD.to_owned(),
-            name.into(),
-        );
-        Ok(true)
-    })
-    .map(|(_, changed)| changed)
-}
-
 /// Closes a delivery by hand (marks it completed without an answer), as
 /// visual-delivery's manual completion does. Closing a passive delivery
 /// or an already completed one is refused.

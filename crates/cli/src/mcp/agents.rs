@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use switchboard_model::agent::{
     AgentKind, AgentRecord, AgentState, hook::prompt_tool_output, permission::PermissionRequest,
 };
-use switchboard_store::{Workspace, agents, clock, deliveries};
+use switchboard_store::{Workspace, agents, clock};
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, ToolError, inbox::waiter::Waiter, progress::Bridge};
@@ -196,17 +196,16 @@ impl Server {
             has_terminal: false,
         };
         let asked = request.clone();
+        let marks = super::sent_by();
         let (delivery, session) = self
             .blocking(move |workspace| {
-                let now = clock::now();
-                let (delivery, session) =
-                    agents::ask_permission(workspace, &asked, now, super::inbox::never())?;
-                if let Some(token) = &caller {
-                    // `ask_permission` takes no marks of the caller's, so
-                    // the question is marked once put.
-                    deliveries::mark_sent_by(workspace, &delivery.id, token, now)?;
-                }
-                Ok((delivery, session))
+                Ok(agents::ask_permission(
+                    workspace,
+                    &asked,
+                    marks,
+                    clock::now(),
+                    super::inbox::never(),
+                )?)
             })
             .await?;
         tracing::info!(id = %delivery.id, tool_use = ?args.tool_use_id, "permission asked; waiting");

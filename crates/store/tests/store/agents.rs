@@ -170,7 +170,8 @@ fn a_permission_request_is_a_marked_question_answered_with_a_reason() {
         }),
     );
     let request = agents::permission_request(&input).unwrap();
-    let (delivery, session) = agents::ask_permission(&workspace, &request, at(0), at(60)).unwrap();
+    let (delivery, session) =
+        agents::ask_permission(&workspace, &request, Default::default(), at(0), at(60)).unwrap();
     assert_eq!(delivery.status, DeliveryStatus::AwaitingFeedback);
     assert!(
         delivery.content.body.contains("-let x = 1;\n+let x = 2;"),
@@ -219,7 +220,8 @@ fn a_question_its_agent_decided_elsewhere_leaves_the_inbox() {
         }),
     );
     let request = agents::permission_request(&input).unwrap();
-    let (delivery, session) = agents::ask_permission(&workspace, &request, at(0), at(60)).unwrap();
+    let (delivery, session) =
+        agents::ask_permission(&workspace, &request, Default::default(), at(0), at(60)).unwrap();
     let other = deliveries::append(
         &workspace,
         switchboard_model::NewDelivery {
