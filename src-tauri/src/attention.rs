@@ -5,7 +5,9 @@
 
 use std::{collections::BTreeSet, sync::Mutex};
 
-use switchboard_model::agent::{AgentRecord, AgentRow};
+use switchboard_model::agent::{
+    AgentRecord, AgentRow, permission::open_requests, waiting_at_own_prompt,
+};
 use switchboard_model::{inbox::newly_waiting, program::ProgramSession};
 use switchboard_store::{Workspace, agents as agent_records, clock, deliveries};
 use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
@@ -125,9 +127,13 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
             row.record.since.unix_millis(),
         )
     };
-    let waiting: BTreeSet<(String, i64)> = rows
-        .iter()
-        .filter(|row| row.shown.waits() && row.record.waiting_on.is_none())
+    // An agent whose permission question is in the inbox is announced by
+    // the question, even in the moment before its record says so.
+    let asked = deliveries::list(workspace)
+        .map(|listed| open_requests(&listed.deliveries))
+        .unwrap_or_default();
+    let waiting: BTreeSet<(String, i64)> = waiting_at_own_prompt(&rows, &asked)
+        .into_iter()
         .map(key)
         .collect();
     let fresh: Vec<&AgentRow> = {
@@ -184,14 +190,14 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
                 .record
                 .reason
                 .clone()
-                .unwrap_or_else(|| row.shown.label().to_owned());
+                .unwrap_or_else(|| "Answer it in its own terminal".to_owned());
             let shown = app
                 .notification()
                 .builder()
                 .title(format!(
-                    "{} is {} ({})",
+                    "{} {} ({})",
                     row.record.name,
-                    row.shown.label(),
+                    row.shown.notice(),
                     workspace.name()
                 ))
                 .body(format!("{reason} — in {}{said}", row.record.cwd))

@@ -128,10 +128,18 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
         .map_err(|error| crate::failure::invalid(error.to_string()))?;
     let workspace = Workspace::open(&workspace_of(named, &input.cwd))?;
     let open = window::is_open(&workspace);
-    if let Err(error) = agents::observe(&workspace, &input, agents::calling_agent(), clock::now()) {
+    let request = agents::permission_request(&input);
+    let process = agents::calling_agent();
+    // A request about to be asked moves the agent with its question.
+    let observed = if open && request.is_some() {
+        agents::observe_before_asking(&workspace, &input, process, clock::now())
+    } else {
+        agents::observe(&workspace, &input, process, clock::now())
+    };
+    if let Err(error) = observed {
         tracing::warn!(%error, "the agent's state was not recorded");
     }
-    let Some(request) = agents::permission_request(&input) else {
+    let Some(request) = request else {
         return Ok(());
     };
     if !open {

@@ -1,9 +1,16 @@
 //! The inbox's list rules: filtering by mode and status, the counts of
-//! questions waiting for an answer, and which rows of a long list are drawn.
+//! questions waiting for an answer, decided permission requests folded
+//! under their agent, and which rows of a long list are drawn.
 
-use std::ops::Range;
+use std::{collections::BTreeSet, ops::Range};
 
-use crate::{Delivery, DeliveryMode, DeliveryStatus};
+use crate::{
+    Delivery, DeliveryMode, DeliveryStatus,
+    agent::{
+        AgentKind, AgentRecord,
+        permission::{Decision, mark_of},
+    },
+};
 
 /// Which deliveries the list shows; `None` means any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -155,9 +162,188 @@ pub fn scroll_to_show(index: usize, row: f64, scroll_top: f64, viewport: f64) ->
     }
 }
 
+/// One line of the inbox list: a delivery, or the decided permission
+/// requests of one agent session folded into a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListRow {
+    /// The delivery at this position of the list's deliveries.
+    Delivery(usize),
+    /// An agent session's decided permission requests.
+    Folded(Fold),
+}
+
+/// The decided permission requests of one agent session, as one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fold {
+    /// The session's key ([`AgentRecord::key`]): what expands it.
+    pub key: String,
+    /// Which agent.
+    pub agent: AgentKind,
+    /// Its requests' positions, in list order.
+    pub members: Vec<usize>,
+    /// How many were allowed.
+    pub allowed: usize,
+    /// How many were denied.
+    pub denied: usize,
+}
+
+impl Fold {
+    /// The line's words: "Claude Code · 5 decided requests (3 allowed, 2
+    /// denied)".
+    pub fn label(&self) -> String {
+        let count = self.members.len();
+        let requests = if count == 1 { "request" } else { "requests" };
+        let mut parts = Vec::new();
+        if self.allowed > 0 {
+            parts.push(format!("{} allowed", self.allowed));
+        }
+        if self.denied > 0 {
+            parts.push(format!("{} denied", self.denied));
+        }
+        let parts = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        };
+        format!("{} · {count} decided {requests}{parts}", self.agent.label())
+    }
+}
+
+/// The list's lines for the deliveries at `shown` (positions in
+/// `deliveries`, in list order): each agent session's decided permission
+/// requests fold into one line where the first of them stands, unless its
+/// key is in `expanded` — then the line is followed by them. Everything
+/// else is a line of its own, in its place.
+pub fn fold_decided(
+    deliveries: &[Delivery],
+    shown: &[usize],
+    expanded: &BTreeSet<String>,
+) -> Vec<ListRow> {
+    let decided = |index: usize| {
+        let delivery = deliveries.get(index)?;
+        if delivery.check_open_for_reply().is_ok() {
+            return None;
+        }
+        let mark = mark_of(&delivery.extra)?;
+        Some((AgentRecord::key(mark.agent, &mark.session_id), mark))
+    };
+    let mut folds: Vec<Fold> = Vec::new();
+    let mut rows = Vec::with_capacity(shown.len());
+    for &index in shown {
+        let Some((key, mark)) = decided(index) else {
+            rows.push(ListRow::Delivery(index));
+            continue;
+        };
+        let (allowed, denied) = match mark.decided.as_ref().map(Decision::badge) {
+            Some("allowed") => (1, 0),
+            Some("denied") => (0, 1),
+            _ => (0, 0),
+        };
+        match folds.iter_mut().find(|fold| fold.key == key) {
+            Some(fold) => {
+                fold.members.push(index);
+                fold.allowed += allowed;
+                fold.denied += denied;
+            }
+            None => {
+                rows.push(ListRow::Folded(Fold {
+                    key: key.clone(),
+                    agent: mark.agent,
+                    members: vec![index],
+                    allowed,
+                    denied,
+                }));
+                folds.push(Fold {
+                    key,
+                    agent: mark.agent,
+                    members: vec![index],
+                    allowed,
+                    denied,
+                });
+            }
+        }
+    }
+    // The folded lines, whole; expanded ones followed by their members.
+    let mut lines = Vec::with_capacity(rows.len());
+    for row in rows {
+        match row {
+            ListRow::Folded(first) => {
+                let Some(fold) = folds.iter().find(|fold| fold.key == first.key) else {
+                    continue;
+                };
+                lines.push(ListRow::Folded(fold.clone()));
+                if expanded.contains(&fold.key) {
+                    lines.extend(fold.members.iter().copied().map(ListRow::Delivery));
+                }
+            }
+            row => lines.push(row),
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    /// A delivery of `status`; with `session`, an agent's permission
+    /// request of that session, decided as `decided` says.
+    fn request(id: &str, status: &str, session: Option<(&str, &str)>) -> Delivery {
+        let mut value = json!({
+            "id": id, "mode": "blocking", "status": status, "title": id,
+            "content": {"type": "markdown", "body": "b"},
+            "feedback_schema": {"type": "confirm"},
+            "created_at": "2026-11-27T10:00:00.000Z",
+        });
+        if let Some((session, decided)) = session {
+            value["agent_request"] = json!({
+                "agent": "claude-code", "session_id": session, "cwd": "/w",
+                "tool_name": "Bash", "has_terminal": true,
+                "decided": {"kind": decided},
+            });
+        }
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn decided_permission_requests_fold_under_their_agent_where_the_first_stands() {
+        let deliveries = [
+            request("d0", "awaiting_feedback", Some(("s1", "allowed"))),
+            request("d1", "completed", Some(("s1", "allowed"))),
+            request("d2", "completed", None),
+            request("d3", "completed", Some(("s1", "denied"))),
+            request("d4", "completed", Some(("s2", "allowed"))),
+        ];
+        let shown: Vec<usize> = (0..deliveries.len()).collect();
+        let rows = fold_decided(&deliveries, &shown, &BTreeSet::new());
+        let ListRow::Folded(s1) = &rows[1] else {
+            panic!("{rows:?}");
+        };
+        assert_eq!(
+            rows[0],
+            ListRow::Delivery(0),
+            "an open request stays a line"
+        );
+        assert_eq!(rows[1], ListRow::Folded(s1.clone()));
+        assert_eq!(s1.members, [1, 3]);
+        assert_eq!(
+            s1.label(),
+            "Claude Code · 2 decided requests (1 allowed, 1 denied)"
+        );
+        assert_eq!(rows[2], ListRow::Delivery(2));
+        assert!(
+            matches!(&rows[3], ListRow::Folded(fold) if fold.members == [4] && fold.label() == "Claude Code · 1 decided request (1 allowed)")
+        );
+        assert_eq!(rows.len(), 4);
+        // Expanded: the line, then its requests.
+        let expanded = BTreeSet::from([s1.key.clone()]);
+        let rows = fold_decided(&deliveries, &shown, &expanded);
+        assert_eq!(rows[1], ListRow::Folded(s1.clone()));
+        assert_eq!(rows[2..4], [ListRow::Delivery(1), ListRow::Delivery(3)]);
+        assert_eq!(rows[4], ListRow::Delivery(2));
+    }
 
     #[test]
     fn keys_move_the_focus_within_the_list_and_bring_its_row_into_view() {

@@ -78,7 +78,30 @@ pub fn observe(
     process: Option<ProcessMark>,
     now: Timestamp,
 ) -> Result<AgentRecord, StoreError> {
-    let state = input.event.state();
+    record_seen(workspace, input, input.event.state(), process, now)
+}
+
+/// [`observe`] for a permission request about to be asked in the inbox:
+/// the session is seen, but stays in its state until the question is put
+/// ([`ask_permission`] moves it, with the question, in one change) — so
+/// nothing reads it as waiting at its own prompt meanwhile, which would
+/// announce the same request twice.
+pub fn observe_before_asking(
+    workspace: &Workspace,
+    input: &HookInput,
+    process: Option<ProcessMark>,
+    now: Timestamp,
+) -> Result<AgentRecord, StoreError> {
+    record_seen(workspace, input, None, process, now)
+}
+
+fn record_seen(
+    workspace: &Workspace,
+    input: &HookInput,
+    state: Option<AgentState>,
+    process: Option<ProcessMark>,
+    now: Timestamp,
+) -> Result<AgentRecord, StoreError> {
     update(workspace, input.agent, &input.session_id, |stored| {
         let mut record = stored.unwrap_or_else(|| {
             AgentRecord::new(

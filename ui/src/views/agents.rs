@@ -86,8 +86,16 @@ pub fn AgentsView(
         move || now.set(browser_now()),
         std::time::Duration::from_secs(15),
     );
+    // Agents that ended fold away, out of the arrows' way until shown.
+    let show_gone = RwSignal::new(false);
     let step = move |by: isize| {
-        let rows = agents.rows.get_untracked();
+        let shown_gone = show_gone.get_untracked();
+        let rows: Vec<AgentRow> = agents
+            .rows
+            .get_untracked()
+            .into_iter()
+            .filter(|row| shown_gone || !row.folds())
+            .collect();
         if rows.is_empty() {
             return;
         }
@@ -138,6 +146,20 @@ pub fn AgentsView(
             handle.clear();
         }
     });
+    // Keys work as soon as the view opens (a click on the sidebar leaves
+    // the focus on its button): the list takes the focus, the first row
+    // the selection.
+    let list = NodeRef::<leptos::html::Ul>::new();
+    Effect::new(move |_| {
+        if let Some(list) = list.get() {
+            if agents.selected.get_untracked().is_none()
+                && let Some(first) = agents.rows.get_untracked().iter().find(|row| !row.folds())
+            {
+                agents.selected.set(Some(key(first)));
+            }
+            let _ = list.focus();
+        }
+    });
     // Scrolls the selected row into view when it changes.
     Effect::new(move |_| {
         if let Some(selected) = agents.selected.get()
@@ -155,7 +177,8 @@ pub fn AgentsView(
             </header>
             {move || {
                 let rows = agents.rows.get();
-                if rows.is_empty() {
+                let (gone, rows): (Vec<AgentRow>, Vec<AgentRow>) = rows.into_iter().partition(AgentRow::folds);
+                if rows.is_empty() && gone.is_empty() {
                     return view! {
                         <p class="muted" id="agents-empty">
                             "No agent has been seen here yet. Connect one: "
@@ -167,10 +190,22 @@ pub fn AgentsView(
                     }
                     .into_any();
                 }
+                let gone_count = gone.len();
                 view! {
-                    <ul class="agent-list" id="agent-list" role="listbox" aria-label="Agents">
+                    <ul class="agent-list" id="agent-list" role="listbox" aria-label="Agents" tabindex="-1" node_ref=list>
                         {rows.into_iter().map(|row| view! { <AgentItem row agents now on_open_question /> }).collect_view()}
                     </ul>
+                    {(gone_count > 0).then(|| view! {
+                        <details class="agents-gone" id="agents-gone" prop:open=move || show_gone.get() on:toggle=move |event| {
+                            let open = event_target::<web_sys::HtmlDetailsElement>(&event).open();
+                            show_gone.set(open);
+                        }>
+                            <summary>{if gone_count == 1 { "1 agent ended".to_owned() } else { format!("{gone_count} agents ended") }}</summary>
+                            <ul class="agent-list gone" role="listbox" aria-label="Agents that ended">
+                                {gone.into_iter().map(|row| view! { <GoneItem row agents now /> }).collect_view()}
+                            </ul>
+                        </details>
+                    })}
                 }
                 .into_any()
             }}
@@ -225,14 +260,50 @@ fn AgentItem(
                     .last_messages
                     .into_iter()
                     .map(|message| {
-                        let who = match message.speaker {
-                            Speaker::User => "you",
-                            Speaker::Agent => "agent",
-                        };
+                        let who = message.speaker.label();
                         view! { <li class=format!("said-by-{who}")><span class="who">{who}</span>" "{message.text}</li> }
                     })
                     .collect_view()}
             </ol>
+        </li>
+    }
+}
+
+/// One line of an agent that ended: who, where, and when it was last
+/// heard from.
+#[component]
+fn GoneItem(
+    row: AgentRow,
+    agents: Agents,
+    now: RwSignal<switchboard_model::Timestamp>,
+) -> impl IntoView {
+    let id = key(&row);
+    let select = id.clone();
+    let selected_id = id.clone();
+    let is_selected = move || agents.selected.get().as_deref() == Some(selected_id.as_str());
+    let seen = row.record.seen_at;
+    let said = row
+        .last_messages
+        .iter()
+        .rev()
+        .find(|message| message.speaker == Speaker::Agent)
+        .map(|message| message.text.clone());
+    view! {
+        <li
+            class="agent-row gone-row"
+            id=format!("agent-{id}")
+            data-state="gone"
+            class:selected=is_selected.clone()
+            role="option"
+            aria-selected=move || is_selected().to_string()
+            on:click=move |_| agents.selected.set(Some(select.clone()))
+        >
+            <div class="agent-line">
+                <strong class="agent-name">{row.record.name.clone()}</strong>
+                <span class="muted">{move || format!("ended, last heard {}", age_label(seen, now.get()))}</span>
+                <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
+                {said.map(|said| view! { <span class="agent-last muted">{said}</span> })}
+            </div>
         </li>
     }
 }

@@ -101,7 +101,7 @@ pub(super) fn due_over_http(token: &str) -> bool {
 /// The Agents view's session id of the agent with `token`'s name, over
 /// HTTP: one row per token.
 fn http_session_id(token: &str) -> String {
-    format!("http-{token}")
+    switchboard_model::agent::http_session_id(token)
 }
 
 /// Records an agent reaching this workspace over HTTP with `token`'s

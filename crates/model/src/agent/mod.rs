@@ -87,6 +87,18 @@ impl AgentState {
         }
     }
 
+    /// The state as the end of a sentence naming the agent: "Claude Code
+    /// needs your permission", "… is waiting for your input".
+    pub fn notice(self) -> &'static str {
+        match self {
+            Self::NeedsPermission => "needs your permission",
+            Self::WaitingForInput => "is waiting for your input",
+            Self::Working => "is working",
+            Self::TurnFinished => "finished its turn",
+            Self::Gone => "has ended",
+        }
+    }
+
     /// The words the view shows.
     pub fn label(self) -> &'static str {
         match self {
@@ -102,6 +114,18 @@ impl AgentState {
 /// How long an agent whose process cannot be checked stays shown as it
 /// was after its last word: 30 minutes.
 pub const GONE_AFTER_MS: i64 = 30 * 60 * 1000;
+
+/// How long an agent reached over HTTP stays shown as working after its
+/// last request: 5 minutes (each request notes it, at most once a
+/// minute). HTTP keeps no connection to tell its end by; a revoked token
+/// is heard from no more.
+pub const HTTP_GONE_AFTER_MS: i64 = 5 * 60 * 1000;
+
+/// The session id an agent reaching the workspace over HTTP with the
+/// token named `token` is kept under: one row per token.
+pub fn http_session_id(token: &str) -> String {
+    format!("http-{token}")
+}
 
 /// One agent session, as `.switchboard/agents/<key>.json` holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,7 +229,13 @@ impl AgentRecord {
     /// the process cannot be checked — once it was not heard from for
     /// [`GONE_AFTER_MS`] (a question it waits on keeps it).
     pub fn shown_state(&self, now: Timestamp, liveness: Liveness) -> AgentState {
-        let silent = now.unix_millis() - self.seen_at.unix_millis() > GONE_AFTER_MS;
+        let over_http = self.agent == AgentKind::Mcp && self.session_id.starts_with("http-");
+        let after = if over_http {
+            HTTP_GONE_AFTER_MS
+        } else {
+            GONE_AFTER_MS
+        };
+        let silent = now.unix_millis() - self.seen_at.unix_millis() > after;
         match liveness {
             Liveness::Ended => AgentState::Gone,
             Liveness::Unknown if silent && self.waiting_on.is_none() => AgentState::Gone,
@@ -226,6 +256,14 @@ pub struct AgentRow {
     pub last_messages: Vec<transcript::TranscriptMessage>,
 }
 
+impl AgentRow {
+    /// Whether the row folds away in the view (one line, under the live
+    /// ones): the agent is gone.
+    pub fn folds(&self) -> bool {
+        self.shown == AgentState::Gone
+    }
+}
+
 /// Orders rows for the view: those waiting on the developer first (the
 /// longest waiting first), then working, finished and gone (the most
 /// recently heard first).
@@ -243,6 +281,25 @@ pub fn arrange(rows: &mut [AgentRow]) {
                 }
             })
     });
+}
+
+/// The agents that wait on the developer at their own prompt, to be
+/// announced as such: not those waiting on a question in the inbox — by
+/// their record, or by an open permission question of their session in
+/// `asked` (`(agent, session)`) — which announces itself.
+pub fn waiting_at_own_prompt<'a>(
+    rows: &'a [AgentRow],
+    asked: &[(AgentKind, String)],
+) -> Vec<&'a AgentRow> {
+    rows.iter()
+        .filter(|row| row.shown.waits() && row.record.waiting_on.is_none())
+        .filter(|row| {
+            !(row.shown == AgentState::NeedsPermission
+                && asked.iter().any(|(agent, session)| {
+                    *agent == row.record.agent && *session == row.record.session_id
+                }))
+        })
+        .collect()
 }
 
 /// The index of the next row after `current` (wrapping) whose agent waits
@@ -323,6 +380,49 @@ mod tests {
         record.enter(AgentState::Working, at(30));
         assert_eq!(record.since, at(30));
         assert_eq!((record.waiting_on, record.reason), (None, None));
+    }
+
+    #[test]
+    fn an_agent_asking_in_the_inbox_is_announced_by_its_question_alone() {
+        let asking = row("s-1", AgentState::NeedsPermission, 0);
+        let idle = row("s-2", AgentState::WaitingForInput, 0);
+        let mut waiting_on = row("s-3", AgentState::NeedsPermission, 0);
+        waiting_on.record.waiting_on = Some("d_1".into());
+        let at_prompt = row("s-4", AgentState::NeedsPermission, 0);
+        let rows = [asking, idle, waiting_on, at_prompt];
+        let asked = [(AgentKind::ClaudeCode, "s-1".to_owned())];
+        let announced: Vec<&str> = waiting_at_own_prompt(&rows, &asked)
+            .into_iter()
+            .map(|row| row.record.session_id.as_str())
+            .collect();
+        assert_eq!(announced, ["s-2", "s-4"]);
+        assert_eq!(
+            format!("Claude Code {}", AgentState::NeedsPermission.notice()),
+            "Claude Code needs your permission"
+        );
+        assert_eq!(
+            AgentState::WaitingForInput.notice(),
+            "is waiting for your input"
+        );
+    }
+
+    #[test]
+    fn an_agent_over_http_is_gone_minutes_after_its_last_request() {
+        let mut record = AgentRecord::new(
+            AgentKind::Mcp,
+            &http_session_id("laptop"),
+            "Claude Code (laptop)",
+            "/w",
+            AgentState::Working,
+            at(0),
+        );
+        let shown =
+            |record: &AgentRecord, seconds| record.shown_state(at(seconds), Liveness::Unknown);
+        assert_eq!(shown(&record, 4 * 60), AgentState::Working);
+        assert_eq!(shown(&record, 6 * 60), AgentState::Gone);
+        // A local client of the same kind keeps the longer rule.
+        record.session_id = "pid-42".into();
+        assert_eq!(shown(&record, 6 * 60), AgentState::Working);
     }
 
     #[test]

@@ -513,6 +513,17 @@ fn is_simple_command(command: &str) -> bool {
         ])
 }
 
+/// The agents (kind and session) whose permission questions in
+/// `deliveries` still wait for an answer.
+pub fn open_requests(deliveries: &[crate::Delivery]) -> Vec<(AgentKind, String)> {
+    deliveries
+        .iter()
+        .filter(|delivery| delivery.check_open_for_reply().is_ok())
+        .filter_map(|delivery| mark_of(&delivery.extra))
+        .map(|mark| (mark.agent, mark.session_id))
+        .collect()
+}
+
 /// The mark of a delivery's `extra`, when it is a permission request.
 pub fn mark_of(extra: &Map<String, Value>) -> Option<RequestMark> {
     serde_json::from_value(extra.get(REQUEST_FIELD)?.clone()).ok()

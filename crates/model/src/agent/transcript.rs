@@ -15,11 +15,35 @@ pub const MESSAGE_LIMIT: usize = 400;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Speaker {
-    /// The developer (or a tool's result handed back to the model).
+    /// The developer.
     User,
     /// The agent.
     Agent,
+    /// A tool's result, handed back to the model.
+    Tool,
 }
+
+impl Speaker {
+    /// The word the view labels a message with.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::User => "you",
+            Self::Agent => "agent",
+            Self::Tool => "tool",
+        }
+    }
+}
+
+/// How the text Codex puts in the user's place for the model (the
+/// environment, the project's instructions) begins: not the developer's
+/// words.
+const CODEX_CONTEXT: [&str; 5] = [
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<developer_instructions>",
+    "# AGENTS.md instructions",
+];
 
 /// One message, as the Agents view shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,16 +78,31 @@ pub fn message_of(line: &str) -> Option<TranscriptMessage> {
             let payload = value.get("payload")?;
             match payload.get("type")?.as_str()? {
                 "message" => (payload.get("role")?.as_str()?, payload.get("content")?),
-                "function_call" => {
-                    let name = payload.get("name")?.as_str()?;
-                    return Some(message(Speaker::Agent, format!("→ {name}"), at));
+                "function_call" | "custom_tool_call" => {
+                    return Some(message(Speaker::Agent, codex_call(payload)?, at));
+                }
+                "function_call_output" | "custom_tool_call_output" => {
+                    let output = payload.get("output")?;
+                    let text = output
+                        .as_str()
+                        .map(str::to_owned)
+                        .or_else(|| Some(output.get("content")?.as_str()?.to_owned()))?;
+                    let first = text.lines().find(|line| !line.trim().is_empty())?;
+                    return Some(message(Speaker::Tool, format!("← {first}"), at));
                 }
                 _ => return None,
             }
         }
         _ => return None,
     };
+    let tool_results_only = content.as_array().is_some_and(|blocks| {
+        !blocks.is_empty()
+            && blocks
+                .iter()
+                .all(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
+    });
     let speaker = match role {
+        "user" if tool_results_only => Speaker::Tool,
         "user" => Speaker::User,
         "assistant" => Speaker::Agent,
         _ => return None,
@@ -78,7 +117,40 @@ pub fn message_of(line: &str) -> Option<TranscriptMessage> {
         _ => return None,
     };
     let text = text.trim();
+    if speaker == Speaker::User && CODEX_CONTEXT.iter().any(|start| text.starts_with(start)) {
+        return None;
+    }
     (!text.is_empty()).then(|| message(speaker, text.to_owned(), at))
+}
+
+/// A Codex tool call as `→ tool: what` — the command a shell call runs
+/// (`cmd`, or `command` as a list or a line), else the call's name.
+fn codex_call(payload: &Value) -> Option<String> {
+    let name = payload.get("name")?.as_str()?;
+    let arguments: Option<Value> = payload
+        .get("arguments")
+        .and_then(Value::as_str)
+        .and_then(|text| serde_json::from_str(text).ok());
+    let what = arguments.as_ref().and_then(|arguments| {
+        match arguments.get("cmd").or_else(|| arguments.get("command"))? {
+            Value::String(command) => Some(command.clone()),
+            Value::Array(words) => {
+                let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+                // `["bash", "-lc", "the line"]`: the line is what runs.
+                match words.as_slice() {
+                    [shell, "-lc" | "-c", line] if shell.ends_with("sh") => {
+                        Some((*line).to_owned())
+                    }
+                    _ => Some(words.join(" ")),
+                }
+            }
+            _ => None,
+        }
+    });
+    Some(match what {
+        Some(what) => format!("→ {name}: {what}"),
+        None => format!("→ {name}"),
+    })
 }
 
 /// One content block's words: text as is, a tool call as `→ Tool: what`,
@@ -160,7 +232,7 @@ mod tests {
             [
                 (Speaker::User, "make the file"),
                 (Speaker::Agent, "Removing it. · → Bash: rm -rf build"),
-                (Speaker::User, "← (Bash completed with no output)"),
+                (Speaker::Tool, "← (Bash completed with no output)"),
             ]
         );
         assert!(messages[0].at.is_some());
@@ -168,18 +240,37 @@ mod tests {
     }
 
     #[test]
-    fn codex_rollout_lines_become_messages() {
+    fn codex_rollout_lines_become_messages_without_its_context_and_with_the_commands_run() {
         let lines = [
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/tmp/proj</cwd>\n</environment_context>"}]}}"#,
+            r##"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /tmp/proj\n\nBe nice."}]}}"##,
             r#"{"timestamp":"2026-11-26T10:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"publish it"}]}}"#,
-            r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}","call_id":"c"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cargo publish --dry-run\"}","call_id":"c"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"\nPackaging switchboard\nmore"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls -la\"]}","call_id":"d"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"update_plan","arguments":"not json","call_id":"e"}}"#,
             r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}"#,
             r#"{"type":"event_msg","payload":{"type":"token_count"}}"#,
         ];
-        let texts: Vec<String> = last_messages(lines.into_iter(), 5)
+        let said: Vec<(Speaker, String)> = last_messages(lines.into_iter(), 10)
             .into_iter()
-            .map(|m| m.text)
+            .map(|m| (m.speaker, m.text))
             .collect();
-        assert_eq!(texts, ["publish it", "→ exec_command", "Done."]);
+        let said: Vec<(Speaker, &str)> = said
+            .iter()
+            .map(|(who, text)| (*who, text.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (Speaker::User, "publish it"),
+                (Speaker::Agent, "→ exec_command: cargo publish --dry-run"),
+                (Speaker::Tool, "← Packaging switchboard"),
+                (Speaker::Agent, "→ shell: ls -la"),
+                (Speaker::Agent, "→ update_plan"),
+                (Speaker::Agent, "Done."),
+            ]
+        );
     }
 
     #[test]

@@ -146,6 +146,13 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             "the description shows: {shown:?}"
         );
         session.find("#permission-terminal").await?;
+        // `rm -rf build` is kept by Claude Code as a folder for the
+        // session, never a rule: no "always", and why.
+        session.find("#permission-no-always").await?;
+        ensure!(
+            session.texts("#permission-always").await?.is_empty(),
+            "no \"always\" where no rule allows exactly this"
+        );
         // The window noted that the developer has it open (an agent
         // polling a task hears "opened in the window").
         crate::harness::eventually("the question is marked opened", || {
@@ -162,6 +169,33 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
         ensure!(!project.join("build").exists(), "the allowed command ran");
         session
             .wait_for_text("#delivery-status", |text| text == "completed")
+            .await?;
+        // Decided, it reads as the decision, here and in the list.
+        session
+            .wait_for_text("#permission-decision", |text| text == "Allowed")
+            .await?;
+        // In the list, decided requests fold under their agent, and open
+        // in place.
+        session.find("#nav-inbox").await?.click().await?;
+        let fold = session
+            .wait_for_text("#inbox-list .delivery.fold", |text| {
+                text.contains("Claude Code · 1 decided request (1 allowed)")
+            })
+            .await?;
+        ensure!(fold.contains("decided"), "{fold:?}");
+        ensure!(
+            session.texts("#inbox-list .badge.status-allowed").await?.is_empty(),
+            "folded away"
+        );
+        session
+            .find("#inbox-list .delivery.fold")
+            .await?
+            .click()
+            .await?;
+        session
+            .wait_for_text("#inbox-list .delivery .badge.status-allowed", |text| {
+                text == "allowed"
+            })
             .await?;
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
@@ -233,6 +267,39 @@ fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
         session
             .wait_for_text("#agent-list > .agent-row:first-child", |text| text.contains("working"))
             .await?;
+        // An agent that ends folds away into one line, out of the list.
+        hook(environment, &root, &event("short-one", "SessionStart", json!({})))?;
+        hook(environment, &root, &event("short-one", "SessionEnd", json!({})))?;
+        session
+            .wait_for_text("#agents-gone summary", |text| text == "1 agent ended")
+            .await?;
+        let live = session.texts("#agent-list > .agent-row").await?;
+        ensure!(live.len() == 2, "the ended agent left the list: {live:?}");
+        // Opened from the sidebar, the view takes the keys at once.
+        session.find("#nav-inbox").await?.click().await?;
+        session.find("#view-inbox").await?;
+        session.find("#nav-agents").await?.click().await?;
+        session.find("#view-agents #agent-list").await?;
+        let first = session
+            .find("#view-agents #agent-list .agent-row.selected")
+            .await?
+            .attr("id")
+            .await?
+            .unwrap_or_default();
+        // A key from the keyboard, as a person presses it (not into an
+        // element, as WebDriver types).
+        environment.xdotool(&["key", "Down"])?;
+        let moved = crate::harness::until("the arrow moves the selection", switchboard_e2e::WAIT, || async {
+            let now = session
+                .find("#view-agents #agent-list .agent-row.selected")
+                .await?
+                .attr("id")
+                .await?
+                .unwrap_or_default();
+            Ok((now != first).then_some(now))
+        })
+        .await?;
+        ensure!(moved.starts_with("agent-"), "{moved}");
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())

@@ -2,12 +2,14 @@
 //! (only those near the view are drawn), and the pinned bar of blocking
 //! questions.
 
+use std::collections::BTreeSet;
+
 use leptos::{ev, prelude::*};
 use switchboard_model::{
     Delivery, DeliveryMode, DeliveryStatus, Timestamp, age_label,
     inbox::{
-        InboxFilter, PendingCounts, drawn_rows, moved_to, page_rows, rows_moved, scroll_to_show,
-        waiting_blocking,
+        Fold, InboxFilter, ListRow, PendingCounts, drawn_rows, fold_decided, moved_to, page_rows,
+        rows_moved, scroll_to_show, waiting_blocking,
     },
 };
 use wasm_bindgen::JsCast as _;
@@ -294,31 +296,47 @@ fn Rows(
     });
     let resize = window_event_listener(ev::resize, move |_| scroll.measure());
     on_cleanup(move || resize.remove());
-    let total = move || shown.with(Vec::len);
+    // Decided permission requests fold under their agent; a folded line
+    // opens (and closes) in place.
+    let expanded = RwSignal::new(BTreeSet::<String>::new());
+    let lines = Memo::new(move |_| {
+        let expanded = expanded.get();
+        loaded.with(|loaded| {
+            shown.with(|shown| fold_decided(deliveries_of(loaded), shown, &expanded))
+        })
+    });
+    let total = move || lines.with(Vec::len);
     let range = Memo::new(move |_| {
         let (top, height) = scroll.viewport.get();
         drawn_rows(top, height, ROW_PX, total())
     });
-    let id_at = move |at: usize| {
-        loaded.with_untracked(|loaded| {
-            shown.with_untracked(|shown| {
-                shown
-                    .get(at)
-                    .and_then(|&index| deliveries_of(loaded).get(index))
-                    .map(|delivery| delivery.id.clone())
-            })
-        })
+    let line_id = move |line: &ListRow| match line {
+        ListRow::Delivery(index) => loaded.with_untracked(|loaded| {
+            deliveries_of(loaded)
+                .get(*index)
+                .map(|delivery| delivery.id.clone())
+        }),
+        ListRow::Folded(fold) => Some(fold_id(&fold.key)),
     };
+    let id_at = move |at: usize| lines.with_untracked(|lines| lines.get(at).and_then(line_id));
     let rows = move || {
         let range = range.get();
         loaded.with(|loaded| {
             let deliveries = deliveries_of(loaded);
-            shown.with(|shown| {
-                shown
+            lines.with(|lines| {
+                lines
                     .get(range)
                     .unwrap_or_default()
                     .iter()
-                    .filter_map(|&index| deliveries.get(index).cloned())
+                    .filter_map(|line| match line {
+                        ListRow::Delivery(index) => {
+                            deliveries.get(*index).cloned().map(Line::Delivery)
+                        }
+                        ListRow::Folded(fold) => Some(Line::Folded(
+                            fold.clone(),
+                            expanded.with(|expanded| expanded.contains(&fold.key)),
+                        )),
+                    })
                     .collect::<Vec<_>>()
             })
         })
@@ -328,13 +346,10 @@ fn Rows(
             return;
         };
         event.prevent_default();
-        let at = loaded.with_untracked(|loaded| {
-            let deliveries = deliveries_of(loaded);
-            shown.with_untracked(|shown| {
-                shown
-                    .iter()
-                    .position(|&index| deliveries.get(index).is_some_and(|d| d.id == from))
-            })
+        let at = lines.with_untracked(|lines| {
+            lines
+                .iter()
+                .position(|line| line_id(line).as_deref() == Some(from))
         });
         let Some(to) = at.map(|at| moved_to(at, by, total())) else {
             return;
@@ -343,6 +358,15 @@ fn Rows(
             scroll.show_row(to);
             request_animation_frame(move || focus_row(scroller, &id));
         }
+    };
+    let toggle = move |key: String| {
+        expanded.update(|expanded| {
+            if !expanded.remove(&key) {
+                expanded.insert(key.clone());
+            }
+        });
+        let id = fold_id(&key);
+        request_animation_frame(move || focus_row(scroller, &id));
     };
     view! {
         <div class="delivery-scroller" node_ref=scroller on:scroll=move |_| scroll.measure()>
@@ -361,10 +385,16 @@ fn Rows(
             >
                 <For
                     each=rows
-                    key=|delivery| (delivery.id.clone(), row_status(delivery), delivery.title.clone())
-                    let(delivery)
+                    key=|line| match line {
+                        Line::Delivery(delivery) => (delivery.id.clone(), row_status(delivery), delivery.title.clone()),
+                        Line::Folded(fold, open) => (fold_id(&fold.key), fold.label(), open.to_string()),
+                    }
+                    let(line)
                 >
-                    <DeliveryRow delivery now selected opened on_key />
+                    {match line {
+                        Line::Delivery(delivery) => view! { <DeliveryRow delivery now selected opened on_key /> }.into_any(),
+                        Line::Folded(fold, open) => view! { <FoldRow fold open on_toggle=toggle on_key /> }.into_any(),
+                    }}
                 </For>
             </ul>
         </div>
@@ -381,6 +411,55 @@ fn focus_row(scroller: NodeRef<leptos::html::Div>, id: &str) {
         && let Ok(row) = row.dyn_into::<web_sys::HtmlElement>()
     {
         let _ = row.focus();
+    }
+}
+
+/// A line drawn in the list.
+#[derive(Clone)]
+enum Line {
+    Delivery(Delivery),
+    /// A folded line, and whether it is open.
+    Folded(Fold, bool),
+}
+
+/// The id a folded line is found by in the page.
+fn fold_id(key: &str) -> String {
+    format!("fold:{key}")
+}
+
+/// An agent's decided permission requests as one line; Enter or a click
+/// opens them below it (and closes them again).
+#[component]
+fn FoldRow(
+    fold: Fold,
+    open: bool,
+    on_toggle: impl Fn(String) + Copy + 'static,
+    on_key: impl Fn(leptos::ev::KeyboardEvent, &str) + Copy + 'static,
+) -> impl IntoView {
+    let id = fold_id(&fold.key);
+    let key = fold.key.clone();
+    let click_key = key.clone();
+    let key_id = id.clone();
+    view! {
+        <li
+            class="delivery fold"
+            data-id=id
+            tabindex="0"
+            role="button"
+            aria-expanded=open.to_string()
+            title="Decided permission requests (Enter shows or hides them)"
+            on:click=move |_| on_toggle(click_key.clone())
+            on:keydown=move |event| {
+                if event.key() == "Enter" {
+                    on_toggle(key.clone());
+                } else {
+                    on_key(event, &key_id);
+                }
+            }
+        >
+            <span class="title">{if open { "▾ " } else { "▸ " }}{fold.label()}</span>
+            <span class="badge status-decided">"decided"</span>
+        </li>
     }
 }
 
