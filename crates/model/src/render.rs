@@ -382,6 +382,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_diff_block_marks_its_added_removed_and_header_lines() {
+        let html = render_markdown(
+            "```diff\n--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1 @@\n-old\n+new\n```\n",
+        );
+        for class in ["hl-inserted", "hl-deleted", "hl-range"] {
+            assert!(html.contains(class), "{class}: {html}");
+        }
+    }
+
+    #[test]
     fn renders_gfm_tables_task_lists_and_code() {
         let html = render_markdown(
             "| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n```rust\nfn main() {}\n```\n",

@@ -184,7 +184,10 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             .await?;
         ensure!(fold.contains("decided"), "{fold:?}");
         ensure!(
-            session.texts("#inbox-list .badge.status-allowed").await?.is_empty(),
+            session
+                .texts("#inbox-list .badge.status-allowed")
+                .await?
+                .is_empty(),
             "folded away"
         );
         session

@@ -33,7 +33,53 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "inbox::a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row",
             a_long_inbox_draws_the_rows_in_view_and_keys_reach_every_row,
         ),
+        trial(
+            environment,
+            "inbox::a_diff_shows_added_and_removed_lines_in_their_colours",
+            a_diff_shows_added_and_removed_lines_in_their_colours,
+        ),
     ]
+}
+
+/// The colours a diff's added, removed and plain lines are drawn in.
+const DIFF_COLOURS: &str = "const colour = (selector) => { \
+  const element = document.querySelector(selector); \
+  return element ? getComputedStyle(element).color : null; }; \
+return [colour('#delivery-view .hl-inserted'), colour('#delivery-view .hl-deleted'), \
+  colour('#delivery-view pre code')];";
+
+fn a_diff_shows_added_and_removed_lines_in_their_colours(environment: &Environment) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let binaries = &environment.binaries;
+    environment.with_app(workspace.path(), async |session: &Session| {
+        session.find("#inbox-empty").await?;
+        let body =
+            "```diff\n--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-old line\n+new line\n```\n";
+        let id = binaries.deliver(workspace.path(), "An edit", body)?;
+        session
+            .wait_for_text(&format!("#inbox-list .delivery[data-id='{id}']"), |text| {
+                !text.is_empty()
+            })
+            .await?;
+        session
+            .find(&format!("#inbox-list .delivery[data-id='{id}']"))
+            .await?
+            .click()
+            .await?;
+        session
+            .wait_for_text("#delivery-view", |text| text.contains("new line"))
+            .await?;
+        let colours: Vec<Option<String>> =
+            serde_json::from_value(session.client.execute(DIFF_COLOURS, vec![]).await?)?;
+        let [Some(added), Some(removed), Some(plain)] = colours.as_slice() else {
+            anyhow::bail!("a diff line is not marked: {colours:?}");
+        };
+        ensure!(
+            added != removed && added != plain && removed != plain,
+            "added {added}, removed {removed}, plain {plain}"
+        );
+        Ok(())
+    })
 }
 
 fn empty_workspace_shows_the_empty_state(environment: &Environment) -> Result<()> {
