@@ -360,21 +360,33 @@ fn a_headless_run_asks_through_the_approve_tool_and_a_denial_stops_the_command()
 /// Runs `switchboard hook` with a permission request on stdin, as Claude
 /// Code does, and returns the running process.
 fn hook_process(root: &Path, wait: &str) -> std::process::Child {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["hook", "--agent", "claude-code", "--wait", wait])
-        .current_dir(root)
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let event = json!({
         "session_id": "s-1", "transcript_path": "", "cwd": root,
         "hook_event_name": "PermissionRequest", "tool_name": "Bash",
         "tool_input": {"command": "cargo publish"},
     });
+    hook_with(root, wait, &event, &[])
+}
+
+/// Runs `switchboard hook --wait WAIT` in `root` with `event` on stdin and
+/// `envs` beside the test's environment, and returns the running process.
+pub(crate) fn hook_with(
+    root: &Path,
+    wait: &str,
+    event: &Value,
+    envs: &[(&str, &str)],
+) -> std::process::Child {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["hook", "--agent", "claude-code", "--wait", wait])
+        .current_dir(root)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .envs(envs.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     child
         .stdin
         .take()
@@ -385,7 +397,7 @@ fn hook_process(root: &Path, wait: &str) -> std::process::Child {
 }
 
 /// The open question the hook asked, once it is stored.
-fn asked(root: &Path) -> Value {
+pub(crate) fn asked(root: &Path) -> Value {
     when_stored(root, || {
         stored_now(root)?
             .into_iter()

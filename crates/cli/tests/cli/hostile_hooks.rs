@@ -5,7 +5,6 @@
 //! agents list, or eat the machine's memory.
 
 use std::{
-    io::Write,
     os::unix::fs::{PermissionsExt, symlink},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
@@ -15,7 +14,10 @@ use std::{
 use serde_json::{Value, json};
 use switchboard_store::{Workspace, window};
 
-use crate::{ok_stdout, stored_now, switchboard, when_stored};
+use crate::{
+    hooks::{asked, hook_with},
+    ok_stdout, stored_now, switchboard,
+};
 
 /// A workspace, and beside it (outside) a private file.
 struct Setting {
@@ -44,25 +46,10 @@ impl Setting {
     }
 }
 
-/// `switchboard hook` with `event` on stdin, as an agent runs it.
+/// `switchboard hook` with `event` on stdin, as an agent runs it (with a
+/// secret in its environment).
 fn hook(root: &Path, event: &Value) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["hook", "--agent", "claude-code", "--wait", "60"])
-        .current_dir(root)
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env("SWITCHBOARD_TEST_SECRET", ENVIRON)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event.to_string().as_bytes())
-        .unwrap();
-    child
+    hook_with(root, "60", event, &[("SWITCHBOARD_TEST_SECRET", ENVIRON)])
 }
 
 fn permission(root: &Path, tool_name: &str, tool_input: Value) -> Value {
@@ -70,15 +57,6 @@ fn permission(root: &Path, tool_name: &str, tool_input: Value) -> Value {
         "session_id": "s-1", "transcript_path": "", "cwd": root,
         "hook_event_name": "PermissionRequest", "tool_name": tool_name,
         "tool_input": tool_input,
-    })
-}
-
-/// The open question, once asked.
-fn open_question(root: &Path) -> Value {
-    when_stored(root, || {
-        stored_now(root)?
-            .into_iter()
-            .find(|delivery| delivery["status"] == "awaiting_feedback")
     })
 }
 
@@ -163,7 +141,7 @@ fn no_file_outside_the_workspace_is_copied_into_the_inbox_and_a_decided_question
     ];
     for (event, why) in cases {
         let child = hook(root, &event);
-        let question = open_question(root);
+        let question = asked(root);
         let body = question["content"]["body"].as_str().unwrap();
         assert!(body.contains(why), "{body}");
         assert!(!body.contains("```diff"), "{body}");
@@ -197,7 +175,7 @@ fn no_file_outside_the_workspace_is_copied_into_the_inbox_and_a_decided_question
             json!({"file_path": inside, "old_string": "let x = 1;", "new_string": "let x = 2;"}),
         ),
     );
-    let question = open_question(root);
+    let question = asked(root);
     let body = question["content"]["body"].as_str().unwrap();
     assert!(
         body.contains("--- a/src/main.rs\n+++ b/src/main.rs") && body.contains("-    let x = 1;"),
@@ -276,7 +254,7 @@ fn fifos_devices_and_huge_edits_neither_hang_the_hook_nor_the_agents_list() {
         root,
         &permission(root, "Write", json!({"file_path": big, "content": content})),
     );
-    let question = open_question(root);
+    let question = asked(root);
     let body = question["content"]["body"].as_str().unwrap();
     assert!(body.contains("too large to show as a diff"), "{body:.300}");
     assert!(body.len() < 100_000, "{}", body.len());
