@@ -2,10 +2,11 @@
 //! chat mode. Paths are checked lexically here (no file system access); the
 //! [`crate::writer`] then resolves them without following any symlink.
 //!
-//! Two sets are refused whatever the mode's globs, matched without regard
+//! Three sets are refused whatever the mode's globs, matched without regard
 //! to case (so `.GIT/config` is refused on a case-insensitive file system
-//! too): secrets and generated files ([`ALWAYS_BLOCKED`]), and the state of
-//! Switchboard and the tools it works with ([`TOOL_STATE`]).
+//! too): secrets and generated files ([`ALWAYS_BLOCKED`]), the state of
+//! Switchboard and the tools it works with ([`TOOL_STATE`]), and every
+//! coding agent's settings and hooks ([`AGENT_SETTINGS`]).
 //!
 //! An [`AllowedPath`] can only be made by [`AllowList::check`], so a write
 //! cannot be reached with an unchecked path.
@@ -42,16 +43,77 @@ pub const ALWAYS_BLOCKED: [&str; 9] = [
 /// it works with, which a model rewriting could use to answer an agent's
 /// question, forge history, change its own instructions or steer another
 /// tool (reading them is allowed).
-pub const TOOL_STATE: [&str; 9] = [
+pub const TOOL_STATE: [&str; 7] = [
     ".switchboard/**",
     ".visual-delivery/**",
     ".naide/chatsessions/**",
     ".naide/project-config.json",
     ".prompts/system/**",
     ".delia/**",
-    ".opencode/**",
-    ".claude/**",
     "tapes/**",
+];
+/// Globs no mode may ever write, at any depth (an agent started in a
+/// subfolder reads that folder's settings): what coding agents read as
+/// their settings — files that run commands (hooks, MCP servers, tasks,
+/// an editor's auto-run), add tools or widen what an agent may do without
+/// asking. A model writing one would steer another agent past the
+/// developer, so a broad Building glob never reaches them (reading them is
+/// allowed). The folders are taken whole, because each mixes such files
+/// with rules and skills and its agent reads new files there.
+///
+/// Prose instructions (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
+/// `.github/copilot-instructions.md`, `.cursorrules`) are not here: they are
+/// the team's documents, edited and reviewed like code, and change what an
+/// agent is asked, not what it can do; only a glob the developer chose
+/// reaches them.
+pub const AGENT_SETTINGS: [&str; 30] = [
+    // Claude Code: settings, hooks, commands, agents, skills; its project MCP servers.
+    "**/.claude/**",
+    "**/.mcp.json",
+    // Codex: config.toml, hooks.json; skills in `.agents/skills`.
+    "**/.codex/**",
+    "**/.agents/**",
+    // opencode: its folder (plugins, teams) and its project config.
+    "**/.opencode/**",
+    "**/opencode.json",
+    "**/opencode.jsonc",
+    // Cursor: mcp.json, hooks.json, rules.
+    "**/.cursor/**",
+    // VS Code and Copilot in it: settings (auto-approve), mcp.json, tasks.json (run on open).
+    "**/.vscode/**",
+    // GitHub Copilot's agents: hooks, and the setup steps its cloud agent runs.
+    "**/.github/hooks/**",
+    "**/.github/workflows/copilot-setup-steps.yml",
+    "**/.github/workflows/copilot-setup-steps.yaml",
+    // Gemini CLI and Qwen Code: settings.json (hooks, MCP servers, allowed tools).
+    "**/.gemini/**",
+    "**/.qwen/**",
+    // Windsurf: hooks.json, workflows, rules.
+    "**/.windsurf/**",
+    // Continue: config and MCP servers.
+    "**/.continue/**",
+    // Aider: `.aider.conf.yml` (its lint and test commands run), history, caches.
+    "**/.aider*",
+    "**/.aider*/**",
+    // Cline: hooks in `.clinerules/hooks`, skills in `.cline`.
+    "**/.clinerules/hooks/**",
+    "**/.cline/**",
+    // Roo Code and Kilo Code: MCP servers, modes that grant tools.
+    "**/.roo/**",
+    "**/.roomodes",
+    "**/.kilocode/**",
+    // Kiro: hooks, MCP settings, steering.
+    "**/.kiro/**",
+    // Amazon Q: MCP servers.
+    "**/.amazonq/**",
+    // Junie: MCP servers.
+    "**/.junie/**",
+    // Zed: agent settings, context servers, tasks.
+    "**/.zed/**",
+    // Crush: MCP servers, allowed tools.
+    "**/.crush/**",
+    "**/.crush.json",
+    "**/crush.json",
 ];
 /// Longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 1024;
@@ -100,9 +162,16 @@ pub enum Refusal {
     /// Belongs to Switchboard's or another tool's state.
     #[error(
         "{0} is app or tool state and never writable by the model (.switchboard, \
-         .visual-delivery, chat sessions, system prompts, .delia, .opencode, .claude, tapes)"
+         .visual-delivery, chat sessions, system prompts, .delia, tapes)"
     )]
     ToolState(String),
+    /// A coding agent's settings or hooks ([`AGENT_SETTINGS`]).
+    #[error(
+        "{0} is a coding agent's settings or hooks and never writable by the model \
+         (.claude, .mcp.json, .codex, .agents, .opencode, .cursor, .vscode, .gemini, \
+         .windsurf, .continue, .aider*, .github/hooks and the like)"
+    )]
+    AgentSettings(String),
     /// Outside the current mode's allow-list.
     #[error("{path} is outside what {mode} mode may write ({allowed})")]
     NotAllowed {
@@ -153,6 +222,7 @@ pub struct AllowList {
     allowed: GlobSet,
     blocked: GlobSet,
     state: GlobSet,
+    agent_settings: GlobSet,
 }
 
 /// Whether a glob set matches regardless of case.
@@ -206,6 +276,7 @@ impl AllowList {
             allowed: glob_set(patterns.iter().map(String::as_str), Case::Sensitive)?,
             blocked: glob_set(ALWAYS_BLOCKED, Case::Insensitive)?,
             state: glob_set(TOOL_STATE, Case::Insensitive)?,
+            agent_settings: glob_set(AGENT_SETTINGS, Case::Insensitive)?,
             patterns,
         })
     }
@@ -219,6 +290,9 @@ impl AllowList {
         }
         if self.state.is_match(&path) {
             return Err(Refusal::ToolState(path));
+        }
+        if self.agent_settings.is_match(&path) {
+            return Err(Refusal::AgentSettings(path));
         }
         if !self.allowed.is_match(&path) {
             return Err(Refusal::NotAllowed {
@@ -235,7 +309,8 @@ impl AllowList {
     }
 
     /// Checks `raw` for reading: the lexical rules and the secrets of
-    /// [`ALWAYS_BLOCKED`]; tool state and the mode's globs do not apply.
+    /// [`ALWAYS_BLOCKED`]; tool state, agents' settings and the mode's globs
+    /// do not apply.
     pub fn check_read(&self, raw: &str) -> Result<AllowedPath, Refusal> {
         let components = lexical(raw)?;
         let path = components.join("/");
@@ -387,8 +462,6 @@ mod tests {
             ".naide/project-config.json",
             ".prompts/system/base.md",
             ".delia/playbooks/coding.json",
-            ".opencode/opencode-teams/tasks/t/1.json",
-            ".claude/settings.json",
             "tapes/bash/session.json5",
             "Tapes/bash/session.json5",
         ] {
@@ -405,6 +478,72 @@ mod tests {
             building.check_read("src/.ENV"),
             Err(Refusal::AlwaysBlocked(_))
         ));
+    }
+
+    /// Issue 39, item 7: a broad Building glob let the model write Codex's
+    /// hooks and Claude Code's MCP servers.
+    #[test]
+    fn agents_settings_are_never_writable_at_any_depth_whatever_the_case() {
+        let building = AllowList::for_mode(ChatMode::Building, &["**".to_owned()]).unwrap();
+        for path in [
+            ".codex/hooks.json",
+            ".codex/config.toml",
+            ".mcp.json",
+            "services/api/.mcp.json",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            "web/.claude/commands/deploy.md",
+            ".CLAUDE/settings.json",
+            ".opencode/opencode-teams/tasks/t/1.json",
+            "opencode.json",
+            ".agents/skills/release/SKILL.md",
+            ".cursor/hooks.json",
+            ".cursor/mcp.json",
+            ".vscode/settings.json",
+            ".vscode/tasks.json",
+            ".gemini/settings.json",
+            ".qwen/settings.json",
+            ".windsurf/hooks.json",
+            ".continue/config.yaml",
+            ".aider.conf.yml",
+            "app/.aider.conf.yml",
+            ".aider.tags.cache.v4/cache.db",
+            ".github/hooks/guard.json",
+            ".github/workflows/copilot-setup-steps.yml",
+            ".clinerules/hooks/PreToolUse",
+            ".roo/mcp.json",
+            ".roomodes",
+            ".kiro/hooks/lint.kiro.hook",
+            ".amazonq/mcp.json",
+            ".junie/mcp/mcp.json",
+            ".zed/settings.json",
+            ".crush.json",
+        ] {
+            assert!(
+                matches!(building.check(path), Err(Refusal::AgentSettings(_))),
+                "{path} is an agent's settings: {:?}",
+                building.check(path)
+            );
+            assert!(
+                building.check_read(path).is_ok(),
+                "reading {path} stays allowed"
+            );
+        }
+        // Prose instructions are the team's documents: a chosen glob reaches them.
+        for path in [
+            "AGENTS.md",
+            "CLAUDE.md",
+            "src/AGENTS.md",
+            "GEMINI.md",
+            ".github/copilot-instructions.md",
+            ".github/workflows/ci.yml",
+            ".cursorrules",
+            ".clinerules/style.md",
+            "docs/codex/notes.md",
+            "src/mcp.json.rs",
+        ] {
+            assert!(building.check(path).is_ok(), "{path} is not settings");
+        }
     }
 
     #[test]

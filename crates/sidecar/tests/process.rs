@@ -61,12 +61,18 @@ struct Sidecar {
 
 impl Sidecar {
     fn start(url: &str) -> Self {
+        Self::start_with(url, &[])
+    }
+
+    /// A sidecar with `environment` added (settings' overrides).
+    fn start_with(url: &str, environment: &[(&str, &str)]) -> Self {
         let config = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard-sidecar"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .env("SWITCHBOARD_CONFIG_DIR", config.path())
             .env("SWITCHBOARD_MODEL_URL", url)
+            .envs(environment.iter().copied())
             .spawn()
             .unwrap();
         Self {
@@ -230,6 +236,90 @@ fn dry_run_writes_wait_for_approval_and_models_are_listed() {
                 reason: "a model server is configured (modelUrl); change it in Settings".into(),
             }),
         }
+    );
+}
+
+/// Issue 39, item 7: with Building's globs covering them, the model wrote
+/// Codex's `.codex/hooks.json` and Claude Code's `.mcp.json` — another
+/// agent's hooks and MCP servers, which run commands. Through the real
+/// sidecar, under the broadest globs, no agent's settings file is written.
+#[test]
+fn no_agent_settings_are_written_whatever_the_building_globs() {
+    use serde_json::json;
+    use switchboard_model_server::{Reply, ScriptedServer, text_chunk, write_file_chunk};
+
+    const SETTINGS: [&str; 16] = [
+        ".codex/hooks.json",
+        ".mcp.json",
+        ".claude/settings.local.json",
+        "packages/web/.claude/settings.json",
+        ".cursor/hooks.json",
+        ".vscode/tasks.json",
+        ".gemini/settings.json",
+        ".agents/skills/x/SKILL.md",
+        ".windsurf/hooks.json",
+        ".continue/config.yaml",
+        ".aider.conf.yml",
+        ".github/hooks/guard.json",
+        ".clinerules/hooks/PreToolUse",
+        "opencode.json",
+        ".Codex/config.toml",
+        ".kiro/hooks/x.kiro.hook",
+    ];
+    let workspace = tempfile::tempdir().unwrap();
+    let calls: Vec<String> = SETTINGS
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            write_file_chunk(index as u64, &format!("c{index}"), path, "{\"hooks\": {}}")
+        })
+        .collect();
+    let mut first: Vec<&str> = calls.iter().map(String::as_str).collect();
+    first.push("[DONE]");
+    let control = write_file_chunk(0, "ok", "docs/notes.md", "# Notes");
+    let server = ScriptedServer::start(vec![
+        Reply::sse(&first),
+        Reply::sse(&[&control, "[DONE]"]),
+        Reply::sse(&[&text_chunk("Done."), "[DONE]"]),
+    ]);
+    let mut sidecar = Sidecar::start_with(&server.url(), &[("SWITCHBOARD_BUILD_GLOBS", "**")]);
+    sidecar.send(
+        json!({"id": 1, "type": "chat", "workspace": workspace.path(),
+        "mode": "Building", "message": "set up the agents", "dry_run": false}),
+    );
+    let turn = sidecar.until(|r| matches!(r.body, ResponseBody::ChatDone { .. }));
+    let writes: Vec<&WriteEvent> = turn
+        .iter()
+        .filter_map(|r| match &r.body {
+            ResponseBody::Write(event) => Some(event),
+            _ => None,
+        })
+        .collect();
+    for path in SETTINGS {
+        let refused = writes.iter().any(|event| {
+            matches!(event, WriteEvent::Refused { path: p, reason }
+                if p == path && reason.contains("agent's settings or hooks"))
+        });
+        assert!(
+            refused,
+            "{path}: the allow-list refuses an agent's settings: {writes:?}"
+        );
+        assert!(
+            !workspace.path().join(path).exists(),
+            "{path} must not be written"
+        );
+    }
+    // The positive control: the same globs do reach an ordinary file.
+    assert!(
+        writes.iter().any(|event| matches!(
+            event,
+            WriteEvent::Applied { path, .. } if path == "docs/notes.md"
+        )),
+        "{writes:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.path().join("docs/notes.md")).unwrap(),
+        "# Notes"
     );
 }
 
