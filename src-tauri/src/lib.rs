@@ -167,6 +167,7 @@ pub fn run() -> ExitCode {
             commands::inbox::add_annotation,
             commands::inbox::export_delivery,
             commands::agents::list_agents,
+            commands::agents::codex_hooks_trust,
             commands::theme::get_theme,
             commands::chat::chat_send,
             commands::chat::chat_stop,

@@ -12,14 +12,15 @@ use switchboard_model::{
         ActiveChat, BulletAddRequest, BulletEditRequest, BulletRef, CMD_ADD_ANNOTATION,
         CMD_BULLET_ADD, CMD_BULLET_EDIT, CMD_BULLET_VOTE, CMD_CHAT_HISTORY, CMD_CHAT_NEW,
         CMD_CHAT_RESUME, CMD_CHAT_SEND, CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY,
-        CMD_CHAT_SETTLE_WRITE, CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_GET_DELIVERY, CMD_GET_SETTINGS,
-        CMD_GET_THEME, CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH, CMD_LEARN, CMD_LIST_AGENTS,
-        CMD_LIST_DELIVERIES, CMD_LIST_MODELS, CMD_MARK_OPENED, CMD_QUARANTINE, CMD_RENDER_MARKDOWN,
-        CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH, CMD_UI_PHASE, CMD_UI_READY,
-        CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest, ChatStopRequest, DeliveryDetail,
-        DeliveryList, DeliveryRequest, KnowledgeOverview, NewLearning, QuarantineRequest,
-        RenderRequest, ReplyRequest, SaveSettingsRequest, SettleWriteRequest, SidecarHealth,
-        StartPhase, SummaryEditRequest, UiPhaseRequest, VoteRequest, WorkspaceInfo,
+        CMD_CHAT_SETTLE_WRITE, CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_CODEX_HOOKS_TRUST,
+        CMD_GET_DELIVERY, CMD_GET_SETTINGS, CMD_GET_THEME, CMD_KNOWLEDGE, CMD_KNOWLEDGE_SEARCH,
+        CMD_LEARN, CMD_LIST_AGENTS, CMD_LIST_DELIVERIES, CMD_LIST_MODELS, CMD_MARK_OPENED,
+        CMD_QUARANTINE, CMD_RENDER_MARKDOWN, CMD_REPLY, CMD_SAVE_SETTINGS, CMD_SIDECAR_HEALTH,
+        CMD_UI_PHASE, CMD_UI_READY, CMD_WORKSPACE_INFO, ChatSendRequest, ChatSessionRequest,
+        ChatStopRequest, DeliveryDetail, DeliveryList, DeliveryRequest, KnowledgeOverview,
+        NewLearning, QuarantineRequest, RenderRequest, ReplyRequest, SaveSettingsRequest,
+        SettleWriteRequest, SidecarHealth, StartPhase, SummaryEditRequest, UiPhaseRequest,
+        VoteRequest, WorkspaceInfo,
     },
     knowledge::{
         Quarantined,
@@ -253,6 +254,12 @@ pub async fn mark_opened(id: &str) -> Result<bool, ErrorPayload> {
 /// The agents seen through hooks and MCP, waiting ones first.
 pub async fn list_agents() -> Result<Vec<switchboard_model::agent::AgentRow>, ErrorPayload> {
     call(CMD_LIST_AGENTS).await
+}
+
+/// Whether Codex runs the hooks Switchboard installed here (`None`: none).
+pub async fn codex_hooks_trust()
+-> Result<Option<switchboard_model::agent::codex_hooks::CodexHooksTrust>, ErrorPayload> {
+    call(CMD_CODEX_HOOKS_TRUST).await
 }
 
 /// Answers, declines or dismisses a delivery.

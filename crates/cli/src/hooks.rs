@@ -203,12 +203,20 @@ fn later(now: Timestamp, by: Duration) -> Timestamp {
 pub fn list(workspace: &Workspace, args: &AgentsArgs) -> Result<()> {
     let now = clock::now();
     let rows = agents::list(workspace, now)?;
+    let codex_note = codex_trust_note(workspace.root()).filter(|(runs, _)| !runs);
     if args.json {
+        // The JSON stays the rows; the note is for the person.
+        if let Some((_, note)) = &codex_note {
+            eprintln!("{note}");
+        }
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
     }
     if rows.is_empty() {
         println!("No agent has been seen here (see `switchboard hooks install`).");
+        if let Some((_, note)) = &codex_note {
+            println!("{note}");
+        }
         return Ok(());
     }
     println!(
@@ -226,8 +234,42 @@ pub fn list(workspace: &Workspace, args: &AgentsArgs) -> Result<()> {
             record.cwd
         );
     }
+    if let Some((_, note)) = &codex_note {
+        println!("{note}");
+    }
     Ok(())
 }
+
+/// Whether Codex runs Switchboard's hooks in `folder`, and the sentence
+/// that says so (what to do when it does not); `None` when none are
+/// installed there.
+fn codex_trust_note(folder: &Path) -> Option<(bool, String)> {
+    match switchboard_store::codex::hooks_trust_here(folder) {
+        Ok(trust) => trust.map(|trust| (trust.runs(), trust.sentence())),
+        Err(error) => Some((
+            false,
+            format!("Could not tell whether Codex trusts Switchboard's hooks: {error}"),
+        )),
+    }
+}
+
+/// Tells, for Codex, how it comes to run the hooks and whether it does now.
+fn tell_codex_trust(workspace: &Workspace, agent: HookAgent) {
+    if agent != HookAgent::Codex {
+        return;
+    }
+    println!("{CODEX_TRUST_HOWTO}");
+    if let Some((_, note)) = codex_trust_note(workspace.root()) {
+        println!("Now: {note}");
+    }
+}
+
+/// How Codex comes to run project hooks, told after they are installed.
+const CODEX_TRUST_HOWTO: &str = "Codex runs a project's hooks only once it trusts the project \
+(its first start in the folder asks; or [projects.\"<folder>\"] trust_level = \"trusted\" in \
+$CODEX_HOME/config.toml) and each hook (its start lists them for review: \"Trust all and \
+continue\", or /hooks and t; a hook changed since is reviewed again). For one run without \
+review: `codex --dangerously-bypass-hook-trust`.";
 
 /// The marker every hook command Switchboard installs starts with.
 const OURS: &str = "switchboard hook";
@@ -271,7 +313,9 @@ fn plan(args: &InstallArgs) -> Plan {
         // Codex has no Notification or SessionEnd hook.
         HookAgent::Codex => Plan {
             file: ".codex/hooks.json",
-            timeout_key: "timeout_sec",
+            // Codex 0.171 reads `timeout` (a `timeout_sec` key is ignored,
+            // leaving its 600 s default).
+            timeout_key: "timeout",
             events: vec![
                 ("PermissionRequest", args.wait, asking),
                 ("Stop", quick, telling.clone()),
@@ -385,6 +429,9 @@ pub fn install(workspace: &Workspace, command: &HooksCommand) -> Result<()> {
             "has none of"
         };
         println!("{} {state} Switchboard's hooks", path.display());
+        if installing {
+            tell_codex_trust(workspace, args.agent);
+        }
         return Ok(());
     }
     if !args.write {
@@ -394,6 +441,9 @@ pub fn install(workspace: &Workspace, command: &HooksCommand) -> Result<()> {
             path.display()
         );
         println!("{edited}");
+        if installing && args.agent == HookAgent::Codex {
+            eprintln!("{CODEX_TRUST_HOWTO}");
+        }
         return Ok(());
     }
     if let Some(parent) = path.parent() {
@@ -408,6 +458,7 @@ pub fn install(workspace: &Workspace, command: &HooksCommand) -> Result<()> {
             path.display(),
             events.join(", ")
         );
+        tell_codex_trust(workspace, args.agent);
     } else {
         println!("updated {}: Switchboard's hooks removed", path.display());
     }
@@ -484,8 +535,8 @@ mod tests {
         assert_eq!(plan.file, ".codex/hooks.json");
         let written: Value = serde_json::from_str(&edit("", &plan, true).unwrap()).unwrap();
         assert_eq!(
-            written["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout_sec"],
-            300
+            written["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"], 300,
+            "the key Codex reads"
         );
         assert!(written["hooks"].get("Notification").is_none());
         assert!(edit("[1]", &plan, true).is_err());

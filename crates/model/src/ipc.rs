@@ -31,6 +31,9 @@ pub const CMD_MARK_OPENED: &str = "mark_opened";
 pub const CMD_REPLY: &str = "reply";
 /// Command: the agents seen through hooks and MCP, as the Agents view shows them.
 pub const CMD_LIST_AGENTS: &str = "list_agents";
+/// Command: whether Codex runs the hooks Switchboard installed in the
+/// workspace. Response: `Option<`[`CodexHooksTrust`](crate::agent::codex_hooks::CodexHooksTrust)`>`.
+pub const CMD_CODEX_HOOKS_TRUST: &str = "codex_hooks_trust";
 /// Command: annotate a delivery. Request: [`NewAnnotation`](crate::annotation::NewAnnotation).
 pub const CMD_ADD_ANNOTATION: &str = "add_annotation";
 /// Command: the theme's CSS variables. Request: none.
@@ -287,7 +290,7 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 52] = [
+pub const COMMANDS: [&str; 53] = [
     CMD_PROBE_REPORTS,
     CMD_PROBE_REPORT,
     CMD_SESSIONS,
@@ -315,6 +318,7 @@ pub const COMMANDS: [&str; 52] = [
     CMD_MARK_OPENED,
     CMD_REPLY,
     CMD_LIST_AGENTS,
+    CMD_CODEX_HOOKS_TRUST,
     CMD_ADD_ANNOTATION,
     CMD_GET_THEME,
     CMD_CHAT_SEND,

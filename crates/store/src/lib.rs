@@ -12,6 +12,7 @@ mod atomic;
 pub mod chains;
 pub mod chats;
 pub mod clock;
+pub mod codex;
 pub mod contain;
 pub mod deliveries;
 mod error;

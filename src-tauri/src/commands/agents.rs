@@ -1,7 +1,11 @@
-//! The Agents view's one command: the agents seen through hooks and MCP.
+//! The Agents view's commands: the agents seen through hooks and MCP, and
+//! whether Codex runs the hooks installed for it.
 
-use switchboard_model::{ErrorPayload, agent::AgentRow};
-use switchboard_store::{agents, clock};
+use switchboard_model::{
+    ErrorPayload,
+    agent::{AgentRow, codex_hooks::CodexHooksTrust},
+};
+use switchboard_store::{agents, clock, codex};
 use tauri::State;
 
 use super::on_workspace;
@@ -11,4 +15,16 @@ use crate::state::AppState;
 #[tauri::command]
 pub async fn list_agents(state: State<'_, AppState>) -> Result<Vec<AgentRow>, ErrorPayload> {
     on_workspace(&state, |workspace| agents::list(workspace, clock::now())).await
+}
+
+/// Whether Codex runs Switchboard's hooks in the workspace (`None`: none
+/// installed), read from Codex's own files.
+#[tauri::command]
+pub async fn codex_hooks_trust(
+    state: State<'_, AppState>,
+) -> Result<Option<CodexHooksTrust>, ErrorPayload> {
+    on_workspace(&state, |workspace| {
+        codex::hooks_trust_here(workspace.root())
+    })
+    .await
 }

@@ -130,3 +130,55 @@ trust_level = "trusted"
         command
     }
 }
+
+/// The hooks Codex finds for `project` with `CODEX_HOME=home`, as its own
+/// app server lists them (`hooks/list`): each with its `key`,
+/// `currentHash` and `trustStatus` — what its `/hooks` review shows and
+/// trusts.
+pub fn listed_hooks(home: &Path, project: &Path) -> Vec<serde_json::Value> {
+    use std::io::{BufRead, BufReader, Write};
+
+    let mut server = Command::new("timeout")
+        .arg("60")
+        .arg(binary())
+        .arg("app-server")
+        .current_dir(project)
+        .env("CODEX_HOME", home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    // A request is answered; a notification (no id) is not.
+    let mut answer = |request: serde_json::Value| -> serde_json::Value {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        if request.get("id").is_none() {
+            return serde_json::Value::Null;
+        }
+        loop {
+            let mut line = String::new();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "codex app-server ended"
+            );
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if message.get("id") == request.get("id") {
+                return message;
+            }
+        }
+    };
+    answer(serde_json::json!({"id": 1, "method": "initialize",
+        "params": {"clientInfo": {"name": "switchboard-tests", "version": "1"}}}));
+    answer(serde_json::json!({"method": "initialized"}));
+    let listed = answer(serde_json::json!({"id": 2, "method": "hooks/list",
+        "params": {"cwds": [project]}}));
+    let _ = server.kill();
+    let _ = server.wait();
+    listed["result"]["data"][0]["hooks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("no hooks listed: {listed}"))
+}

@@ -7,7 +7,9 @@
 use leptos::prelude::*;
 use switchboard_model::{
     age_label,
-    agent::{AgentRecord, AgentRow, next_waiting, transcript::Speaker},
+    agent::{
+        AgentRecord, AgentRow, codex_hooks::CodexHooksTrust, next_waiting, transcript::Speaker,
+    },
     ipc::StoreChange,
 };
 
@@ -21,6 +23,9 @@ pub struct Agents {
     pub rows: RwSignal<Vec<AgentRow>>,
     /// The key of the row the view selects.
     pub selected: RwSignal<Option<String>>,
+    /// Whether Codex runs the hooks installed for it here (`None`: none
+    /// installed).
+    pub codex_hooks: RwSignal<Option<CodexHooksTrust>>,
 }
 
 /// A row's key: its kind and session.
@@ -35,12 +40,17 @@ impl Agents {
         let agents = Self {
             rows: RwSignal::new(Vec::new()),
             selected: RwSignal::new(None),
+            codex_hooks: RwSignal::new(None),
         };
         let refresh = move || {
             tasks::fetch(async move {
                 match ipc::list_agents().await {
                     Ok(rows) => agents.rows.set(rows),
                     Err(error) => leptos::logging::error!("agents: {}", error.message),
+                }
+                match ipc::codex_hooks_trust().await {
+                    Ok(trust) => agents.codex_hooks.set(trust),
+                    Err(error) => leptos::logging::error!("codex hooks: {}", error.message),
                 }
             })
         };
@@ -175,6 +185,11 @@ pub fn AgentsView(
                 <h1>"Agents"</h1>
                 <span class="muted">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
             </header>
+            {move || {
+                agents.codex_hooks.get().filter(|trust| !trust.runs()).map(|trust| view! {
+                    <p class="agents-codex-trust" id="agents-codex-trust" role="status">{trust.sentence()}</p>
+                })
+            }}
             {move || {
                 let rows = agents.rows.get();
                 let (gone, rows): (Vec<AgentRow>, Vec<AgentRow>) = rows.into_iter().partition(AgentRow::folds);

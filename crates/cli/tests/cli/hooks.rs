@@ -586,3 +586,114 @@ fn codex_runs_a_command_allowed_in_the_window() {
             .is_some_and(|path| path.ends_with(".jsonl"))
     );
 }
+
+/// `switchboard -C root ARGS…` with Codex's home at `codex_home`.
+fn switchboard_with_codex(root: &Path, codex_home: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env("CODEX_HOME", codex_home)
+        .output()
+        .unwrap()
+}
+
+/// Issue 39, item 10: Codex skips hooks it has not trusted, silently.
+/// Installing them says how Codex comes to trust them, and `switchboard
+/// agents` says whether it does — by the same rule Codex applies, checked
+/// against the real Codex's own listing of the hooks.
+#[test]
+fn codex_hooks_are_told_untrusted_until_codex_trusts_them_and_again_once_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("project")).unwrap();
+    let root = dir.path().join("project").canonicalize().unwrap();
+    let home = dir.path().join("codex-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let base = "check_for_update_on_startup = false\n[analytics]\nenabled = false\n\
+                [features]\napps = false\nremote_plugin = false\nplugins = false\n";
+    std::fs::write(home.join("config.toml"), base).unwrap();
+
+    let installed = ok_stdout(&switchboard_with_codex(
+        &root,
+        &home,
+        &["hooks", "install", "codex", "--write"],
+    ));
+    assert!(
+        installed.contains("/hooks") && installed.contains("--dangerously-bypass-hook-trust"),
+        "install says how Codex comes to trust them: {installed}"
+    );
+    assert!(
+        installed.contains(&format!(
+            "the project {} is not trusted yet",
+            root.display()
+        )),
+        "{installed}"
+    );
+    let agents = ok_stdout(&switchboard_with_codex(&root, &home, &["agents"]));
+    assert!(agents.contains("is not trusted yet"), "{agents}");
+    // The JSON stays the rows; the note goes to stderr.
+    let json = switchboard_with_codex(&root, &home, &["agents", "--json"]);
+    assert_eq!(ok_stdout(&json), "[]");
+    assert!(String::from_utf8_lossy(&json.stderr).contains("is not trusted yet"));
+
+    // The project trusted: each hook still waits for its review.
+    let trusted_project = format!(
+        "{base}[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        root.display()
+    );
+    std::fs::write(home.join("config.toml"), &trusted_project).unwrap();
+    let agents = ok_stdout(&switchboard_with_codex(&root, &home, &["agents"]));
+    assert!(
+        agents.contains("until you trust them (5 not yet trusted)") && agents.contains("/hooks"),
+        "{agents}"
+    );
+    let listed = switchboard_model_server::codex::listed_hooks(&home, &root);
+    assert_eq!(listed.len(), 5, "{listed:?}");
+    assert!(listed.iter().all(|hook| hook["trustStatus"] == "untrusted"));
+    assert!(
+        listed
+            .iter()
+            .any(|hook| hook["eventName"] == "permissionRequest" && hook["timeoutSec"] == 300),
+        "Codex reads the timeout Switchboard wrote: {listed:?}"
+    );
+
+    // The developer trusts them in Codex (/hooks, t): Codex keeps each
+    // hook's hash under its key. Switchboard then has nothing to say.
+    let mut trusted = trusted_project.clone();
+    for hook in &listed {
+        trusted.push_str(&format!(
+            "[hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
+            hook["key"].as_str().unwrap(),
+            hook["currentHash"].as_str().unwrap()
+        ));
+    }
+    std::fs::write(home.join("config.toml"), &trusted).unwrap();
+    assert!(
+        switchboard_model_server::codex::listed_hooks(&home, &root)
+            .iter()
+            .all(|hook| hook["trustStatus"] == "trusted"),
+        "Codex agrees they are trusted"
+    );
+    let agents = ok_stdout(&switchboard_with_codex(&root, &home, &["agents"]));
+    assert!(!agents.contains("Codex"), "{agents}");
+
+    // Installed again with another wait: the changed hook needs trusting again.
+    let again = ok_stdout(&switchboard_with_codex(
+        &root,
+        &home,
+        &["hooks", "install", "codex", "--write", "--wait", "120"],
+    ));
+    assert!(again.contains("1 changed since trusted"), "{again}");
+    let statuses: Vec<String> = switchboard_model_server::codex::listed_hooks(&home, &root)
+        .iter()
+        .map(|hook| hook["trustStatus"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|status| *status == "modified")
+            .count(),
+        1,
+        "Codex sees the same change: {statuses:?}"
+    );
+}
