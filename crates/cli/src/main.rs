@@ -14,6 +14,7 @@ mod hooks;
 mod knowledge;
 mod mcp;
 mod open;
+mod pipe;
 mod play;
 mod probe;
 mod rec;
@@ -34,11 +35,13 @@ fn main() -> std::process::ExitCode {
             ),
         )
         .init();
+    pipe::end_quietly_on_closed_stdout();
     let cli = args::Cli::parse();
     let json = cli.command.wants_json();
     match commands::run(cli) {
         Ok(true) => std::process::ExitCode::SUCCESS,
         Ok(false) => std::process::ExitCode::FAILURE,
+        Err(error) if pipe::is_closed_stdout(&error) => pipe::end_as_closed_pipe(),
         Err(error) => std::process::ExitCode::from(failure::report(&error, json)),
     }
 }

@@ -13,6 +13,7 @@ mod http;
 mod knowledge;
 mod mcp;
 mod mcp_fuzz;
+mod pipe;
 mod play;
 mod probe;
 mod rec;
