@@ -388,3 +388,52 @@ fn a_session_is_recorded_from_its_log_into_a_tape_that_plays() {
     sessions.ok(&ws, &["expect", "replay", "^42$", "--timeout", "10"]);
     sessions.ok(&ws, &["kill", "replay"]);
 }
+
+/// Issue 39, item 14b: a secret on a session's command line showed in clear
+/// in `session list`, the window and the log. The program still gets it.
+#[test]
+fn a_secret_on_the_command_line_reaches_the_program_and_nothing_else() {
+    let sessions = Sessions::new();
+    let ws = sessions.workspace();
+    let secret = "sk-live-4f9c2b7e";
+    // Both values arrive whole (the script names neither).
+    let check = format!(
+        "test \"$API_KEY\" = \"$2\" && test ${{#2}} = {} && echo the-program-got-it; sleep 30",
+        secret.len()
+    );
+    let id = sessions.ok(
+        &ws,
+        &[
+            "start",
+            "--name",
+            "keyed",
+            "--",
+            "env",
+            &format!("API_KEY={secret}"),
+            "sh",
+            "-c",
+            &check,
+            "sh",
+            "--password",
+            secret,
+        ],
+    );
+    let id = id.trim().to_owned();
+    let got = sessions.json(&ws, &["expect", "keyed", "the-program-got-it", "--json"]);
+    assert_eq!(got["outcome"], "matched", "{got}");
+
+    let table = sessions.ok(&ws, &["list"]);
+    assert!(
+        table.contains("API_KEY=***") && table.contains("--password ***"),
+        "{table}"
+    );
+    let listed = sessions.ok(&ws, &["list", "--json"]);
+    let log = std::fs::read_to_string(ws.join(".switchboard/sessions").join(format!("{id}.cast")))
+        .unwrap();
+    let header = log.lines().next().unwrap();
+    for (what, text) in [("list", &table), ("list --json", &listed), ("log", &log)] {
+        assert!(!text.contains(secret), "{what} shows the secret: {text}");
+    }
+    assert!(header.contains("API_KEY=***"), "{header}");
+    sessions.ok(&ws, &["kill", "keyed"]);
+}

@@ -93,8 +93,10 @@ impl LogHeader {
             .timestamp
             .and_then(|seconds| crate::Timestamp::from_unix_millis(seconds.saturating_mul(1000)))
             .unwrap_or(last);
+        // A log written before arguments were masked is masked as read.
+        let args = super::command_mask::mask_args(&logged.args);
         let mut info =
-            ProgramSession::starting(logged.id, logged.program, logged.args, logged.cwd, started);
+            ProgramSession::starting(logged.id, logged.program, args, logged.cwd, started);
         info.name = logged.name;
         info.run = logged.run;
         info.workspace = Some(workspace.to_owned());

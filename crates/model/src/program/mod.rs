@@ -5,6 +5,7 @@
 
 #[cfg(feature = "patterns")]
 pub mod cast;
+pub mod command_mask;
 pub mod config;
 pub mod handback;
 pub mod key;
@@ -254,10 +255,10 @@ impl ProgramSession {
     }
 
     /// The program and its arguments as one line (arguments with spaces
-    /// quoted).
+    /// quoted, secrets masked: [`command_mask`]).
     pub fn command_line(&self) -> String {
         std::iter::once(&self.program)
-            .chain(&self.args)
+            .chain(&command_mask::mask_args(&self.args))
             .map(|word| {
                 if word.is_empty() || word.contains(char::is_whitespace) {
                     format!("{word:?}")

@@ -325,6 +325,9 @@ impl HostedSession {
             size,
         })?;
         info.pid = Some(live.pid());
+        // The program has its arguments; everything after keeps them with
+        // their secrets masked (lists, the window, the log, tapes).
+        info.args = switchboard_model::program::command_mask::mask_args(&info.args);
         let screen = avt::Terminal::new(usize::from(info.cols), usize::from(info.rows))
             .or_else(|_| avt::Terminal::new(80, 24))
             .map_err(|error| PtyError::Open(error.to_string()))?;
