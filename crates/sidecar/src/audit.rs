@@ -97,7 +97,7 @@ impl AuditLog {
     /// Appends `entry` as one line.
     pub fn record(&self, entry: &AuditEntry) -> io::Result<()> {
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
+            switchboard_store::own_folders::create_dir_all(dir).map_err(io::Error::other)?;
         }
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');

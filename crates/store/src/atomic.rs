@@ -48,7 +48,7 @@ fn write_with_mode(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), StoreErr
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+    crate::own_folders::create_dir_all(dir)?;
     let file_name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())

@@ -268,7 +268,7 @@ pub fn trash(
         }
     };
     let trash = dir.join(TRASH_DIR);
-    std::fs::create_dir_all(&trash).map_err(StoreError::io("could not create", &trash))?;
+    crate::own_folders::create_dir_all(&trash)?;
     let to = trash.join(name);
     std::fs::rename(&from, &to).map_err(StoreError::io("could not move to the trash", &from))?;
     Ok(Trashed {

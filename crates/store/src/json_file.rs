@@ -48,11 +48,7 @@ pub(crate) fn write(
     what: &'static str,
 ) -> Result<(), StoreError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-            action: "could not create",
-            path: dir.to_owned(),
-            source,
-        })?;
+        crate::own_folders::create_dir_all(dir)?;
     }
     let text = serde_json::to_string_pretty(value)
         .map_err(|source| StoreError::Encode { what, source })?;

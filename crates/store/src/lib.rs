@@ -20,6 +20,7 @@ pub mod feedback;
 mod json_file;
 pub mod knowledge;
 mod lock;
+pub mod own_folders;
 pub mod probe_reports;
 pub mod process;
 pub mod program_configs;

@@ -33,7 +33,7 @@ impl DirLock {
     /// Blocks until this process holds the lock on `dir`, creating `dir` and
     /// its lock file as needed.
     pub(crate) fn acquire(dir: &Path) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+        crate::own_folders::create_dir_all(dir)?;
         let (file, path) = lock_file(dir)?;
         file.lock()
             .map_err(StoreError::io("could not lock", &path))?;
@@ -122,7 +122,7 @@ impl RecordLock {
         };
 
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+            crate::own_folders::create_dir_all(dir)?;
         }
         let file = regular::open(
             path,

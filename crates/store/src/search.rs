@@ -259,7 +259,7 @@ impl SearchIndex {
     pub fn open(workspace: &Workspace) -> Result<Self, StoreError> {
         let root = workspace.root().to_owned();
         let dir = root.join(INDEX_DIR);
-        std::fs::create_dir_all(&dir).map_err(StoreError::io("could not create", &dir))?;
+        crate::own_folders::create_dir_all(&dir)?;
         let ignore = dir.join(".gitignore");
         if !ignore.exists() {
             write_atomic(

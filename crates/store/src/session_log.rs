@@ -67,11 +67,7 @@ impl SessionLog {
         cap: u64,
     ) -> Result<Self, StoreError> {
         let dir = dir(workspace_root);
-        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
-            action: "could not create",
-            path: dir.clone(),
-            source,
-        })?;
+        crate::own_folders::create_dir_all(&dir)?;
         let path = dir.join(format!("{id}.cast"));
         let file = open_new(&path)?;
         let mut log = Self {

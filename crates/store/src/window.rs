@@ -30,7 +30,7 @@ pub struct WindowHold {
 pub fn hold(workspace: &Workspace) -> Result<WindowHold, StoreError> {
     let path = lock_path(workspace);
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+        crate::own_folders::create_dir_all(dir)?;
     }
     let file = regular::open(
         &path,

@@ -10,6 +10,7 @@ mod durability;
 mod hooks;
 mod hostile_hooks;
 mod http;
+mod ignored;
 mod knowledge;
 mod mcp;
 mod mcp_fuzz;
