@@ -252,6 +252,7 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> Rendered {
         Parser::new_ext(source, options).into_offset_iter(),
         &mut code_run,
     );
+    let highlighted = keep_glob_stars(source, highlighted);
     let mut offsets = Utf16Offsets::new(source);
     let events = highlighted.into_iter().map(|(event, range)| match event {
         Event::Text(text)
@@ -288,6 +289,68 @@ pub fn render_markdown_marked(source: &str, marks: &[Mark]) -> Rendered {
         html: sanitize_html(&unsafe_html),
         quotes: quotes.into_inner(),
     }
+}
+
+/// Emphasis whose `*` delimiters belong to a glob or path given as plain
+/// text (`src/** and docs/**`, `*.rs or src/*`) turned back into the
+/// literal stars: a delimiter that follows a `/` (the opening one, or the
+/// closing one), or a closing one followed by `/`, is a path's, not
+/// emphasis — which, in CommonMark, `/` on both sides cannot tell.
+/// Emphasis of a path (`**/etc/hosts**`, `*src/main.rs*`) stays.
+fn keep_glob_stars<'a>(
+    source: &str,
+    mut events: Vec<(Event<'a>, Range<usize>)>,
+) -> Vec<(Event<'a>, Range<usize>)> {
+    let char_before = |at: usize| source.get(..at).and_then(|text| text.chars().next_back());
+    let char_after = |at: usize| source.get(at..).and_then(|text| text.chars().next());
+    let mut index = 0;
+    while index < events.len() {
+        let (event, range) = &events[index];
+        let width = match event {
+            Event::Start(Tag::Strong) => 2,
+            Event::Start(Tag::Emphasis) => 1,
+            _ => {
+                index += 1;
+                continue;
+            }
+        };
+        let range = range.clone();
+        let stars = source.get(range.start..range.start + width) == Some(&"**"[..width])
+            && source.get(range.end.saturating_sub(width)..range.end) == Some(&"**"[..width]);
+        let closing = range.end.saturating_sub(width);
+        let glob = stars
+            && (char_before(range.start) == Some('/')
+                || char_before(closing) == Some('/')
+                || char_after(range.end) == Some('/'));
+        if glob && let Some(end) = matching_end(&events, index) {
+            let delimiter = CowStr::Borrowed(&"**"[..width]);
+            events[index] = (
+                Event::Text(delimiter.clone()),
+                range.start..range.start + width,
+            );
+            events[end] = (Event::Text(delimiter), closing..range.end);
+        }
+        index += 1;
+    }
+    events
+}
+
+/// The index of the event that ends the element `events[start]` starts.
+fn matching_end(events: &[(Event<'_>, Range<usize>)], start: usize) -> Option<usize> {
+    let mut depth = 0_usize;
+    for (index, (event, _)) in events.iter().enumerate().skip(start) {
+        match event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(index);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// One text run starting at UTF-16 `offset`, split where marks begin and
@@ -437,6 +500,57 @@ mod tests {
             html.contains(&format!("<span data-o=\"{emphasis_at}\">emphasis</span>")),
             "{html}"
         );
+    }
+
+    /// Issue 39, item 14e: a chat answer's `src/**` and `docs/**` in plain
+    /// text came out as bold ` and docs/`.
+    #[test]
+    fn globs_in_text_keep_their_stars_and_emphasis_stays_emphasis() {
+        let text = |html: &str| -> String {
+            let mut plain = String::new();
+            let mut inside = false;
+            for character in html.chars() {
+                match character {
+                    '<' => inside = true,
+                    '>' => inside = false,
+                    c if !inside => plain.push(c),
+                    _ => {}
+                }
+            }
+            plain.trim().to_owned()
+        };
+        for glob in [
+            "Building may write src/** and docs/**.",
+            "Match *.rs or src/* here.",
+            "src/*.rs or lib/*.rs",
+            "use **/*.rs or **/*.toml",
+            "tests/**/*.rs and crates/**/*.rs",
+            "src/**/*.rs",
+            "globs src/**/*.rs, docs/**/*.md",
+            "Globs: src/**/*.rs and tests/**",
+            "paths like a/**/b/**/c",
+            "In code: `src/**` and `docs/**`.",
+        ] {
+            let html = render_markdown(glob);
+            assert!(
+                !html.contains("<strong>") && !html.contains("<em>"),
+                "{glob}: {html}"
+            );
+            assert_eq!(text(&html), glob.replace('`', ""), "{glob}: {html}");
+        }
+        // The stars are the source's own text, mapped like any other.
+        let html = render_markdown("src/**/x and docs/**/y");
+        assert!(html.contains("<span data-o=\"4\">**</span>"), "{html}");
+        for (emphasis, tag) in [
+            ("**bold** words", "<strong>"),
+            ("an *italic* word", "<em>"),
+            ("**/etc/hosts** is read", "<strong>"),
+            ("see *src/main.rs* first", "<em>"),
+            ("**and/or**", "<strong>"),
+        ] {
+            let html = render_markdown(emphasis);
+            assert!(html.contains(tag), "{emphasis}: {html}");
+        }
     }
 
     #[test]
