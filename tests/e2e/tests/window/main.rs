@@ -18,6 +18,7 @@ mod mcp;
 mod navigation;
 mod questions;
 mod recovery;
+mod settings;
 mod tapes;
 mod team;
 mod terminals;
@@ -51,6 +52,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(instance::trials(&environment));
     trials.extend(export::trials(&environment));
     trials.extend(agents::trials(&environment));
+    trials.extend(settings::trials(&environment));
     let conclusion = libtest_mimic::run(&arguments, trials);
     drop(environment);
     conclusion.exit_code()
