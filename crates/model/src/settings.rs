@@ -354,6 +354,10 @@ pub struct SettingsView {
     /// The URL the window serves MCP over HTTP at, while it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_url: Option<String>,
+    /// Why the server the settings ask for did not start, when it did not
+    /// (told by the save that asked for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_error: Option<String>,
 }
 
 #[cfg(test)]

@@ -76,6 +76,7 @@ pub fn view(dir: &Path) -> Result<SettingsView, StoreError> {
             .collect(),
         path: dir.join(FILE).display().to_string(),
         http_url: None,
+        http_error: None,
     })
 }
 

@@ -32,12 +32,22 @@ pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Er
     view(&state)
 }
 
-/// Stores new settings; the sidecar reads them at the next message.
+/// Stores new settings: the sidecar reads them at the next message, and
+/// the window's HTTP server follows them at once (started, stopped or
+/// moved; the view says why one asked for did not start).
 #[tauri::command]
 pub async fn save_settings(
     state: State<'_, AppState>,
     request: SaveSettingsRequest,
 ) -> Result<SettingsView, ErrorPayload> {
-    settings::save(&config_dir(&state)?, &request.settings)?;
-    view(&state)
+    let dir = config_dir(&state)?;
+    settings::save(&dir, &request.settings)?;
+    let http = std::sync::Arc::clone(&state.http);
+    let workspace = state.workspace.root().to_owned();
+    let applied = tauri::async_runtime::spawn_blocking(move || http.apply(&workspace, Some(&dir)))
+        .await
+        .unwrap_or_else(|error| Err(format!("a background task failed: {error}")));
+    let mut view = view(&state)?;
+    view.http_error = applied.err();
+    Ok(view)
 }

@@ -174,6 +174,20 @@ fn text_field(
     }
 }
 
+/// What Save says: the model settings apply at the next message, the HTTP
+/// server at once — or why it did not start.
+fn saved_note(view: &SettingsView) -> Result<String, String> {
+    match (&view.http_error, &view.http_url) {
+        (Some(why), _) => Err(format!(
+            "Saved, but serving MCP over HTTP did not start: {why}"
+        )),
+        (None, Some(url)) => Ok(format!(
+            "Saved. The next message uses these settings; MCP is served at {url}."
+        )),
+        (None, None) => Ok("Saved. The next message uses these settings.".into()),
+    }
+}
+
 /// The settings view.
 #[component]
 pub fn SettingsPane() -> impl IntoView {
@@ -195,10 +209,8 @@ pub fn SettingsPane() -> impl IntoView {
             match ipc::save_settings(settings).await {
                 Ok(view) => {
                     draft.set(view.settings.clone());
+                    note.set(Some(saved_note(&view)));
                     stored.set(Some(view));
-                    note.set(Some(Ok(
-                        "Saved. The next message uses these settings.".into()
-                    )));
                 }
                 Err(failure) => note.set(Some(Err(failure.message))),
             }
@@ -313,7 +325,7 @@ pub fn SettingsPane() -> impl IntoView {
                         prop:checked=move || draft.with(|s| s.serve_http)
                         on:change=move |event| draft.update(|s| s.serve_http = event_target_checked(&event))
                     />
-                    "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; applies when the window opens next)"
+                    "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; starts or stops when you save)"
                 </label>
                 {number_field("settings-http-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_HTTP_PORT),
                     |s| s.http_port.map(u64::from), |s, v| s.http_port = v.and_then(|v| u16::try_from(v).ok()), draft)}

@@ -1,4 +1,5 @@
-//! The Settings view as it is drawn: every field sits beside its own label.
+//! The Settings view as it is drawn — every field sits beside its own
+//! label — and what Save applies at once: the window's MCP HTTP server.
 
 use std::sync::Arc;
 
@@ -8,11 +9,18 @@ use switchboard_e2e::Session;
 use crate::harness::{Environment, go, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
-    vec![trial(
-        environment,
-        "settings::every_field_sits_beside_its_own_label",
-        every_field_sits_beside_its_own_label,
-    )]
+    vec![
+        trial(
+            environment,
+            "settings::every_field_sits_beside_its_own_label",
+            every_field_sits_beside_its_own_label,
+        ),
+        trial(
+            environment,
+            "settings::serving_mcp_over_http_starts_and_stops_when_saved",
+            serving_mcp_over_http_starts_and_stops_when_saved,
+        ),
+    ]
 }
 
 /// For each `label[for]` of the form, where it and its field are drawn:
@@ -49,6 +57,80 @@ fn every_field_sits_beside_its_own_label(environment: &Environment) -> Result<()
             misplaced.is_empty(),
             "fields drawn away from their labels: {misplaced:#?}"
         );
+        Ok(())
+    })
+}
+
+/// Whether an HTTP server answers on `port` (a request it refuses counts:
+/// it is there).
+fn answers(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let request =
+        format!("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let mut answer = String::new();
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_to_string(&mut answer).is_ok()
+        && answer.starts_with("HTTP/1.1 ")
+}
+
+/// Types `port` into the port field, in place of what was there.
+async fn set_port(session: &Session, port: u16) -> Result<()> {
+    let field = session.find("#settings-http-port").await?;
+    field.clear().await?;
+    field.send_keys(&port.to_string()).await?;
+    Ok(())
+}
+
+/// Issue 39, item 14f: "Serve MCP over HTTP" applied only at the next
+/// window start while Save said the settings were in use. Now Save starts
+/// the server, stops it, or says why it did not start.
+fn serving_mcp_over_http_starts_and_stops_when_saved(environment: &Environment) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    environment.with_app(workspace.path(), async |session: &Session| {
+        go(session, "settings").await?;
+        session.find("#settings-path").await?;
+        ensure!(!answers(port), "nothing serves before it is asked");
+        set_port(session, port).await?;
+        session.find("#settings-serve-http").await?.click().await?;
+        session.find("#settings-save").await?.click().await?;
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let note = session
+            .wait_for_text("#settings-note", |text| text.starts_with("Saved"))
+            .await?;
+        ensure!(note.contains(&url), "Save says where it serves: {note:?}");
+        let shown = session
+            .wait_for_text("#settings-http-url", |text| !text.is_empty())
+            .await?;
+        ensure!(shown == url, "{shown}");
+        ensure!(answers(port), "the server answers as soon as Save returned");
+
+        // Off again: stopped when saved.
+        session.find("#settings-serve-http").await?.click().await?;
+        session.find("#settings-save").await?.click().await?;
+        session
+            .wait_for_text("#settings-note", |text| !text.contains(&url))
+            .await?;
+        ensure!(!answers(port), "the server stopped when Save returned");
+        ensure!(
+            session.texts("#settings-http-url").await?.is_empty(),
+            "no URL is shown"
+        );
+
+        // A port another program holds: Save says the server did not start.
+        let taken = std::net::TcpListener::bind("127.0.0.1:0")?;
+        set_port(session, taken.local_addr()?.port()).await?;
+        session.find("#settings-serve-http").await?.click().await?;
+        session.find("#settings-save").await?.click().await?;
+        let note = session
+            .wait_for_text("#settings-note", |text| text.contains("did not start"))
+            .await?;
+        ensure!(note.starts_with("Saved, but"), "{note:?}");
         Ok(())
     })
 }
