@@ -171,7 +171,10 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
         clock::now(),
     )?;
     if let Some(output) = hook_output(request.agent, &verdict) {
-        println!("{output}");
+        // Written, not printed: an agent that stopped reading gets exit 1
+        // (its hook failed), never a panic or a signal.
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), "{output}").context("could not give the agent its decision")?;
     }
     Ok(())
 }

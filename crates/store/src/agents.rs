@@ -27,6 +27,7 @@ use switchboard_model::{
 use crate::{
     StoreError, Workspace, deliveries, feedback, json_file,
     lock::DirLock,
+    own_folders,
     process::{ProcStat, liveness},
     regular, walk,
 };
@@ -447,7 +448,7 @@ fn within(root: &Path, real: &Path) -> bool {
 
 /// Makes `dir` (made first if missing) readable by its owner only.
 fn make_private(dir: &Path) -> Result<(), StoreError> {
-    std::fs::create_dir_all(dir).map_err(StoreError::io("could not create", dir))?;
+    own_folders::create_dir_all(dir)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
         .map_err(StoreError::io("could not make private", dir))
 }

@@ -138,7 +138,7 @@ pub fn cancel(
 /// The log a worker of task `id` writes its errors to (made empty).
 pub fn open_log(workspace: &Workspace, id: &str) -> Result<std::fs::File, StoreError> {
     let dir = tasks_dir(workspace);
-    std::fs::create_dir_all(&dir).map_err(StoreError::io("could not create", &dir))?;
+    crate::own_folders::create_dir_all(&dir)?;
     let path = dir.join(format!("{}.log", file_name(id)?.trim_end_matches(".json")));
     std::fs::File::create(&path).map_err(StoreError::io("could not create", &path))
 }
