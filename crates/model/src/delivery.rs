@@ -175,6 +175,14 @@ impl Delivery {
     pub fn sent_by(&self) -> Option<&str> {
         self.extra.get(SENT_BY_FIELD).and_then(Value::as_str)
     }
+
+    /// Whether `caller` may read this delivery: a local client (no token)
+    /// reads every one; an agent over HTTP only those its token sent —
+    /// not the developer's other agents' questions, their diffs and
+    /// answers.
+    pub fn visible_to(&self, caller: Option<&str>) -> bool {
+        caller.is_none_or(|caller| self.sent_by() == Some(caller))
+    }
 }
 
 /// What an agent asks to publish; the store adds id, status and times.

@@ -17,7 +17,7 @@ use switchboard_model::{
     agent::{
         AgentKind, AgentRecord, AgentRow, AgentState,
         hook::{HookEvent, HookInput, Verdict},
-        permission::{DIFF_LIMIT, Decision, OnDisk, PermissionRequest, REQUEST_FIELD, mark_of},
+        permission::{DIFF_LIMIT, OnDisk, PermissionRequest, REQUEST_FIELD},
         transcript::{self, TranscriptMessage},
     },
     blocking::{AwaitOutcome, BlockingSession},
@@ -25,7 +25,7 @@ use switchboard_model::{
 };
 
 use crate::{
-    StoreError, Workspace, deliveries, feedback, json_file,
+    StoreError, Workspace, feedback, json_file,
     lock::DirLock,
     own_folders,
     process::{ProcStat, liveness},
@@ -263,9 +263,13 @@ pub fn ask_permission(
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<(Delivery, BlockingSession), StoreError> {
-    let on_disk = request.target_file().map_or(OnDisk::Missing, |file| {
-        on_disk(workspace, &request.cwd, file)
-    });
+    let on_disk = match request.target_file() {
+        None => OnDisk::Missing,
+        Some(_) if request.remote => OnDisk::Withheld(
+            "Asked from another machine: its paths are there, so no file here is shown".to_owned(),
+        ),
+        Some(file) => on_disk(workspace, &request.cwd, file),
+    };
     let question = request.question(&on_disk, Some(Instant::now() + DIFF_TIME));
     make_private(&workspace.inbox_data_dir())?;
     let mut extra = marks;
@@ -307,22 +311,11 @@ pub fn settle_permission(
     outcome: Option<&AwaitOutcome>,
     now: Timestamp,
 ) -> Result<Verdict, StoreError> {
-    let mut settled = outcome.cloned();
-    let mut verdict = settled
-        .as_ref()
-        .map_or(Verdict::FallThrough, |outcome| request.verdict(outcome));
+    let mut verdict = outcome.map_or(Verdict::FallThrough, |outcome| request.verdict(outcome));
     if verdict == Verdict::FallThrough {
-        let retracted = feedback::retract(workspace, session_id, now)?;
-        verdict = request.verdict(&retracted);
-        settled = Some(retracted);
+        verdict = request.verdict(&feedback::retract(workspace, session_id, now)?);
     }
     let decided = verdict != Verdict::FallThrough;
-    // Decided, the question stays as a record of what was decided, and
-    // keeps no more of the request than that (not the diff, nor any file's
-    // text read to show it).
-    if decided && let Some(outcome) = &settled {
-        record_decision(workspace, request, outcome, now)?;
-    }
     update(workspace, request.agent, &request.session_id, |stored| {
         let mut record = stored.unwrap_or_else(|| {
             AgentRecord::new(
@@ -343,40 +336,6 @@ pub fn settle_permission(
         record
     })?;
     Ok(verdict)
-}
-
-/// Marks the question `outcome` settled with what was decided, and cuts
-/// its body down to [`PermissionRequest::decided_body`].
-fn record_decision(
-    workspace: &Workspace,
-    request: &PermissionRequest,
-    outcome: &AwaitOutcome,
-    now: Timestamp,
-) -> Result<(), StoreError> {
-    let (Some(id), Some(decision)) = (
-        outcome.delivery_id(),
-        Decision::of_answer(&request.mark(), outcome),
-    ) else {
-        return Ok(());
-    };
-    let body = request.decided_body();
-    let changed = deliveries::update(workspace, id, now, |delivery| {
-        let Some(mut mark) = mark_of(&delivery.extra) else {
-            return false;
-        };
-        mark.decided = Some(decision);
-        let Ok(mark) = serde_json::to_value(mark) else {
-            return false;
-        };
-        delivery.extra.insert(REQUEST_FIELD.to_owned(), mark);
-        delivery.content.body = body;
-        true
-    });
-    match changed {
-        // Gone meanwhile (cleared by the developer): nothing to keep.
-        Ok(_) | Err(StoreError::NotFound { .. }) => Ok(()),
-        Err(error) => Err(error),
-    }
 }
 
 /// What `file` (absolute, or relative to the agent's `cwd`) holds now,
@@ -446,9 +405,19 @@ fn within(root: &Path, real: &Path) -> bool {
             .any(|kernel| real.starts_with(kernel))
 }
 
-/// Makes `dir` (made first if missing) readable by its owner only.
+/// Makes `dir` (made first if missing) readable by its owner only;
+/// refused when it is a link (its target, wherever that is, would be
+/// changed, and what is put there would be wherever the link leads).
 fn make_private(dir: &Path) -> Result<(), StoreError> {
     own_folders::create_dir_all(dir)?;
+    let meta = std::fs::symlink_metadata(dir).map_err(StoreError::io("could not inspect", dir))?;
+    if !meta.is_dir() {
+        return Err(StoreError::Io {
+            action: "refused, not a folder but a link or file:",
+            path: dir.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a plain folder"),
+        });
+    }
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
         .map_err(StoreError::io("could not make private", dir))
 }
@@ -494,6 +463,7 @@ pub fn permission_request(input: &HookInput) -> Option<PermissionRequest> {
         tool_name: tool_name.clone(),
         tool_input: tool_input.clone(),
         suggested: suggested.clone(),
+        remote: false,
         has_terminal: true,
     })
 }

@@ -68,16 +68,32 @@ pub fn reply(
     let mut delivery: Delivery = deliveries.decode(index)?;
     delivery.check_open_for_reply()?;
 
-    let (values, response) = match reply {
+    let (values, response, outcome) = match reply {
         Reply::Answer { answer } => {
             let schema = delivery
                 .schema()?
                 .ok_or(switchboard_model::ReplyRefusal::NoFeedbackExpected)?;
             let values = schema.check_answer(&answer)?;
-            (Some(values.clone()), values)
+            let outcome = AwaitOutcome::Responded {
+                delivery_id: id.to_owned(),
+                response: values.clone(),
+            };
+            (Some(values.clone()), values, outcome)
         }
-        Reply::Decline => (None, closing_response(Closing::Declined)),
-        Reply::Dismiss => (None, closing_response(Closing::Dismissed)),
+        Reply::Decline => (
+            None,
+            closing_response(Closing::Declined),
+            AwaitOutcome::Declined {
+                delivery_id: id.to_owned(),
+            },
+        ),
+        Reply::Dismiss => (
+            None,
+            closing_response(Closing::Dismissed),
+            AwaitOutcome::Dismissed {
+                delivery_id: id.to_owned(),
+            },
+        ),
     };
 
     let feedback = match &values {
@@ -117,6 +133,7 @@ pub fn reply(
     }
 
     delivery.complete(now);
+    switchboard_model::agent::permission::record_answer(&mut delivery, &outcome);
     deliveries.replace(index, &delivery, "delivery")?;
     deliveries.save()?;
     Ok(Replied {

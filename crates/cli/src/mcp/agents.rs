@@ -193,6 +193,8 @@ impl Server {
             tool_name: args.tool_name,
             tool_input: input.clone(),
             suggested: None,
+            // Over HTTP its paths name files on its own machine.
+            remote: caller.is_some(),
             has_terminal: false,
         };
         let asked = request.clone();

@@ -74,6 +74,17 @@ fn caller_of(extensions: &rmcp::model::Extensions) -> Option<String> {
     holder_of(extensions).map(|holder| holder.name.clone())
 }
 
+/// Who reads resources for the request with `extensions`: its token's
+/// agent and scopes over HTTP, else a local client.
+fn viewer_of(extensions: &rmcp::model::Extensions) -> resources::Viewer {
+    holder_of(extensions).map_or_else(resources::Viewer::local, |holder| resources::Viewer {
+        caller: Some(holder.name.clone()),
+        knowledge: holder
+            .scopes
+            .allows(switchboard_model::token::Scope::Knowledge),
+    })
+}
+
 /// Why `holder` may not call `tool`, if it may not: a token calls only
 /// the tools of its scopes (a local client, with no token, calls all).
 fn forbidden(holder: Option<&http::Holder>, tool: &str) -> Option<ToolError> {
@@ -306,7 +317,8 @@ impl ServerHandler for Server {
     ) -> Result<ListResourcesResult, rmcp::ErrorData> {
         self.settle(&context).await;
         let workspace = self.workspace();
-        let listed = tokio::task::spawn_blocking(move || resources::list(&workspace))
+        let viewer = viewer_of(&context.extensions);
+        let listed = tokio::task::spawn_blocking(move || resources::list(&workspace, &viewer))
             .await
             .map_err(|error| rmcp::ErrorData::internal_error(error.to_string(), None))?;
         listed
@@ -323,7 +335,8 @@ impl ServerHandler for Server {
         self.settle(&context).await;
         let workspace = self.workspace();
         let uri = request.uri.clone();
-        let read = tokio::task::spawn_blocking(move || resources::read(&workspace, &uri))
+        let viewer = viewer_of(&context.extensions);
+        let read = tokio::task::spawn_blocking(move || resources::read(&workspace, &uri, &viewer))
             .await
             .map_err(|error| rmcp::ErrorData::internal_error(error.to_string(), None))?;
         let (text, mime) = read.map_err(|error| resource_error(&error))?;
@@ -346,6 +359,7 @@ impl ServerHandler for Server {
             .subscribe(
                 &workspace,
                 &request.uri,
+                &viewer_of(&context.extensions),
                 resources::Announce::Peer(context.peer.clone()),
             )
             .map_err(|error| resource_error(&error))
@@ -377,11 +391,13 @@ impl ServerHandler for Server {
         self.settle(context.request_context()).await;
         let workspace = self.workspace();
         let listened = Arc::new(resources::Subscriptions::default());
+        let viewer = viewer_of(&context.request_context().extensions);
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
             listened
                 .subscribe(
                     &workspace,
                     uri,
+                    &viewer,
                     resources::Announce::Listen(context.sink().clone()),
                 )
                 .map_err(|error| resource_error(&error))?;

@@ -30,10 +30,36 @@ pub const DELIVERY: &str = "switchboard://delivery/";
 /// The prefix of a learnings file's URI.
 pub const LEARNINGS: &str = "switchboard://learnings/";
 
-/// Every resource, deliveries newest first, then the learnings files.
-pub fn list(workspace: &Workspace) -> Result<Vec<Resource>> {
+/// Who reads the resources: a local client reads them all; an agent over
+/// HTTP (its token's name) only the deliveries it sent, and the learnings
+/// when its token holds the knowledge scope.
+#[derive(Debug, Clone)]
+pub struct Viewer {
+    /// The token's agent, over HTTP.
+    pub caller: Option<String>,
+    /// Whether it may read the learnings.
+    pub knowledge: bool,
+}
+
+impl Viewer {
+    /// A local client: every resource.
+    pub fn local() -> Self {
+        Self {
+            caller: None,
+            knowledge: true,
+        }
+    }
+}
+
+/// Every resource `viewer` may read, deliveries newest first, then the
+/// learnings files.
+pub fn list(workspace: &Workspace, viewer: &Viewer) -> Result<Vec<Resource>> {
     let mut resources = Vec::new();
-    for delivery in deliveries::list(workspace)?.deliveries {
+    for delivery in deliveries::list(workspace)?
+        .deliveries
+        .into_iter()
+        .filter(|delivery| delivery.visible_to(viewer.caller.as_deref()))
+    {
         resources.push(
             Resource::new(format!("{DELIVERY}{}", delivery.id), delivery.id.clone())
                 .with_title(delivery.title.clone())
@@ -45,7 +71,12 @@ pub fn list(workspace: &Workspace) -> Result<Vec<Resource>> {
                 .with_mime_type("application/json"),
         );
     }
-    for file in learnings::list(workspace)? {
+    let learned = if viewer.knowledge {
+        learnings::list(workspace)?
+    } else {
+        Vec::new()
+    };
+    for file in learned {
         resources.push(
             Resource::new(format!("{LEARNINGS}{}", file.path), file.path.clone())
                 .with_title(format!("Learnings: {}", file.file.category))
@@ -56,10 +87,18 @@ pub fn list(workspace: &Workspace) -> Result<Vec<Resource>> {
     Ok(resources)
 }
 
-/// The text of the resource at `uri` and its MIME type.
-pub fn read(workspace: &Workspace, uri: &str) -> Result<(String, &'static str)> {
+/// The text of the resource at `uri` and its MIME type, when `viewer` may
+/// read it (else it is not found, as one that does not exist).
+pub fn read(workspace: &Workspace, uri: &str, viewer: &Viewer) -> Result<(String, &'static str)> {
+    let not_found = || switchboard_store::StoreError::NotFound {
+        what: "resource",
+        id: uri.to_owned(),
+    };
     if let Some(id) = uri.strip_prefix(DELIVERY) {
         let detail = deliveries::detail_settled(workspace, id)?;
+        if !detail.delivery.visible_to(viewer.caller.as_deref()) {
+            return Err(not_found().into());
+        }
         let value = json!({
             "delivery": detail.delivery,
             "annotations": detail.annotations,
@@ -68,14 +107,12 @@ pub fn read(workspace: &Workspace, uri: &str) -> Result<(String, &'static str)> 
         });
         return Ok((serde_json::to_string_pretty(&value)?, "application/json"));
     }
-    if let Some(path) = uri.strip_prefix(LEARNINGS) {
+    if let Some(path) = uri.strip_prefix(LEARNINGS)
+        && viewer.knowledge
+    {
         return Ok((learnings::text(workspace, path)?, "text/markdown"));
     }
-    Err(switchboard_store::StoreError::NotFound {
-        what: "resource",
-        id: uri.to_owned(),
-    }
-    .into())
+    Err(not_found().into())
 }
 
 fn fingerprint(text: &str) -> u64 {
@@ -138,9 +175,12 @@ impl Subscriptions {
         self: &Arc<Self>,
         workspace: &Arc<Workspace>,
         uri: &str,
+        viewer: &Viewer,
         to: Announce,
     ) -> Result<()> {
-        let (text, _) = read(workspace, uri)?;
+        // Read once as `viewer`, which it may: later reads are the same
+        // resource's.
+        let (text, _) = read(workspace, uri, viewer)?;
         lock(&self.uris).insert(uri.to_owned(), fingerprint(&text));
         let mut watcher = lock(&self.watcher);
         if watcher.is_none() {
@@ -182,7 +222,7 @@ impl Subscriptions {
         for uri in candidates {
             let reading = {
                 let (workspace, uri) = (Arc::clone(workspace), uri.clone());
-                tokio::task::spawn_blocking(move || read(&workspace, &uri)).await
+                tokio::task::spawn_blocking(move || read(&workspace, &uri, &Viewer::local())).await
             };
             let Ok(Ok((text, _))) = reading else {
                 continue;

@@ -256,15 +256,19 @@ fn a_command_no_rule_can_keep_exactly_is_never_remembered() {
     std::fs::write(project.root.join("build/a.o"), "").unwrap();
     // `*` in a rule is Claude Code's wildcard (`Bash(rm -rf build/*)` also
     // allows `rm -rf build/ src`); a redirection gets a folder, no rule.
+    // A pipeline: Claude Code would keep `Bash(sh)`, which runs anything
+    // piped to it.
     let server = MessagesServer::start(vec![
         bash("rm -rf build/*"),
         bash("date > year.txt"),
+        bash("echo hi | sh"),
+        bash("echo 'touch piped.txt' | sh"),
         bash("rm -rf build/*"),
         Turn::text("Done."),
     ]);
     let root = project.root.clone();
     let answering = thread::spawn(move || {
-        (0..3)
+        (0..5)
             .map(|_| answer_open_question(&root, &["--value", "true", "--remember"]))
             .collect::<Vec<_>>()
     });
@@ -281,8 +285,12 @@ fn a_command_no_rule_can_keep_exactly_is_never_remembered() {
         project.root.join("year.txt").exists(),
         "allowed once, it ran"
     );
+    assert!(
+        project.root.join("piped.txt").exists(),
+        "asked again, allowed once, it ran"
+    );
     assert!(!project.root.join("build/a.o").exists());
-    assert_eq!(project.questions().len(), 3, "each asked again");
+    assert_eq!(project.questions().len(), 5, "each asked again");
     assert!(allowed(&project).is_null(), "{}", allowed(&project));
 }
 

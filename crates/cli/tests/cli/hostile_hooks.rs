@@ -264,3 +264,95 @@ fn fifos_devices_and_huge_edits_neither_hang_the_hook_nor_the_agents_list() {
     ));
     finished_within(child, Duration::from_secs(20));
 }
+
+#[test]
+fn an_edit_that_would_multiply_a_file_is_asked_at_once_and_a_killed_hook_leaves_no_diff() {
+    let setting = Setting::new();
+    let root = &setting.root;
+    let _window = window::hold(&Workspace::open(root).unwrap()).unwrap();
+    std::fs::write(root.join("small.txt"), "hello\n").unwrap();
+    // 40 doublings: a terabyte, were it carried out to show a diff.
+    let edits: Vec<Value> = (0..40)
+        .map(|_| json!({"old_string": "l", "new_string": "ll", "replace_all": true}))
+        .collect();
+    let child = hook(
+        root,
+        &permission(
+            root,
+            "MultiEdit",
+            json!({"file_path": root.join("small.txt"), "edits": edits}),
+        ),
+    );
+    let question = asked(root);
+    assert!(
+        question["content"]["body"]
+            .as_str()
+            .unwrap()
+            .contains("too large to show as a diff"),
+        "{question}"
+    );
+    ok_stdout(&switchboard(
+        root,
+        &["answer", question["id"].as_str().unwrap(), "--dismiss"],
+    ));
+    finished_within(child, Duration::from_secs(20));
+
+    // The hook is killed (its agent's timeout, an interrupt) while its
+    // question waits; answered afterwards, the question keeps no diff.
+    std::fs::write(root.join(".env"), "API_KEY=IN-THE-WORKSPACE\n").unwrap();
+    let mut child = hook(
+        root,
+        &permission(
+            root,
+            "Write",
+            json!({"file_path": root.join(".env"), "content": "API_KEY=\n"}),
+        ),
+    );
+    let question = asked(root);
+    assert!(
+        question["content"]["body"]
+            .as_str()
+            .unwrap()
+            .contains("-API_KEY=IN-THE-WORKSPACE")
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let id = question["id"].as_str().unwrap().to_owned();
+    ok_stdout(&switchboard(root, &["answer", &id, "--value", "false"]));
+    let kept = stored_now(root)
+        .unwrap()
+        .into_iter()
+        .find(|delivery| delivery["id"] == id.as_str())
+        .unwrap();
+    assert!(!kept.to_string().contains("IN-THE-WORKSPACE"), "{kept}");
+    assert_eq!(kept["agent_request"]["decided"]["kind"], "denied", "{kept}");
+}
+
+#[test]
+fn an_inbox_folder_that_is_a_link_is_neither_changed_nor_written_to() {
+    let setting = Setting::new();
+    let root = &setting.root;
+    let elsewhere = root.parent().unwrap().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir(root.join(".visual-delivery")).unwrap();
+    symlink(&elsewhere, root.join(".visual-delivery/data")).unwrap();
+    let _window = window::hold(&Workspace::open(root).unwrap()).unwrap();
+    let child = hook(
+        root,
+        &permission(root, "Bash", json!({"command": "cargo publish"})),
+    );
+    let output = finished_within(child, Duration::from_secs(20));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a failed hook, never a denial"
+    );
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        std::fs::metadata(&elsewhere).unwrap().permissions().mode() & 0o777,
+        0o755,
+        "the link's target is left as it was"
+    );
+    assert!(std::fs::read_dir(&elsewhere).unwrap().next().is_none());
+}

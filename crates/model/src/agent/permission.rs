@@ -26,6 +26,11 @@ pub const REQUEST_FIELD: &str = "agent_request";
 /// file, or a larger text written over it, is shown as the edit alone.
 pub const DIFF_LIMIT: usize = 512 * 1024;
 
+/// The longest command "always allow" keeps a rule for (a longer one is
+/// asked each time): the rule is written into the agent's settings and
+/// kept with the question.
+pub const RULE_LIMIT: usize = 4 * 1024;
+
 /// How many bytes of any one text an agent sent (a command, a text to
 /// write, a diff, arguments) a question shows; the rest is cut, and the
 /// cut said.
@@ -54,6 +59,29 @@ pub struct RequestMark {
     /// What was decided, once it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided: Option<Decision>,
+    /// The body the question keeps once answered
+    /// ([`PermissionRequest::decided_body`]); none once it is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_body: Option<String>,
+}
+
+/// Records on `delivery`, when it is a permission request and as its
+/// answer is stored, what was decided, and cuts its body to what was
+/// asked — whoever answers, and whether or not the agent that asked still
+/// waits, so nothing read to decide it stays. The rules offered are
+/// forgotten (the decision keeps those kept).
+pub fn record_answer(delivery: &mut crate::Delivery, outcome: &AwaitOutcome) {
+    let Some(mut mark) = mark_of(&delivery.extra) else {
+        return;
+    };
+    mark.decided = Decision::of_answer(&mark, outcome).or(mark.decided);
+    mark.always = Vec::new();
+    if let Some(kept) = mark.kept_body.take() {
+        delivery.content.body = kept;
+    }
+    if let Ok(mark) = serde_json::to_value(mark) {
+        delivery.extra.insert(REQUEST_FIELD.to_owned(), mark);
+    }
 }
 
 /// What the developer decided on a permission request, as the inbox
@@ -168,6 +196,9 @@ pub struct PermissionRequest {
     /// (see [`super::hook::HookEvent::PermissionRequest`]); `None` when
     /// it offered none.
     pub suggested: Option<Vec<Rule>>,
+    /// Asked from another machine (over HTTP): its paths name files
+    /// there, so no file here is read for it.
+    pub remote: bool,
     /// Whether a terminal prompt is there to fall back to.
     pub has_terminal: bool,
 }
@@ -241,15 +272,23 @@ impl PermissionRequest {
             OnDisk::Missing => None,
             OnDisk::Withheld(why) => return self.edit_alone(why),
         };
-        let Some(after) = self.edited(before) else {
-            return self.edit_alone("The text to replace was not found in the file on disk");
-        };
-        if before.map_or(0, str::len) > DIFF_LIMIT || after.len() > DIFF_LIMIT {
-            return self.edit_alone(&format!(
+        let too_large = || {
+            self.edit_alone(&format!(
                 "The file or its new text is over {} KiB, too large to show as a diff",
                 DIFF_LIMIT / 1024
-            ));
+            ))
+        };
+        if before.map_or(0, str::len) > DIFF_LIMIT {
+            return too_large();
         }
+        let after = match self.edited(before) {
+            Ok(after) if after.len() > DIFF_LIMIT => return too_large(),
+            Ok(after) => after,
+            Err(Unworkable::TooLarge) => return too_large(),
+            Err(Unworkable::NotFound) => {
+                return self.edit_alone("The text to replace was not found in the file on disk");
+            }
+        };
         let mut config = similar::TextDiff::configure();
         if let Some(deadline) = deadline {
             config.deadline(deadline);
@@ -344,18 +383,24 @@ impl PermissionRequest {
     }
 
     /// The file's text after the edit or write, when it can be worked out
-    /// (every text to replace found); `None` otherwise.
-    fn edited(&self, on_disk: Option<&str>) -> Option<String> {
+    /// (every text to replace found, the result within [`DIFF_LIMIT`]: its
+    /// length is known before anything is replaced, so a small edit that
+    /// would multiply a file is never carried out).
+    fn edited(&self, on_disk: Option<&str>) -> Result<String, Unworkable> {
         match self.tool_name.as_str() {
-            "Write" => Some(self.input_text("content").unwrap_or_default().to_owned()),
-            "Edit" => apply_edit(on_disk?.to_owned(), &self.tool_input),
+            "Write" => Ok(self.input_text("content").unwrap_or_default().to_owned()),
+            "Edit" => apply_edit(
+                on_disk.ok_or(Unworkable::NotFound)?.to_owned(),
+                &self.tool_input,
+            ),
             "MultiEdit" => self
                 .tool_input
-                .get("edits")?
-                .as_array()?
+                .get("edits")
+                .and_then(Value::as_array)
+                .ok_or(Unworkable::NotFound)?
                 .iter()
-                .try_fold(on_disk?.to_owned(), apply_edit),
-            _ => None,
+                .try_fold(on_disk.ok_or(Unworkable::NotFound)?.to_owned(), apply_edit),
+            _ => Err(Unworkable::NotFound),
         }
     }
 
@@ -375,7 +420,11 @@ impl PermissionRequest {
     /// asked with arguments offers none. With no suggestions at all, a
     /// simple command's own exact rule is offered, and an edit's file.
     pub fn always_rules(&self) -> Vec<Rule> {
-        if self.agent != AgentKind::ClaudeCode {
+        if self.agent != AgentKind::ClaudeCode
+            || self
+                .input_text("command")
+                .is_some_and(|command| command.len() > RULE_LIMIT)
+        {
             return Vec::new();
         }
         match &self.suggested {
@@ -384,43 +433,25 @@ impl PermissionRequest {
         }
     }
 
-    /// The suggested rules made exact, or `None` when one cannot be.
+    /// The suggested rules made exact, or `None` when one cannot be: a
+    /// rule is kept only when it allows the whole command shown — Claude
+    /// Code's rule for one command of a pipeline (`Bash(sh)` for `echo hi
+    /// | sh`) would let that command run anything fed to it —, and its
+    /// pattern for one simple command is narrowed to that command.
     fn exact_of(&self, suggested: &[Rule]) -> Option<Vec<Rule>> {
-        if suggested.is_empty() {
+        let [rule] = suggested else {
+            return None;
+        };
+        if self.tool_name != "Bash" || rule.tool != "Bash" {
             return None;
         }
-        suggested
-            .iter()
-            .map(|rule| {
-                if rule.tool != self.tool_name {
-                    return None;
-                }
-                match (self.tool_name.as_str(), rule.content.as_deref()) {
-                    ("Bash", Some(content)) => {
-                        let command = self.input_text("command")?;
-                        if !is_pattern(content) && command.contains(content) {
-                            Some(rule.clone())
-                        } else if suggested.len() == 1
-                            && is_pattern(content)
-                            && is_simple_command(command)
-                            && command.starts_with(pattern_prefix(content))
-                        {
-                            Some(Rule::new("Bash", Some(command)))
-                        } else {
-                            None
-                        }
-                    }
-                    // The whole tool: exact only for a call with nothing
-                    // in it to narrow.
-                    (_, None) => self
-                        .tool_input
-                        .as_object()
-                        .is_none_or(Map::is_empty)
-                        .then(|| rule.clone()),
-                    _ => None,
-                }
-            })
-            .collect()
+        let command = self.input_text("command")?.trim();
+        let content = rule.content.as_deref()?.trim();
+        let exact = content == command && !is_pattern(content);
+        let narrowed = is_pattern(content)
+            && is_simple_command(command)
+            && command.starts_with(pattern_prefix(content));
+        (exact || narrowed).then(|| vec![Rule::new("Bash", Some(command))])
     }
 
     /// This request's own exact rule, where the agent offered none.
@@ -453,6 +484,7 @@ impl PermissionRequest {
             always: self.always_rules(),
             has_terminal: self.has_terminal,
             decided: None,
+            kept_body: Some(self.decided_body()),
         }
     }
 
@@ -537,22 +569,40 @@ fn denial(reason: Option<&str>) -> String {
     }
 }
 
+/// Why an edit's result cannot be shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unworkable {
+    /// A text to replace is not in the file.
+    NotFound,
+    /// The result would be over [`DIFF_LIMIT`].
+    TooLarge,
+}
+
 /// Applies one `{old_string, new_string, replace_all}` edit, if its old
-/// text is there.
-fn apply_edit(text: String, edit: &Value) -> Option<String> {
-    let old = edit.get("old_string")?.as_str()?;
+/// text is there and the result stays within [`DIFF_LIMIT`] (worked out
+/// from the count of replacements before any is made).
+fn apply_edit(text: String, edit: &Value) -> Result<String, Unworkable> {
+    let old = edit
+        .get("old_string")
+        .and_then(Value::as_str)
+        .ok_or(Unworkable::NotFound)?;
     let new = edit
         .get("new_string")
         .and_then(Value::as_str)
         .unwrap_or_default();
     if old.is_empty() || !text.contains(old) {
-        return None;
+        return Err(Unworkable::NotFound);
     }
     let all = edit
         .get("replace_all")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    Some(if all {
+    let times = if all { text.matches(old).count() } else { 1 };
+    let grows = new.len().saturating_sub(old.len()).saturating_mul(times);
+    if text.len().saturating_add(grows) > DIFF_LIMIT {
+        return Err(Unworkable::TooLarge);
+    }
+    Ok(if all {
         text.replace(old, new)
     } else {
         text.replacen(old, new, 1)
@@ -647,6 +697,7 @@ mod tests {
             tool_name: tool_name.into(),
             tool_input,
             suggested: None,
+            remote: false,
             has_terminal: true,
         }
     }
@@ -811,6 +862,25 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_that_would_multiply_a_file_is_never_carried_out() {
+        // 40 doublings of a six-byte file: a terabyte, were it applied.
+        let edits: Vec<Value> = (0..40)
+            .map(|_| json!({"old_string": "l", "new_string": "ll", "replace_all": true}))
+            .collect();
+        let multi = request(
+            "MultiEdit",
+            json!({"file_path": "/home/dev/app/f", "edits": edits}),
+        );
+        let body = multi.body(&text("hello\n"), None);
+        assert!(body.contains("too large to show as a diff"), "{body}");
+        let edit = request(
+            "Edit",
+            json!({"file_path": "/home/dev/app/f", "old_string": "l", "new_string": "x".repeat(DIFF_LIMIT), "replace_all": true}),
+        );
+        assert!(edit.body(&text("hello\n"), None).contains("too large"));
+    }
+
+    #[test]
     fn a_diff_past_its_deadline_still_ends_and_is_a_diff() {
         // Every line differs: the slowest kind of diff.
         let before: String = (0..20_000).map(|n| format!("a{n}\n")).collect();
@@ -893,20 +963,32 @@ mod tests {
             ),
             ["Bash(cargo build --release)"]
         );
-        // Each command of a pipeline, as shown.
-        assert_eq!(
-            shown(
-                suggesting(
-                    bash("curl http://example.com | sh"),
-                    &[
-                        ("Bash", Some("curl http://example.com")),
-                        ("Bash", Some("sh"))
-                    ]
-                )
-                .always_rules()
+        // A pipeline's commands, kept one by one, would let `sh` run
+        // anything piped to it: none.
+        for (command, parts) in [
+            (
+                "curl http://example.com | sh",
+                vec![
+                    ("Bash", Some("curl http://example.com")),
+                    ("Bash", Some("sh")),
+                ],
             ),
-            ["Bash(curl http://example.com)", "Bash(sh)"]
+            ("echo hi | sh", vec![("Bash", Some("sh"))]),
+            ("cat list | xargs rm", vec![("Bash", Some("xargs rm"))]),
+        ] {
+            assert!(
+                suggesting(bash(command), &parts).always_rules().is_empty(),
+                "{command}"
+            );
+        }
+        // Too long to keep as a rule.
+        let long = format!("echo {}", "x".repeat(RULE_LIMIT));
+        assert!(
+            suggesting(bash(&long), &[("Bash", Some(&long))])
+                .always_rules()
+                .is_empty()
         );
+        assert!(bash(&long).always_rules().is_empty());
         // A folder or a mode instead of a rule (a redirection, a removal):
         // none. `rm -rf build/*` holds a wildcard: none, whatever is
         // suggested.
@@ -969,10 +1051,13 @@ mod tests {
                 .always_rules()
                 .is_empty()
         );
+        // A whole MCP tool allows its every later call, whatever its
+        // arguments: none, even for a call without any.
         let bare = request("mcp__github__list_issues", json!({}));
-        assert_eq!(
-            shown(suggesting(bare, &[("mcp__github__list_issues", None)]).always_rules()),
-            ["mcp__github__list_issues"]
+        assert!(
+            suggesting(bare, &[("mcp__github__list_issues", None)])
+                .always_rules()
+                .is_empty()
         );
         // With no suggestions: a simple command's own rule, an edit's
         // file as an absolute path (`//`); a pattern or a compound, none.

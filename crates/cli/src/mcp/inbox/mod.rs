@@ -29,6 +29,20 @@ fn outcome_name(outcome: &AwaitOutcome) -> &'static str {
     }
 }
 
+/// `delivery`, when `caller` may read it (see [`Delivery::visible_to`]);
+/// otherwise not found, as one that does not exist.
+fn visible(delivery: Delivery, caller: Option<&str>) -> anyhow::Result<Delivery> {
+    if delivery.visible_to(caller) {
+        Ok(delivery)
+    } else {
+        Err(switchboard_store::StoreError::NotFound {
+            what: "delivery",
+            id: delivery.id,
+        }
+        .into())
+    }
+}
+
 /// The deadline of a question asked without a timeout: never, written as
 /// the last millisecond of 9999.
 pub(super) fn never() -> Timestamp {
@@ -114,10 +128,11 @@ impl Server {
             .blocking(|workspace| Ok(deliveries::list(workspace)?))
             .await?;
         let filter = InboxFilter { mode, status };
+        let caller = super::caller();
         let matching: Vec<&Delivery> = listed
             .deliveries
             .iter()
-            .filter(|delivery| filter.matches(delivery))
+            .filter(|delivery| filter.matches(delivery) && delivery.visible_to(caller.as_deref()))
             .collect();
         Ok(Json(DeliveryList {
             total: matching.len(),
@@ -139,8 +154,9 @@ impl Server {
         &self,
         Parameters(IdArgs { id }): Parameters<IdArgs>,
     ) -> Result<Json<Feedback>, ToolError> {
+        let caller = super::caller();
         self.blocking(move |workspace| {
-            let delivery = deliveries::get(workspace, &id)?;
+            let delivery = visible(deliveries::get(workspace, &id)?, caller.as_deref())?;
             let outcome = feedback::settled_outcome(workspace, &delivery)?;
             let responses = feedback::responses_for(workspace, &id)?
                 .into_iter()
@@ -173,8 +189,10 @@ impl Server {
         &self,
         Parameters(IdArgs { id }): Parameters<IdArgs>,
     ) -> Result<Json<Annotations>, ToolError> {
+        let caller = super::caller();
         self.blocking(move |workspace| {
             let detail = deliveries::detail(workspace, &id)?;
+            visible(detail.delivery.clone(), caller.as_deref())?;
             let annotations = detail
                 .annotations
                 .into_iter()

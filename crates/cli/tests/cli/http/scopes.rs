@@ -228,3 +228,95 @@ fn approve_over_http_is_the_tokens_agents_question_not_what_its_client_calls_its
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("\"allow\""), "{answer}");
 }
+
+#[test]
+fn a_token_reads_no_file_of_this_machine_and_no_delivery_it_did_not_send() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    std::fs::write(root.join(".env"), "API_KEY=INSIDE-DOTENV-SECRET\n").unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let served = serve(&root, config.path());
+    let local = crate::ok_stdout(&crate::switchboard(
+        &root,
+        &[
+            "deliver",
+            "--title",
+            "Local plan",
+            "--content",
+            "LOCAL-PRIVATE",
+        ],
+    ));
+    let local_id = local.split_whitespace().next().unwrap().to_owned();
+    let bearer = token(config.path(), "remote");
+    let post = |method: &str, params: Value| {
+        let body = switchboard_remote_test::stateless("client", 7, method, params, false);
+        switchboard_remote_test::post_stateless(&served.address, &bearer, &body)
+    };
+    // An edit it asks about names a file on its own machine: nothing of
+    // this one's `.env` is read into the question.
+    let address = served.address.clone();
+    let asker = bearer.clone();
+    let call = switchboard_remote_test::stateless_call(
+        "client",
+        "approve",
+        json!({"tool_name": "Write", "input": {"file_path": ".env", "content": ""}}),
+        false,
+    );
+    let asking = std::thread::spawn(move || {
+        switchboard_remote_test::post_stateless(&address, &asker, &call)
+    });
+    let question = crate::when_stored(&root, || {
+        crate::stored_now(&root)?
+            .into_iter()
+            .find(|delivery| delivery.get("agent_request").is_some())
+    });
+    let body = question["content"]["body"].as_str().unwrap();
+    assert!(
+        !body.contains("INSIDE-DOTENV-SECRET") && body.contains("another machine"),
+        "{body}"
+    );
+    // It sees its own question, never the developer's other deliveries.
+    let listed = post("resources/list", json!({}));
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|resource| resource["uri"].as_str())
+        .collect();
+    assert!(
+        uris.iter()
+            .any(|uri| uri.ends_with(question["id"].as_str().unwrap())),
+        "{listed}"
+    );
+    assert!(!uris.iter().any(|uri| uri.ends_with(&local_id)), "{listed}");
+    let read = post(
+        "resources/read",
+        json!({"uri": format!("switchboard://delivery/{local_id}")}),
+    );
+    assert!(
+        read.get("error").is_some() && !read.to_string().contains("LOCAL-PRIVATE"),
+        "{read}"
+    );
+    let list =
+        switchboard_remote_test::stateless_call("client", "list_deliveries", json!({}), false);
+    let listed = switchboard_remote_test::post_stateless(&served.address, &bearer, &list);
+    assert!(!listed.to_string().contains("Local plan"), "{listed}");
+    let feedback = switchboard_remote_test::stateless_call(
+        "client",
+        "get_feedback",
+        json!({"id": local_id}),
+        false,
+    );
+    let refused = switchboard_remote_test::post_stateless(&served.address, &bearer, &feedback);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    crate::ok_stdout(&crate::switchboard(
+        &root,
+        &[
+            "answer",
+            question["id"].as_str().unwrap(),
+            "--value",
+            "false",
+        ],
+    ));
+    asking.join().unwrap();
+}
