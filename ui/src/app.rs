@@ -127,6 +127,9 @@ pub fn App() -> impl IntoView {
     let (current, set_current) = signal(View::Inbox);
     let sessions = ProgramSessions::follow();
     provide_context(sessions);
+    // What the developer types into sessions goes in order, also across
+    // the Terminals view left and opened again.
+    provide_context(views::terminals::Typist::new());
     let agents = views::agents::Agents::follow();
     provide_context(agents);
     // The chat's draft outlives the Chat view.

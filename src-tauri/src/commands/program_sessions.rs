@@ -80,18 +80,32 @@ pub async fn session_output(
     })
 }
 
-/// The developer types into a session.
+/// The developer types into a session: each piece after the one before
+/// it was typed (the view sends the next request once this one is done).
+/// A piece that is not one refuses the whole request before anything is
+/// typed.
 #[tauri::command]
 pub async fn session_type(
     state: State<'_, AppState>,
     request: SessionTypeRequest,
 ) -> Result<(), ErrorPayload> {
-    let input = Input::of(request.text, request.line, request.key.as_deref())
-        .map_err(|error| ErrorPayload::new(ErrorCode::InvalidRequest, error.to_string()))?;
-    client(&state)?
-        .send_as(&request.session, input, request.secret, true)
-        .await
-        .map_err(failed)?;
+    let inputs = request
+        .typed
+        .into_iter()
+        .map(|typed| {
+            let secret = typed.secret;
+            Input::of(typed.text, typed.line, typed.key.as_deref())
+                .map(|input| (input, secret))
+                .map_err(|error| ErrorPayload::new(ErrorCode::InvalidRequest, error.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let client = client(&state)?;
+    for (input, secret) in inputs {
+        client
+            .send_as(&request.session, input, secret, true)
+            .await
+            .map_err(failed)?;
+    }
     Ok(())
 }
 

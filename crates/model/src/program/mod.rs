@@ -12,6 +12,7 @@ pub mod key;
 pub mod limits;
 pub mod prompt;
 pub mod secret;
+pub mod typing;
 pub mod view;
 
 use serde::{Deserialize, Serialize};

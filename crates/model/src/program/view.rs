@@ -44,11 +44,21 @@ pub struct SessionOutput {
     pub missed: u64,
 }
 
-/// What the developer types.
+/// What the developer types into a session: each piece sent after the one
+/// before it was typed, in order (the view sends what was typed while the
+/// previous request was under way as the next one: `super::typing`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionTypeRequest {
     /// The session's id.
     pub session: String,
+    /// What was typed, in order.
+    pub typed: Vec<Typing>,
+}
+
+/// One thing the developer types: text (with Enter after it when `line`)
+/// or a named key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Typing {
     /// Text to type.
     #[serde(default)]
     pub text: Option<String>,
@@ -61,6 +71,43 @@ pub struct SessionTypeRequest {
     /// A password: masked wherever it would show.
     #[serde(default)]
     pub secret: bool,
+}
+
+impl Typing {
+    /// Text typed as it is (a character typed on the screen).
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: Some(text.into()),
+            line: false,
+            key: None,
+            secret: false,
+        }
+    }
+
+    /// A line: the text, then Enter; masked everywhere when `secret`.
+    pub fn line(text: impl Into<String>, secret: bool) -> Self {
+        Self {
+            text: Some(text.into()),
+            line: true,
+            key: None,
+            secret,
+        }
+    }
+
+    /// A named key ([`super::Key`]'s names).
+    pub fn key(name: impl Into<String>) -> Self {
+        Self {
+            text: None,
+            line: false,
+            key: Some(name.into()),
+            secret: false,
+        }
+    }
+
+    /// Plain text, which the text typed right after it may join.
+    pub fn is_plain_text(&self) -> bool {
+        self.text.is_some() && self.key.is_none() && !self.line && !self.secret
+    }
 }
 
 /// Take a session over, or hand it back.

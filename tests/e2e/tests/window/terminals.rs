@@ -10,9 +10,13 @@
 use std::{path::Path, sync::Arc};
 
 use anyhow::{Context, Result, ensure};
+use fantoccini::{
+    actions::{InputSource, KeyAction, KeyActions},
+    key::Key,
+};
 use switchboard_e2e::Session;
 
-use crate::harness::{CAPTURE_ERRORS, Environment, page_errors, trial};
+use crate::harness::{CAPTURE_ERRORS, Environment, go, page_errors, trial};
 
 pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
     vec![
@@ -35,6 +39,16 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             environment,
             "terminals::a_program_an_agent_on_another_machine_starts_shows_its_name",
             a_program_an_agent_on_another_machine_starts_shows_its_name,
+        ),
+        trial(
+            environment,
+            "terminals::a_picked_session_keeps_following_while_others_start_and_end",
+            a_picked_session_keeps_following_while_others_start_and_end,
+        ),
+        trial(
+            environment,
+            "terminals::keys_typed_fast_on_a_busy_machine_arrive_in_order",
+            keys_typed_fast_on_a_busy_machine_arrive_in_order,
         ),
     ]
 }
@@ -534,4 +548,225 @@ fn an_investigation_shows_its_states_and_a_fuzz_crash_plays_from_the_window(
             Ok(())
         },
     )
+}
+
+/// Waits until the screen shows `seen-WORD`, which the watched program
+/// printed (its input's echo, `printf 'seen-%s\n' WORD`, is not that).
+async fn shows_seen(session: &Session, word: &str) -> Result<()> {
+    let line = format!("seen-{word}");
+    session
+        .wait_for_text("#terminal-screen", |text| text.contains(&line))
+        .await
+        .with_context(|| format!("the watched screen never showed {line}"))?;
+    Ok(())
+}
+
+/// A session picked from the list (not the one the view showed first)
+/// keeps showing its new output while other sessions start and end around
+/// it — the list drawn again each time, the picked one moving down it and
+/// ended ones moving to the end — also while the developer holds it.
+fn a_picked_session_keeps_following_while_others_start_and_end(
+    environment: &Environment,
+) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let tag = std::process::id();
+    let pair = [format!("one-{tag}"), format!("two-{tag}")];
+    let others: Vec<String> = (0..3).map(|n| format!("other-{tag}-{n}")).collect();
+    let start = |name: &str, program: &[&str]| -> Result<String> {
+        let mut args = vec!["start", "--name", name, "--"];
+        args.extend_from_slice(program);
+        let (status, id) = session_cli(environment, &root, &args)?;
+        ensure!(
+            status == 0 && id.starts_with("ps-"),
+            "start {name}: {status} {id}"
+        );
+        Ok(id)
+    };
+    let printed = |watched: &str, word: &str| -> Result<()> {
+        let line = format!("printf 'seen-%s\\n' {word}");
+        let (status, _) = session_cli(environment, &root, &["send", watched, "--line", &line])?;
+        ensure!(status == 0, "send to {watched}: {status}");
+        Ok(())
+    };
+    let shown = environment.with_app(&root, async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+        // Two sessions: the view shows one first, the other is picked.
+        let ids = [start(&pair[0], &["sh"])?, start(&pair[1], &["sh"])?];
+        go(session, "terminals").await?;
+        let shown_first = session
+            .wait_for_text("#terminal-title", |text| {
+                pair.iter().any(|name| name == text)
+            })
+            .await?;
+        let picked = usize::from(shown_first == pair[0]);
+        let (watched, id) = (pair[picked].as_str(), ids[picked].as_str());
+        let (other, other_id) = (pair[1 - picked].as_str(), ids[1 - picked].as_str());
+        session
+            .find(&format!(".session-item[data-id='{id}']"))
+            .await?
+            .click()
+            .await?;
+        session
+            .wait_for_text("#terminal-title", |text| text == watched)
+            .await?;
+        printed(watched, "picked")?;
+        shows_seen(session, "picked").await?;
+
+        // Another starts: the list is drawn again, the watched one lower.
+        let second = start(&others[0], &["sh"])?;
+        session
+            .find(&format!(".session-item[data-id='{second}']"))
+            .await?;
+        printed(watched, "started")?;
+        shows_seen(session, "started").await?;
+
+        // One ends: it moves to the end of the list.
+        session_cli(environment, &root, &["kill", other])?;
+        session
+            .find(&format!(".session-item.ended[data-id='{other_id}']"))
+            .await?;
+        printed(watched, "ended")?;
+        shows_seen(session, "ended").await?;
+
+        // One starts and ends at once.
+        let short = start(&others[1], &["sh", "-c", "echo bye"])?;
+        session
+            .find(&format!(".session-item.ended[data-id='{short}']"))
+            .await?;
+        printed(watched, "short")?;
+        shows_seen(session, "short").await?;
+
+        // Held by the developer, who types a line while another starts and
+        // one ends.
+        session.find("#terminal-take").await?.click().await?;
+        session
+            .wait_for_text("#terminal-state", |text| text.contains("you have it"))
+            .await?;
+        let third = start(&others[2], &["sh"])?;
+        session
+            .find(&format!(".session-item[data-id='{third}']"))
+            .await?;
+        session_cli(environment, &root, &["kill", &others[0]])?;
+        session
+            .find(&format!(".session-item.ended[data-id='{second}']"))
+            .await?;
+        session
+            .find("#terminal-line")
+            .await?
+            .send_keys("printf 'seen-%s\\n' held")
+            .await?;
+        session.find("#terminal-send").await?.click().await?;
+        shows_seen(session, "held").await?;
+        let title = session.find("#terminal-title").await?.text().await?;
+        ensure!(
+            title == watched,
+            "the watched session is still shown: {title}"
+        );
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "page errors: {errors:?}");
+        Ok(())
+    });
+    for name in pair.iter().chain(&others) {
+        let _ = session_cli(environment, &root, &["kill", name]);
+    }
+    shown
+}
+
+/// Busy loops keeping the machine's cores working until dropped.
+struct Busy(Vec<std::process::Child>);
+
+impl Busy {
+    fn start(count: usize) -> Result<Self> {
+        let mut busy = Self(Vec::new());
+        for _ in 0..count {
+            busy.0.push(
+                std::process::Command::new("sh")
+                    .args(["-c", "while :; do :; done"])
+                    .spawn()?,
+            );
+        }
+        Ok(busy)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Keys typed fast into a session the developer holds reach the program
+/// exactly in the order typed while three busy loops keep both cores
+/// working: one line as fast as WebDriver types, one a key every few
+/// milliseconds.
+fn keys_typed_fast_on_a_busy_machine_arrive_in_order(environment: &Environment) -> Result<()> {
+    const BURST: &str = "print('abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789')";
+    const PACED: &str = "sum([1, 2, 3]) + len('The quick brown fox jumps over the lazy dog')";
+    let workspace = tempfile::tempdir()?;
+    let root = workspace.path().canonicalize()?;
+    let name = format!("typed-{}", std::process::id());
+    let typed = root.join("typed.txt");
+    let script = r#"IFS= read -r a; IFS= read -r b; printf '%s\n%s\n' "$a" "$b" > "$0""#;
+    let typed_arg = typed.display().to_string();
+    let shown = environment.with_app(&root, async |session: &Session| {
+        session.find("#view-inbox").await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+        let (status, id) = session_cli(
+            environment,
+            &root,
+            &[
+                "start", "--name", &name, "--", "sh", "-c", script, &typed_arg,
+            ],
+        )?;
+        ensure!(status == 0 && id.starts_with("ps-"), "start: {status} {id}");
+        go(session, "terminals").await?;
+        session
+            .wait_for_text("#terminal-title", |text| text == name)
+            .await?;
+        session.find("#terminal-take").await?.click().await?;
+        session
+            .wait_for_text("#terminal-state", |text| text.contains("you have it"))
+            .await?;
+        let busy = Busy::start(3)?;
+        session
+            .find("#terminal-screen")
+            .await?
+            .send_keys(&format!("{BURST}{}", char::from(Key::Enter)))
+            .await?;
+        let mut keys = KeyActions::new("typing".to_owned());
+        for key in PACED.chars().chain([char::from(Key::Enter)]) {
+            keys = keys
+                .then(KeyAction::Down { value: key })
+                .then(KeyAction::Up { value: key })
+                .then(KeyAction::Pause {
+                    duration: std::time::Duration::from_millis(4),
+                });
+        }
+        session.client.perform_actions(keys).await?;
+        let (status, waited) = session_cli(
+            environment,
+            &root,
+            &["wait", &name, "--for", "exit", "--timeout", "30"],
+        )?;
+        drop(busy);
+        ensure!(
+            status == 0,
+            "the program read both lines: {status} {waited}"
+        );
+        let got = std::fs::read_to_string(&typed)?;
+        ensure!(
+            got == format!("{BURST}\n{PACED}\n"),
+            "the program got the keys in the order typed: {got:?}"
+        );
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "page errors: {errors:?}");
+        Ok(())
+    });
+    let _ = session_cli(environment, &root, &["kill", &name]);
+    shown
 }

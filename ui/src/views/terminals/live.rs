@@ -6,16 +6,15 @@ use leptos::{ev::KeyboardEvent, prelude::*};
 use switchboard_model::program::{
     Controller, ProgramSession, SessionState,
     key::{Pressed, Typed},
-    view::SessionTypeRequest,
+    view::Typing,
 };
 
 use super::TerminalsState;
 use crate::{ipc, tasks, views::terminal::Rows};
 
-/// The key name the shell takes for a key pressed on the screen, or the
-/// text it types (`model::program::key::Pressed`); `None` for keys left to
-/// the page.
-fn pressed(event: &KeyboardEvent) -> Option<(Option<String>, Option<String>)> {
+/// What a key pressed on the screen types: a key name the shell takes, or
+/// text (`model::program::key::Pressed`); `None` for keys left to the page.
+fn pressed(event: &KeyboardEvent) -> Option<Typing> {
     let key = event.key();
     let pressed = Pressed {
         key: &key,
@@ -23,8 +22,8 @@ fn pressed(event: &KeyboardEvent) -> Option<(Option<String>, Option<String>)> {
         alt_or_meta: event.alt_key() || event.meta_key(),
     };
     Some(match pressed.typed()? {
-        Typed::Key(named) => (Some(named.name()), None),
-        Typed::Text(text) => (None, Some(text)),
+        Typed::Key(named) => Typing::key(named.name()),
+        Typed::Text(text) => Typing::text(text),
     })
 }
 
@@ -116,13 +115,7 @@ fn ScreenHead(state: TerminalsState, session: ProgramSession) -> impl IntoView {
 #[component]
 fn SecretBox(state: TerminalsState, id: String, password: RwSignal<String>) -> impl IntoView {
     let send = move || {
-        state.type_in(SessionTypeRequest {
-            session: id.clone(),
-            text: Some(password.get_untracked()),
-            line: true,
-            key: None,
-            secret: true,
-        });
+        state.type_in(&id, Typing::line(password.get_untracked(), true));
         password.set(String::new());
     };
     let on_enter = send.clone();
@@ -163,15 +156,9 @@ fn KeyedScreen(
         if !yours {
             return;
         }
-        if let Some((key, text)) = pressed(&event) {
+        if let Some(typed) = pressed(&event) {
             event.prevent_default();
-            state.type_in(SessionTypeRequest {
-                session: id.clone(),
-                text,
-                line: false,
-                key,
-                secret: false,
-            });
+            state.type_in(&id, typed);
         }
     };
     view! {
@@ -198,13 +185,10 @@ fn LineInput(
     secret: RwSignal<bool>,
 ) -> impl IntoView {
     let send = move || {
-        state.type_in(SessionTypeRequest {
-            session: id.clone(),
-            text: Some(line.get_untracked()),
-            line: true,
-            key: None,
-            secret: secret.get_untracked(),
-        });
+        state.type_in(
+            &id,
+            Typing::line(line.get_untracked(), secret.get_untracked()),
+        );
         line.set(String::new());
     };
     let on_enter = send.clone();

@@ -15,11 +15,14 @@ pub mod alert;
 mod list;
 mod live;
 mod reports;
+mod typing;
 
-use std::rc::Rc;
+use std::{future::Future, rc::Rc};
 
 use leptos::{ev::KeyboardEvent, prelude::*};
-use switchboard_model::program::{ProgramSession, SessionState, view::SessionTypeRequest};
+use switchboard_model::program::{ProgramSession, SessionState, view::Typing};
+
+pub use typing::Typist;
 
 use crate::{
     app::ProgramSessions,
@@ -69,6 +72,12 @@ struct Shown {
 /// What the view's parts share.
 #[derive(Clone, Copy)]
 struct TerminalsState {
+    /// The view's owner: its reads last as long as the view, whichever
+    /// part asked for them (a list row, drawn again with each change of
+    /// the sessions, or an effect that runs again).
+    owner: StoredValue<Option<Owner>, LocalStorage>,
+    /// The developer's typing, sent in order.
+    typist: Typist,
     sessions: RwSignal<Vec<ProgramSession>>,
     selected: RwSignal<Option<String>>,
     screen: RwSignal<Option<Shown>>,
@@ -89,6 +98,14 @@ struct TerminalsState {
 }
 
 impl TerminalsState {
+    /// Starts a read that lasts as long as the view.
+    fn read(self, task: impl Future<Output = ()> + 'static) {
+        match self.owner.get_value() {
+            Some(owner) => owner.with(|| tasks::fetch(task)),
+            None => tasks::fetch(task),
+        }
+    }
+
     /// Follows the chosen session: a running one's output goes on its
     /// terminal as it comes (one read after another, each waiting on the
     /// host for something new), an ended one plays back from its log.
@@ -118,13 +135,17 @@ impl TerminalsState {
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
         self.following.set_value(Some(chosen.clone()));
-        tasks::fetch(self.follow(chosen, generation));
+        self.read(self.follow(chosen, generation));
     }
 
     /// Reads session `id`'s output into its terminal until it ends, the
     /// view follows another (a newer `generation`) or a read fails.
     async fn follow(self, id: String, generation: u64) {
         let current = move || self.generation.get_value() == generation;
+        let following = Following {
+            state: self,
+            generation,
+        };
         let mut caught_up = false;
         loop {
             let since = self.live.with_value(|live| {
@@ -165,13 +186,12 @@ impl TerminalsState {
                 }
                 Err(failure) => {
                     self.error.set(Some(failure.message));
-                    self.following.set_value(None);
                     return;
                 }
             }
         }
         // It ended: its log plays back.
-        self.following.set_value(None);
+        drop(following);
         self.refresh();
     }
 
@@ -184,7 +204,7 @@ impl TerminalsState {
         if open {
             return;
         }
-        tasks::fetch(async move {
+        self.read(async move {
             match ipc::session_replay(&id).await {
                 Ok(tape) if self.selected.get_untracked().as_deref() == Some(id.as_str()) => {
                     self.replay.pos.set(tape.frames.len());
@@ -196,13 +216,29 @@ impl TerminalsState {
         });
     }
 
-    /// Types into the chosen session as the developer.
-    fn type_in(self, request: SessionTypeRequest) {
-        tasks::act(async move {
-            if let Err(failure) = ipc::session_type(&request).await {
-                self.error.set(Some(failure.message));
-            }
-        });
+    /// Types into session `id` as the developer, after what was typed
+    /// into it before.
+    fn type_in(self, id: &str, typed: Typing) {
+        let error = self.error;
+        self.typist
+            .type_in(id, typed, move |message| error.set(Some(message)));
+    }
+}
+
+/// A reading loop while it runs: however it stops — at its end, on a
+/// failure, or cancelled with the part of the page that started it — the
+/// view no longer counts it as following its session, so the next
+/// refresh starts another.
+struct Following {
+    state: TerminalsState,
+    generation: u64,
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        if self.state.generation.try_get_value() == Some(self.generation) {
+            self.state.following.try_set_value(None);
+        }
     }
 }
 
@@ -213,8 +249,11 @@ pub fn Terminals() -> impl IntoView {
         list: RwSignal::new(Vec::new()),
         open: RwSignal::new(None),
     });
+    let typist = use_context::<Typist>().unwrap_or_default();
     let error = RwSignal::new(None);
     let state = TerminalsState {
+        owner: StoredValue::new_local(Owner::current()),
+        typist,
         sessions: shared.list,
         selected: RwSignal::new(None),
         screen: RwSignal::new(None),
@@ -230,9 +269,6 @@ pub fn Terminals() -> impl IntoView {
     // Each change while the view is open: the session asked for (the
     // alert's), else the one shown if it is still listed, else the first
     // the list shows.
-    // Reads start under the view's owner, not the effect's, which a re-run
-    // cleans up (a read cancelled half way would leave `busy` set).
-    let view_owner = Owner::current();
     Effect::new(move |_| {
         let wanted = shared.open.get();
         let keep = state.sessions.with(|sessions| {
@@ -249,10 +285,7 @@ pub fn Terminals() -> impl IntoView {
         if let Some(selected) = keep {
             state.selected.set(selected);
         }
-        match &view_owner {
-            Some(owner) => owner.with(|| state.refresh()),
-            None => state.refresh(),
-        }
+        state.refresh();
     });
     // Sessions, or the reports of the workspace's programs: two tabs, the
     // arrow keys move between them as in any tab list.
