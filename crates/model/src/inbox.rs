@@ -179,6 +179,8 @@ pub struct Fold {
     pub key: String,
     /// Which agent.
     pub agent: AgentKind,
+    /// Its session, as the agent names it.
+    pub session: String,
     /// Its requests' positions, in list order.
     pub members: Vec<usize>,
     /// How many were allowed.
@@ -188,8 +190,9 @@ pub struct Fold {
 }
 
 impl Fold {
-    /// The line's words: "Claude Code · 5 decided requests (3 allowed, 2
-    /// denied)".
+    /// The line's words: "Claude Code 5c23dece · 5 decided requests (3
+    /// allowed, 2 denied)" — the session's first eight characters tell
+    /// two sessions of one agent apart.
     pub fn label(&self) -> String {
         let count = self.members.len();
         let requests = if count == 1 { "request" } else { "requests" };
@@ -205,15 +208,19 @@ impl Fold {
         } else {
             format!(" ({})", parts.join(", "))
         };
-        format!("{} · {count} decided {requests}{parts}", self.agent.label())
+        let session: String = self.session.chars().take(8).collect();
+        format!(
+            "{} {session} · {count} decided {requests}{parts}",
+            self.agent.label()
+        )
     }
 }
 
 /// The list's lines for the deliveries at `shown` (positions in
 /// `deliveries`, in list order): each agent session's decided permission
-/// requests fold into one line where the first of them stands, unless its
-/// key is in `expanded` — then the line is followed by them. Everything
-/// else is a line of its own, in its place.
+/// requests, two or more, fold into one line where the first of them
+/// stands, unless its key is in `expanded` — then the line is followed by
+/// them. Everything else is a line of its own, in its place.
 pub fn fold_decided(
     deliveries: &[Delivery],
     shown: &[usize],
@@ -246,20 +253,16 @@ pub fn fold_decided(
                 fold.denied += denied;
             }
             None => {
-                rows.push(ListRow::Folded(Fold {
-                    key: key.clone(),
-                    agent: mark.agent,
-                    members: vec![index],
-                    allowed,
-                    denied,
-                }));
-                folds.push(Fold {
+                let fold = Fold {
                     key,
                     agent: mark.agent,
+                    session: mark.session_id,
                     members: vec![index],
                     allowed,
                     denied,
-                });
+                };
+                rows.push(ListRow::Folded(fold.clone()));
+                folds.push(fold);
             }
         }
     }
@@ -271,6 +274,11 @@ pub fn fold_decided(
                 let Some(fold) = folds.iter().find(|fold| fold.key == first.key) else {
                     continue;
                 };
+                // One alone is no fold: its own line.
+                if let [only] = fold.members[..] {
+                    lines.push(ListRow::Delivery(only));
+                    continue;
+                }
                 lines.push(ListRow::Folded(fold.clone()));
                 if expanded.contains(&fold.key) {
                     lines.extend(fold.members.iter().copied().map(ListRow::Delivery));
@@ -330,11 +338,12 @@ mod tests {
         assert_eq!(s1.members, [1, 3]);
         assert_eq!(
             s1.label(),
-            "Claude Code · 2 decided requests (1 allowed, 1 denied)"
+            "Claude Code s1 · 2 decided requests (1 allowed, 1 denied)"
         );
         assert_eq!(rows[2], ListRow::Delivery(2));
         assert!(
-            matches!(&rows[3], ListRow::Folded(fold) if fold.members == [4] && fold.label() == "Claude Code · 1 decided request (1 allowed)")
+            rows[3] == ListRow::Delivery(4),
+            "one decided request alone is its own line: {rows:?}"
         );
         assert_eq!(rows.len(), 4);
         // Expanded: the line, then its requests.

@@ -347,14 +347,23 @@ pub fn settle_permission(
 pub fn on_disk(workspace: &Workspace, cwd: &str, file: &str) -> OnDisk {
     let path = Path::new(cwd).join(file);
     let withheld = |why: &str| OnDisk::Withheld(why.to_owned());
-    if std::fs::symlink_metadata(&path)
-        .is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound)
-    {
-        return OnDisk::Missing;
-    }
     let Ok(root) = workspace.root().canonicalize() else {
         return withheld("The workspace could not be resolved, so the file's text is not shown");
     };
+    if std::fs::symlink_metadata(&path)
+        .is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound)
+    {
+        // A new file: nothing to read, but say where it would be made.
+        let made_inside = path
+            .ancestors()
+            .find_map(|folder| folder.canonicalize().ok())
+            .is_some_and(|folder| within(&root, &folder));
+        return if made_inside {
+            OnDisk::Missing
+        } else {
+            withheld("A new file outside the workspace")
+        };
+    }
     let outside = "The file is outside the workspace, so its text is not shown";
     let Ok(real) = path.canonicalize() else {
         // A link that leads nowhere: nothing to read.

@@ -257,6 +257,7 @@ fn AgentItem(
         >
             <div class="agent-line">
                 <strong class="agent-name">{row.record.name.clone()}</strong>
+                <span class="agent-session muted" title=format!("Session {}", row.record.session_id)>{short_session(&row.record.session_id)}</span>
                 <span class=format!("badge agent-state state-{}", state.as_str())>{state.label()}</span>
                 <time class="age">{move || age_label(since, now.get()).replace(" ago", "")}</time>
                 <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
@@ -315,12 +316,19 @@ fn GoneItem(
         >
             <div class="agent-line">
                 <strong class="agent-name">{row.record.name.clone()}</strong>
+                <span class="agent-session muted" title=format!("Session {}", row.record.session_id)>{short_session(&row.record.session_id)}</span>
                 <span class="muted">{move || format!("ended, last heard {}", age_label(seen, now.get()))}</span>
                 <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
                 {said.map(|said| view! { <span class="agent-last muted">{said}</span> })}
             </div>
         </li>
     }
+}
+
+/// A session's first eight characters: enough to tell two sessions of one
+/// agent apart.
+fn short_session(session: &str) -> String {
+    session.chars().take(8).collect()
 }
 
 /// The inbox's strip: the agents waiting on the developer, one click (or
@@ -330,11 +338,12 @@ pub fn WaitingStrip(on_show: Callback<()>) -> impl IntoView {
     let agents = use_context::<Agents>();
     move || {
         let agents = agents?;
+        // Those waiting on a question are in the alert bar already.
         let waiting: Vec<AgentRow> = agents
             .rows
             .get()
             .into_iter()
-            .filter(|row| row.shown.waits())
+            .filter(|row| row.shown.waits() && row.record.waiting_on.is_none())
             .collect();
         (!waiting.is_empty()).then(|| {
             let names: Vec<String> = waiting

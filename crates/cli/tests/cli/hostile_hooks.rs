@@ -192,7 +192,7 @@ fn no_file_outside_the_workspace_is_copied_into_the_inbox_and_a_decided_question
         .unwrap();
     let body = kept["content"]["body"].as_str().unwrap();
     assert!(
-        body.contains("the diff shown to decide is not kept") && !body.contains("let x"),
+        body.contains("what was shown to decide it is not kept") && !body.contains("let x"),
         "{body}"
     );
 }

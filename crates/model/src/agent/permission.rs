@@ -59,6 +59,10 @@ pub struct RequestMark {
     /// What was decided, once it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided: Option<Decision>,
+    /// Why "always" is not offered, in a sentence, where the agent keeps
+    /// rules but none allows exactly this request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_always: Option<String>,
     /// The body the question keeps once answered
     /// ([`PermissionRequest::decided_body`]); none once it is kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -367,7 +371,7 @@ impl PermissionRequest {
                 &cut(self.input_text("command").unwrap_or_default(), KEPT),
             ),
             "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => format!(
-                "`{}` — the diff shown to decide is not kept.\n",
+                "`{}` — what was shown to decide it is not kept.\n",
                 escape_code(&one_line(self.target_file().unwrap_or_default(), 400))
             ),
             _ => {
@@ -433,6 +437,34 @@ impl PermissionRequest {
         }
     }
 
+    /// Why "always" is not offered for this request, where the agent keeps
+    /// rules (Claude Code) and none allows exactly what is shown.
+    pub fn no_always_reason(&self) -> Option<String> {
+        if self.agent != AgentKind::ClaudeCode || !self.always_rules().is_empty() {
+            return None;
+        }
+        let why = match (self.tool_name.as_str(), self.input_text("command")) {
+            ("Bash", Some(command)) if command.len() > RULE_LIMIT => {
+                "the command is too long to keep as a rule"
+            }
+            ("Bash", Some(command)) if command.contains('*') => {
+                "a `*` in a rule is a wildcard to Claude Code, so no rule allows exactly this command"
+            }
+            ("Bash", Some(command)) if !is_simple_command(command) => {
+                "Claude Code keeps no rule for a whole pipeline, list of commands or redirection (it would allow their parts on their own)"
+            }
+            ("Edit" | "MultiEdit" | "Write" | "NotebookEdit", _) => {
+                "Claude Code keeps file changes for its session, not as a rule"
+            }
+            ("WebFetch", _) => "a rule would allow every page of the site",
+            (tool, _) if mcp_parts(tool).is_some() => {
+                "a rule would allow this tool with any arguments"
+            }
+            _ => "Claude Code keeps no rule for exactly this",
+        };
+        Some(format!("“Always” is not offered: {why}."))
+    }
+
     /// The suggested rules made exact, or `None` when one cannot be: a
     /// rule is kept only when it allows the whole command shown — Claude
     /// Code's rule for one command of a pipeline (`Bash(sh)` for `echo hi
@@ -484,6 +516,7 @@ impl PermissionRequest {
             always: self.always_rules(),
             has_terminal: self.has_terminal,
             decided: None,
+            no_always: self.no_always_reason(),
             kept_body: Some(self.decided_body()),
         }
     }
@@ -543,6 +576,17 @@ fn is_simple_command(command: &str) -> bool {
         && !command.contains([
             '*', '\n', '\r', ';', '&', '|', '<', '>', '`', '$', '(', ')', '{', '}',
         ])
+}
+
+/// The status a delivery shows: a decided permission request its
+/// decision (`allowed`, `denied`, `terminal`), anything else its own.
+pub fn shown_status(delivery: &crate::Delivery) -> String {
+    mark_of(&delivery.extra)
+        .and_then(|mark| mark.decided)
+        .map_or_else(
+            || delivery.shown_status().to_owned(),
+            |decision| decision.badge().to_owned(),
+        )
 }
 
 /// The agents (kind and session) whose permission questions in
@@ -912,7 +956,7 @@ mod tests {
             "{kept}"
         );
         assert!(
-            kept.starts_with("`/home/dev/app/.env` — the diff"),
+            kept.starts_with("`/home/dev/app/.env` — what was shown"),
             "{kept}"
         );
         let bash = request("Bash", json!({"command": "ls"}));

@@ -161,6 +161,25 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             Ok(text.contains("\"opened_at\""))
         })
         .await?;
+        // A second Enter (one more than opened it) decides nothing: the
+        // form, not Allow, has the focus.
+        press(session, &Key::Enter.to_string()).await?;
+        let focused = session
+            .client
+            .execute(
+                "return document.activeElement && document.activeElement.id",
+                vec![],
+            )
+            .await?;
+        ensure!(
+            focused == json!("permission-form"),
+            "the focus after a stray Enter: {focused}"
+        );
+        ensure!(
+            std::fs::read_to_string(project.join(".visual-delivery/data/deliveries.json"))?
+                .contains("awaiting_feedback"),
+            "a stray Enter allowed the request"
+        );
         press(session, "y").await?;
 
         let output = agent.wait_with_output()?;
@@ -168,24 +187,31 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
         ensure!(result["result"] == "Done.", "Claude Code went on: {result}");
         ensure!(!project.join("build").exists(), "the allowed command ran");
         session
-            .wait_for_text("#delivery-status", |text| text == "completed")
+            .wait_for_text("#delivery-status", |text| text == "allowed")
             .await?;
         // Decided, it reads as the decision, here and in the list.
         session
             .wait_for_text("#permission-decision", |text| text == "Allowed")
             .await?;
-        // In the list, decided requests fold under their agent, and open
-        // in place.
         session.find("#nav-inbox").await?.click().await?;
+        session
+            .wait_for_text("#inbox-list .delivery .badge.status-allowed", |text| {
+                text == "allowed"
+            })
+            .await?;
+        // Another session's two requests, decided: they fold under it,
+        // and open in place.
+        decide(environment, &project, "s-fold1234", ["--value", "true"])?;
+        decide(environment, &project, "s-fold1234", ["--value", "false"])?;
         let fold = session
             .wait_for_text("#inbox-list .delivery.fold", |text| {
-                text.contains("Claude Code · 1 decided request (1 allowed)")
+                text.contains("Claude Code s-fold12 · 2 decided requests (1 allowed, 1 denied)")
             })
             .await?;
         ensure!(fold.contains("decided"), "{fold:?}");
         ensure!(
             session
-                .texts("#inbox-list .badge.status-allowed")
+                .texts("#inbox-list .badge.status-denied")
                 .await?
                 .is_empty(),
             "folded away"
@@ -196,14 +222,75 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             .click()
             .await?;
         session
-            .wait_for_text("#inbox-list .delivery .badge.status-allowed", |text| {
-                text == "allowed"
+            .wait_for_text("#inbox-list .delivery .badge.status-denied", |text| {
+                text == "denied"
             })
             .await?;
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })
+}
+
+/// A permission request of agent session `session` in `workspace`, asked
+/// through `switchboard hook` and answered with `switchboard answer ID
+/// ANSWER…`, as an agent and the developer at a terminal would.
+fn decide(
+    environment: &Environment,
+    workspace: &Path,
+    session: &str,
+    answer: [&str; 2],
+) -> Result<()> {
+    let mut child = environment
+        .binaries
+        .cli(workspace)
+        .args(["hook", "--agent", "claude-code", "--wait", "60"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let event = json!({
+        "session_id": session, "cwd": workspace, "hook_event_name": "PermissionRequest",
+        "tool_name": "Bash", "tool_input": {"command": "cargo test"},
+    });
+    child
+        .stdin
+        .take()
+        .context("stdin")?
+        .write_all(event.to_string().as_bytes())?;
+    let id = asked(workspace)?;
+    let answered = environment
+        .binaries
+        .cli(workspace)
+        .args(["answer", &id, answer[0], answer[1]])
+        .output()?;
+    ensure!(answered.status.success(), "answer failed");
+    ensure!(child.wait()?.success(), "the hook failed");
+    Ok(())
+}
+
+/// The id of the question waiting in `workspace`'s inbox, once there is
+/// one: looked for now and at each change the store's watcher reports,
+/// for the harness's wait at most.
+fn asked(workspace: &Path) -> Result<String> {
+    let store = switchboard_store::Workspace::open(workspace)?;
+    let (changed, changes) = std::sync::mpsc::channel();
+    let _watcher = switchboard_store::WorkspaceWatcher::start(&store, move |_| {
+        let _ = changed.send(());
+    })?;
+    let deadline = std::time::Instant::now() + switchboard_e2e::WAIT;
+    loop {
+        let listed = switchboard_store::deliveries::list(&store)?;
+        if let Some(open) = listed
+            .deliveries
+            .iter()
+            .find(|delivery| delivery.status == switchboard_model::DeliveryStatus::AwaitingFeedback)
+        {
+            return Ok(open.id.clone());
+        }
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        ensure!(!left.is_zero(), "no question was asked");
+        let _ = changes.recv_timeout(left);
+    }
 }
 
 /// Runs `switchboard hook` with `event` on stdin, as an agent does.

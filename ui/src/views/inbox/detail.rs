@@ -44,7 +44,7 @@ pub fn DeliveryView(
     revision: RwSignal<u64>,
     now: RwSignal<Timestamp>,
 ) -> impl IntoView {
-    let detail = RwSignal::new(None::<Result<DeliveryDetail, String>>);
+    let detail = RwSignal::new(None::<Result<DeliveryDetail, switchboard_model::ErrorPayload>>);
     let elsewhere = RwSignal::new(false);
     provide_context(AnsweredElsewhere(elsewhere));
     let load_id = id.clone();
@@ -52,7 +52,7 @@ pub fn DeliveryView(
         revision.track();
         let id = load_id.clone();
         tasks::fetch(async move {
-            let loaded = ipc::get_delivery(&id).await.map_err(|error| error.message);
+            let loaded = ipc::get_delivery(&id).await;
             detail.set(Some(loaded));
         });
     });
@@ -75,7 +75,15 @@ pub fn DeliveryView(
             })}
             {move || match detail.get() {
                 None => view! { <p class="muted">"Loading…"</p> }.into_any(),
-                Some(Err(message)) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
+                // Gone while open: a request left to its agent's terminal
+                // leaves the inbox, as does one its agent withdrew.
+                Some(Err(failure)) if failure.code == switchboard_model::ErrorCode::NotFound => view! {
+                    <p class="notice" role="status" id="delivery-gone">
+                        "This question is no longer in the inbox: it was left to its agent's terminal, or its agent withdrew it."
+                    </p>
+                }
+                .into_any(),
+                Some(Err(failure)) => view! { <p class="error" role="alert">{failure.message}</p> }.into_any(),
                 Some(Ok(detail)) => view! { <DetailBody detail now revision /> }.into_any(),
             }}
         </div>
@@ -126,7 +134,7 @@ fn DetailBody(
 #[component]
 fn DeliveryHeader(delivery: Delivery, now: RwSignal<Timestamp>) -> impl IntoView {
     let created = delivery.created_at;
-    let shown = delivery.shown_status();
+    let shown = switchboard_model::agent::permission::shown_status(&delivery);
     let saved = RwSignal::new(None::<Saved>);
     let formats = export::delivery_formats(&delivery);
     view! {

@@ -466,12 +466,7 @@ fn FoldRow(
 /// The status a row shows: a decided permission request reads as its
 /// decision (allowed, denied), not "completed".
 fn row_status(delivery: &Delivery) -> String {
-    switchboard_model::agent::permission::mark_of(&delivery.extra)
-        .and_then(|mark| mark.decided)
-        .map_or_else(
-            || delivery.shown_status().to_owned(),
-            |decision| decision.badge().to_owned(),
-        )
+    switchboard_model::agent::permission::shown_status(delivery)
 }
 
 /// One line of the inbox; Enter or a click opens it.

@@ -21,7 +21,7 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
     let error = RwSignal::new(None::<String>);
     let reason = RwSignal::new(String::new());
     let reason_box = NodeRef::<html::Input>::new();
-    let allow_button = NodeRef::<html::Button>::new();
+    let form = NodeRef::<html::Section>::new();
     let id = StoredValue::new(id);
     let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
     let send = move |reply: Reply| {
@@ -87,10 +87,12 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
         }
     });
     on_cleanup(move || keys.remove());
-    // Allow has the focus, so Enter allows at once.
+    // The form, not Allow, has the focus: the Enter that opened the
+    // question (or a second one after it) decides nothing; `y`, `n` and
+    // `t` do, and Tab reaches the buttons.
     Effect::new(move |_| {
-        if let Some(button) = allow_button.get() {
-            let _ = button.focus();
+        if let Some(form) = form.get() {
+            let _ = form.focus();
         }
     });
     let agent = mark.agent.label();
@@ -106,9 +108,10 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
     let no_rule = mark.always.is_empty() && mark.agent == AgentKind::ClaudeCode;
 
     view! {
-        <section class="permission-form" id="permission-form" aria-label=format!("{agent} asks to use {tool}")>
+        <section class="permission-form" id="permission-form" tabindex="-1" node_ref=form aria-label=format!("{agent} asks to use {tool}")>
+            <p class="muted permission-keys">"y allows · n gives a reason and denies"{has_terminal.then_some(" · t leaves it to the terminal")}</p>
             <div class="confirm">
-                <button type="button" class="primary" id="permission-allow" node_ref=allow_button disabled=move || busy.get() title="Allow (y)" on:click=move |_| allow(false)>
+                <button type="button" class="primary" id="permission-allow" disabled=move || busy.get() title="Allow (y)" on:click=move |_| allow(false)>
                     "Allow"
                 </button>
                 {(!rules.is_empty()).then(|| view! {
@@ -121,7 +124,7 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
                 })}
                 {no_rule.then(|| view! {
                     <span class="always-rule muted" id="permission-no-always">
-                        "No rule allows exactly this, so “always” is not offered."
+                        {mark.no_always.clone().unwrap_or_else(|| "“Always” is not offered: no rule would allow exactly this.".to_owned())}
                     </span>
                 })}
             </div>

@@ -152,6 +152,19 @@ fn KeyedScreen(
     yours: bool,
     rows: Vec<Vec<(String, String)>>,
 ) -> impl IntoView {
+    // Just taken over: the keys go to the screen at once, not to the
+    // button that took it (whose Space or Enter would hand it back).
+    let screen = NodeRef::<leptos::html::Pre>::new();
+    Effect::new(move |_| {
+        if let Some(screen) = screen.get()
+            && yours
+            && document()
+                .active_element()
+                .is_none_or(|active| active.id() == "terminal-take" || active.tag_name() == "BODY")
+        {
+            let _ = screen.focus();
+        }
+    });
     let keys = move |event: KeyboardEvent| {
         if !yours {
             return;
@@ -166,6 +179,7 @@ fn KeyedScreen(
             class="terminal-screen"
             class:yours=yours
             id="terminal-screen"
+            node_ref=screen
             tabindex="0"
             aria-label="The program's screen; while you have the session, keys typed here go to it"
             on:keydown=keys
