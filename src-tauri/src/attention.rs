@@ -5,9 +5,7 @@
 
 use std::{collections::BTreeSet, sync::Mutex};
 
-use switchboard_model::agent::{
-    AgentRecord, AgentRow, permission::open_requests, waiting_at_own_prompt,
-};
+use switchboard_model::agent::{AgentRecord, AgentRow, transcript, waiting_at_own_prompt};
 use switchboard_model::{inbox::newly_waiting, program::ProgramSession};
 use switchboard_store::{Workspace, agents as agent_records, clock, deliveries};
 use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
@@ -127,15 +125,8 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
             row.record.since.unix_millis(),
         )
     };
-    // An agent whose permission question is in the inbox is announced by
-    // the question, even in the moment before its record says so.
-    let asked = deliveries::list(workspace)
-        .map(|listed| open_requests(&listed.deliveries))
-        .unwrap_or_default();
-    let waiting: BTreeSet<(String, i64)> = waiting_at_own_prompt(&rows, &asked)
-        .into_iter()
-        .map(key)
-        .collect();
+    let waiting: BTreeSet<(String, i64)> =
+        waiting_at_own_prompt(&rows).into_iter().map(key).collect();
     let fresh: Vec<&AgentRow> = {
         let Ok(mut known) = announced.agents.lock() else {
             return;
@@ -212,11 +203,7 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
 
 /// What an agent said last, read from the end of its transcript.
 fn last_said(row: &AgentRow) -> Option<String> {
-    agent_records::last_messages(&row.record)
-        .into_iter()
-        .rev()
-        .find(|message| message.speaker == switchboard_model::agent::transcript::Speaker::Agent)
-        .map(|message| message.text)
+    transcript::last_said(&agent_records::last_messages(&row.record)).map(str::to_owned)
 }
 
 /// Whether the developer asked to hear of finished turns (the settings'

@@ -9,6 +9,7 @@ use crate::{
     agent::{
         AgentKind, AgentRecord,
         permission::{Decision, mark_of},
+        short_session,
     },
 };
 
@@ -208,10 +209,10 @@ impl Fold {
         } else {
             format!(" ({})", parts.join(", "))
         };
-        let session: String = self.session.chars().take(8).collect();
         format!(
-            "{} {session} · {count} decided {requests}{parts}",
-            self.agent.label()
+            "{} {} · {count} decided {requests}{parts}",
+            self.agent.label(),
+            short_session(&self.session)
         )
     }
 }
@@ -234,57 +235,49 @@ pub fn fold_decided(
         let mark = mark_of(&delivery.extra)?;
         Some((AgentRecord::key(mark.agent, &mark.session_id), mark))
     };
+    // Each decided request's fold, by position in `shown`.
     let mut folds: Vec<Fold> = Vec::new();
-    let mut rows = Vec::with_capacity(shown.len());
-    for &index in shown {
-        let Some((key, mark)) = decided(index) else {
-            rows.push(ListRow::Delivery(index));
-            continue;
-        };
-        let (allowed, denied) = match mark.decided.as_ref().map(Decision::badge) {
-            Some("allowed") => (1, 0),
-            Some("denied") => (0, 1),
-            _ => (0, 0),
-        };
-        match folds.iter_mut().find(|fold| fold.key == key) {
-            Some(fold) => {
-                fold.members.push(index);
-                fold.allowed += allowed;
-                fold.denied += denied;
+    let groups: Vec<Option<usize>> = shown
+        .iter()
+        .map(|&index| {
+            let (key, mark) = decided(index)?;
+            let at = folds
+                .iter()
+                .position(|fold| fold.key == key)
+                .unwrap_or_else(|| {
+                    folds.push(Fold {
+                        key,
+                        agent: mark.agent,
+                        session: mark.session_id.clone(),
+                        members: Vec::new(),
+                        allowed: 0,
+                        denied: 0,
+                    });
+                    folds.len() - 1
+                });
+            let fold = &mut folds[at];
+            fold.members.push(index);
+            match mark.decided.as_ref().map(Decision::badge) {
+                Some("allowed") => fold.allowed += 1,
+                Some("denied") => fold.denied += 1,
+                _ => {}
             }
-            None => {
-                let fold = Fold {
-                    key,
-                    agent: mark.agent,
-                    session: mark.session_id,
-                    members: vec![index],
-                    allowed,
-                    denied,
-                };
-                rows.push(ListRow::Folded(fold.clone()));
-                folds.push(fold);
-            }
-        }
-    }
-    // The folded lines, whole; expanded ones followed by their members.
-    let mut lines = Vec::with_capacity(rows.len());
-    for row in rows {
-        match row {
-            ListRow::Folded(first) => {
-                let Some(fold) = folds.iter().find(|fold| fold.key == first.key) else {
-                    continue;
-                };
-                // One alone is no fold: its own line.
-                if let [only] = fold.members[..] {
-                    lines.push(ListRow::Delivery(only));
-                    continue;
-                }
-                lines.push(ListRow::Folded(fold.clone()));
-                if expanded.contains(&fold.key) {
-                    lines.extend(fold.members.iter().copied().map(ListRow::Delivery));
+            Some(at)
+        })
+        .collect();
+    let mut lines = Vec::with_capacity(shown.len());
+    for (&index, group) in shown.iter().zip(groups) {
+        match group.map(|at| &folds[at]) {
+            // One alone is no fold: it is its own line, below.
+            Some(fold) if fold.members.len() > 1 => {
+                if fold.members[0] == index {
+                    lines.push(ListRow::Folded(fold.clone()));
+                    if expanded.contains(&fold.key) {
+                        lines.extend(fold.members.iter().copied().map(ListRow::Delivery));
+                    }
                 }
             }
-            row => lines.push(row),
+            _ => lines.push(ListRow::Delivery(index)),
         }
     }
     lines

@@ -420,11 +420,10 @@ fn within(root: &Path, real: &Path) -> bool {
 fn make_private(dir: &Path) -> Result<(), StoreError> {
     own_folders::create_dir_all(dir)?;
     let meta = std::fs::symlink_metadata(dir).map_err(StoreError::io("could not inspect", dir))?;
-    if !meta.is_dir() {
-        return Err(StoreError::Io {
-            action: "refused, not a folder but a link or file:",
+    if meta.is_symlink() {
+        return Err(StoreError::OutsideWorkspace {
             path: dir.to_owned(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a plain folder"),
+            target: std::fs::read_link(dir).unwrap_or_default(),
         });
     }
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))

@@ -8,7 +8,8 @@ use leptos::prelude::*;
 use switchboard_model::{
     age_label,
     agent::{
-        AgentRecord, AgentRow, codex_hooks::CodexHooksTrust, next_waiting, transcript::Speaker,
+        AgentRecord, AgentRow, codex_hooks::CodexHooksTrust, next_waiting, short_session,
+        transcript,
     },
     ipc::StoreChange,
 };
@@ -62,6 +63,11 @@ impl Agents {
         });
         let _ = set_interval_with_handle(refresh, std::time::Duration::from_secs(30));
         agents
+    }
+
+    /// Whether the row of key `id` is the selected one, as a signal.
+    pub fn is_selected(self, id: String) -> impl Fn() -> bool + Clone + 'static {
+        move || self.selected.get().as_deref() == Some(id.as_str())
     }
 
     /// Selects the next agent after the selected one that waits on the
@@ -238,8 +244,7 @@ fn AgentItem(
     on_open_question: Callback<String>,
 ) -> impl IntoView {
     let id = key(&row);
-    let selected_id = id.clone();
-    let is_selected = move || agents.selected.get().as_deref() == Some(selected_id.as_str());
+    let is_selected = agents.is_selected(id.clone());
     let since = row.record.since;
     let state = row.shown;
     let waiting_on = row.record.waiting_on.clone();
@@ -257,7 +262,7 @@ fn AgentItem(
         >
             <div class="agent-line">
                 <strong class="agent-name">{row.record.name.clone()}</strong>
-                <span class="agent-session muted" title=format!("Session {}", row.record.session_id)>{short_session(&row.record.session_id)}</span>
+                <SessionId session=row.record.session_id.clone() />
                 <span class=format!("badge agent-state state-{}", state.as_str())>{state.label()}</span>
                 <time class="age">{move || age_label(since, now.get()).replace(" ago", "")}</time>
                 <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
@@ -295,15 +300,9 @@ fn GoneItem(
 ) -> impl IntoView {
     let id = key(&row);
     let select = id.clone();
-    let selected_id = id.clone();
-    let is_selected = move || agents.selected.get().as_deref() == Some(selected_id.as_str());
+    let is_selected = agents.is_selected(id.clone());
     let seen = row.record.seen_at;
-    let said = row
-        .last_messages
-        .iter()
-        .rev()
-        .find(|message| message.speaker == Speaker::Agent)
-        .map(|message| message.text.clone());
+    let said = transcript::last_said(&row.last_messages).map(str::to_owned);
     view! {
         <li
             class="agent-row gone-row"
@@ -316,7 +315,7 @@ fn GoneItem(
         >
             <div class="agent-line">
                 <strong class="agent-name">{row.record.name.clone()}</strong>
-                <span class="agent-session muted" title=format!("Session {}", row.record.session_id)>{short_session(&row.record.session_id)}</span>
+                <SessionId session=row.record.session_id.clone() />
                 <span class="muted">{move || format!("ended, last heard {}", age_label(seen, now.get()))}</span>
                 <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
                 {said.map(|said| view! { <span class="agent-last muted">{said}</span> })}
@@ -325,10 +324,12 @@ fn GoneItem(
     }
 }
 
-/// A session's first eight characters: enough to tell two sessions of one
-/// agent apart.
-fn short_session(session: &str) -> String {
-    session.chars().take(8).collect()
+/// An agent's session, shortened, whole in its title.
+#[component]
+fn SessionId(session: String) -> impl IntoView {
+    view! {
+        <span class="agent-session muted" title=format!("Session {session}")>{short_session(&session)}</span>
+    }
 }
 
 /// The inbox's strip: the agents waiting on the developer, one click (or

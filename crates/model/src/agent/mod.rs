@@ -285,22 +285,19 @@ pub fn arrange(rows: &mut [AgentRow]) {
 }
 
 /// The agents that wait on the developer at their own prompt, to be
-/// announced as such: not those waiting on a question in the inbox — by
-/// their record, or by an open permission question of their session in
-/// `asked` (`(agent, session)`) — which announces itself.
-pub fn waiting_at_own_prompt<'a>(
-    rows: &'a [AgentRow],
-    asked: &[(AgentKind, String)],
-) -> Vec<&'a AgentRow> {
+/// announced as such: not those waiting on a question in the inbox, which
+/// announces itself. (A hook that asks moves its agent with its question,
+/// in one change: an agent is never seen waiting meanwhile.)
+pub fn waiting_at_own_prompt(rows: &[AgentRow]) -> Vec<&AgentRow> {
     rows.iter()
         .filter(|row| row.shown.waits() && row.record.waiting_on.is_none())
-        .filter(|row| {
-            !(row.shown == AgentState::NeedsPermission
-                && asked.iter().any(|(agent, session)| {
-                    *agent == row.record.agent && *session == row.record.session_id
-                }))
-        })
         .collect()
+}
+
+/// A session id's first eight characters: enough to tell two sessions of
+/// one agent apart where a line is short.
+pub fn short_session(session_id: &str) -> String {
+    session_id.chars().take(8).collect()
 }
 
 /// The index of the next row after `current` (wrapping) whose agent waits
@@ -384,15 +381,14 @@ mod tests {
     }
 
     #[test]
-    fn an_agent_asking_in_the_inbox_is_announced_by_its_question_alone() {
-        let asking = row("s-1", AgentState::NeedsPermission, 0);
+    fn an_agent_waiting_on_a_question_is_announced_by_it_alone() {
         let idle = row("s-2", AgentState::WaitingForInput, 0);
         let mut waiting_on = row("s-3", AgentState::NeedsPermission, 0);
         waiting_on.record.waiting_on = Some("d_1".into());
         let at_prompt = row("s-4", AgentState::NeedsPermission, 0);
-        let rows = [asking, idle, waiting_on, at_prompt];
-        let asked = [(AgentKind::ClaudeCode, "s-1".to_owned())];
-        let announced: Vec<&str> = waiting_at_own_prompt(&rows, &asked)
+        let working = row("s-5", AgentState::Working, 0);
+        let rows = [idle, waiting_on, at_prompt, working];
+        let announced: Vec<&str> = waiting_at_own_prompt(&rows)
             .into_iter()
             .map(|row| row.record.session_id.as_str())
             .collect();
@@ -405,6 +401,7 @@ mod tests {
             AgentState::WaitingForInput.notice(),
             "is waiting for your input"
         );
+        assert_eq!(short_session("5c23dece-f566-4434"), "5c23dece");
     }
 
     #[test]

@@ -141,6 +141,26 @@ impl Decision {
         }
     }
 
+    /// What was decided on the question `delivery_id` marked `mark`, no
+    /// longer open: as recorded with its answer, else as its last stored
+    /// answer (`feedback`) says.
+    pub fn of_closed(
+        mark: &RequestMark,
+        delivery_id: &str,
+        feedback: &[crate::blocking::FeedbackResponse],
+    ) -> Option<Self> {
+        mark.decided.clone().or_else(|| {
+            let record = feedback.last()?;
+            Self::of_answer(
+                mark,
+                &AwaitOutcome::Responded {
+                    delivery_id: delivery_id.to_owned(),
+                    response: record.values.clone(),
+                },
+            )
+        })
+    }
+
     /// The decision an answer stored for a question marked `mark` stands
     /// for (a decline is a denial; a dismissal hands it back).
     pub fn of_answer(mark: &RequestMark, outcome: &AwaitOutcome) -> Option<Self> {
@@ -587,17 +607,6 @@ pub fn shown_status(delivery: &crate::Delivery) -> String {
             || delivery.shown_status().to_owned(),
             |decision| decision.badge().to_owned(),
         )
-}
-
-/// The agents (kind and session) whose permission questions in
-/// `deliveries` still wait for an answer.
-pub fn open_requests(deliveries: &[crate::Delivery]) -> Vec<(AgentKind, String)> {
-    deliveries
-        .iter()
-        .filter(|delivery| delivery.check_open_for_reply().is_ok())
-        .filter_map(|delivery| mark_of(&delivery.extra))
-        .map(|mark| (mark.agent, mark.session_id))
-        .collect()
 }
 
 /// The mark of a delivery's `extra`, when it is a permission request.

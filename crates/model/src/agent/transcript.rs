@@ -197,6 +197,15 @@ fn message(speaker: Speaker, text: String, at: Option<Timestamp>) -> TranscriptM
     TranscriptMessage { speaker, text, at }
 }
 
+/// What the agent said last among `messages` (oldest first).
+pub fn last_said(messages: &[TranscriptMessage]) -> Option<&str> {
+    messages
+        .iter()
+        .rev()
+        .find(|message| message.speaker == Speaker::Agent)
+        .map(|message| message.text.as_str())
+}
+
 /// The last `count` messages of `lines` (oldest first).
 pub fn last_messages<'a>(
     lines: impl DoubleEndedIterator<Item = &'a str>,
@@ -236,6 +245,10 @@ mod tests {
             ]
         );
         assert!(messages[0].at.is_some());
+        assert_eq!(
+            last_said(&messages),
+            Some("Removing it. · → Bash: rm -rf build")
+        );
         assert_eq!(last_messages(lines.into_iter(), 1).len(), 1);
     }
 

@@ -47,6 +47,15 @@ impl ConfirmAnswer {
         Value::Object(map)
     }
 
+    /// The answer in words: "Yes", "No — not on main".
+    pub fn label(&self) -> String {
+        let word = if self.value { "Yes" } else { "No" };
+        match &self.comment {
+            Some(comment) => format!("{word} — {comment}"),
+            None => word.to_owned(),
+        }
+    }
+
     /// Reads an answer of that shape; `None` when `value` is not a yes or
     /// no.
     pub fn from_value(answer: &Value) -> Option<Self> {
@@ -89,5 +98,7 @@ mod tests {
         }
         assert_eq!(ConfirmAnswer::from_value(&json!({"value": "yes"})), None);
         assert_eq!(ConfirmAnswer::from_value(&json!({})), None);
+        assert_eq!(ConfirmAnswer::yes().label(), "Yes");
+        assert_eq!(ConfirmAnswer::no("not on main").label(), "No — not on main");
     }
 }

@@ -292,3 +292,30 @@ fn the_watcher_reports_agents_appearing_in_a_fresh_workspace() {
     .unwrap();
     wait(&receiver);
 }
+
+#[test]
+fn a_hook_that_asks_moves_its_agent_with_the_question_and_never_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let asking = hook(
+        &workspace,
+        json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+    );
+    let waiting_at_prompt = |now| {
+        let rows = agents::states(&workspace, now).unwrap();
+        switchboard_model::agent::waiting_at_own_prompt(&rows).len()
+    };
+    // Seen by the hook that is about to ask: not yet waiting, so no
+    // notification of its own beside the question's.
+    agents::observe_before_asking(&workspace, &asking, None, at(0)).unwrap();
+    assert_eq!(waiting_at_prompt(at(0)), 0);
+    let request = agents::permission_request(&asking).unwrap();
+    agents::ask_permission(&workspace, &request, Default::default(), at(1), at(60)).unwrap();
+    let [row] = agents::states(&workspace, at(1))
+        .unwrap()
+        .try_into()
+        .unwrap();
+    assert_eq!(row.shown, AgentState::NeedsPermission);
+    assert!(row.record.waiting_on.is_some());
+    assert_eq!(waiting_at_prompt(at(1)), 0, "its question announces it");
+}

@@ -56,16 +56,8 @@ fn a_diff_shows_added_and_removed_lines_in_their_colours(environment: &Environme
         let body =
             "```diff\n--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-old line\n+new line\n```\n";
         let id = binaries.deliver(workspace.path(), "An edit", body)?;
-        session
-            .wait_for_text(&format!("#inbox-list .delivery[data-id='{id}']"), |text| {
-                !text.is_empty()
-            })
-            .await?;
-        session
-            .find(&format!("#inbox-list .delivery[data-id='{id}']"))
-            .await?
-            .click()
-            .await?;
+        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+        crate::harness::open_delivery(session, &id).await?;
         session
             .wait_for_text("#delivery-view", |text| text.contains("new line"))
             .await?;
@@ -78,6 +70,8 @@ fn a_diff_shows_added_and_removed_lines_in_their_colours(environment: &Environme
             added != removed && added != plain && removed != plain,
             "added {added}, removed {removed}, plain {plain}"
         );
+        let errors = page_errors(session).await?;
+        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
     })
 }

@@ -257,7 +257,11 @@ fn Feedback(
             return view! { <super::permission::PermissionForm id=delivery.id.clone() mark on_done /> }
                 .into_any();
         }
-        let decided = super::permission::decision_of(&delivery, &mark, &feedback);
+        let decided = switchboard_model::agent::permission::Decision::of_closed(
+            &mark,
+            &delivery.id,
+            &feedback,
+        );
         return view! {
             <section class="feedback-done decided" id="feedback-done">
                 {match decided {
@@ -291,12 +295,7 @@ fn Feedback(
                     match switchboard_model::feedback::ConfirmAnswer::from_value(&record.values)
                         .filter(|_| confirm)
                     {
-                        Some(answer) => match (answer.value, answer.comment) {
-                            (true, None) => "Yes".to_owned(),
-                            (true, Some(comment)) => format!("Yes — {comment}"),
-                            (false, None) => "No".to_owned(),
-                            (false, Some(comment)) => format!("No — {comment}"),
-                        },
+                        Some(answer) => answer.label(),
                         None => serde_json::to_string_pretty(&record.values).unwrap_or_default(),
                     }
                 })

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use leptos::{ev, prelude::*};
 use switchboard_model::{
     Delivery, DeliveryMode, DeliveryStatus, Timestamp, age_label,
+    agent::permission::shown_status,
     inbox::{
         Fold, InboxFilter, ListRow, PendingCounts, drawn_rows, fold_decided, moved_to, page_rows,
         rows_moved, scroll_to_show, waiting_blocking,
@@ -386,7 +387,7 @@ fn Rows(
                 <For
                     each=rows
                     key=|line| match line {
-                        Line::Delivery(delivery) => (delivery.id.clone(), row_status(delivery), delivery.title.clone()),
+                        Line::Delivery(delivery) => (delivery.id.clone(), shown_status(delivery), delivery.title.clone()),
                         Line::Folded(fold, open) => (fold_id(&fold.key), fold.label(), open.to_string()),
                     }
                     let(line)
@@ -463,12 +464,6 @@ fn FoldRow(
     }
 }
 
-/// The status a row shows: a decided permission request reads as its
-/// decision (allowed, denied), not "completed".
-fn row_status(delivery: &Delivery) -> String {
-    switchboard_model::agent::permission::shown_status(delivery)
-}
-
 /// One line of the inbox; Enter or a click opens it.
 #[component]
 fn DeliveryRow(
@@ -479,7 +474,7 @@ fn DeliveryRow(
     on_key: impl Fn(leptos::ev::KeyboardEvent, &str) + Copy + 'static,
 ) -> impl IntoView {
     let created = delivery.created_at;
-    let shown = row_status(&delivery);
+    let shown = shown_status(&delivery);
     let id = delivery.id.clone();
     let open = move |id: &str| {
         opened.set(Some(id.to_owned()));

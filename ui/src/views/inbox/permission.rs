@@ -152,22 +152,3 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
         </section>
     }
 }
-
-/// What was decided on a permission request that is no longer open: as
-/// the agent's hook recorded it, else as the stored answer says.
-pub fn decision_of(
-    delivery: &switchboard_model::Delivery,
-    mark: &RequestMark,
-    feedback: &[switchboard_model::blocking::FeedbackResponse],
-) -> Option<switchboard_model::agent::permission::Decision> {
-    mark.decided.clone().or_else(|| {
-        let record = feedback.last()?;
-        switchboard_model::agent::permission::Decision::of_answer(
-            mark,
-            &switchboard_model::blocking::AwaitOutcome::Responded {
-                delivery_id: delivery.id.clone(),
-                response: record.values.clone(),
-            },
-        )
-    })
-}
