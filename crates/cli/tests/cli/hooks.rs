@@ -8,6 +8,7 @@ use std::{
     path::{Path, PathBuf},
     process::Output,
     thread,
+    time::Duration,
 };
 
 use serde_json::{Value, json};
@@ -19,7 +20,7 @@ use switchboard_model_server::{
 };
 use switchboard_store::{Workspace, window};
 
-use crate::{ok_stdout, stored_now, switchboard, when_stored};
+use crate::{ok_stdout, stored_now, switchboard, when_stored, when_stored_within};
 
 /// A project with Claude Code set up to trust it and Switchboard's hooks
 /// installed the way a developer does it.
@@ -102,9 +103,11 @@ impl Project {
 
 /// Answers the open permission question in `root`, once there is one,
 /// with `answer` (the arguments of `switchboard answer ID …`), as the
-/// developer would; returns the question.
+/// developer would; returns the question. The agent asking is a real
+/// program starting up on a machine running other tests: it gets a
+/// minute to ask.
 fn answer_open_question(root: &Path, answer: &[&str]) -> Value {
-    let question = when_stored(root, || {
+    let question = when_stored_within(root, Duration::from_secs(60), || {
         stored_now(root)?.into_iter().find(|delivery| {
             delivery.get("agent_request").is_some() && delivery["status"] == "awaiting_feedback"
         })
@@ -515,6 +518,15 @@ fn codex_project(server: &ResponsesServer) -> (tempfile::TempDir, PathBuf, Codex
     (dir, root, codex)
 }
 
+/// Fails the test with what Codex said, when no question came from it.
+fn codex_asked_nothing(output: &Output) -> Value {
+    panic!(
+        "no question came from Codex ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
 fn escalated_rm() -> CodexTurn {
     CodexTurn::call(
         "exec_command",
@@ -540,7 +552,9 @@ fn codex_asks_through_the_same_hook_and_a_denial_with_a_reason_reaches_its_model
         })
     };
     let output = codex.exec("tidy up", bin).output().unwrap();
-    let question = answering.join().unwrap();
+    let question = answering
+        .join()
+        .unwrap_or_else(|_| codex_asked_nothing(&output));
 
     assert!(
         output.status.success(),
@@ -577,7 +591,9 @@ fn codex_runs_a_command_allowed_in_the_window() {
         thread::spawn(move || answer_open_question(&root, &["--value", "true"]))
     };
     let output = codex.exec("tidy up", bin).output().unwrap();
-    answering.join().unwrap();
+    answering
+        .join()
+        .unwrap_or_else(|_| codex_asked_nothing(&output));
     assert!(
         output.status.success(),
         "codex failed: {}",

@@ -57,20 +57,30 @@ pub fn stored(workspace: &Path) -> Vec<Value> {
 /// What `check` finds once it finds something: looked for now and after
 /// each change the store's own watcher reports in `workspace` (the signal
 /// the window follows too), for ten seconds at most.
-pub fn when_stored<T>(workspace: &Path, mut check: impl FnMut() -> Option<T>) -> T {
+pub fn when_stored<T>(workspace: &Path, check: impl FnMut() -> Option<T>) -> T {
+    when_stored_within(workspace, std::time::Duration::from_secs(10), check)
+}
+
+/// [`when_stored`] with its own bound: for what a real agent's process
+/// has to start up, think and ask first, which a loaded machine slows.
+pub fn when_stored_within<T>(
+    workspace: &Path,
+    within: std::time::Duration,
+    mut check: impl FnMut() -> Option<T>,
+) -> T {
     let opened = switchboard_store::Workspace::open(workspace).unwrap();
     let (changed, changes) = std::sync::mpsc::channel();
     let _watcher = switchboard_store::watch::WorkspaceWatcher::start(&opened, move |_| {
         let _ = changed.send(());
     })
     .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + within;
     loop {
         if let Some(found) = check() {
             return found;
         }
         let left = deadline.saturating_duration_since(std::time::Instant::now());
-        assert!(!left.is_zero(), "not in the workspace within 10 s");
+        assert!(!left.is_zero(), "not in the workspace within {within:?}");
         let _ = changes.recv_timeout(left);
     }
 }
