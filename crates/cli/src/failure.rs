@@ -22,6 +22,7 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::Cancelled => 11,
         ErrorCode::Busy => 12,
         ErrorCode::Forbidden => 13,
+        ErrorCode::Conflict => 14,
     }
 }
 

@@ -39,6 +39,9 @@ pub enum ErrorCode {
     /// The caller may not do this: its token was not granted the scope
     /// the call needs.
     Forbidden,
+    /// The change would conflict with other work (a merge with
+    /// conflicting edits); nothing was changed.
+    Conflict,
     /// Anything else; a bug.
     Internal,
 }

@@ -176,6 +176,32 @@ pub enum StoreError {
         /// What the index library said.
         reason: String,
     },
+    /// A started agent's name, worktree or state refuses the change.
+    #[error(transparent)]
+    Launch(#[from] switchboard_model::agent::launch::LaunchError),
+    /// git refused or failed.
+    #[error("git {action} failed in {}: {said}", dir.display())]
+    Git {
+        /// What git was asked, e.g. "worktree add".
+        action: String,
+        /// Where.
+        dir: PathBuf,
+        /// What git said (its last lines).
+        said: String,
+    },
+    /// A merge would conflict: nothing was changed.
+    #[error("merging {branch} into {base} would conflict in {}: nothing was changed (resolve it in the worktree, e.g. merge {base} there, then merge again)", .files.join(", "))]
+    Conflict {
+        /// The branch to merge.
+        branch: String,
+        /// What it would merge into.
+        base: String,
+        /// The files that conflict.
+        files: Vec<String>,
+    },
+    /// Something is in the way of landing or discarding an agent's work.
+    #[error("{0}")]
+    InTheWay(String),
     /// The file watcher could not be started.
     #[error("could not watch {path}")]
     Watch {
@@ -203,9 +229,14 @@ impl StoreError {
     /// The stable code the UI and scripts act on.
     pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Io { .. } | Self::Workspace { .. } | Self::Watch { .. } | Self::Search { .. } => {
-                ErrorCode::Io
-            }
+            Self::Io { .. }
+            | Self::Workspace { .. }
+            | Self::Watch { .. }
+            | Self::Search { .. }
+            | Self::Git { .. } => ErrorCode::Io,
+            Self::Launch(error) => error.code(),
+            Self::Conflict { .. } => ErrorCode::Conflict,
+            Self::InTheWay(_) => ErrorCode::InvalidRequest,
             Self::BadName { .. }
             | Self::NoReportsHome
             | Self::NotAReport { .. }

@@ -17,8 +17,10 @@ pub mod contain;
 pub mod deliveries;
 mod error;
 pub mod feedback;
+mod git;
 mod json_file;
 pub mod knowledge;
+pub mod launches;
 mod lock;
 pub mod own_folders;
 pub mod probe_reports;
@@ -38,6 +40,7 @@ pub mod walk;
 pub mod watch;
 pub mod window;
 mod workspace;
+pub mod worktrees;
 
 pub use atomic::{write_atomic, write_atomic_private};
 pub use error::StoreError;

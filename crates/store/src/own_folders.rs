@@ -15,6 +15,9 @@
 //!   learnings and Naide's project configuration, the team's; the model may
 //!   make `.naide/` itself with a learning, so the ignore file sits in the
 //!   chats' own folder).
+//! - `.claude/worktrees/`: the worktrees of agents Switchboard starts
+//!   (where Claude Code keeps its own), each a checkout of its own branch
+//!   that this checkout's `git status` would list as untracked.
 //!
 //! A `.gitignore` the developer changed or removed afterwards is left as it
 //! is: it is written only with the folder.
@@ -25,7 +28,7 @@ use crate::{StoreError, write_atomic};
 
 /// Each own folder (its path's last components) and the `.gitignore` it
 /// is made with.
-const OWN_FOLDERS: [(&str, &str); 3] = [
+const OWN_FOLDERS: [(&str, &str); 4] = [
     (
         ".switchboard",
         "# Made by Switchboard with this folder. Private or this machine's own,\n\
@@ -48,6 +51,11 @@ const OWN_FOLDERS: [(&str, &str); 3] = [
     (
         ".naide/chatsessions",
         "# Made by Switchboard with this folder: chats are kept out of git.\n*\n",
+    ),
+    (
+        ".claude/worktrees",
+        "# Made by Switchboard with this folder: agents' worktrees are checkouts\n\
+         # of their own branches, kept out of this one's git status.\n*\n",
     ),
 ];
 

@@ -5,6 +5,7 @@
 
 pub mod codex_hooks;
 pub mod hook;
+pub mod launch;
 pub mod permission;
 pub mod transcript;
 

@@ -11,3 +11,4 @@ mod tapes;
 mod tasks;
 mod team;
 mod watch;
+mod worktrees;

@@ -1,0 +1,104 @@
+//! Running git for the worktrees of started agents: its arguments are
+//! data (never a shell line), it never prompts, its hooks and
+//! configuration are the repository's own, and what it says on failure
+//! becomes a [`StoreError::Git`].
+
+use std::{
+    path::Path,
+    process::{Command, Output, Stdio},
+};
+
+use crate::StoreError;
+
+/// How much of git's own words an error keeps.
+const SAID_LIMIT: usize = 2000;
+
+/// git in `dir` with `args`: its output, or what it said when it failed.
+pub(crate) fn run(dir: &Path, args: &[&str]) -> Result<String, StoreError> {
+    let output = output(dir, args)?;
+    if output.status.success() {
+        return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
+    }
+    Err(failed(dir, args, &output))
+}
+
+/// git in `dir` with `args`, however it ended.
+pub(crate) fn output(dir: &Path, args: &[&str]) -> Result<Output, StoreError> {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_EDITOR", "true")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| StoreError::Git {
+            action: action(args),
+            dir: dir.to_owned(),
+            said: format!("could not run git ({error}); is git installed?"),
+        })
+}
+
+/// The error for a git run that failed.
+pub(crate) fn failed(dir: &Path, args: &[&str], output: &Output) -> StoreError {
+    let mut said = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+    if said.is_empty() {
+        said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    }
+    if said.len() > SAID_LIMIT {
+        let mut cut = said.len() - SAID_LIMIT;
+        while !said.is_char_boundary(cut) {
+            cut += 1;
+        }
+        said = format!("…{}", &said[cut..]);
+    }
+    StoreError::Git {
+        action: action(args),
+        dir: dir.to_owned(),
+        said,
+    }
+}
+
+/// The subcommand an error names: `worktree add`, `merge`.
+fn action(args: &[&str]) -> String {
+    args.iter()
+        .take_while(|arg| !arg.starts_with('-'))
+        .take(2)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The commit `reference` names in `dir`'s repository, in full.
+pub(crate) fn commit_of(dir: &Path, reference: &str) -> Result<String, StoreError> {
+    let spec = format!("{reference}^{{commit}}");
+    Ok(run(
+        dir,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
+    )
+    .map_err(|_| {
+        StoreError::InTheWay(format!(
+            "\"{reference}\" names no commit in {}",
+            dir.display()
+        ))
+    })?
+    .trim()
+    .to_owned())
+}
+
+/// The branch checked out in `dir`, if one is.
+pub(crate) fn current_branch(dir: &Path) -> Option<String> {
+    let output = output(dir, &["symbolic-ref", "--quiet", "--short", "HEAD"]).ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .filter(|branch| !branch.is_empty())
+}

@@ -1,0 +1,119 @@
+//! The agents Switchboard started: one `.switchboard/launches/<name>.json`
+//! per agent, its name reserved before anything is made for it, changed
+//! under the folder's lock and written atomically.
+
+use std::path::PathBuf;
+
+use switchboard_model::{
+    Timestamp,
+    agent::launch::{Landing, Launch, LaunchError, check_name},
+};
+
+use crate::{StoreError, Workspace, json_file, lock::DirLock, walk};
+
+/// The launches folder, relative to the workspace.
+pub const LAUNCHES_DIR: &str = ".switchboard/launches";
+
+/// Where the worktrees of started Codex agents live, relative to the
+/// workspace (Claude Code's are where it keeps its own:
+/// `.claude/worktrees/`).
+pub const CODEX_WORKTREES_DIR: &str = ".switchboard/worktrees";
+
+/// The launches folder of `workspace`.
+pub fn launches_dir(workspace: &Workspace) -> PathBuf {
+    workspace.root().join(LAUNCHES_DIR)
+}
+
+/// Stores `launch` as new: its name must be free (`NameTaken`).
+pub fn reserve(workspace: &Workspace, launch: &Launch) -> Result<(), StoreError> {
+    check_name(&launch.name)?;
+    let lock = DirLock::acquire(&launches_dir(workspace))?;
+    let path = lock.file(&format!("{}.json", launch.name));
+    if path.exists() {
+        return Err(LaunchError::NameTaken(launch.name.clone()).into());
+    }
+    json_file::write(&path, launch, "launch")
+}
+
+/// The launch named `name`.
+pub fn get(workspace: &Workspace, name: &str) -> Result<Launch, StoreError> {
+    check_name(name)?;
+    json_file::read(
+        &launches_dir(workspace).join(format!("{name}.json")),
+        "agent",
+        name,
+    )
+}
+
+/// Changes the launch named `name` under the folder's lock.
+pub fn update(
+    workspace: &Workspace,
+    name: &str,
+    change: impl FnOnce(&mut Launch),
+) -> Result<Launch, StoreError> {
+    check_name(name)?;
+    let lock = DirLock::acquire(&launches_dir(workspace))?;
+    let path = lock.file(&format!("{name}.json"));
+    let mut launch: Launch = json_file::read(&path, "agent", name)?;
+    change(&mut launch);
+    json_file::write(&path, &launch, "launch")?;
+    Ok(launch)
+}
+
+/// Forgets the launch named `name` (one that never started).
+pub fn remove(workspace: &Workspace, name: &str) -> Result<(), StoreError> {
+    check_name(name)?;
+    let lock = DirLock::acquire(&launches_dir(workspace))?;
+    let path = lock.file(&format!("{name}.json"));
+    match std::fs::remove_file(&path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(StoreError::io("could not remove", path)(error))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Every launch of the workspace, newest first; unreadable files are
+/// skipped with a warning.
+pub fn list(workspace: &Workspace) -> Result<Vec<Launch>, StoreError> {
+    let dir = launches_dir(workspace);
+    let mut launches = Vec::new();
+    for path in walk::files_in(&dir, "json")? {
+        let Some(name) = path.file_stem().and_then(|stem| stem.to_str()) else {
+            continue;
+        };
+        match json_file::read::<Launch>(&path, "agent", name) {
+            Ok(launch) => launches.push(launch),
+            Err(error) => tracing::warn!(%error, "an unreadable launch is skipped"),
+        }
+    }
+    launches.sort_by(|a, b| b.started.cmp(&a.started).then(a.name.cmp(&b.name)));
+    Ok(launches)
+}
+
+/// The names taken in the workspace.
+pub fn names(workspace: &Workspace) -> Result<Vec<String>, StoreError> {
+    Ok(list(workspace)?
+        .into_iter()
+        .map(|launch| launch.name)
+        .collect())
+}
+
+/// Records that the launch's work was merged as `commit`.
+pub fn merged(
+    workspace: &Workspace,
+    name: &str,
+    commit: String,
+    now: Timestamp,
+) -> Result<Launch, StoreError> {
+    update(workspace, name, |launch| {
+        launch.landed = Some(Landing::Merged { at: now, commit });
+    })
+}
+
+/// Records that the launch's work was discarded.
+pub fn discarded(workspace: &Workspace, name: &str, now: Timestamp) -> Result<Launch, StoreError> {
+    update(workspace, name, |launch| {
+        launch.landed = Some(Landing::Discarded { at: now });
+    })
+}

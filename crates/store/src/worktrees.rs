@@ -1,0 +1,478 @@
+//! Started agents' git worktrees: made on a branch of their own, what
+//! they changed since their base, merged into the base (never leaving the
+//! developer's checkout half-merged) or discarded (never losing work the
+//! developer did not confirm losing). Every step is git's own, its
+//! arguments data.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_model::agent::launch::{
+    BRANCH_PREFIX, CHANGES_LIMIT, ChangedFile, CommitLine, FileChange, Worktree, WorktreeChanges,
+    check_name, check_ref, new_file_diff,
+};
+
+use crate::{StoreError, Workspace, git, regular};
+
+/// The most files a review lists.
+const FILES_LIMIT: usize = 500;
+
+/// The largest new file whose text a review shows.
+const NEW_FILE_LIMIT: u64 = 256 * 1024;
+
+/// Makes a worktree for the agent `name` at `place` (absolute, inside the
+/// workspace) on the new branch `switchboard/NAME`, from `base` (default:
+/// the workspace's HEAD).
+pub fn create(
+    workspace: &Workspace,
+    name: &str,
+    place: &Path,
+    base: Option<&str>,
+) -> Result<Worktree, StoreError> {
+    check_name(name)?;
+    if let Some(base) = base {
+        check_ref(base)?;
+    }
+    let root = workspace.root();
+    if git::output(root, &["rev-parse", "--is-inside-work-tree"])
+        .map(|output| !output.status.success())
+        .unwrap_or(true)
+    {
+        return Err(StoreError::InTheWay(format!(
+            "{} is not a git repository: an agent gets a worktree only in one (git init, and a first commit)",
+            root.display()
+        )));
+    }
+    let base_label = match base {
+        Some(base) => base.to_owned(),
+        None => git::current_branch(root).unwrap_or_else(|| "HEAD".to_owned()),
+    };
+    let base_commit = git::commit_of(root, &base_label)?;
+    let branch = format!("{BRANCH_PREFIX}{name}");
+    if git::output(
+        root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{branch}"),
+        ],
+    )?
+    .status
+    .success()
+    {
+        return Err(StoreError::InTheWay(format!(
+            "the branch {branch} already exists: choose another name, or delete the branch"
+        )));
+    }
+    if place.exists() {
+        return Err(StoreError::InTheWay(format!(
+            "{} already exists: choose another name",
+            place.display()
+        )));
+    }
+    if let Some(parent) = place.parent() {
+        crate::own_folders::create_dir_all(parent)?;
+    }
+    let place_text = place.to_string_lossy();
+    git::run(
+        root,
+        &[
+            "worktree",
+            "add",
+            "-b",
+            &branch,
+            "--",
+            &place_text,
+            &base_commit,
+        ],
+    )?;
+    Ok(Worktree {
+        path: place_text.into_owned(),
+        branch,
+        base: base_label,
+        base_commit,
+    })
+}
+
+/// What the agent changed in `worktree` since its base: its commits, and
+/// each file changed, committed or not, with its diff.
+pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
+    let dir = Path::new(&worktree.path);
+    let base = worktree.base_commit.as_str();
+    let commits = git::run(
+        dir,
+        &["log", "--format=%H%x1f%s", &format!("{base}..HEAD"), "--"],
+    )?
+    .lines()
+    .filter_map(|line| {
+        let (id, subject) = line.split_once('\u{1f}')?;
+        Some(CommitLine {
+            id: id.to_owned(),
+            subject: subject.to_owned(),
+        })
+    })
+    .collect();
+    let mut files = tracked_changes(dir, base)?;
+    let untracked = git::run(dir, &["ls-files", "--others", "--exclude-standard", "-z"])?;
+    for path in untracked.split('\0').filter(|path| !path.is_empty()) {
+        files.push(new_file(dir, path));
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.truncate(FILES_LIMIT);
+    let uncommitted = git::run(
+        dir,
+        &["status", "--porcelain", "-z", "--untracked-files=all"],
+    )?
+    .split('\0')
+    .filter(|entry| entry.len() > 3)
+    .count();
+    let mut changes = WorktreeChanges {
+        branch: worktree.branch.clone(),
+        base: worktree.base.clone(),
+        commits,
+        files,
+        uncommitted,
+        truncated: false,
+    };
+    let mut total = 0;
+    for file in &mut changes.files {
+        total += file.diff.len();
+        if total > CHANGES_LIMIT {
+            file.diff.clear();
+            changes.truncated = true;
+        }
+    }
+    Ok(changes)
+}
+
+/// The tracked files changed since `base` (commits and working tree), with
+/// their counts and diffs.
+fn tracked_changes(dir: &Path, base: &str) -> Result<Vec<ChangedFile>, StoreError> {
+    let statuses = git::run(
+        dir,
+        &["diff", "--name-status", "--no-renames", "-z", base, "--"],
+    )?;
+    let mut fields = statuses.split('\0').filter(|field| !field.is_empty());
+    let mut files = Vec::new();
+    while let (Some(letter), Some(path)) = (fields.next(), fields.next()) {
+        let change = match letter {
+            "A" => FileChange::Added,
+            "D" => FileChange::Deleted,
+            _ => FileChange::Modified,
+        };
+        files.push(ChangedFile {
+            path: path.to_owned(),
+            change,
+            added: None,
+            removed: None,
+            diff: String::new(),
+        });
+        if files.len() >= FILES_LIMIT {
+            break;
+        }
+    }
+    let numstat = git::run(
+        dir,
+        &["diff", "--numstat", "--no-renames", "-z", base, "--"],
+    )?;
+    for entry in numstat.split('\0').filter(|entry| !entry.is_empty()) {
+        let mut parts = entry.splitn(3, '\t');
+        let (Some(added), Some(removed), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if let Some(file) = files.iter_mut().find(|file| file.path == path) {
+            file.added = added.parse().ok();
+            file.removed = removed.parse().ok();
+        }
+    }
+    let mut total = 0;
+    for file in &mut files {
+        if total > CHANGES_LIMIT {
+            break;
+        }
+        file.diff = git::run(
+            dir,
+            &[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-renames",
+                base,
+                "--",
+                &file.path,
+            ],
+        )?;
+        total += file.diff.len();
+    }
+    Ok(files)
+}
+
+/// A file git does not track yet, shown as new.
+fn new_file(dir: &Path, path: &str) -> ChangedFile {
+    let text = regular::read(&dir.join(path), NEW_FILE_LIMIT + 1)
+        .ok()
+        .filter(|bytes| bytes.len() as u64 <= NEW_FILE_LIMIT)
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+    ChangedFile {
+        path: path.to_owned(),
+        change: FileChange::Added,
+        added: text.as_ref().map(|text| text.lines().count() as u64),
+        removed: text.as_ref().map(|_| 0),
+        diff: text
+            .map(|text| new_file_diff(path, &text))
+            .unwrap_or_default(),
+    }
+}
+
+/// Merges the agent's branch into its base branch. With `commit_first`,
+/// uncommitted work in the worktree is committed first (as `message`);
+/// without it, uncommitted work refuses the merge. A merge that would
+/// conflict is refused with the files named and nothing changed; where the
+/// base is checked out, git merges there (refusing, unchanged, when the
+/// developer's own changes are in the way), else the base's ref moves to
+/// the merge commit. Returns the base's new commit.
+pub fn merge(
+    workspace: &Workspace,
+    worktree: &Worktree,
+    name: &str,
+    commit_first: bool,
+) -> Result<String, StoreError> {
+    let dir = Path::new(&worktree.path);
+    let base = &worktree.base;
+    if !base_is_branch(workspace.root(), base) {
+        return Err(StoreError::InTheWay(format!(
+            "the agent's base \"{base}\" is not a branch: there is nothing to merge into (merge {} by hand)",
+            worktree.branch
+        )));
+    }
+    let dirty = git::run(
+        dir,
+        &["status", "--porcelain", "-z", "--untracked-files=all"],
+    )?;
+    if !dirty.is_empty() {
+        if !commit_first {
+            let count = dirty.split('\0').filter(|entry| entry.len() > 3).count();
+            return Err(StoreError::InTheWay(format!(
+                "{name}'s worktree has uncommitted changes in {count} file(s): say to commit them (--commit), or commit them in {}",
+                dir.display()
+            )));
+        }
+        git::run(dir, &["add", "--all", "--", "."])?;
+        git::run(
+            dir,
+            &[
+                "commit",
+                "--quiet",
+                "--no-verify",
+                "-m",
+                &format!("Work of agent {name}, committed by Switchboard to merge it"),
+            ],
+        )?;
+    }
+    let root = workspace.root();
+    let base_commit = git::commit_of(root, &format!("refs/heads/{base}"))?;
+    let branch_commit = git::commit_of(root, &format!("refs/heads/{}", worktree.branch))?;
+    let ahead = git::run(
+        root,
+        &[
+            "rev-list",
+            "--count",
+            &format!("{base_commit}..{branch_commit}"),
+        ],
+    )?;
+    if ahead.trim() == "0" {
+        return Err(StoreError::InTheWay(format!(
+            "{} has nothing {base} does not have: nothing to merge",
+            worktree.branch
+        )));
+    }
+    let tree = merged_tree(root, &base_commit, &branch_commit, base, &worktree.branch)?;
+    let message = format!("Merge agent {name} ({})", worktree.branch);
+    match checked_out_at(root, base)? {
+        Some(checkout) => {
+            let output = git::output(
+                &checkout,
+                &[
+                    "merge",
+                    "--no-ff",
+                    "--no-edit",
+                    "-m",
+                    &message,
+                    &branch_commit,
+                ],
+            )?;
+            if !output.status.success() {
+                if checkout.join(".git").exists()
+                    && git::output(&checkout, &["rev-parse", "-q", "--verify", "MERGE_HEAD"])?
+                        .status
+                        .success()
+                {
+                    let _ = git::output(&checkout, &["merge", "--abort"]);
+                }
+                return Err(git::failed(&checkout, &["merge"], &output));
+            }
+            git::commit_of(&checkout, "HEAD")
+        }
+        None => {
+            let commit = git::run(
+                root,
+                &[
+                    "commit-tree",
+                    &tree,
+                    "-p",
+                    &base_commit,
+                    "-p",
+                    &branch_commit,
+                    "-m",
+                    &message,
+                ],
+            )?
+            .trim()
+            .to_owned();
+            git::run(
+                root,
+                &[
+                    "update-ref",
+                    &format!("refs/heads/{base}"),
+                    &commit,
+                    &base_commit,
+                ],
+            )?;
+            Ok(commit)
+        }
+    }
+}
+
+/// The tree of merging `branch_commit` into `base_commit`, or the files
+/// that would conflict (git's `merge-tree`, which touches no checkout).
+fn merged_tree(
+    root: &Path,
+    base_commit: &str,
+    branch_commit: &str,
+    base: &str,
+    branch: &str,
+) -> Result<String, StoreError> {
+    let args = [
+        "merge-tree",
+        "--write-tree",
+        "--name-only",
+        "--no-messages",
+        "-z",
+        base_commit,
+        branch_commit,
+    ];
+    let output = git::output(root, &args)?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let mut parts = text.split('\0').filter(|part| !part.is_empty());
+    let tree = parts.next().unwrap_or_default().trim().to_owned();
+    match output.status.code() {
+        Some(0) => Ok(tree),
+        Some(1) => Err(StoreError::Conflict {
+            branch: branch.to_owned(),
+            base: base.to_owned(),
+            files: parts.map(str::to_owned).collect(),
+        }),
+        _ => Err(git::failed(root, &args, &output)),
+    }
+}
+
+/// Whether `base` names a local branch.
+fn base_is_branch(root: &Path, base: &str) -> bool {
+    git::output(
+        root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{base}"),
+        ],
+    )
+    .is_ok_and(|output| output.status.success())
+}
+
+/// The folder of the worktree that has `branch` checked out, if any.
+fn checked_out_at(root: &Path, branch: &str) -> Result<Option<PathBuf>, StoreError> {
+    let list = git::run(root, &["worktree", "list", "--porcelain", "-z"])?;
+    let wanted = format!("branch refs/heads/{branch}");
+    let mut folder = None;
+    for field in list.split('\0') {
+        if let Some(path) = field.strip_prefix("worktree ") {
+            folder = Some(PathBuf::from(path));
+        } else if field == wanted {
+            return Ok(folder);
+        }
+    }
+    Ok(None)
+}
+
+/// The work that removing `worktree` would lose: uncommitted files and
+/// commits its base does not have, in words (empty: none).
+pub fn unmerged_work(workspace: &Workspace, worktree: &Worktree) -> Vec<String> {
+    let dir = Path::new(&worktree.path);
+    let mut work = Vec::new();
+    if dir.is_dir() {
+        let dirty = git::run(
+            dir,
+            &["status", "--porcelain", "-z", "--untracked-files=all"],
+        )
+        .unwrap_or_default();
+        let count = dirty.split('\0').filter(|entry| entry.len() > 3).count();
+        if count > 0 {
+            work.push(format!("{count} file(s) with uncommitted changes"));
+        }
+    }
+    let base = if base_is_branch(workspace.root(), &worktree.base) {
+        format!("refs/heads/{}", worktree.base)
+    } else {
+        worktree.base_commit.clone()
+    };
+    let ahead = git::run(
+        workspace.root(),
+        &[
+            "rev-list",
+            "--count",
+            &format!("{base}..refs/heads/{}", worktree.branch),
+        ],
+    )
+    .ok()
+    .and_then(|count| count.trim().parse::<u64>().ok())
+    .unwrap_or(0);
+    if ahead > 0 {
+        work.push(format!(
+            "{ahead} commit(s) not merged into {}",
+            worktree.base
+        ));
+    }
+    work
+}
+
+/// Removes `worktree` and its branch. Work not merged (see
+/// [`unmerged_work`]) refuses it unless `confirmed`.
+pub fn discard(
+    workspace: &Workspace,
+    worktree: &Worktree,
+    confirmed: bool,
+) -> Result<(), StoreError> {
+    let work = unmerged_work(workspace, worktree);
+    if !work.is_empty() && !confirmed {
+        return Err(StoreError::InTheWay(format!(
+            "discarding would lose {}: confirm to discard it anyway (--force)",
+            work.join(" and ")
+        )));
+    }
+    let root = workspace.root();
+    if Path::new(&worktree.path).exists() {
+        git::run(root, &["worktree", "remove", "--force", &worktree.path])?;
+    } else {
+        git::run(root, &["worktree", "prune"])?;
+    }
+    let branch_ref = format!("refs/heads/{}", worktree.branch);
+    if git::output(root, &["rev-parse", "--verify", "--quiet", &branch_ref])?
+        .status
+        .success()
+    {
+        git::run(root, &["branch", "-D", &worktree.branch])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,251 @@
+//! Started agents' worktrees on real git repositories: made, reviewed,
+//! merged (or refused with nothing changed), discarded (or refused while
+//! work would be lost), and found to belong to their main workspace.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use switchboard_model::{ErrorCode, agent::launch::FileChange};
+use switchboard_store::{StoreError, Workspace, worktrees};
+
+/// git in `dir`, which must succeed; its output.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Dev")
+        .env("GIT_AUTHOR_EMAIL", "dev@example.com")
+        .env("GIT_COMMITTER_NAME", "Dev")
+        .env("GIT_COMMITTER_EMAIL", "dev@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A repository on `main` with one commit of `README.md` and `src/lib.rs`,
+/// and an identity for the commits Switchboard makes.
+fn repository() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["config", "user.name", "Dev"]);
+    git(&root, &["config", "user.email", "dev@example.com"]);
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("README.md"), "# Project\n").unwrap();
+    fs::write(root.join("src/lib.rs"), "pub fn one() -> u8 {\n    1\n}\n").unwrap();
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "First"]);
+    let workspace = Workspace::open(&root).unwrap();
+    (dir, workspace)
+}
+
+fn place(workspace: &Workspace, name: &str) -> PathBuf {
+    workspace.root().join(".claude/worktrees").join(name)
+}
+
+#[test]
+fn a_worktree_is_made_on_its_own_branch_and_its_changes_are_reviewed() {
+    let (_dir, workspace) = repository();
+    let tree = worktrees::create(&workspace, "fix", &place(&workspace, "fix"), None).unwrap();
+    assert_eq!(tree.branch, "switchboard/fix");
+    assert_eq!(tree.base, "main");
+    assert_eq!(
+        tree.base_commit,
+        git(workspace.root(), &["rev-parse", "main"]).trim()
+    );
+    let wt = Path::new(&tree.path);
+    assert_eq!(
+        git(wt, &["branch", "--show-current"]).trim(),
+        "switchboard/fix"
+    );
+    // Calls made inside it belong to the main workspace.
+    fs::create_dir_all(wt.join("src/deep")).unwrap();
+    assert_eq!(
+        Workspace::belonging(&wt.join("src/deep")).unwrap().root(),
+        workspace.root()
+    );
+    assert_eq!(
+        Workspace::belonging(workspace.root()).unwrap().root(),
+        workspace.root()
+    );
+
+    // One commit, one uncommitted change, one new file, one removal.
+    fs::write(wt.join("src/lib.rs"), "pub fn one() -> u8 {\n    2\n}\n").unwrap();
+    git(wt, &["commit", "-q", "-am", "Two, not one"]);
+    fs::write(wt.join("README.md"), "# Project\n\nMore.\n").unwrap();
+    fs::write(wt.join("src/new.rs"), "a\nb\n").unwrap();
+    git(wt, &["rm", "-q", "--cached", "src/lib.rs"]);
+    fs::remove_file(wt.join("src/lib.rs")).unwrap();
+
+    let changes = worktrees::changes(&tree).unwrap();
+    assert_eq!(changes.commits.len(), 1);
+    assert_eq!(changes.commits[0].subject, "Two, not one");
+    let files: Vec<(&str, FileChange, Option<u64>, Option<u64>)> = changes
+        .files
+        .iter()
+        .map(|file| (file.path.as_str(), file.change, file.added, file.removed))
+        .collect();
+    assert_eq!(
+        files,
+        vec![
+            ("README.md", FileChange::Modified, Some(2), Some(0)),
+            ("src/lib.rs", FileChange::Deleted, Some(0), Some(3)),
+            ("src/new.rs", FileChange::Added, Some(2), Some(0)),
+        ]
+    );
+    assert!(
+        changes.files[0].diff.contains("+More."),
+        "{:?}",
+        changes.files[0]
+    );
+    assert!(
+        changes.files[2]
+            .diff
+            .starts_with("--- /dev/null\n+++ b/src/new.rs")
+    );
+    assert_eq!(changes.uncommitted, 3);
+}
+
+#[test]
+fn a_clean_merge_lands_on_the_checked_out_base_and_uncommitted_work_needs_saying() {
+    let (_dir, workspace) = repository();
+    let tree = worktrees::create(&workspace, "feat", &place(&workspace, "feat"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    fs::write(wt.join("src/feat.rs"), "pub fn feat() {}\n").unwrap();
+
+    let refused = worktrees::merge(&workspace, &tree, "feat", false).unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::InvalidRequest);
+    assert!(refused.to_string().contains("uncommitted"), "{refused}");
+    assert!(!workspace.root().join("src/feat.rs").exists());
+
+    let commit = worktrees::merge(&workspace, &tree, "feat", true).unwrap();
+    assert_eq!(commit, git(workspace.root(), &["rev-parse", "main"]).trim());
+    assert!(
+        workspace.root().join("src/feat.rs").exists(),
+        "the checkout has the work"
+    );
+    assert_eq!(git(workspace.root(), &["status", "--porcelain"]), "");
+    assert_eq!(
+        git(workspace.root(), &["log", "-1", "--format=%s"]).trim(),
+        "Merge agent feat (switchboard/feat)"
+    );
+    // Merged: discarding loses nothing and needs no confirmation.
+    assert!(worktrees::unmerged_work(&workspace, &tree).is_empty());
+    worktrees::discard(&workspace, &tree, false).unwrap();
+    assert!(!wt.exists());
+    assert!(!git(workspace.root(), &["branch"]).contains("switchboard/feat"));
+}
+
+#[test]
+fn a_base_not_checked_out_moves_to_the_merge_without_touching_any_checkout() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    git(root, &["branch", "release"]);
+    let tree = worktrees::create(
+        &workspace,
+        "rel",
+        &place(&workspace, "rel"),
+        Some("release"),
+    )
+    .unwrap();
+    assert_eq!(tree.base, "release");
+    let wt = Path::new(&tree.path);
+    fs::write(wt.join("CHANGELOG.md"), "1.0\n").unwrap();
+    git(wt, &["add", "."]);
+    git(wt, &["commit", "-q", "-m", "Changelog"]);
+    let main_before = git(root, &["rev-parse", "main"]);
+
+    let commit = worktrees::merge(&workspace, &tree, "rel", false).unwrap();
+    assert_eq!(commit, git(root, &["rev-parse", "release"]).trim());
+    assert_eq!(git(root, &["rev-parse", "main"]), main_before);
+    assert_eq!(
+        git(root, &["status", "--porcelain"]),
+        "",
+        "the checkout is untouched"
+    );
+    assert_eq!(
+        git(root, &["show", "release:CHANGELOG.md"]),
+        "1.0\n",
+        "the release branch has the work"
+    );
+}
+
+#[test]
+fn a_conflicting_merge_is_refused_with_its_files_and_nothing_changes() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    let tree = worktrees::create(&workspace, "clash", &place(&workspace, "clash"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    fs::write(wt.join("src/lib.rs"), "pub fn one() -> u8 {\n    3\n}\n").unwrap();
+    git(wt, &["commit", "-q", "-am", "Three"]);
+    fs::write(root.join("src/lib.rs"), "pub fn one() -> u8 {\n    4\n}\n").unwrap();
+    git(root, &["commit", "-q", "-am", "Four"]);
+    let head_before = git(root, &["rev-parse", "HEAD"]);
+
+    let error = worktrees::merge(&workspace, &tree, "clash", false).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::Conflict);
+    let StoreError::Conflict { files, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(files, &["src/lib.rs".to_owned()]);
+    assert_eq!(git(root, &["rev-parse", "HEAD"]), head_before);
+    assert_eq!(git(root, &["status", "--porcelain"]), "", "no half-merge");
+    assert!(!root.join(".git/MERGE_HEAD").exists());
+}
+
+#[test]
+fn discarding_unmerged_work_needs_confirming_and_then_removes_worktree_and_branch() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    let tree = worktrees::create(&workspace, "spike", &place(&workspace, "spike"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    fs::write(wt.join("idea.txt"), "x\n").unwrap();
+    git(wt, &["add", "."]);
+    git(wt, &["commit", "-q", "-m", "Idea"]);
+    fs::write(wt.join("draft.txt"), "y\n").unwrap();
+
+    let error = worktrees::discard(&workspace, &tree, false).unwrap_err();
+    let said = error.to_string();
+    assert!(
+        said.contains("1 file(s) with uncommitted changes")
+            && said.contains("1 commit(s) not merged into main"),
+        "{said}"
+    );
+    assert!(wt.join("draft.txt").exists(), "nothing removed");
+    worktrees::discard(&workspace, &tree, true).unwrap();
+    assert!(!wt.exists());
+    assert!(!git(root, &["branch"]).contains("switchboard/spike"));
+}
+
+#[test]
+fn a_worktree_is_refused_outside_git_for_a_bad_base_and_a_taken_branch() {
+    let plain = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(plain.path()).unwrap();
+    let error = worktrees::create(&workspace, "a", &workspace.root().join("wt"), None).unwrap_err();
+    assert!(
+        error.to_string().contains("not a git repository"),
+        "{error}"
+    );
+
+    let (_dir, workspace) = repository();
+    for base in ["--upload-pack=touch /tmp/x", "no-such-branch"] {
+        let error =
+            worktrees::create(&workspace, "b", &place(&workspace, "b"), Some(base)).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidRequest, "{base}: {error}");
+    }
+    git(workspace.root(), &["branch", "switchboard/taken"]);
+    let error =
+        worktrees::create(&workspace, "taken", &place(&workspace, "taken"), None).unwrap_err();
+    assert!(error.to_string().contains("already exists"), "{error}");
+    let error = worktrees::create(&workspace, "../up", &place(&workspace, "up"), None).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidRequest);
+}
