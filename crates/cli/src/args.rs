@@ -9,8 +9,15 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "switchboard", version, about)]
 pub struct Cli {
-    /// The workspace folder (default: the current directory).
-    #[arg(short = 'C', long, global = true, value_name = "PATH")]
+    /// The workspace folder (default: `SWITCHBOARD_WORKSPACE`, else the
+    /// current directory; a linked git worktree's is its main working tree).
+    #[arg(
+        short = 'C',
+        long,
+        global = true,
+        value_name = "PATH",
+        env = "SWITCHBOARD_WORKSPACE"
+    )]
     pub workspace: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
@@ -117,6 +124,11 @@ pub enum Command {
     /// The agents seen through hooks and MCP: what each does, since when,
     /// where, and what it waits on.
     Agents(crate::hooks::AgentsArgs),
+    /// Start an agent (Claude Code, Codex) in a live terminal, in the
+    /// workspace or its own git worktree; review, merge or discard its
+    /// work.
+    #[command(subcommand)]
+    Agent(crate::agent::AgentCommand),
     /// Serve the workspace to agents over the Model Context Protocol
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.
@@ -224,6 +236,7 @@ impl Command {
             Command::Fuzz(args) => args.target.json,
             Command::Chain(command) => command.wants_json(),
             Command::Agents(args) => args.json,
+            Command::Agent(command) => command.wants_json(),
             Command::Await(_)
             | Command::Answer(_)
             | Command::Close(_)

@@ -29,7 +29,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         Some(path) => path,
         None => std::env::current_dir().context("could not read the current directory")?,
     };
-    let workspace = Workspace::open(&root)?;
+    let workspace = Workspace::belonging(&root)?;
     match cli.command {
         Command::Deliver(args) => deliver(&workspace, args),
         Command::Await(args) => wait(&workspace, args),
@@ -57,6 +57,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Connect(args) => crate::connect::run(&workspace, &args).map(|()| true),
         Command::Hooks(command) => crate::hooks::install(&workspace, &command).map(|()| true),
         Command::Agents(args) => crate::hooks::list(&workspace, &args).map(|()| true),
+        Command::Agent(command) => crate::agent::run(&workspace, command).map(|()| true),
         Command::Play(args) => {
             // The recorded exit status is the process's.
             let status = crate::play::run(&workspace, args)?;

@@ -21,6 +21,7 @@ use switchboard_model::{
     agent::{
         AgentKind,
         hook::{HookInput, hook_output},
+        launch,
     },
 };
 use switchboard_store::{
@@ -124,9 +125,12 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
         .take(INPUT_LIMIT)
         .read_to_end(&mut stdin)
         .context("could not read the hook's input")?;
-    let input = HookInput::parse(&stdin, args.agent.map(AgentKind::from))
+    let mut input = HookInput::parse(&stdin, args.agent.map(AgentKind::from))
         .map_err(|error| crate::failure::invalid(error.to_string()))?;
-    let workspace = Workspace::open(&workspace_of(named, &input.cwd))?;
+    input.launch = std::env::var(launch::AGENT_ENV)
+        .ok()
+        .filter(|name| launch::check_name(name).is_ok());
+    let workspace = Workspace::belonging(&workspace_of(named, &input.cwd))?;
     let open = window::is_open(&workspace);
     let request = agents::permission_request(&input);
     let process = agents::calling_agent();
@@ -179,9 +183,11 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     Ok(())
 }
 
-/// The workspace a hook call belongs to: `-C`, else the project folder
+/// The folder a hook call belongs to: `-C` (or `SWITCHBOARD_WORKSPACE`,
+/// which a started agent's environment carries), else the project folder
 /// Claude Code names (`CLAUDE_PROJECT_DIR`), else the nearest folder at or
-/// above the agent's that holds Switchboard's data, else the agent's own.
+/// above the agent's that holds Switchboard's data, else the agent's own —
+/// then, when that is a linked git worktree, its main working tree.
 fn workspace_of(named: Option<PathBuf>, cwd: &str) -> PathBuf {
     if let Some(named) = named {
         return named;
@@ -294,39 +300,32 @@ fn plan(args: &InstallArgs) -> Plan {
         args.wait.saturating_sub(10).max(1)
     );
     let telling = format!("{OURS} --agent {agent}");
-    let quick = 10;
-    match args.agent {
-        HookAgent::ClaudeCode => Plan {
-            file: if args.shared {
+    let (kind, file) = match args.agent {
+        HookAgent::ClaudeCode => (
+            AgentKind::ClaudeCode,
+            if args.shared {
                 ".claude/settings.json"
             } else {
                 ".claude/settings.local.json"
             },
-            timeout_key: "timeout",
-            events: vec![
-                ("PermissionRequest", args.wait, asking),
-                ("Notification", quick, telling.clone()),
-                ("Stop", quick, telling.clone()),
-                ("SessionStart", quick, telling.clone()),
-                ("SessionEnd", quick, telling.clone()),
-                ("UserPromptSubmit", quick, telling.clone()),
-                ("PostToolUse", quick, telling),
-            ],
-        },
-        // Codex has no Notification or SessionEnd hook.
-        HookAgent::Codex => Plan {
-            file: ".codex/hooks.json",
-            // Codex 0.171 reads `timeout` (a `timeout_sec` key is ignored,
-            // leaving its 600 s default).
-            timeout_key: "timeout",
-            events: vec![
-                ("PermissionRequest", args.wait, asking),
-                ("Stop", quick, telling.clone()),
-                ("SessionStart", quick, telling.clone()),
-                ("UserPromptSubmit", quick, telling.clone()),
-                ("PostToolUse", quick, telling),
-            ],
-        },
+        ),
+        HookAgent::Codex => (AgentKind::Codex, ".codex/hooks.json"),
+    };
+    Plan {
+        file,
+        // Codex 0.171 reads `timeout` too (a `timeout_sec` key is ignored,
+        // leaving its 600 s default).
+        timeout_key: "timeout",
+        events: launch::hook_events(kind)
+            .iter()
+            .map(|(event, asks)| {
+                if *asks {
+                    (*event, args.wait, asking.clone())
+                } else {
+                    (*event, launch::TELLING_TIMEOUT_SECS, telling.clone())
+                }
+            })
+            .collect(),
     }
 }
 

@@ -5,6 +5,7 @@
 //! failure `error[CODE]: …` on stderr (or `{"error": …}` under `--json`)
 //! and the code's exit status (see `failure::exit_code`).
 
+mod agent;
 mod args;
 mod chat;
 mod commands;

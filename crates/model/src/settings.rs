@@ -144,6 +144,10 @@ pub struct Settings {
     /// Codex's `codex`, when it is not on `PATH`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub codex_path: Option<String>,
+    /// Agents started from Switchboard running at once (default
+    /// [`crate::agent::launch::DEFAULT_RUNNING_LIMIT`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running_agents: Option<usize>,
 }
 
 /// The port the window's HTTP server uses unless told otherwise.

@@ -130,6 +130,9 @@ fn record_seen(
         if process.is_some() {
             record.process = process;
         }
+        if input.launch.is_some() {
+            record.launch.clone_from(&input.launch);
+        }
         record
     })
 }

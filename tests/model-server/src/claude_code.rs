@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 
 use crate::anthropic::MessagesServer;
 
+/// The key Claude Code is given (the scripted server takes any).
+const TEST_KEY: &str = "sk-test";
+
 /// The Claude Code binary the setup script installs.
 pub fn binary() -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -32,11 +35,14 @@ pub struct ClaudeCode {
 
 impl ClaudeCode {
     /// Makes `config` a Claude Code configuration folder that has been
-    /// through onboarding and trusts `project` (a canonical path).
+    /// through onboarding, uses the test key without asking (its
+    /// interactive interface asks once per key) and trusts `project` (a
+    /// canonical path).
     pub fn configure(config: &Path, project: &Path) -> Self {
         std::fs::create_dir_all(config).unwrap();
         let settings = json!({
             "hasCompletedOnboarding": true,
+            "customApiKeyResponses": {"approved": [TEST_KEY], "rejected": []},
             "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}},
         });
         std::fs::write(config.join(".claude.json"), settings.to_string()).unwrap();
@@ -96,7 +102,7 @@ impl ClaudeCode {
     /// (For a process that starts Claude Code itself, as the sidecar does.)
     pub fn environment(&self, model_url: &str) -> Vec<(&'static str, String)> {
         vec![
-            ("ANTHROPIC_API_KEY", "sk-test".to_owned()),
+            ("ANTHROPIC_API_KEY", TEST_KEY.to_owned()),
             ("ANTHROPIC_BASE_URL", model_url.to_owned()),
             ("CLAUDE_CONFIG_DIR", self.config.display().to_string()),
             ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),

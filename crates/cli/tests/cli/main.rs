@@ -12,6 +12,7 @@ mod hostile_hooks;
 mod http;
 mod ignored;
 mod knowledge;
+mod launch;
 mod mcp;
 mod mcp_fuzz;
 mod pipe;

@@ -21,6 +21,10 @@ pub struct HookInput {
     pub transcript_path: Option<String>,
     /// What happened.
     pub event: HookEvent,
+    /// The started agent it comes from (`switchboard agent start`'s
+    /// name): set by the hook's caller from the environment the agent was
+    /// started with, never read from what the agent writes.
+    pub launch: Option<String>,
 }
 
 /// The events Switchboard acts on.
@@ -112,6 +116,7 @@ impl HookInput {
             cwd,
             transcript_path: text("transcript_path").filter(|path| !path.is_empty()),
             event,
+            launch: None,
         })
     }
 }

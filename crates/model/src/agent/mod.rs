@@ -161,6 +161,10 @@ pub struct AgentRecord {
     /// process id is not taken for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessMark>,
+    /// The name of the started agent this session is (`switchboard agent
+    /// start`), when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<String>,
     /// Fields written by newer versions that this one does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -189,6 +193,7 @@ impl AgentRecord {
             reason: None,
             waiting_on: None,
             process: None,
+            launch: None,
             extra: Map::new(),
         }
     }

@@ -1,0 +1,289 @@
+//! `switchboard agent …` with the real Claude Code (the pinned version)
+//! in its interactive interface, in a program session on a real host,
+//! against the scripted model server: started in a worktree of its own,
+//! its permission request answered from the inbox, a follow-up typed into
+//! its prompt, its work reviewed, merged and discarded — each step a
+//! process of its own, as a developer or an agent runs them.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+use switchboard_model_server::{
+    anthropic::{MessagesServer, Turn},
+    claude_code::{self, ClaudeCode},
+};
+use switchboard_store::{Workspace, window};
+
+use crate::{stored_now, when_stored_within};
+
+/// A git repository with a committed `build/` folder, Claude Code set up
+/// to trust it, and a private session host.
+struct Project {
+    temp: tempfile::TempDir,
+    root: PathBuf,
+    claude: ClaudeCode,
+}
+
+impl Project {
+    fn new() -> Self {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("project");
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        let root = root.canonicalize().unwrap();
+        std::fs::write(root.join("build/out.txt"), "old\n").unwrap();
+        std::fs::write(root.join("README.md"), "# Project\n").unwrap();
+        for args in [
+            &["init", "-q", "-b", "main"][..],
+            &["config", "user.name", "Dev"],
+            &["config", "user.email", "dev@example.com"],
+            &["add", "."],
+            &["commit", "-q", "-m", "First"],
+        ] {
+            git(&root, args);
+        }
+        let claude = ClaudeCode::configure(&temp.path().join("claude-config"), &root);
+        Self { temp, root, claude }
+    }
+
+    /// `switchboard agent ARGS…` in the project as the developer runs it:
+    /// Claude Code on PATH, talking to `server`.
+    fn agent(&self, server: &MessagesServer, args: &[&str]) -> Output {
+        self.agent_with_path(server, args, &self.path())
+    }
+
+    fn agent_with_path(&self, server: &MessagesServer, args: &[&str], path: &str) -> Output {
+        let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+        let host = cli.with_file_name("switchboard-session-host");
+        Command::new(&cli)
+            .arg("agent")
+            .args(args)
+            .current_dir(&self.root)
+            .env("PATH", path)
+            .envs(self.claude.environment(&server.url()))
+            .env("SWITCHBOARD_RUNTIME_DIR", self.temp.path().join("rt"))
+            .env("SWITCHBOARD_SESSION_HOST", host)
+            .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
+            .env("SWITCHBOARD_CONFIG_DIR", self.temp.path().join("config"))
+            .env_remove("SWITCHBOARD_WORKSPACE")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .output()
+            .unwrap()
+    }
+
+    fn path(&self) -> String {
+        format!(
+            "{}:{}",
+            claude_code::binary().parent().unwrap().display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    fn ok(&self, server: &MessagesServer, args: &[&str]) -> String {
+        let output = self.agent(server, args);
+        assert!(
+            output.status.success(),
+            "agent {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// The started agent `name`'s row, once `check` holds for it.
+    fn row_when(
+        &self,
+        server: &MessagesServer,
+        name: &str,
+        check: impl Fn(&Value) -> bool,
+    ) -> Value {
+        when_stored_within(&self.root, Duration::from_secs(60), || {
+            let rows: Value = serde_json::from_str(&self.ok(server, &["list", "--json"])).ok()?;
+            rows.as_array()?
+                .iter()
+                .find(|row| row["launch"]["name"] == name && check(row))
+                .cloned()
+        })
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The permission question open in `root`'s inbox, once there is one.
+fn open_question(root: &Path) -> Value {
+    when_stored_within(root, Duration::from_secs(60), || {
+        stored_now(root)?.into_iter().find(|delivery| {
+            delivery.get("agent_request").is_some() && delivery["status"] == "awaiting_feedback"
+        })
+    })
+}
+
+fn answer(root: &Path, id: &str, value: &str) {
+    crate::ok_stdout(&crate::switchboard(root, &["answer", id, "--value", value]));
+}
+
+#[test]
+fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its_work_is_merged() {
+    let server = MessagesServer::start(vec![
+        Turn::tool(
+            "Bash",
+            json!({"command": "rm -rf build", "description": "Remove the build folder"}),
+        ),
+        Turn::text("Removed it."),
+        Turn::text("Nothing else to do."),
+    ]);
+    let project = Project::new();
+    let root = &project.root;
+    let _window = window::hold(&Workspace::open(root).unwrap()).unwrap();
+
+    let name = project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "tidy",
+            "Remove the build folder",
+        ],
+    );
+    assert_eq!(name.trim(), "tidy");
+    let worktree = root.join(".claude/worktrees/tidy");
+    assert_eq!(
+        git(&worktree, &["branch", "--show-current"]).trim(),
+        "switchboard/tidy"
+    );
+
+    // Its question comes to this workspace's inbox, though the agent works
+    // in the worktree and no hook was ever installed here.
+    let question = open_question(root);
+    assert_eq!(question["title"], "Claude Code wants to run `rm -rf build`");
+    let waiting = project.row_when(&server, "tidy", |row| {
+        row["shown"]["agent"] == "needs_permission"
+    });
+    assert_eq!(waiting["waiting_on"], question["id"]);
+    answer(root, question["id"].as_str().unwrap(), "true");
+    project.row_when(&server, "tidy", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    assert!(
+        !worktree.join("build").exists(),
+        "the allowed command ran in the worktree"
+    );
+    assert!(
+        root.join("build/out.txt").exists(),
+        "the workspace is untouched"
+    );
+    assert!(
+        !git(root, &["status", "--porcelain"]).contains("worktrees"),
+        "the worktree stays out of the workspace's git status"
+    );
+
+    // A follow-up typed into its own prompt is a new turn.
+    project.ok(&server, &["send", "tidy", "Anything else?"]);
+    when_stored_within(root, Duration::from_secs(60), || {
+        (server.turns_left() == 0).then_some(())
+    });
+
+    // Review: the removal, not yet committed.
+    let diff: Value =
+        serde_json::from_str(&project.ok(&server, &["diff", "tidy", "--json"])).unwrap();
+    assert_eq!(diff["files"][0]["path"], "build/out.txt");
+    assert_eq!(diff["files"][0]["change"], "deleted");
+    assert_eq!(diff["uncommitted"], 1);
+
+    // Uncommitted work is merged only when the developer says so.
+    let refused = project.agent(&server, &["merge", "tidy"]);
+    assert_eq!(refused.status.code(), Some(2), "INVALID_REQUEST");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("uncommitted"));
+    project.ok(&server, &["merge", "tidy", "--commit"]);
+    assert!(
+        !root.join("build").exists(),
+        "merged into the checked-out main"
+    );
+    assert_eq!(
+        git(root, &["status", "--porcelain", "--untracked-files=no"]),
+        ""
+    );
+
+    // Discarding waits for the agent to end.
+    let running = project.agent(&server, &["discard", "tidy"]);
+    assert_eq!(running.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&running.stderr).contains("still running"));
+    project.ok(&server, &["stop", "tidy"]);
+    project.ok(&server, &["discard", "tidy"]);
+    assert!(!worktree.exists());
+    let row = project.row_when(&server, "tidy", |_| true);
+    assert_eq!(row["shown"], "discarded");
+}
+
+#[test]
+fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes() {
+    let server = MessagesServer::start(vec![Turn::stall("Thinking")]);
+    let project = Project::new();
+    for name in ["../up", "-rf", "a b", "$(id)", "x/y"] {
+        let output = project.agent(
+            &server,
+            &["start", "claude-code", &format!("--name={name}"), "Hi"],
+        );
+        assert_eq!(output.status.code(), Some(2), "{name}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("INVALID_REQUEST"));
+    }
+    let output = project.agent(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--base=--upload-pack=touch x",
+            "Hi",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!project.root.join("x").exists());
+
+    let missing = project.agent_with_path(&server, &["start", "codex", "Hi"], "/nonexistent");
+    assert_eq!(missing.status.code(), Some(9), "UNAVAILABLE");
+    let said = String::from_utf8_lossy(&missing.stderr);
+    assert!(said.contains("npm install -g @openai/codex"), "{said}");
+
+    std::fs::create_dir_all(project.temp.path().join("config")).unwrap();
+    std::fs::write(
+        project.temp.path().join("config/settings.json"),
+        r#"{"runningAgents": 1}"#,
+    )
+    .unwrap();
+    project.ok(
+        &server,
+        &["start", "claude-code", "--name", "first", "Think"],
+    );
+    let full = project.agent(
+        &server,
+        &["start", "claude-code", "--name", "second", "Think"],
+    );
+    assert_eq!(full.status.code(), Some(10), "LIMIT_REACHED");
+    assert!(String::from_utf8_lossy(&full.stderr).contains("runningAgents = 1"));
+    project.ok(&server, &["stop", "first"]);
+    assert!(
+        !project
+            .root
+            .join(".switchboard/launches/second.json")
+            .exists(),
+        "a refused start leaves nothing"
+    );
+}

@@ -1,0 +1,65 @@
+//! Why starting an agent, or landing its work, failed.
+
+use switchboard_model::{
+    ErrorCode, ErrorPayload,
+    agent::{AgentKind, launch::LaunchError},
+};
+use switchboard_session::ClientError;
+use switchboard_store::StoreError;
+use thiserror::Error;
+
+/// A failure of this crate, with its code.
+#[derive(Debug, Error)]
+pub enum LaunchFailure {
+    /// The request breaks a rule.
+    #[error(transparent)]
+    Rule(#[from] LaunchError),
+    /// The store refused or failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The session host refused or failed.
+    #[error(transparent)]
+    Session(#[from] ClientError),
+    /// The agent's program is not on the caller's PATH.
+    #[error(
+        "{} (`{program}`) was not found on PATH: install it ({how}), run `{program}` once to sign in, then start the agent again",
+        .agent.label()
+    )]
+    NotInstalled {
+        /// Which agent.
+        agent: AgentKind,
+        /// Its program's name.
+        program: &'static str,
+        /// How to install it.
+        how: &'static str,
+    },
+    /// A started agent's program still runs.
+    #[error("{0} is still running: stop it first (switchboard agent stop {0})")]
+    Running(String),
+    /// The agent has no worktree to review, merge or discard.
+    #[error(
+        "{0} works in the workspace itself, not in a worktree of its own: there is nothing of its own to merge or discard"
+    )]
+    NoWorktree(String),
+}
+
+impl LaunchFailure {
+    /// The error as every edge reports it.
+    pub fn payload(&self) -> ErrorPayload {
+        match self {
+            Self::Session(error) => error.payload(),
+            other => ErrorPayload::new(other.code(), other.to_string()),
+        }
+    }
+
+    /// Its stable code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Rule(error) => error.code(),
+            Self::Store(error) => error.code(),
+            Self::Session(error) => error.payload().code,
+            Self::NotInstalled { .. } => ErrorCode::Unavailable,
+            Self::Running(_) | Self::NoWorktree(_) => ErrorCode::InvalidRequest,
+        }
+    }
+}

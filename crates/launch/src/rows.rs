@@ -1,0 +1,57 @@
+//! Started agents as rows: each launch joined with its program session
+//! (running, ended, lost with the host) and what its hooks last said.
+
+use switchboard_model::{
+    Timestamp,
+    agent::launch::{LaunchRow, LaunchState},
+};
+use switchboard_session::{Client, ClientError};
+use switchboard_store::{Workspace, agents, launches};
+
+use crate::LaunchFailure;
+
+/// The started agents of `workspace`, newest first. With no session host
+/// running, every one not landed shows as lost.
+pub async fn rows(
+    client: &Client,
+    workspace: &Workspace,
+    now: Timestamp,
+) -> Result<Vec<LaunchRow>, LaunchFailure> {
+    let root = workspace.root().display().to_string();
+    let sessions = match client.list(Some(root)).await {
+        Ok(sessions) => sessions,
+        Err(ClientError::NotRunning) => Vec::new(),
+        Err(error) => return Err(error.into()),
+    };
+    let heard = agents::list(workspace, now)?;
+    Ok(launches::list(workspace)?
+        .into_iter()
+        .map(|launch| {
+            let session = sessions.iter().find(|session| session.id == launch.session);
+            let agent = heard.iter().find(|row| {
+                row.record.launch.as_deref() == Some(launch.name.as_str())
+                    || (launch.agent_session.is_some()
+                        && launch.agent_session.as_deref() == Some(row.record.session_id.as_str()))
+            });
+            let shown = LaunchState::of(
+                &launch,
+                session.map(|session| session.state),
+                agent.map(|row| row.shown),
+            );
+            let since = match shown {
+                LaunchState::Agent(_) => agent.map_or(launch.started, |row| row.record.since),
+                LaunchState::Exited => {
+                    session.map_or(launch.started, |session| session.last_activity)
+                }
+                _ => launch.started,
+            };
+            LaunchRow {
+                waiting_on: agent.and_then(|row| row.record.waiting_on.clone()),
+                reason: agent.and_then(|row| row.record.reason.clone()),
+                launch,
+                shown,
+                since,
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,281 @@
+//! Starting one agent: its name reserved, its worktree made, its program
+//! found on the caller's PATH and started in a program session with the
+//! hooks for this run, its record completed — or, when a step fails,
+//! nothing left behind.
+
+use std::path::{Path, PathBuf};
+
+use switchboard_model::{
+    Timestamp,
+    agent::{
+        AgentKind,
+        launch::{
+            self, AgentCommand, DEFAULT_RUNNING_LIMIT, Launch, LaunchError, LaunchRequest,
+            WorktreeChoice, check_name, hook_commands, hooks_setting, made_up_name,
+            permission_mode,
+        },
+    },
+    program::SessionState,
+    settings::Settings,
+};
+use switchboard_session::{Client, protocol::StartRequest};
+use switchboard_store::{Workspace, launches, worktrees};
+
+use crate::LaunchFailure;
+
+/// How long a started agent's permission question may wait for the
+/// developer, in seconds (its hook's timeout).
+const QUESTION_WAIT_SECS: u64 = 600;
+
+/// A started agent's terminal: roomy enough for an agent's interface.
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+/// Who starts an agent: the environment the agent gets (theirs), the
+/// `switchboard` its hooks call, and what the settings say.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The environment the agent runs with (its PATH finds the agent).
+    pub env: Vec<(String, String)>,
+    /// The `switchboard` binary the agent's hooks run (absolute).
+    pub switchboard: PathBuf,
+    /// How many started agents may run at once.
+    pub running_limit: usize,
+    /// `claude`, when the settings name it (else found on PATH).
+    pub claude_code: Option<PathBuf>,
+    /// `codex`, when the settings name it (else found on PATH).
+    pub codex: Option<PathBuf>,
+}
+
+impl Caller {
+    /// A caller with `env` whose hooks run `switchboard`, under `settings`.
+    pub fn new(env: Vec<(String, String)>, switchboard: PathBuf, settings: &Settings) -> Self {
+        Self {
+            env,
+            switchboard,
+            running_limit: settings.running_agents.unwrap_or(DEFAULT_RUNNING_LIMIT),
+            claude_code: settings.claude_code_path.as_ref().map(PathBuf::from),
+            codex: settings.codex_path.as_ref().map(PathBuf::from),
+        }
+    }
+}
+
+/// Starts the agent `request` asks for in `workspace`; its launch.
+pub async fn start(
+    client: &Client,
+    workspace: &Workspace,
+    request: &LaunchRequest,
+    caller: &Caller,
+    now: Timestamp,
+) -> Result<Launch, LaunchFailure> {
+    let agent = AgentKind::parse(&request.agent)
+        .filter(|agent| *agent != AgentKind::Mcp)
+        .ok_or_else(|| LaunchError::BadName {
+            name: request.agent.chars().take(40).collect(),
+            why: "the agent is claude-code or codex",
+        })?;
+    if request.prompt.trim().is_empty() {
+        return Err(LaunchError::EmptyPrompt.into());
+    }
+    let mode = permission_mode(agent, request.permission_mode.as_deref())?;
+    if let Some(base) = &request.base {
+        launch::check_ref(base)?;
+    }
+    for name in [&request.name, &named_worktree(request)]
+        .into_iter()
+        .flatten()
+    {
+        check_name(name)?;
+    }
+    let named = match agent {
+        AgentKind::ClaudeCode => caller.claude_code.as_deref(),
+        _ => caller.codex.as_deref(),
+    };
+    let program = match named {
+        Some(program) if is_executable(program) => program.to_owned(),
+        _ => find_program(agent, &caller.env)?,
+    };
+    let root = workspace.root().display().to_string();
+    let sessions = client.list(Some(root.clone())).await?;
+    let existing = launches::list(workspace)?;
+    let running = existing
+        .iter()
+        .filter(|launch| {
+            sessions.iter().any(|session| {
+                session.id == launch.session && session.state == SessionState::Running
+            })
+        })
+        .count();
+    if running >= caller.running_limit {
+        return Err(LaunchError::LimitReached {
+            running,
+            limit: caller.running_limit,
+        }
+        .into());
+    }
+    let name = match (&request.name, &request.worktree) {
+        (Some(name), _) | (None, Some(WorktreeChoice::Named(name))) => name.clone(),
+        (None, _) => {
+            let taken: Vec<String> = existing.into_iter().map(|launch| launch.name).collect();
+            made_up_name(agent, &request.prompt, &taken)
+        }
+    };
+    check_name(&name)?;
+    let mut launch = Launch {
+        name: name.clone(),
+        agent,
+        session: String::new(),
+        cwd: root.clone(),
+        worktree: None,
+        task: request.task.clone(),
+        prompt: request.prompt.clone(),
+        permission_mode: mode,
+        model: request.model.clone(),
+        agent_session: (agent == AgentKind::ClaudeCode).then(uuid_v4),
+        started: now,
+        landed: None,
+        extra: serde_json::Map::new(),
+    };
+    launches::reserve(workspace, &launch)?;
+    match begin(client, workspace, request, caller, &program, &mut launch).await {
+        Ok(()) => Ok(launches::update(workspace, &name, |stored| {
+            *stored = launch
+        })?),
+        Err(error) => {
+            if let Some(worktree) = &launch.worktree {
+                let _ = worktrees::discard(workspace, worktree, true);
+            }
+            let _ = launches::remove(workspace, &name);
+            Err(error)
+        }
+    }
+}
+
+/// The worktree's own name, when the request gives one.
+fn named_worktree(request: &LaunchRequest) -> Option<String> {
+    match &request.worktree {
+        Some(WorktreeChoice::Named(name)) => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// The steps after the name is reserved: the worktree, then the session.
+async fn begin(
+    client: &Client,
+    workspace: &Workspace,
+    request: &LaunchRequest,
+    caller: &Caller,
+    program: &Path,
+    launch: &mut Launch,
+) -> Result<(), LaunchFailure> {
+    if let Some(choice) = &request.worktree {
+        let folder = match choice {
+            WorktreeChoice::AsAgent => launch.name.clone(),
+            WorktreeChoice::Named(folder) => folder.clone(),
+        };
+        check_name(&folder)?;
+        let place = workspace
+            .root()
+            .join(worktree_dir(launch.agent))
+            .join(&folder);
+        let worktree = worktrees::create(workspace, &launch.name, &place, request.base.as_deref())?;
+        launch.cwd.clone_from(&worktree.path);
+        launch.worktree = Some(worktree);
+    }
+    let switchboard = caller.switchboard.to_string_lossy();
+    let (asking, telling) = hook_commands(&switchboard, launch.agent, QUESTION_WAIT_SECS)
+        .ok_or_else(|| LaunchError::BadName {
+            name: switchboard.chars().take(40).collect(),
+            why: "the switchboard binary's path cannot be given to a shell",
+        })?;
+    let hooks = hooks_setting(launch.agent, &asking, &telling, QUESTION_WAIT_SECS);
+    let args = AgentCommand {
+        agent: launch.agent,
+        mode: &launch.permission_mode,
+        model: launch.model.as_deref(),
+        session_id: launch.agent_session.as_deref(),
+        hooks: &hooks,
+        prompt: &launch.prompt,
+    }
+    .args();
+    let root = workspace.root().display().to_string();
+    let start = |name: Option<String>| StartRequest {
+        program: program.display().to_string(),
+        args: args.clone(),
+        name,
+        cwd: launch.cwd.clone(),
+        base_env: caller.env.clone(),
+        env: vec![
+            (launch::AGENT_ENV.to_owned(), launch.name.clone()),
+            (launch::WORKSPACE_ENV.to_owned(), root.clone()),
+        ],
+        rows: Some(ROWS),
+        cols: Some(COLS),
+        workspace: Some(root.clone()),
+        record: false,
+        prompts: Vec::new(),
+        run: None,
+        started_by: None,
+    };
+    // The terminal is named as the agent, unless another live session of
+    // this user has that name (another workspace's agent).
+    let session = match client.start(start(Some(launch.name.clone()))).await {
+        Ok(session) => session,
+        Err(_) => client.start(start(None)).await?,
+    };
+    launch.session = session.id;
+    Ok(())
+}
+
+/// Where `agent`'s worktrees are made, relative to the workspace: Claude
+/// Code's own place for them, and one of Switchboard's for Codex.
+fn worktree_dir(agent: AgentKind) -> &'static str {
+    match agent {
+        AgentKind::ClaudeCode => ".claude/worktrees",
+        AgentKind::Codex | AgentKind::Mcp => launches::CODEX_WORKTREES_DIR,
+    }
+}
+
+/// The agent's program on the caller's PATH.
+fn find_program(agent: AgentKind, env: &[(String, String)]) -> Result<PathBuf, LaunchFailure> {
+    let (program, how) = match agent {
+        AgentKind::Codex => ("codex", "npm install -g @openai/codex"),
+        _ => ("claude", "npm install -g @anthropic-ai/claude-code"),
+    };
+    let path = env
+        .iter()
+        .find(|(key, _)| key == "PATH")
+        .map(|(_, value)| value.as_str())
+        .unwrap_or_default();
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+        .ok_or(LaunchFailure::NotInstalled {
+            agent,
+            program,
+            how,
+        })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+}
+
+/// A random (version 4) UUID, as Claude Code takes for `--session-id`.
+fn uuid_v4() -> String {
+    let mut bytes = [0u8; 16];
+    bytes.iter_mut().for_each(|byte| *byte = fastrand::u8(..));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}

@@ -1,0 +1,98 @@
+//! What is done with a started agent after its start: a follow-up typed
+//! into its own prompt, stopping it, reviewing, merging or discarding the
+//! work in its worktree.
+
+use switchboard_model::{
+    Timestamp,
+    agent::launch::{Launch, Worktree, WorktreeChanges},
+    program::{Key, SessionState},
+};
+use switchboard_session::{Client, ClientError, protocol::Input};
+use switchboard_store::{Workspace, launches, worktrees};
+
+use crate::LaunchFailure;
+
+/// Types `text` into the agent's own prompt and submits it.
+pub async fn send(
+    client: &Client,
+    workspace: &Workspace,
+    name: &str,
+    text: &str,
+) -> Result<Launch, LaunchFailure> {
+    let launch = launches::get(workspace, name)?;
+    client
+        .send(&launch.session, Input::Text(text.to_owned()), false)
+        .await?;
+    client
+        .send(&launch.session, Input::Key(Key::Enter), false)
+        .await?;
+    Ok(launch)
+}
+
+/// Ends the agent's program (its worktree and record are kept).
+pub async fn stop(
+    client: &Client,
+    workspace: &Workspace,
+    name: &str,
+) -> Result<Launch, LaunchFailure> {
+    let launch = launches::get(workspace, name)?;
+    if runs(client, &launch).await? {
+        client.kill(&launch.session, None).await?;
+    }
+    Ok(launch)
+}
+
+/// What the agent changed in its worktree since its base.
+pub fn diff(workspace: &Workspace, name: &str) -> Result<WorktreeChanges, LaunchFailure> {
+    let launch = launches::get(workspace, name)?;
+    Ok(worktrees::changes(worktree_of(&launch)?)?)
+}
+
+/// Merges the agent's work into its base (`commit_first`: its uncommitted
+/// work committed first); records it.
+pub fn merge(
+    workspace: &Workspace,
+    name: &str,
+    commit_first: bool,
+    now: Timestamp,
+) -> Result<Launch, LaunchFailure> {
+    let launch = launches::get(workspace, name)?;
+    let commit = worktrees::merge(workspace, worktree_of(&launch)?, name, commit_first)?;
+    Ok(launches::merged(workspace, name, commit, now)?)
+}
+
+/// Removes the agent's worktree and branch: refused while its program
+/// runs, and while it has work not merged unless `confirmed`.
+pub async fn discard(
+    client: &Client,
+    workspace: &Workspace,
+    name: &str,
+    confirmed: bool,
+    now: Timestamp,
+) -> Result<Launch, LaunchFailure> {
+    let launch = launches::get(workspace, name)?;
+    let worktree = worktree_of(&launch)?;
+    if runs(client, &launch).await? {
+        return Err(LaunchFailure::Running(name.to_owned()));
+    }
+    worktrees::discard(workspace, worktree, confirmed)?;
+    Ok(launches::discarded(workspace, name, now)?)
+}
+
+/// Whether the launch's program still runs.
+async fn runs(client: &Client, launch: &Launch) -> Result<bool, LaunchFailure> {
+    match client.list(None).await {
+        Ok(sessions) => Ok(sessions
+            .iter()
+            .any(|session| session.id == launch.session && session.state == SessionState::Running)),
+        Err(ClientError::NotRunning) => Ok(false),
+        Err(error) => Err(error.into()),
+    }
+}
+
+fn worktree_of(launch: &Launch) -> Result<&Worktree, LaunchFailure> {
+    launch
+        .worktree
+        .as_ref()
+        .ok_or_else(|| LaunchFailure::NoWorktree(launch.name.clone()))
+}
