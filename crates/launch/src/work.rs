@@ -7,10 +7,19 @@ use switchboard_model::{
     agent::launch::{Launch, Worktree, WorktreeChanges},
     program::{Key, SessionState},
 };
-use switchboard_session::{Client, ClientError, protocol::Input};
+use switchboard_session::{
+    Client, ClientError,
+    protocol::{Input, WaitFor},
+};
 use switchboard_store::{Workspace, launches, worktrees};
 
 use crate::LaunchFailure;
+
+/// How long the agent's interface is quiet once it has drawn typed text.
+const ECHO_QUIET_MS: u64 = 300;
+
+/// How long drawing typed text may take at most.
+const ECHO_TIMEOUT_MS: u64 = 5_000;
 
 /// Types `text` into the agent's own prompt and submits it.
 pub async fn send(
@@ -22,6 +31,16 @@ pub async fn send(
     let launch = launches::get(workspace, name)?;
     client
         .send(&launch.session, Input::Text(text.to_owned()), false)
+        .await?;
+    // Typed text and an Enter at once are a paste to an agent's interface
+    // (the Enter becomes a new line): Enter once the text is drawn.
+    client
+        .wait(
+            &launch.session,
+            WaitFor::Quiet(ECHO_QUIET_MS),
+            ECHO_TIMEOUT_MS,
+            |_| {},
+        )
         .await?;
     client
         .send(&launch.session, Input::Key(Key::Enter), false)

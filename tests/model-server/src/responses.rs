@@ -133,6 +133,12 @@ impl ResponsesServer {
     }
 }
 
+/// Whether `body` is Codex's request for a thread's title.
+fn is_title_request(body: &Value) -> bool {
+    body["tools"].as_array().is_none_or(Vec::is_empty)
+        && body.to_string().contains("concise, single-line task title")
+}
+
 fn serve(stream: TcpStream, shared: &Shared) {
     let Some((path, _headers, body)) = super::read_request(&stream) else {
         return;
@@ -146,13 +152,19 @@ fn serve(stream: TcpStream, shared: &Shared) {
         return;
     }
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    shared.requests.lock().unwrap().push(body);
-    let turn = shared
-        .turns
-        .lock()
-        .unwrap()
-        .pop_front()
-        .unwrap_or_else(|| Turn::text("(the script is over)"));
+    // Codex's interactive interface asks for a title for each new thread
+    // on the side (no tools, a JSON answer): answered outside the script.
+    let turn = if is_title_request(&body) {
+        Turn::text(r#"{"title": "Scripted task"}"#)
+    } else {
+        shared.requests.lock().unwrap().push(body);
+        shared
+            .turns
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| Turn::text("(the script is over)"))
+    };
     if let Turn::Status(code, body) = &turn {
         let _ = write!(
             stream,

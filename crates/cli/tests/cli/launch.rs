@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 use switchboard_model_server::{
     anthropic::{MessagesServer, Turn},
     claude_code::{self, ClaudeCode},
+    codex::{self, Codex},
+    responses::{ResponsesServer, Turn as CodexTurn},
 };
 use switchboard_store::{Workspace, window};
 
@@ -26,6 +28,8 @@ struct Project {
     temp: tempfile::TempDir,
     root: PathBuf,
     claude: ClaudeCode,
+    /// Codex set up for the project, when a test uses it.
+    codex: Option<Codex>,
 }
 
 impl Project {
@@ -46,7 +50,20 @@ impl Project {
             git(&root, args);
         }
         let claude = ClaudeCode::configure(&temp.path().join("claude-config"), &root);
-        Self { temp, root, claude }
+        Self {
+            temp,
+            root,
+            claude,
+            codex: None,
+        }
+    }
+
+    /// The project with Codex set up to trust it, its model `server`.
+    fn with_codex(server: &ResponsesServer) -> Self {
+        let mut project = Self::new();
+        let home = project.temp.path().join("codex-home");
+        project.codex = Some(Codex::configure(&home, &project.root, server));
+        project
     }
 
     /// `switchboard agent ARGS…` in the project as the developer runs it:
@@ -58,12 +75,19 @@ impl Project {
     fn agent_with_path(&self, server: &MessagesServer, args: &[&str], path: &str) -> Output {
         let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
         let host = cli.with_file_name("switchboard-session-host");
+        let codex_env = self
+            .codex
+            .as_ref()
+            .map(Codex::environment)
+            .unwrap_or_default();
         Command::new(&cli)
             .arg("agent")
             .args(args)
             .current_dir(&self.root)
             .env("PATH", path)
             .envs(self.claude.environment(&server.url()))
+            .envs(codex_env)
+            .env_remove("OPENAI_API_KEY")
             .env("SWITCHBOARD_RUNTIME_DIR", self.temp.path().join("rt"))
             .env("SWITCHBOARD_SESSION_HOST", host)
             .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
@@ -74,10 +98,16 @@ impl Project {
             .unwrap()
     }
 
+    /// PATH with Claude Code, Codex and Codex's sandbox helper on it.
     fn path(&self) -> String {
+        let mut dirs = vec![
+            claude_code::binary().parent().unwrap().to_owned(),
+            codex::binary().parent().unwrap().to_owned(),
+        ];
+        dirs.push(self.temp.path().join("codex-home/bin"));
         format!(
             "{}:{}",
-            claude_code::binary().parent().unwrap().display(),
+            std::env::join_paths(dirs).unwrap().to_string_lossy(),
             std::env::var("PATH").unwrap_or_default()
         )
     }
@@ -286,4 +316,51 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
             .exists(),
         "a refused start leaves nothing"
     );
+}
+
+#[test]
+fn codex_started_in_a_worktree_runs_its_own_interface_with_its_hooks_trusted_for_the_run() {
+    let codex_server = ResponsesServer::start(vec![
+        CodexTurn::call(
+            "exec_command",
+            json!({"cmd": "rm -rf build", "sandbox_permissions": "require_escalated", "justification": "Remove the build"}),
+        ),
+        CodexTurn::text("Removed it."),
+    ]);
+    // Claude Code's model is not used here.
+    let unused = MessagesServer::start(Vec::new());
+    let project = Project::with_codex(&codex_server);
+    let root = &project.root;
+    let _window = window::hold(&Workspace::open(root).unwrap()).unwrap();
+
+    project.ok(&unused, &["start", "codex", "--worktree=fixer", "Tidy up"]);
+    let worktree = root.join(".switchboard/worktrees/fixer");
+    assert!(worktree.join("build/out.txt").exists());
+    let question = open_question(root);
+    assert_eq!(question["agent_request"]["agent"], "codex");
+    answer(root, question["id"].as_str().unwrap(), "true");
+    let finished = project.row_when(&unused, "fixer", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    assert_eq!(finished["launch"]["agent"], "codex");
+    assert!(
+        !worktree.join("build").exists(),
+        "the allowed command ran in the worktree"
+    );
+    assert!(root.join("build/out.txt").exists());
+    // Nothing was written into the repository or Codex's trust.
+    assert!(!root.join(".codex").exists());
+    let config =
+        std::fs::read_to_string(project.temp.path().join("codex-home/config.toml")).unwrap();
+    assert!(!config.contains("trusted_hash"), "{config}");
+
+    project.ok(&unused, &["stop", "fixer"]);
+    let output = project.agent(&unused, &["discard", "fixer"]);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "uncommitted work needs --force"
+    );
+    project.ok(&unused, &["discard", "fixer", "--force"]);
+    assert!(!worktree.exists());
 }

@@ -206,6 +206,42 @@ pub fn hook_hash(
     Some(format!("sha256:{hex}"))
 }
 
+/// Where Codex keeps the hooks given on its command line (`-c hooks=…`):
+/// their trust keys start with it.
+pub const SESSION_FLAGS_SOURCE: &str = "/<session-flags>/config.toml";
+
+/// Codex's `[hooks.state]` entries that trust the command hooks `hooks`
+/// (the `hooks` table a run is given with `-c`, `{EVENT: [{matcher,
+/// hooks: [{type, command, timeout}]}]}`) for that run: each keyed by its
+/// event label and place, with the hash Codex computes for it. Trusting
+/// them is Switchboard's to do — they are its own, given by it for this
+/// run only.
+pub fn session_trust(hooks: &Value) -> Value {
+    let mut state = serde_json::Map::new();
+    for (event, groups) in hooks.as_object().into_iter().flatten() {
+        let Some(label) = event_label(event) else {
+            continue;
+        };
+        for (group_index, group) in groups.as_array().into_iter().flatten().enumerate() {
+            let matcher = group["matcher"].as_str();
+            for (handler_index, handler) in
+                group["hooks"].as_array().into_iter().flatten().enumerate()
+            {
+                let Some(hash) = handler["command"].as_str().and_then(|command| {
+                    hook_hash(event, matcher, command, handler["timeout"].as_u64(), false)
+                }) else {
+                    continue;
+                };
+                state.insert(
+                    format!("{SESSION_FLAGS_SOURCE}:{label}:{group_index}:{handler_index}"),
+                    json!({"trusted_hash": hash}),
+                );
+            }
+        }
+    }
+    Value::Object(state)
+}
+
 /// One of Switchboard's hooks as a hooks file holds it, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstalledHook {

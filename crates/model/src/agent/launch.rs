@@ -488,9 +488,19 @@ impl AgentCommand<'_> {
                 }
             }
             AgentKind::Codex | AgentKind::Mcp => {
+                // No daemon outliving the run; its hooks, trusted for this
+                // run (else it asks to review them), on the command line.
+                let mut hooks = self.hooks.clone();
+                if let Value::Object(table) = &mut hooks {
+                    table.insert(
+                        "state".into(),
+                        crate::agent::codex_hooks::session_trust(self.hooks),
+                    );
+                }
+                args.push("--no-daemon".into());
                 args.extend(["--ask-for-approval".into(), self.mode.to_owned()]);
                 args.extend(["--sandbox".into(), "workspace-write".into()]);
-                args.extend(["-c".into(), format!("hooks={}", toml_inline(self.hooks))]);
+                args.extend(["-c".into(), format!("hooks={}", toml_inline(&hooks))]);
             }
         }
         if let Some(model) = self.model {
@@ -811,6 +821,16 @@ mod tests {
             "{hooks_arg}"
         );
         assert!(!hooks_arg.contains("Notification"), "Codex has none");
+        assert!(args.contains(&"--no-daemon".to_owned()));
+        let trusted =
+            crate::agent::codex_hooks::hook_hash("Stop", Some(""), "sb \"q\"", Some(10), false)
+                .unwrap();
+        assert!(
+            hooks_arg.contains(&format!(
+                r#""/<session-flags>/config.toml:stop:0:0" = {{ "trusted_hash" = "{trusted}" }}"#
+            )),
+            "{hooks_arg}"
+        );
     }
 
     #[test]
