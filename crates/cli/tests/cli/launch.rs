@@ -364,3 +364,37 @@ fn codex_started_in_a_worktree_runs_its_own_interface_with_its_hooks_trusted_for
     project.ok(&unused, &["discard", "fixer", "--force"]);
     assert!(!worktree.exists());
 }
+
+#[test]
+fn a_hook_fired_in_a_worktree_made_by_hand_asks_in_the_main_workspaces_window() {
+    let project = Project::new();
+    let root = &project.root;
+    let by_hand = project.temp.path().join("by-hand");
+    git(
+        root,
+        &["worktree", "add", "-q", "-b", "mine", &by_hand.display().to_string()],
+    );
+    let by_hand = by_hand.canonicalize().unwrap();
+    let _window = window::hold(&Workspace::open(root).unwrap()).unwrap();
+    // As Claude Code started there by hand calls it: its project folder is
+    // the worktree.
+    let event = json!({
+        "session_id": "s-hand", "transcript_path": "", "cwd": by_hand.join("src"),
+        "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": "cargo publish"},
+    });
+    let by_hand_text = by_hand.display().to_string();
+    let child = crate::hooks::hook_with(
+        &by_hand,
+        "30",
+        &event,
+        &[("CLAUDE_PROJECT_DIR", by_hand_text.as_str())],
+    );
+    let question = open_question(root);
+    assert_eq!(question["title"], "Claude Code wants to run `cargo publish`");
+    assert!(!by_hand.join(".visual-delivery").exists(), "nothing kept in the worktree");
+    answer(root, question["id"].as_str().unwrap(), "false");
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""));
+}
