@@ -13,6 +13,7 @@ pub mod http;
 mod inbox;
 pub mod install;
 mod knowledge;
+mod launch;
 mod probe;
 mod progress;
 mod resources;
@@ -160,7 +161,10 @@ impl Server {
             (Scope::Inbox, Self::inbox_tools() + Self::agent_tools()),
             (Scope::Knowledge, Self::knowledge_tools()),
             (Scope::Tasks, Self::team_tools()),
-            (Scope::Programs, Self::session_tools() + Self::probe_tools()),
+            (
+                Scope::Programs,
+                Self::session_tools() + Self::probe_tools() + Self::launch_tools(),
+            ),
         ]
     }
 

@@ -372,7 +372,14 @@ fn a_hook_fired_in_a_worktree_made_by_hand_asks_in_the_main_workspaces_window() 
     let by_hand = project.temp.path().join("by-hand");
     git(
         root,
-        &["worktree", "add", "-q", "-b", "mine", &by_hand.display().to_string()],
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "mine",
+            &by_hand.display().to_string(),
+        ],
     );
     let by_hand = by_hand.canonicalize().unwrap();
     let _window = window::hold(&Workspace::open(root).unwrap()).unwrap();
@@ -391,8 +398,14 @@ fn a_hook_fired_in_a_worktree_made_by_hand_asks_in_the_main_workspaces_window() 
         &[("CLAUDE_PROJECT_DIR", by_hand_text.as_str())],
     );
     let question = open_question(root);
-    assert_eq!(question["title"], "Claude Code wants to run `cargo publish`");
-    assert!(!by_hand.join(".visual-delivery").exists(), "nothing kept in the worktree");
+    assert_eq!(
+        question["title"],
+        "Claude Code wants to run `cargo publish`"
+    );
+    assert!(
+        !by_hand.join(".visual-delivery").exists(),
+        "nothing kept in the worktree"
+    );
     answer(root, question["id"].as_str().unwrap(), "false");
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());

@@ -239,8 +239,10 @@ async fn refused<H: ClientHandler>(
     )
 }
 
-pub(crate) const TOOLS: [&str; 27] = [
+pub(crate) const TOOLS: [&str; 29] = [
     "add_learning",
+    "agent_list",
+    "agent_start",
     "approve",
     "ask",
     "claim_task",
@@ -1736,4 +1738,101 @@ fn the_stateless_revision_over_stdio_discovers_serves_tools_resources_and_tasks(
         done["result"]["result"]["structuredContent"]["response"],
         json!({"value": true})
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_starts_a_helper_agent_in_its_own_worktree_and_follows_it() {
+    use switchboard_model_server::{
+        anthropic::{MessagesServer, Turn},
+        claude_code::{self, ClaudeCode},
+    };
+    let server = MessagesServer::start(vec![Turn::text("Looked; nothing to do.")]);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = root.canonicalize().unwrap();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.name=D",
+            "-c",
+            "user.email=d@e.f",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "First",
+        ],
+    ] {
+        assert!(
+            std::process::Command::new("git")
+                .arg("-C")
+                .arg(&root)
+                .args(args)
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+    let claude = ClaudeCode::configure(&dir.path().join("claude"), &root);
+    let mut command = server_command(&root);
+    command
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                claude_code::binary().parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .envs(claude.environment(&server.url()))
+        .env("SWITCHBOARD_CONFIG_DIR", dir.path().join("config"));
+    let session = Client::default()
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+
+    let (code, message) = refused(
+        &session,
+        "agent_start",
+        json!({"agent": "claude-code", "prompt": "Look", "name": "../../escape"}),
+    )
+    .await;
+    assert_eq!(code, "INVALID_REQUEST", "{message}");
+
+    let started = ok(
+        &session,
+        "agent_start",
+        json!({"agent": "claude-code", "prompt": "Look around", "name": "helper", "worktree": true}),
+    )
+    .await;
+    assert_eq!(started["branch"], "switchboard/helper");
+    assert!(root.join(".claude/worktrees/helper").is_dir());
+    let finished = crate::when_stored_within(&root, Duration::from_secs(60), || {
+        let listed = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    tokio::runtime::Runtime::new()
+                        .unwrap()
+                        .block_on(async { call(&session, "agent_list", json!({})).await })
+                })
+                .join()
+                .unwrap()
+        });
+        let agents = listed.structured_content?["agents"].clone();
+        agents
+            .as_array()?
+            .iter()
+            .find(|agent| agent["name"] == "helper" && agent["state"] == "turn finished")
+            .cloned()
+    });
+    assert_eq!(finished["agent"], "claude-code");
+    ok(
+        &session,
+        "session_kill",
+        json!({"session": started["session"]}),
+    )
+    .await;
+    session.cancel().await.unwrap();
 }

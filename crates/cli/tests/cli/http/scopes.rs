@@ -44,6 +44,7 @@ fn a_token_calls_only_the_tools_of_its_scopes_and_an_old_one_holds_the_default_o
     }
     for refused in [
         "session_start",
+        "agent_start",
         "session_send",
         "investigate",
         "fuzz",
