@@ -35,6 +35,10 @@ pub enum AgentCommand {
     Send(SendArgs),
     /// End an agent's program (its worktree and branch are kept).
     Stop(NameArgs),
+    /// Mind a started agent's terminal until it ends (started with it):
+    /// what it asks on its screen becomes a question in the inbox.
+    #[command(hide = true)]
+    Mind(NameArgs),
 }
 
 impl AgentCommand {
@@ -43,7 +47,7 @@ impl AgentCommand {
         match self {
             Self::Start(args) => args.json,
             Self::List(args) => args.json,
-            Self::Diff(args) | Self::Stop(args) => args.json,
+            Self::Diff(args) | Self::Stop(args) | Self::Mind(args) => args.json,
             Self::Merge(args) => args.name.json,
             Self::Discard(args) => args.name.json,
             Self::Send(args) => args.name.json,
@@ -258,6 +262,10 @@ async fn dispatch(
             let launch =
                 switchboard_launch::send(client, workspace, &args.name.name, &args.text).await?;
             print_launch(&launch, args.name.json)
+        }
+        AgentCommand::Mind(args) => {
+            switchboard_launch::mind(client, workspace, &args.name).await?;
+            Ok(())
         }
         AgentCommand::Stop(args) => {
             let launch = switchboard_launch::stop(client, workspace, &args.name).await?;

@@ -8,11 +8,13 @@
 //! this; the records and git steps are the store's.
 
 mod error;
+mod mind;
 mod rows;
 mod start;
 mod work;
 
 pub use error::LaunchFailure;
+pub use mind::{SCREEN_FIELD, is_screen_question, mind};
 pub use rows::rows;
 pub use start::{Caller, start};
 pub use work::{diff, discard, merge, send, stop};

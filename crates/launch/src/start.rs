@@ -134,13 +134,16 @@ pub async fn start(
         agent_session: (agent == AgentKind::ClaudeCode).then(uuid_v4),
         started: now,
         landed: None,
+        ended: None,
         extra: serde_json::Map::new(),
     };
     launches::reserve(workspace, &launch)?;
     match begin(client, workspace, request, caller, &program, &mut launch).await {
-        Ok(()) => Ok(launches::update(workspace, &name, |stored| {
-            *stored = launch
-        })?),
+        Ok(()) => {
+            let launch = launches::update(workspace, &name, |stored| *stored = launch)?;
+            start_minder(workspace, caller, &name)?;
+            Ok(launch)
+        }
         Err(error) => {
             if let Some(worktree) = &launch.worktree {
                 let _ = worktrees::discard(workspace, worktree, true);
@@ -224,6 +227,31 @@ async fn begin(
         Err(_) => client.start(start(None)).await?,
     };
     launch.session = session.id;
+    Ok(())
+}
+
+/// Starts the process that minds the agent's terminal (`switchboard -C
+/// WORKSPACE agent mind NAME`, in a process group of its own, with the
+/// caller's environment, so it reaches the same session host) for as long
+/// as the agent's program runs.
+fn start_minder(workspace: &Workspace, caller: &Caller, name: &str) -> Result<(), LaunchFailure> {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(&caller.switchboard);
+    command
+        .arg("-C")
+        .arg(workspace.root())
+        .args(["agent", "mind", name])
+        .env_clear()
+        .envs(caller.env.iter().map(|(key, value)| (key, value)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0);
+    command.spawn().map_err(|error| {
+        LaunchFailure::Store(switchboard_store::StoreError::InTheWay(format!(
+            "could not start the process that minds {name}'s terminal: {error}"
+        )))
+    })?;
     Ok(())
 }
 

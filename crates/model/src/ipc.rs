@@ -391,7 +391,8 @@ pub enum StoreChange {
     Tapes,
     /// An investigation, test or fuzz report in ClaudeControl's folders.
     ProbeReports,
-    /// An agent session's record in `.switchboard/agents/`.
+    /// An agent session's record in `.switchboard/agents/`, or a started
+    /// agent's in `.switchboard/launches/`.
     Agents,
 }
 

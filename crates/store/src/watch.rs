@@ -182,6 +182,8 @@ struct DirChain {
     report_dirs: Vec<PathBuf>,
     /// `.switchboard/agents/`.
     agents_dir: PathBuf,
+    /// `.switchboard/launches/`: started agents, shown with the agents.
+    launches_dir: PathBuf,
 }
 
 impl DirChain {
@@ -202,11 +204,13 @@ impl DirChain {
             .collect();
         let tapes_root = root.join(crate::tapes::TAPES_DIR);
         let agents_dir = crate::agents::agents_dir(workspace);
+        let launches_dir = crate::launches::launches_dir(workspace);
         let mut dirs = vec![
             root.to_owned(),
             tapes_root.clone(),
             root.join(".switchboard"),
             agents_dir.clone(),
+            launches_dir.clone(),
             workspace.visual_delivery_dir(),
             data_dir.clone(),
             custom_dir.clone(),
@@ -234,6 +238,7 @@ impl DirChain {
             tapes_root,
             report_dirs,
             agents_dir,
+            launches_dir,
         }
     }
 
@@ -341,7 +346,7 @@ impl DirChain {
             vec![StoreChange::Tapes]
         } else if self.report_dirs.iter().any(|known| known == dir) {
             vec![StoreChange::ProbeReports]
-        } else if *dir == self.agents_dir {
+        } else if *dir == self.agents_dir || *dir == self.launches_dir {
             vec![StoreChange::Agents]
         } else {
             Vec::new()
@@ -414,8 +419,9 @@ impl DirChain {
             {
                 changes.insert(StoreChange::ProbeReports);
             }
-            // An agent's record written (a rename onto its name) or removed.
-            if parent == self.agents_dir
+            // An agent's record or a started agent's written (a rename onto
+            // its name) or removed.
+            if (parent == self.agents_dir || parent == self.launches_dir)
                 && path
                     .extension()
                     .is_some_and(|extension| extension == "json")

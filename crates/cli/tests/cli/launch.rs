@@ -122,20 +122,47 @@ impl Project {
         String::from_utf8(output.stdout).unwrap()
     }
 
-    /// The started agent `name`'s row, once `check` holds for it.
+    /// The started agent `name`'s row, once `check` holds for it (else
+    /// the test fails with the agent's screen).
     fn row_when(
         &self,
         server: &MessagesServer,
         name: &str,
-        check: impl Fn(&Value) -> bool,
+        check: impl Fn(&Value) -> bool + std::panic::RefUnwindSafe,
     ) -> Value {
-        when_stored_within(&self.root, Duration::from_secs(60), || {
-            let rows: Value = serde_json::from_str(&self.ok(server, &["list", "--json"])).ok()?;
-            rows.as_array()?
-                .iter()
-                .find(|row| row["launch"]["name"] == name && check(row))
-                .cloned()
+        let found = std::panic::catch_unwind(|| {
+            when_stored_within(&self.root, Duration::from_secs(60), || {
+                let rows: Value =
+                    serde_json::from_str(&self.ok(server, &["list", "--json"])).ok()?;
+                rows.as_array()?
+                    .iter()
+                    .find(|row| row["launch"]["name"] == name && check(row))
+                    .cloned()
+            })
+        });
+        found.unwrap_or_else(|_| {
+            panic!("{name} never got there; its screen:\n{}", self.screen(name))
         })
+    }
+
+    /// What the started agent `name`'s terminal shows.
+    fn screen(&self, name: &str) -> String {
+        let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+        let output = Command::new(&cli)
+            .args(["session", "read", name, "--screen"])
+            .current_dir(&self.root)
+            .env("SWITCHBOARD_RUNTIME_DIR", self.temp.path().join("rt"))
+            .env(
+                "SWITCHBOARD_SESSION_HOST",
+                cli.with_file_name("switchboard-session-host"),
+            )
+            .output()
+            .unwrap();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
     }
 }
 
@@ -410,4 +437,128 @@ fn a_hook_fired_in_a_worktree_made_by_hand_asks_in_the_main_workspaces_window() 
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""));
+}
+
+/// The open question about a started agent's screen, once there is one.
+fn screen_question(root: &Path, name: &str) -> Value {
+    when_stored_within(root, Duration::from_secs(60), || {
+        stored_now(root)?.into_iter().find(|delivery| {
+            delivery["agent_screen"]["launch"] == name && delivery["status"] == "awaiting_feedback"
+        })
+    })
+}
+
+#[test]
+fn a_trust_screen_no_hook_carries_is_asked_in_the_inbox_and_answered_in_the_terminal() {
+    let server = MessagesServer::start(vec![Turn::text("Hello from a trusted folder.")]);
+    let project = Project::new();
+    let root = &project.root;
+    // Claude Code trusts some other folder, not this one.
+    let _ = ClaudeCode::configure(
+        &project.temp.path().join("claude-config"),
+        &project.temp.path().join("elsewhere"),
+    );
+
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "yes",
+            "Say hello",
+        ],
+    );
+    let question = screen_question(root, "yes");
+    assert_eq!(question["agent_screen"]["kind"], "claude-code-trust");
+    assert_eq!(
+        question["title"],
+        "yes (Claude Code): Does Claude Code trust this folder?"
+    );
+    assert!(
+        question["content"]["body"]
+            .as_str()
+            .unwrap()
+            .contains("Yes, I trust this folder"),
+        "the screen is quoted"
+    );
+    answer(root, question["id"].as_str().unwrap(), "true");
+    project.row_when(&server, "yes", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    assert_eq!(server.turns_left(), 0, "the trusted agent ran its turn");
+
+    // Claude Code kept its trust for the repository: forget it.
+    project.ok(&server, &["stop", "yes"]);
+    let _ = ClaudeCode::configure(
+        &project.temp.path().join("claude-config"),
+        &project.temp.path().join("elsewhere"),
+    );
+
+    // No: the agent ends, as its own terminal would have it.
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "no",
+            "Say hello",
+        ],
+    );
+    let question = screen_question(root, "no");
+    answer(root, question["id"].as_str().unwrap(), "false");
+    project.row_when(&server, "no", |row| row["shown"] == "exited");
+
+    // Answered in the terminal instead: the question closes by itself.
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "typed",
+            "Say hello",
+        ],
+    );
+    let question = screen_question(root, "typed");
+    let id = question["id"].as_str().unwrap().to_owned();
+    let session = project.row_when(&server, "typed", |_| true)["launch"]["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+    // As the developer would: once the screen has settled (keys typed
+    // into its first drawing are lost).
+    for args in [
+        &["session", "wait", &session, "--for", "quiet", "500"][..],
+        &["session", "send", &session, "--key", "esc"],
+    ] {
+        let typed = Command::new(&cli)
+            .args(args)
+            .current_dir(root)
+            .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
+            .env(
+                "SWITCHBOARD_SESSION_HOST",
+                cli.with_file_name("switchboard-session-host"),
+            )
+            .output()
+            .unwrap();
+        assert!(
+            typed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&typed.stderr)
+        );
+    }
+    // Its question leaves the inbox: it answers nothing any more.
+    when_stored_within(root, Duration::from_secs(30), || {
+        (!stored_now(root)?.iter().any(|delivery| {
+            delivery["id"] == id.as_str() && delivery["status"] == "awaiting_feedback"
+        }))
+        .then_some(())
+    });
+    project.row_when(&server, "typed", |row| row["shown"] == "exited");
 }

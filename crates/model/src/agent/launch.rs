@@ -295,6 +295,10 @@ pub struct Launch {
     /// How its work was landed, once it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub landed: Option<Landing>,
+    /// How its program ended, as the process minding it saw (the session
+    /// host forgets ended sessions once it exits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<Ended>,
     /// Fields a newer version wrote.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -305,6 +309,16 @@ impl Launch {
     pub fn is_landed(&self) -> bool {
         self.landed.is_some()
     }
+}
+
+/// How a started agent's program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ended {
+    /// When it was seen to.
+    pub at: Timestamp,
+    /// The session host that held it went away first.
+    #[serde(default)]
+    pub lost: bool,
 }
 
 /// What a started agent is doing, as its row says it.
@@ -336,7 +350,11 @@ impl LaunchState {
             None => {}
         }
         match session {
-            None | Some(SessionState::Lost) => Self::Lost,
+            None => match launch.ended {
+                Some(Ended { lost: false, .. }) => Self::Exited,
+                _ => Self::Lost,
+            },
+            Some(SessionState::Lost) => Self::Lost,
             Some(SessionState::Exited | SessionState::Killed) => Self::Exited,
             Some(SessionState::Running) => match heard {
                 None => Self::Starting,
@@ -732,6 +750,7 @@ mod tests {
             agent_session: None,
             started: Timestamp::from_unix_millis(0).unwrap(),
             landed: None,
+            ended: None,
             extra: Map::new(),
         }
     }
@@ -762,6 +781,14 @@ mod tests {
             LaunchState::Exited
         );
         assert_eq!(LaunchState::of(&launch, None, None), LaunchState::Lost);
+        let at = Timestamp::from_unix_millis(5).unwrap();
+        launch.ended = Some(Ended { at, lost: false });
+        assert_eq!(
+            LaunchState::of(&launch, None, None),
+            LaunchState::Exited,
+            "an ended session the host forgot"
+        );
+        launch.ended = None;
         assert!(!LaunchState::Lost.runs() && LaunchState::Starting.runs());
         launch.landed = Some(Landing::Discarded {
             at: Timestamp::from_unix_millis(1).unwrap(),

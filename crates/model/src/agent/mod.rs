@@ -7,6 +7,7 @@ pub mod codex_hooks;
 pub mod hook;
 pub mod launch;
 pub mod permission;
+pub mod screen_prompt;
 pub mod transcript;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,229 @@
+//! Minding a started agent's terminal: what it asks on its screen that no
+//! hook carries (trust a folder, use a key) becomes a question in the
+//! inbox, its answer typed into the terminal; a screen answered meanwhile
+//! in the terminal closes its question; a screen with one way on (a theme
+//! picker) is passed with its default. Runs in a process of its own
+//! (`switchboard agent mind NAME`, started with the agent) until the
+//! agent's program ends.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use switchboard_model::{
+    ContentType, DeliveryMode, NewDelivery, Timestamp,
+    agent::{
+        launch::Ended,
+        screen_prompt::{ScreenPrompt, recognise},
+    },
+    blocking::AwaitOutcome,
+    feedback::ConfirmAnswer,
+    program::SessionState,
+};
+use switchboard_session::{
+    Client,
+    protocol::{Input, WaitFor},
+};
+use switchboard_store::{
+    Workspace, clock,
+    feedback::{self, ReplyWait, Waited},
+    launches,
+};
+use tokio::sync::oneshot;
+
+use crate::LaunchFailure;
+
+/// How long one look at the screen waits for output.
+const LOOK_MS: u64 = 30_000;
+
+/// How long a screen is quiet once it has settled.
+const SETTLED_MS: u64 = 300;
+
+/// How long settling may take at most.
+const SETTLE_TIMEOUT_MS: u64 = 5_000;
+
+/// How long a screen question stays open: a day.
+const QUESTION_OPEN: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The field a screen question carries: the launch and the prompt's kind.
+pub const SCREEN_FIELD: &str = "agent_screen";
+
+/// A question put for a screen, until it is answered or moot.
+struct Asked {
+    kind: String,
+    prompt: ScreenPrompt,
+    /// The blocking session its answer settles.
+    session: String,
+    answer: oneshot::Receiver<Option<AwaitOutcome>>,
+}
+
+/// Minds the started agent `name` until its program ends, then records
+/// how it ended (exited, or lost with the session host).
+pub async fn mind(client: &Client, workspace: &Workspace, name: &str) -> Result<(), LaunchFailure> {
+    let client = client.clone().without_starting();
+    let minded = minding(&client, workspace, name).await;
+    let lost = match &minded {
+        Ok(()) => false,
+        // The host went away (or never answered again).
+        Err(LaunchFailure::Session(_)) => true,
+        Err(_) => return minded,
+    };
+    launches::update(workspace, name, |launch| {
+        launch.ended = Some(Ended {
+            at: clock::now(),
+            lost,
+        });
+    })?;
+    minded
+}
+
+async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(), LaunchFailure> {
+    let launch = launches::get(workspace, name)?;
+    let mut since: Option<u64> = None;
+    let mut asked: Option<Asked> = None;
+    // The prompt last answered or passed: not answered again while its
+    // screen is still being redrawn.
+    let mut done: Option<String> = None;
+    loop {
+        let look = client.read_following(&launch.session, since, true, Some(LOOK_MS), Some(0));
+        let output = match &mut asked {
+            Some(open) => tokio::select! {
+                output = look => output?,
+                outcome = &mut open.answer => {
+                    if let Ok(Some(outcome)) = outcome {
+                        type_answer(client, &launch.session, &open.prompt, &outcome).await?;
+                    }
+                    done = asked.take().map(|open| open.kind);
+                    continue;
+                }
+            },
+            None => look.await?,
+        };
+        since = Some(output.cursor);
+        let screen = output.screen.unwrap_or_default().join("\n");
+        let shown = recognise(launch.agent, &screen);
+        let shown_kind = shown.as_ref().map(|prompt| prompt.kind.clone());
+        if let Some(open) = asked.take_if(|open| shown_kind.as_deref() != Some(open.kind.as_str()))
+        {
+            // Answered in the terminal, or the agent moved on.
+            let _ = feedback::retract(workspace, &open.session, clock::now());
+        }
+        if shown_kind.is_none() || shown_kind != done {
+            done = None;
+        }
+        if output.session.state != SessionState::Running {
+            if let Some(open) = asked.take() {
+                let _ = feedback::retract(workspace, &open.session, clock::now());
+            }
+            return Ok(());
+        }
+        let Some(prompt) = shown else {
+            continue;
+        };
+        if asked.is_some() || done.as_deref() == Some(prompt.kind.as_str()) {
+            continue;
+        }
+        if prompt.asks() {
+            asked = Some(ask(workspace, name, launch.agent.label(), prompt, &screen)?);
+        } else {
+            type_keys(client, &launch.session, prompt.keys(true)).await?;
+            done = Some(prompt.kind);
+        }
+    }
+}
+
+/// Puts the question `prompt` asks (the screen quoted) in the inbox and
+/// starts waiting for its answer.
+fn ask(
+    workspace: &Workspace,
+    name: &str,
+    agent: &str,
+    prompt: ScreenPrompt,
+    screen: &str,
+) -> Result<Asked, LaunchFailure> {
+    let now = clock::now();
+    let body = format!(
+        "{}\n\nIts terminal shows:\n\n```text\n{}\n```\n\nYour answer is typed into its terminal (Terminals → {name}).",
+        prompt.detail,
+        screen.trim_end()
+    );
+    let new = NewDelivery {
+        mode: DeliveryMode::Blocking,
+        title: format!("{name} ({agent}): {}", prompt.question),
+        content_type: ContentType::Markdown,
+        body,
+        feedback_schema: Some(prompt.form()),
+    };
+    let mut extra = Map::new();
+    extra.insert(
+        SCREEN_FIELD.into(),
+        serde_json::json!({"launch": name, "kind": prompt.kind}),
+    );
+    let until = Timestamp::from_unix_millis(
+        now.unix_millis()
+            .saturating_add(i64::try_from(QUESTION_OPEN.as_millis()).unwrap_or(i64::MAX / 2)),
+    )
+    .unwrap_or(now);
+    let (_, session) = feedback::ask_marked(workspace, new, extra, now, until)?;
+    let wait = ReplyWait::new();
+    let session_id = session.id.clone();
+    let (sender, answer) = oneshot::channel();
+    let waiting = workspace.clone();
+    std::thread::spawn(move || {
+        let outcome = match wait.run(&waiting, &session.id, clock::now, |_| {}) {
+            Ok(Waited::Settled(outcome) | Waited::Left(Some(outcome))) => Some(outcome),
+            _ => None,
+        };
+        let _ = sender.send(outcome);
+    });
+    Ok(Asked {
+        kind: prompt.kind.clone(),
+        prompt,
+        session: session_id,
+        answer,
+    })
+}
+
+/// Types the keys of the developer's answer (a dismissed question types
+/// nothing: the terminal still asks).
+async fn type_answer(
+    client: &Client,
+    session: &str,
+    prompt: &ScreenPrompt,
+    outcome: &AwaitOutcome,
+) -> Result<(), LaunchFailure> {
+    let yes = match outcome {
+        AwaitOutcome::Responded { response, .. } => {
+            ConfirmAnswer::from_value(response).is_some_and(|answer| answer.value)
+        }
+        AwaitOutcome::Declined { .. } => false,
+        _ => return Ok(()),
+    };
+    type_keys(client, session, prompt.keys(yes)).await
+}
+
+/// Types `keys` one by one, each once the screen has settled: an agent's
+/// interface draws a screen before it listens to the keyboard, and keys
+/// typed into a redraw are lost.
+async fn type_keys(
+    client: &Client,
+    session: &str,
+    keys: &[switchboard_model::program::Key],
+) -> Result<(), LaunchFailure> {
+    for key in keys {
+        client
+            .wait(
+                session,
+                WaitFor::Quiet(SETTLED_MS),
+                SETTLE_TIMEOUT_MS,
+                |_| {},
+            )
+            .await?;
+        client.send(session, Input::Key(*key), false).await?;
+    }
+    Ok(())
+}
+
+/// Whether `extra` marks a question about a started agent's screen.
+pub fn is_screen_question(extra: &Map<String, Value>) -> bool {
+    extra.contains_key(SCREEN_FIELD)
+}
