@@ -33,6 +33,11 @@ pub enum LaunchFailure {
         /// How to install it.
         how: &'static str,
     },
+    /// The agent is installed but not signed in.
+    #[error(
+        "Claude Code is not signed in: run `claude auth login` (or give it ANTHROPIC_API_KEY), then start the agent again"
+    )]
+    SignedOut,
     /// A started agent's program still runs.
     #[error("{0} is still running: stop it first (switchboard agent stop {0})")]
     Running(String),
@@ -58,7 +63,7 @@ impl LaunchFailure {
             Self::Rule(error) => error.code(),
             Self::Store(error) => error.code(),
             Self::Session(error) => error.payload().code,
-            Self::NotInstalled { .. } => ErrorCode::Unavailable,
+            Self::NotInstalled { .. } | Self::SignedOut => ErrorCode::Unavailable,
             Self::Running(_) | Self::NoWorktree(_) => ErrorCode::InvalidRequest,
         }
     }

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use switchboard_model::team::{Task, TaskFilter, TaskStatus};
 use switchboard_model::{
     Timestamp,
     agent::{
@@ -19,7 +20,11 @@ use switchboard_model::{
     settings::Settings,
 };
 use switchboard_session::{Client, protocol::StartRequest};
-use switchboard_store::{Workspace, launches, worktrees};
+use switchboard_store::{
+    StoreError, Workspace, launches,
+    team::{self, Teams},
+    worktrees,
+};
 
 use crate::LaunchFailure;
 
@@ -91,10 +96,17 @@ pub async fn start(
         AgentKind::ClaudeCode => caller.claude_code.as_deref(),
         _ => caller.codex.as_deref(),
     };
+    let task = match &request.task {
+        Some(text) => Some(task_for(workspace, text, &request.prompt)?),
+        None => None,
+    };
     let program = match named {
         Some(program) if is_executable(program) => program.to_owned(),
         _ => find_program(agent, &caller.env)?,
     };
+    if agent == AgentKind::ClaudeCode {
+        check_signed_in(&program, &caller.env).await?;
+    }
     let root = workspace.root().display().to_string();
     let sessions = client.list(Some(root.clone())).await?;
     let existing = launches::list(workspace)?;
@@ -128,7 +140,9 @@ pub async fn start(
         cwd: root.clone(),
         worktree: None,
         task: request.task.clone(),
-        prompt: request.prompt.clone(),
+        prompt: task
+            .as_ref()
+            .map_or_else(|| request.prompt.clone(), |task| task.prompt.clone()),
         permission_mode: mode,
         model: request.model.clone(),
         agent_session: (agent == AgentKind::ClaudeCode).then(uuid_v4),
@@ -227,7 +241,59 @@ async fn begin(
         Err(_) => client.start(start(None)).await?,
     };
     launch.session = session.id;
+    // Its task is its own from now (the plugin's claim: owner, in
+    // progress); a task taken meanwhile ends the agent it was for.
+    if let Some(text) = &launch.task {
+        let (team, id) = launch::task_ref(text)?;
+        let teams = Teams::in_workspace(workspace);
+        if let Err(error) = team::claim_task(&teams, &team, &id, &launch.name, launch.started) {
+            let _ = client.kill(&launch.session, None).await;
+            return Err(error.into());
+        }
+    }
     Ok(())
+}
+
+/// A team task an agent is started on, and the prompt made from it.
+struct TaskWork {
+    prompt: String,
+}
+
+/// The task `text` (`TEAM/ID`) names, checked free to claim, and the
+/// prompt that tells it with `added`.
+fn task_for(workspace: &Workspace, text: &str, added: &str) -> Result<TaskWork, LaunchFailure> {
+    let (team, id) = launch::task_ref(text)?;
+    let teams = Teams::in_workspace(workspace);
+    let listing = team::list_tasks(&teams, Some(&team), &TaskFilter::default())?;
+    let tasks: Vec<&Task> = listing.tasks.iter().map(|listed| &listed.task).collect();
+    let task = tasks
+        .iter()
+        .find(|task| task.id == id)
+        .ok_or_else(|| StoreError::NotFound {
+            what: "task",
+            id: text.to_owned(),
+        })?;
+    if task.status != TaskStatus::Pending {
+        return Err(StoreError::InTheWay(format!(
+            "task {text} is {}: an agent is started only on a pending task",
+            task.status.as_str()
+        ))
+        .into());
+    }
+    let finished: Vec<String> = task
+        .dependencies
+        .iter()
+        .filter_map(|dependency| tasks.iter().find(|task| task.id == *dependency))
+        .map(|dependency| dependency.title.clone())
+        .collect();
+    Ok(TaskWork {
+        prompt: launch::task_prompt(
+            &task.title,
+            task.description.as_deref().unwrap_or_default(),
+            &finished,
+            added,
+        ),
+    })
 }
 
 /// Starts the process that minds the agent's terminal (`switchboard -C
@@ -261,6 +327,27 @@ fn worktree_dir(agent: AgentKind) -> &'static str {
     match agent {
         AgentKind::ClaudeCode => ".claude/worktrees",
         AgentKind::Codex | AgentKind::Mcp => launches::CODEX_WORKTREES_DIR,
+    }
+}
+
+/// How long `claude auth status` may take.
+const AUTH_CHECK: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Refuses to start Claude Code signed out (`claude auth status` exits 1
+/// then; it answers in a third of a second, where a signed-out agent in
+/// its terminal would only say so when given a prompt). A version without
+/// the check, or one that does not answer in time, is let through.
+async fn check_signed_in(program: &Path, env: &[(String, String)]) -> Result<(), LaunchFailure> {
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(["auth", "status"])
+        .env_clear()
+        .envs(env.iter().map(|(key, value)| (key, value)))
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    match tokio::time::timeout(AUTH_CHECK, command.output()).await {
+        Ok(Ok(output)) if output.status.code() == Some(1) => Err(LaunchFailure::SignedOut),
+        _ => Ok(()),
     }
 }
 

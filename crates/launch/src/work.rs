@@ -4,14 +4,19 @@
 
 use switchboard_model::{
     Timestamp,
-    agent::launch::{Launch, Worktree, WorktreeChanges},
+    agent::launch::{self, Launch, Worktree, WorktreeChanges},
     program::{Key, SessionState},
+    team::TaskStatus,
 };
 use switchboard_session::{
     Client, ClientError,
     protocol::{Input, WaitFor},
 };
-use switchboard_store::{Workspace, launches, worktrees};
+use switchboard_store::{
+    Workspace, launches,
+    team::{self, Teams},
+    worktrees,
+};
 
 use crate::LaunchFailure;
 
@@ -77,7 +82,14 @@ pub fn merge(
 ) -> Result<Launch, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
     let commit = worktrees::merge(workspace, worktree_of(&launch)?, name, commit_first)?;
-    Ok(launches::merged(workspace, name, commit, now)?)
+    let merged = launches::merged(workspace, name, commit, now)?;
+    // Merged work completes its task (the cascade unblocks what waited).
+    if let Some(text) = &launch.task {
+        let (team, id) = launch::task_ref(text)?;
+        let teams = Teams::in_workspace(workspace);
+        team::advance_task(&teams, &team, &id, TaskStatus::Completed, now)?;
+    }
+    Ok(merged)
 }
 
 /// Removes the agent's worktree and branch: refused while its program

@@ -314,6 +314,27 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
     assert_eq!(output.status.code(), Some(2));
     assert!(!project.root.join("x").exists());
 
+    // Claude Code without a key or a sign-in.
+    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+    let signed_out = Command::new(&cli)
+        .args(["agent", "start", "claude-code", "Hi"])
+        .current_dir(&project.root)
+        .env("PATH", project.path())
+        .env(
+            "CLAUDE_CONFIG_DIR",
+            project.temp.path().join("fresh-claude"),
+        )
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
+        .env(
+            "SWITCHBOARD_SESSION_HOST",
+            cli.with_file_name("switchboard-session-host"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(signed_out.status.code(), Some(9), "UNAVAILABLE");
+    assert!(String::from_utf8_lossy(&signed_out.stderr).contains("claude auth login"));
+
     let missing = project.agent_with_path(&server, &["start", "codex", "Hi"], "/nonexistent");
     assert_eq!(missing.status.code(), Some(9), "UNAVAILABLE");
     let said = String::from_utf8_lossy(&missing.stderr);
@@ -561,4 +582,117 @@ fn a_trust_screen_no_hook_carries_is_asked_in_the_inbox_and_answered_in_the_term
         .then_some(())
     });
     project.row_when(&server, "typed", |row| row["shown"] == "exited");
+}
+
+#[test]
+fn an_agent_started_on_a_team_task_claims_it_is_told_it_and_merging_completes_it() {
+    let server = MessagesServer::start(vec![Turn::text("On it.")]);
+    let project = Project::new();
+    let root = &project.root;
+    let config = root.join(".opencode/opencode-teams/teams/web/config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        json!({"name": "web", "created": "2026-02-10T09:00:00.000Z", "leader": "lead",
+               "members": [{"agentId": "lead", "agentName": "lead", "agentType": "leader",
+                            "joinedAt": "2026-02-10T09:00:00.000Z"}],
+               "dispatchRules": [], "dispatchLog": []})
+        .to_string(),
+    )
+    .unwrap();
+    let task = |args: &[&str]| crate::ok_stdout(&crate::switchboard(root, args));
+    let first = task(&[
+        "task",
+        "create",
+        "--team",
+        "web",
+        "--title",
+        "Set up the database",
+    ]);
+    let login = task(&[
+        "task",
+        "create",
+        "--team",
+        "web",
+        "--title",
+        "Add login",
+        "--description",
+        "Use OAuth.",
+        "--dep",
+        &first,
+    ]);
+    let later = task(&[
+        "task",
+        "create",
+        "--team",
+        "web",
+        "--title",
+        "Add logout",
+        "--dep",
+        &login,
+    ]);
+
+    let reference = format!("web/{login}");
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "login",
+            "--task",
+            &reference,
+            "Keep it small.",
+        ],
+    );
+    // Claimed in the plugin's words, and told in the prompt.
+    let listed: Value =
+        serde_json::from_str(&task(&["task", "list", "--team", "web", "--json"])).unwrap();
+    let claimed = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["task"]["id"] == login.as_str())
+        .unwrap()["task"]
+        .clone();
+    assert_eq!(claimed["status"], "in_progress", "{claimed}");
+    assert_eq!(claimed["owner"], "login");
+    project.row_when(&server, "login", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    let asked = server.loop_requests()[0].to_string();
+    for words in [
+        "Add login",
+        "Use OAuth.",
+        "Set up the database",
+        "Keep it small.",
+    ] {
+        assert!(asked.contains(words), "{words} not in {asked}");
+    }
+    // A task already taken refuses a second agent, starting nothing.
+    let taken = project.agent(
+        &server,
+        &["start", "claude-code", "--task", &reference, "Again"],
+    );
+    assert_eq!(taken.status.code(), Some(2));
+
+    // Its work merged: the task is completed and what waited on it is free.
+    let worktree = root.join(".claude/worktrees/login");
+    std::fs::write(worktree.join("login.txt"), "OAuth\n").unwrap();
+    project.ok(&server, &["stop", "login"]);
+    project.ok(&server, &["merge", "login", "--commit"]);
+    let listed: Value =
+        serde_json::from_str(&task(&["task", "list", "--team", "web", "--json"])).unwrap();
+    let status = |id: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|listed| listed["task"]["id"] == id)
+            .unwrap()["task"]
+            .clone()
+    };
+    assert_eq!(status(&login)["status"], "completed");
+    assert_eq!(status(&later)["dependencies"], json!([]));
 }

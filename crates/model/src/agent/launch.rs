@@ -649,8 +649,34 @@ pub struct LaunchRow {
     pub reason: Option<String>,
 }
 
+/// The team and task a `TEAM/ID` names, each a plain name.
+pub fn task_ref(text: &str) -> Result<(String, String), LaunchError> {
+    let bad = |why| LaunchError::BadName {
+        name: text.chars().take(NAME_LIMIT + 10).collect(),
+        why,
+    };
+    let (team, id) = text
+        .split_once('/')
+        .ok_or_else(|| bad("a task is named TEAM/ID"))?;
+    for part in [team, id] {
+        if part.is_empty()
+            || part.len() > 100
+            || part.starts_with('.')
+            || !part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            return Err(bad(
+                "a team and a task id are letters, digits, '-', '_' and '.'",
+            ));
+        }
+    }
+    Ok((team.to_owned(), id.to_owned()))
+}
+
 /// The prompt for an agent started on a team task: the task's title and
-/// description and what it depends on, then what the developer added.
+/// description and the titles of the tasks it depends on, then what the
+/// developer added.
 pub fn task_prompt(title: &str, description: &str, depends_on: &[String], added: &str) -> String {
     let mut prompt = format!("Work on this task: {title}");
     if !description.trim().is_empty() {
@@ -658,7 +684,7 @@ pub fn task_prompt(title: &str, description: &str, depends_on: &[String], added:
         prompt.push_str(description.trim());
     }
     if !depends_on.is_empty() {
-        prompt.push_str("\n\nIt builds on these finished tasks: ");
+        prompt.push_str("\n\nIt depends on these tasks: ");
         prompt.push_str(&depends_on.join("; "));
         prompt.push('.');
     }
@@ -884,6 +910,19 @@ mod tests {
     }
 
     #[test]
+    fn a_task_is_named_team_slash_id() {
+        assert_eq!(
+            task_ref("web/3").unwrap(),
+            ("web".to_owned(), "3".to_owned())
+        );
+        for bad in [
+            "web", "/3", "web/", "../x/3", "web/../3", "web/3/4", "a b/3",
+        ] {
+            assert!(task_ref(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn a_task_prompt_carries_the_task_and_what_it_builds_on() {
         let prompt = task_prompt(
             "Add login",
@@ -892,7 +931,7 @@ mod tests {
             "Keep it small.",
         );
         assert!(prompt.starts_with("Work on this task: Add login\n\nUse OAuth."));
-        assert!(prompt.contains("builds on these finished tasks: Set up the database."));
+        assert!(prompt.contains("depends on these tasks: Set up the database."));
         assert!(prompt.ends_with("Keep it small."));
     }
 }
