@@ -155,7 +155,9 @@ pub async fn start(
     match begin(client, workspace, request, caller, &program, &mut launch).await {
         Ok(()) => {
             let launch = launches::update(workspace, &name, |stored| *stored = launch)?;
-            start_minder(workspace, caller, &name)?;
+            // The agent runs either way: without its minder, what its
+            // screen asks waits in Terminals.
+            let _ = start_minder(workspace, caller, &name);
             Ok(launch)
         }
         Err(error) => {
