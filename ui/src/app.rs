@@ -228,7 +228,13 @@ pub fn App() -> impl IntoView {
                 {move || match current.get() {
                     View::Inbox => views::inbox::Inbox().into_any(),
                     View::Agents => view! {
-                        <views::agents::AgentsView on_open_question=Callback::new(move |id| navigation.open_delivery(id)) />
+                        <views::agents::AgentsView
+                            on_open_question=Callback::new(move |id| navigation.open_delivery(id))
+                            on_open_terminal=Callback::new(move |id| {
+                                sessions.open.set(Some(id));
+                                set_current.set(View::Terminals);
+                            })
+                        />
                     }
                     .into_any(),
                     View::Chat => views::chat::Chat().into_any(),

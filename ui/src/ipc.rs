@@ -5,11 +5,12 @@
 use serde::{Serialize, de::DeserializeOwned};
 use switchboard_model::{
     ErrorCode, ErrorPayload,
+    agent::launch::{Launch, LaunchRequest, LaunchRow, WorktreeChanges},
     annotation::{Annotation, NewAnnotation},
     blocking::Reply,
     chat::{ChatHistory, ChatSession, ConversationSummary},
     ipc::{
-        ActiveChat, BulletAddRequest, BulletEditRequest, BulletRef, CMD_ADD_ANNOTATION,
+        self, ActiveChat, BulletAddRequest, BulletEditRequest, BulletRef, CMD_ADD_ANNOTATION,
         CMD_BULLET_ADD, CMD_BULLET_EDIT, CMD_BULLET_VOTE, CMD_CHAT_HISTORY, CMD_CHAT_NEW,
         CMD_CHAT_RESUME, CMD_CHAT_SEND, CMD_CHAT_SESSIONS, CMD_CHAT_SET_SUMMARY,
         CMD_CHAT_SETTLE_WRITE, CMD_CHAT_STOP, CMD_CHAT_TRASH, CMD_CODEX_HOOKS_TRUST,
@@ -260,6 +261,59 @@ pub async fn list_agents() -> Result<Vec<switchboard_model::agent::AgentRow>, Er
 pub async fn codex_hooks_trust()
 -> Result<Option<switchboard_model::agent::codex_hooks::CodexHooksTrust>, ErrorPayload> {
     call(CMD_CODEX_HOOKS_TRUST).await
+}
+
+/// The agents started here, newest first.
+pub async fn launches() -> Result<Vec<LaunchRow>, ErrorPayload> {
+    call(ipc::CMD_LAUNCHES).await
+}
+
+/// Starts an agent.
+pub async fn launch_start(request: &LaunchRequest) -> Result<Launch, ErrorPayload> {
+    call_with(ipc::CMD_LAUNCH_START, request).await
+}
+
+/// What a started agent changed in its worktree.
+pub async fn launch_diff(name: &str) -> Result<WorktreeChanges, ErrorPayload> {
+    let request = ipc::LaunchName {
+        name: name.to_owned(),
+    };
+    call_with(ipc::CMD_LAUNCH_DIFF, &request).await
+}
+
+/// Merges a started agent's work (`commit`: its uncommitted work first).
+pub async fn launch_merge(name: &str, commit: bool) -> Result<Launch, ErrorPayload> {
+    let request = ipc::LaunchMerge {
+        name: name.to_owned(),
+        commit,
+    };
+    call_with(ipc::CMD_LAUNCH_MERGE, &request).await
+}
+
+/// Discards a started agent's work (`confirmed`: even unmerged work).
+pub async fn launch_discard(name: &str, confirmed: bool) -> Result<Launch, ErrorPayload> {
+    let request = ipc::LaunchDiscard {
+        name: name.to_owned(),
+        confirmed,
+    };
+    call_with(ipc::CMD_LAUNCH_DISCARD, &request).await
+}
+
+/// Types a follow-up into a started agent's prompt.
+pub async fn launch_send(name: &str, text: &str) -> Result<Launch, ErrorPayload> {
+    let request = ipc::LaunchSend {
+        name: name.to_owned(),
+        text: text.to_owned(),
+    };
+    call_with(ipc::CMD_LAUNCH_SEND, &request).await
+}
+
+/// Ends a started agent's program.
+pub async fn launch_stop(name: &str) -> Result<Launch, ErrorPayload> {
+    let request = ipc::LaunchName {
+        name: name.to_owned(),
+    };
+    call_with(ipc::CMD_LAUNCH_STOP, &request).await
 }
 
 /// Answers, declines or dismisses a delivery.

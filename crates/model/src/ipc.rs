@@ -34,6 +34,27 @@ pub const CMD_LIST_AGENTS: &str = "list_agents";
 /// Command: whether Codex runs the hooks Switchboard installed in the
 /// workspace. Response: `Option<`[`CodexHooksTrust`](crate::agent::codex_hooks::CodexHooksTrust)`>`.
 pub const CMD_CODEX_HOOKS_TRUST: &str = "codex_hooks_trust";
+/// Command: the agents started here
+/// (`Vec<`[`LaunchRow`](crate::agent::launch::LaunchRow)`>`), newest first.
+pub const CMD_LAUNCHES: &str = "launches";
+/// Command: start an agent. Request:
+/// [`LaunchRequest`](crate::agent::launch::LaunchRequest); answers its
+/// [`Launch`](crate::agent::launch::Launch).
+pub const CMD_LAUNCH_START: &str = "launch_start";
+/// Command: what a started agent changed. Request: [`LaunchName`];
+/// answers [`WorktreeChanges`](crate::agent::launch::WorktreeChanges).
+pub const CMD_LAUNCH_DIFF: &str = "launch_diff";
+/// Command: merge a started agent's work. Request: [`LaunchMerge`];
+/// answers its [`Launch`](crate::agent::launch::Launch).
+pub const CMD_LAUNCH_MERGE: &str = "launch_merge";
+/// Command: discard a started agent's work. Request: [`LaunchDiscard`];
+/// answers its [`Launch`](crate::agent::launch::Launch).
+pub const CMD_LAUNCH_DISCARD: &str = "launch_discard";
+/// Command: type a follow-up into a started agent's prompt. Request:
+/// [`LaunchSend`].
+pub const CMD_LAUNCH_SEND: &str = "launch_send";
+/// Command: end a started agent's program. Request: [`LaunchName`].
+pub const CMD_LAUNCH_STOP: &str = "launch_stop";
 /// Command: annotate a delivery. Request: [`NewAnnotation`](crate::annotation::NewAnnotation).
 pub const CMD_ADD_ANNOTATION: &str = "add_annotation";
 /// Command: the theme's CSS variables. Request: none.
@@ -290,7 +311,14 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 53] = [
+pub const COMMANDS: [&str; 60] = [
+    CMD_LAUNCHES,
+    CMD_LAUNCH_START,
+    CMD_LAUNCH_DIFF,
+    CMD_LAUNCH_MERGE,
+    CMD_LAUNCH_DISCARD,
+    CMD_LAUNCH_SEND,
+    CMD_LAUNCH_STOP,
     CMD_PROBE_REPORTS,
     CMD_PROBE_REPORT,
     CMD_SESSIONS,
@@ -394,6 +422,42 @@ pub enum StoreChange {
     /// An agent session's record in `.switchboard/agents/`, or a started
     /// agent's in `.switchboard/launches/`.
     Agents,
+}
+
+/// Names a started agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchName {
+    /// Its name.
+    pub name: String,
+}
+
+/// Merges a started agent's work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchMerge {
+    /// Its name.
+    pub name: String,
+    /// Commit its uncommitted changes first.
+    #[serde(default)]
+    pub commit: bool,
+}
+
+/// Discards a started agent's work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchDiscard {
+    /// Its name.
+    pub name: String,
+    /// Even work not merged (the developer confirmed it).
+    #[serde(default)]
+    pub confirmed: bool,
+}
+
+/// A follow-up for a started agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchSend {
+    /// Its name.
+    pub name: String,
+    /// What to type (submitted with Enter).
+    pub text: String,
 }
 
 /// Names one team.

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod chat;
 pub mod inbox;
 pub mod knowledge;
+pub mod launches;
 pub mod lifecycle;
 pub mod probes;
 pub mod program_sessions;

@@ -26,7 +26,7 @@ fn failed(error: ClientError) -> ErrorPayload {
 
 /// A client of the user's host; one it starts reads the settings the app
 /// reads (`--config-dir`).
-fn client(state: &AppState) -> Result<Client, ErrorPayload> {
+pub(super) fn client(state: &AppState) -> Result<Client, ErrorPayload> {
     let client = Client::new().map_err(failed)?;
     Ok(match &state.config.config_dir {
         Some(dir) => client.with_host_env(vec![(

@@ -93,6 +93,8 @@ impl Agents {
 pub fn AgentsView(
     /// Opens a delivery in the inbox.
     on_open_question: Callback<String>,
+    /// Opens a program session in Terminals.
+    on_open_terminal: Callback<String>,
 ) -> impl IntoView {
     let Some(agents) = use_context::<Agents>() else {
         return view! { <p class="error">"The agents are not followed."</p> }.into_any();
@@ -191,6 +193,7 @@ pub fn AgentsView(
                 <h1>"Agents"</h1>
                 <span class="muted">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
             </header>
+            <crate::views::launches::StartedAgents now on_open_terminal />
             {move || {
                 agents.codex_hooks.get().filter(|trust| !trust.runs()).map(|trust| view! {
                     <p class="agents-codex-trust" id="agents-codex-trust" role="status">{trust.sentence()}</p>

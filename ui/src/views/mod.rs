@@ -6,6 +6,7 @@ pub mod composer;
 pub mod edit_line;
 pub mod inbox;
 pub mod knowledge;
+pub mod launches;
 pub mod markdown;
 pub mod save;
 pub mod settings;

@@ -621,6 +621,37 @@ pub struct ChangedFile {
     pub diff: String,
 }
 
+impl ChangedFile {
+    /// Its diff as Markdown, rendered as permission questions render
+    /// diffs: a fenced `diff` block (its fence longer than any run of
+    /// backticks inside), or why there is none.
+    pub fn diff_markdown(&self) -> String {
+        if self.diff.is_empty() {
+            return if self.added.is_none() {
+                "_A binary file: no diff shown._".to_owned()
+            } else {
+                "_Left out: the review holds 1 MiB of diffs at most._".to_owned()
+            };
+        }
+        let longest = self
+            .diff
+            .split(|c| c != '`')
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        format!("{fence}diff\n{}\n{fence}", self.diff.trim_end())
+    }
+
+    /// Its counts as a list shows them: `+12 −3` (`binary`).
+    pub fn counts(&self) -> String {
+        match (self.added, self.removed) {
+            (Some(added), Some(removed)) => format!("+{added} −{removed}"),
+            _ => "binary".to_owned(),
+        }
+    }
+}
+
 /// The unified diff of a new file (`/dev/null` → `b/PATH`), as git shows
 /// one.
 pub fn new_file_diff(path: &str, text: &str) -> String {
@@ -898,6 +929,31 @@ mod tests {
         );
         assert!(permission_mode(AgentKind::ClaudeCode, Some("auto")).is_err());
         assert!(permission_mode(AgentKind::Mcp, None).is_err());
+    }
+
+    #[test]
+    fn a_diff_is_fenced_past_any_backticks_it_holds() {
+        let file = ChangedFile {
+            path: "README.md".into(),
+            change: FileChange::Modified,
+            added: Some(1),
+            removed: Some(0),
+            diff: "@@ -1 +1,2 @@\n+```rust\n".into(),
+        };
+        let markdown = file.diff_markdown();
+        assert!(
+            markdown.starts_with("````diff\n") && markdown.ends_with("\n````"),
+            "{markdown}"
+        );
+        assert_eq!(file.counts(), "+1 −0");
+        let binary = ChangedFile {
+            added: None,
+            removed: None,
+            diff: String::new(),
+            ..file
+        };
+        assert!(binary.diff_markdown().contains("binary"));
+        assert_eq!(binary.counts(), "binary");
     }
 
     #[test]
