@@ -48,6 +48,9 @@ pub async fn rows(
             LaunchRow {
                 waiting_on: agent.and_then(|row| row.record.waiting_on.clone()),
                 reason: agent.and_then(|row| row.record.reason.clone()),
+                last_messages: agent
+                    .map(|row| row.last_messages.clone())
+                    .unwrap_or_default(),
                 launch,
                 shown,
                 since,

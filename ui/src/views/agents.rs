@@ -112,7 +112,7 @@ pub fn AgentsView(
             .rows
             .get_untracked()
             .into_iter()
-            .filter(|row| shown_gone || !row.folds())
+            .filter(|row| shown_here(row) && (shown_gone || !row.folds()))
             .collect();
         if rows.is_empty() {
             return;
@@ -171,7 +171,11 @@ pub fn AgentsView(
     Effect::new(move |_| {
         if let Some(list) = list.get() {
             if agents.selected.get_untracked().is_none()
-                && let Some(first) = agents.rows.get_untracked().iter().find(|row| !row.folds())
+                && let Some(first) = agents
+                    .rows
+                    .get_untracked()
+                    .iter()
+                    .find(|row| shown_here(row) && !row.folds())
             {
                 agents.selected.set(Some(key(first)));
             }
@@ -193,19 +197,19 @@ pub fn AgentsView(
                 <h1>"Agents"</h1>
                 <span class="muted">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
             </header>
-            <crate::views::launches::StartedAgents now on_open_terminal />
+            <crate::views::launches::StartedAgents now on_open_question on_open_terminal />
             {move || {
                 agents.codex_hooks.get().filter(|trust| !trust.runs()).map(|trust| view! {
                     <p class="agents-codex-trust" id="agents-codex-trust" role="status">{trust.sentence()}</p>
                 })
             }}
             {move || {
-                let rows = agents.rows.get();
+                let rows: Vec<AgentRow> = agents.rows.get().into_iter().filter(shown_here).collect();
                 let (gone, rows): (Vec<AgentRow>, Vec<AgentRow>) = rows.into_iter().partition(AgentRow::folds);
                 if rows.is_empty() && gone.is_empty() {
                     return view! {
                         <p class="muted" id="agents-empty">
-                            "No agent has been seen here yet. Connect one: "
+                            "No other agent has been seen here yet. Connect one started elsewhere: "
                             <code>"switchboard hooks install claude-code --write"</code>
                             " (or codex), or "
                             <code>"switchboard mcp install claude-code --write"</code>
@@ -236,6 +240,12 @@ pub fn AgentsView(
         </section>
     }
     .into_any()
+}
+
+/// Whether a hook's row is listed with the others: one of an agent
+/// started here is its started agent's row instead (one agent, one row).
+fn shown_here(row: &AgentRow) -> bool {
+    row.record.launch.is_none()
 }
 
 /// One agent's row.

@@ -16,6 +16,8 @@ use crate::{events, ipc, tasks, views::markdown::Markdown};
 #[component]
 pub fn StartedAgents(
     now: RwSignal<Timestamp>,
+    /// Opens a delivery in the inbox.
+    on_open_question: Callback<String>,
     /// Opens a program session in Terminals.
     on_open_terminal: Callback<String>,
 ) -> impl IntoView {
@@ -35,6 +37,11 @@ pub fn StartedAgents(
         }
     });
     let creating = RwSignal::new(false);
+    let review = ReviewState {
+        open: RwSignal::new(None),
+        outcome: RwSignal::new(None),
+        confirm: RwSignal::new(false),
+    };
     view! {
         <section class="launches" id="launches" aria-label="Agents started here">
             <header class="launches-header">
@@ -48,11 +55,22 @@ pub fn StartedAgents(
             })}
             <ul class="launch-list" id="launch-list">
                 {move || rows.get().into_iter().map(|row| view! {
-                    <LaunchItem row now on_open_terminal on_changed=Callback::new(move |()| refresh()) />
+                    <LaunchItem row now review on_open_question on_open_terminal on_changed=Callback::new(move |()| refresh()) />
                 }).collect_view()}
             </ul>
         </section>
     }
+}
+
+/// Which started agent's review is open, and what its last action said:
+/// the panel's, so both outlive the rows drawn again at each change.
+#[derive(Clone, Copy)]
+struct ReviewState {
+    open: RwSignal<Option<String>>,
+    outcome: RwSignal<Option<Result<String, ErrorPayload>>>,
+    /// Discard was refused for work it would lose: the next click
+    /// confirms.
+    confirm: RwSignal<bool>,
 }
 
 /// What the "New agent" form holds.
@@ -144,6 +162,8 @@ fn NewAgentForm(on_started: Callback<()>) -> impl IntoView {
 fn LaunchItem(
     row: LaunchRow,
     now: RwSignal<Timestamp>,
+    review: ReviewState,
+    on_open_question: Callback<String>,
     on_open_terminal: Callback<String>,
     on_changed: Callback<()>,
 ) -> impl IntoView {
@@ -151,12 +171,16 @@ fn LaunchItem(
     let name = launch.name.clone();
     let since = row.since;
     let state = row.shown;
-    let reviewing = RwSignal::new(false);
     let session = launch.session.clone();
     let has_worktree = launch.worktree.is_some() && !launch.is_landed();
     let branch = launch.worktree.as_ref().map(|tree| tree.branch.clone());
     let stop_name = name.clone();
     let review_name = name.clone();
+    let toggle_name = name.clone();
+    let is_open = {
+        let name = name.clone();
+        move || review.open.get().as_deref() == Some(name.as_str())
+    };
     view! {
         <li class="launch-row" id=format!("launch-{name}") data-state=state_word(state)>
             <div class="agent-line">
@@ -167,7 +191,17 @@ fn LaunchItem(
                 <span class="muted launch-branch">{branch.unwrap_or_else(|| "in the workspace".to_owned())}</span>
             </div>
             {row.reason.clone().map(|reason| view! { <p class="agent-reason">{reason}</p> })}
+            <ol class="agent-messages">
+                {row.last_messages.iter().map(|message| {
+                    let who = message.speaker.label();
+                    view! { <li class=format!("said-by-{who}")><span class="who">{who}</span>" "{message.text.clone()}</li> }
+                }).collect_view()}
+            </ol>
             <div class="launch-actions">
+                {row.waiting_on.clone().map(|question| {
+                    let open = question.clone();
+                    view! { <button class="primary launch-question" data-question=question on:click=move |_| on_open_question.run(open.clone())>"Open its question"</button> }
+                })}
                 <button class="launch-terminal" on:click=move |_| on_open_terminal.run(session.clone())>"Terminal"</button>
                 {state.runs().then(|| view! {
                     <button class="launch-stop" on:click=move |_| {
@@ -176,10 +210,15 @@ fn LaunchItem(
                     }>"Stop"</button>
                 })}
                 {has_worktree.then(|| view! {
-                    <button class="launch-review" on:click=move |_| reviewing.update(|open| *open = !*open)>"Review"</button>
+                    <button class="launch-review" on:click=move |_| {
+                        let name = toggle_name.clone();
+                        review.outcome.set(None);
+                        review.confirm.set(false);
+                        review.open.update(|open| *open = if open.as_deref() == Some(name.as_str()) { None } else { Some(name) });
+                    }>"Review"</button>
                 })}
             </div>
-            {move || reviewing.get().then(|| view! { <Review name=review_name.clone() runs=state.runs() on_changed /> })}
+            {move || is_open().then(|| view! { <Review name=review_name.clone() runs=state.runs() review on_changed /> })}
         </li>
     }
 }
@@ -198,11 +237,17 @@ fn state_word(state: LaunchState) -> &'static str {
 
 /// A started agent's work since its base, and Merge, Discard, Follow up.
 #[component]
-fn Review(name: String, runs: bool, on_changed: Callback<()>) -> impl IntoView {
+fn Review(
+    name: String,
+    runs: bool,
+    review: ReviewState,
+    on_changed: Callback<()>,
+) -> impl IntoView {
+    let outcome = review.outcome;
     let changes = RwSignal::new(None::<Result<WorktreeChanges, ErrorPayload>>);
     let load = name.clone();
     tasks::fetch(async move { changes.set(Some(ipc::launch_diff(&load).await)) });
-    let outcome = RwSignal::new(None::<Result<String, ErrorPayload>>);
+    let confirm = review.confirm;
     let actions = Actions {
         name: name.clone(),
         outcome,
@@ -215,7 +260,7 @@ fn Review(name: String, runs: bool, on_changed: Callback<()>) -> impl IntoView {
                 Some(Err(error)) => view! { <p class="error">{error.message}</p> }.into_any(),
                 Some(Ok(changes)) => view! { <ChangeList changes /> }.into_any(),
             }}
-            <ActionBar actions=actions.clone() runs />
+            <ActionBar actions=actions.clone() runs confirm />
             {move || outcome.get().map(|outcome| match outcome {
                 Ok(said) => view! { <p class="launch-outcome" role="status">{said}</p> }.into_any(),
                 Err(error) => view! { <p class="error launch-outcome" role="alert">{error.message}</p> }.into_any(),
@@ -294,9 +339,8 @@ impl Actions {
 /// (confirmed on a second click once the work it would lose is named) and
 /// Follow up.
 #[component]
-fn ActionBar(actions: Actions, runs: bool) -> impl IntoView {
+fn ActionBar(actions: Actions, runs: bool, confirm: RwSignal<bool>) -> impl IntoView {
     let commit = RwSignal::new(false);
-    let confirm = RwSignal::new(false);
     let text = RwSignal::new(String::new());
     let (merge, discard, send) = (actions.clone(), actions.clone(), actions);
     view! {

@@ -678,6 +678,9 @@ pub struct LaunchRow {
     /// What it says it waits for (a notification's words).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Its last messages, from its transcript.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_messages: Vec<crate::agent::transcript::TranscriptMessage>,
 }
 
 /// The team and task a `TEAM/ID` names, each a plain name.

@@ -35,6 +35,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "agents::the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered",
             the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered,
         ),
+        trial(
+            environment,
+            "agents::an_agent_started_from_the_window_is_answered_reviewed_and_merged",
+            an_agent_started_from_the_window_is_answered_reviewed_and_merged,
+        ),
     ]
 }
 
@@ -485,4 +490,196 @@ fn the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered(
         ensure!(row.contains("from container:web"), "the row names who sent it: {row:?}");
         Ok(())
     })
+}
+
+/// git in `dir`, which must succeed.
+fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()?;
+    ensure!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(String::from_utf8(output.stdout)?)
+}
+
+fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
+    environment: &Environment,
+) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join("build"))?;
+    let project = project.canonicalize()?;
+    std::fs::write(project.join("build/out.txt"), "old\n")?;
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.name", "Dev"],
+        &["config", "user.email", "dev@example.com"],
+        &["add", "."],
+        &["commit", "-q", "-m", "First"],
+    ] {
+        git(&project, args)?;
+    }
+    let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &project);
+    let server = MessagesServer::start(vec![
+        Turn::tool(
+            "Bash",
+            json!({"command": "rm -rf build", "description": "Remove the build"}),
+        ),
+        Turn::text("Removed it."),
+    ]);
+    // The window starts the real Claude Code named in its settings, here
+    // with the scripted model's environment.
+    let wrapper = dir.path().join("claude");
+    let exports: Vec<String> = claude
+        .environment(&server.url())
+        .into_iter()
+        .map(|(key, value)| format!("export {key}='{value}'"))
+        .collect();
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\n{}\nexec '{}' \"$@\"\n",
+            exports.join("\n"),
+            switchboard_model_server::claude_code::binary().display()
+        ),
+    )?;
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )?;
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"claudeCodePath": wrapper}).to_string(),
+    )?;
+    let config_arg = config.display().to_string();
+    environment.with_app_args(
+        &project,
+        &["--config-dir", &config_arg],
+        async |session: &Session| {
+            session.find("#view-inbox").await?;
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            session.find("#nav-agents").await?.click().await?;
+            session.find("#new-agent").await?.click().await?;
+            session
+                .find("#new-agent-prompt")
+                .await?
+                .send_keys("Remove the build folder")
+                .await?;
+            session
+                .find("#new-agent-name")
+                .await?
+                .send_keys("tidy")
+                .await?;
+            session.find("#new-agent-start").await?.click().await?;
+            // Its question comes to the inbox; the developer left the view and
+            // the row follows meanwhile.
+            session
+                .wait_for_text("#launch-tidy .agent-state", |text| {
+                    text == "needs permission"
+                })
+                .await?;
+            session.find("#nav-inbox").await?.click().await?;
+            session
+                .wait_for_text("#inbox-list", |text| {
+                    text.contains("Claude Code wants to run `rm -rf build`")
+                })
+                .await?;
+            let open =
+                std::fs::read_to_string(project.join(".visual-delivery/data/deliveries.json"))?;
+            let deliveries: Value = serde_json::from_str(&open)?;
+            let id = deliveries[0]["id"]
+                .as_str()
+                .context("a question")?
+                .to_owned();
+            crate::harness::open_delivery(session, &id).await?;
+            session.find("#permission-form").await?;
+            press(session, "y").await?;
+            session.find("#nav-agents").await?.click().await?;
+            session
+                .wait_for_text("#launch-tidy .agent-state", |text| text == "turn finished")
+                .await?;
+            ensure!(
+                !project.join(".claude/worktrees/tidy/build").exists(),
+                "it ran in its worktree"
+            );
+            // One agent, one row: its hooks' record is its started row's.
+            ensure!(
+                session.texts("#agent-list .agent-row").await?.is_empty(),
+                "the started agent is listed twice"
+            );
+            let row = session
+                .wait_for_text("#launch-tidy", |text| text.contains("Bash: rm -rf build"))
+                .await?;
+            ensure!(row.contains("switchboard/tidy"), "{row}");
+            ensure!(
+                project.join("build/out.txt").exists(),
+                "the workspace is untouched until merged"
+            );
+            // Review: the removal, shown as a diff.
+            session
+                .find("#launch-tidy .launch-review")
+                .await?
+                .click()
+                .await?;
+            let review = session
+                .wait_for_text("#review-tidy", |text| text.contains("build/out.txt"))
+                .await?;
+            ensure!(review.contains("1 not committed"), "{review}");
+            session.find("#review-tidy .hl-deleted").await?;
+            environment.screenshot("agents-review.png")?;
+            // Merging uncommitted work needs saying so.
+            session
+                .find("#review-tidy .launch-merge")
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#review-tidy .launch-outcome", |text| {
+                    text.contains("uncommitted")
+                })
+                .await?;
+            ensure!(project.join("build/out.txt").exists(), "nothing merged");
+            session
+                .find("#review-tidy .launch-commit")
+                .await?
+                .click()
+                .await?;
+            session
+                .find("#review-tidy .launch-merge")
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#launch-tidy .agent-state", |text| text == "merged")
+                .await?;
+            ensure!(!project.join("build").exists(), "merged into main");
+            ensure!(
+                git(&project, &["log", "-1", "--format=%s"])?.trim()
+                    == "Merge agent tidy (switchboard/tidy)",
+                "the merge commit"
+            );
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "page errors: {errors:?}");
+            Ok(())
+        },
+    )?;
+    // The agent still runs in the session host: end it.
+    let stopped = environment
+        .binaries
+        .cli(&project)
+        .args(["agent", "stop", "tidy"])
+        .output()?;
+    ensure!(
+        stopped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stopped.stderr)
+    );
+    Ok(())
 }
