@@ -42,6 +42,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-sidecar --bench ttft
 	$(CARGO) bench -p switchboard-store --bench knowledge
 	$(CARGO) bench -p switchboard-store --bench team
+	$(CARGO) bench -p switchboard-store --bench worktrees
 	$(CARGO) bench -p switchboard-store --bench tapes
 	$(CARGO) bench -p switchboard-cli --bench mcp
 	$(CARGO) bench -p switchboard-cli --bench tapes
