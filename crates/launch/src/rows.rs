@@ -11,16 +11,19 @@ use switchboard_store::{Workspace, agents, launches};
 use crate::LaunchFailure;
 
 /// The started agents of `workspace`, newest first. With no session host
-/// running, every one not landed shows as lost.
+/// running, every one not landed shows as lost (or exited, as its minder
+/// saw it end).
 pub async fn rows(
     client: &Client,
     workspace: &Workspace,
     now: Timestamp,
 ) -> Result<Vec<LaunchRow>, LaunchFailure> {
     let root = workspace.root().display().to_string();
-    let sessions = match client.list(Some(root)).await {
+    // Listing starts no host: with none running (or one just gone), every
+    // launch not landed shows as lost, as it is.
+    let sessions = match client.clone().without_starting().list(Some(root)).await {
         Ok(sessions) => sessions,
-        Err(ClientError::NotRunning) => Vec::new(),
+        Err(ClientError::NotRunning | ClientError::Io(_)) => Vec::new(),
         Err(error) => return Err(error.into()),
     };
     let heard = agents::list(workspace, now)?;

@@ -47,7 +47,16 @@ fn main() {
     git(&root, &["add", "."]);
     git(
         &root,
-        &["-c", "user.name=B", "-c", "user.email=b@e.f", "commit", "-q", "-m", "Files"],
+        &[
+            "-c",
+            "user.name=B",
+            "-c",
+            "user.email=b@e.f",
+            "commit",
+            "-q",
+            "-m",
+            "Files",
+        ],
     );
     let workspace = Workspace::open(&root).unwrap();
     let mut ours = Vec::new();
@@ -60,11 +69,16 @@ fn main() {
         ours.push(started.elapsed().as_secs_f64() * 1000.0);
         worktrees::discard(&workspace, &tree, true).unwrap();
 
-        let place = root.join(".claude/worktrees").join(format!("plain-{round}"));
+        let place = root
+            .join(".claude/worktrees")
+            .join(format!("plain-{round}"));
         let place_text = place.display().to_string();
         let branch = format!("plain-{round}");
         let started = Instant::now();
-        git(&root, &["worktree", "add", "-q", "-b", &branch, &place_text, "HEAD"]);
+        git(
+            &root,
+            &["worktree", "add", "-q", "-b", &branch, &place_text, "HEAD"],
+        );
         plain.push(started.elapsed().as_secs_f64() * 1000.0);
         git(&root, &["worktree", "remove", "--force", &place_text]);
         git(&root, &["branch", "-D", &branch]);
@@ -73,7 +87,11 @@ fn main() {
     println!("| a started agent's worktree, {FILES} files | n | p50 | p95 | goal |");
     println!("|---|---|---|---|---|");
     for (what, samples, goal) in [
-        ("worktrees::create (checks, base, branch, folder)", &ours, "≤ 1.2 × git alone"),
+        (
+            "worktrees::create (checks, base, branch, folder)",
+            &ours,
+            "≤ 1.2 × git alone",
+        ),
         ("git worktree add -b alone", &plain, "–"),
     ] {
         println!(

@@ -116,7 +116,8 @@ impl Project {
         let output = self.agent(server, args);
         assert!(
             output.status.success(),
-            "agent {args:?} failed: {}",
+            "agent {args:?} failed ({}): {}",
+            output.status,
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8(output.stdout).unwrap()
@@ -695,4 +696,77 @@ fn an_agent_started_on_a_team_task_claims_it_is_told_it_and_merging_completes_it
     };
     assert_eq!(status(&login)["status"], "completed");
     assert_eq!(status(&later)["dependencies"], json!([]));
+}
+
+#[test]
+fn a_session_host_killed_leaves_its_agents_lost_and_their_worktrees_kept() {
+    let server = MessagesServer::start(vec![Turn::text("Waiting for more.")]);
+    let project = Project::new();
+    let root = &project.root;
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "kept",
+            "Look",
+        ],
+    );
+    let row = project.row_when(&server, "kept", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    let worktree = root.join(".claude/worktrees/kept");
+    std::fs::write(worktree.join("notes.txt"), "work in progress\n").unwrap();
+    // The host is the agent's program's parent.
+    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+    let listed = Command::new(&cli)
+        .args(["session", "list", "--json"])
+        .current_dir(root)
+        .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
+        .env(
+            "SWITCHBOARD_SESSION_HOST",
+            cli.with_file_name("switchboard-session-host"),
+        )
+        .output()
+        .unwrap();
+    let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let session = row["launch"]["session"].as_str().unwrap();
+    let pid = sessions["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["id"] == session)
+        .unwrap()["pid"]
+        .as_u64()
+        .unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let host: i32 = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(host),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+
+    let lost = project.row_when(&server, "kept", |row| row["shown"] == "lost");
+    assert!(lost["launch"]["ended"]["lost"].as_bool().unwrap_or(true));
+    assert!(worktree.join("notes.txt").exists(), "its work is kept");
+    assert!(git(root, &["branch"]).contains("switchboard/kept"));
+    let listed = project.ok(&server, &["list"]);
+    assert!(listed.contains("lost (the session host ended)"), "{listed}");
+    // Its work is still reviewed and landed as usual.
+    let diff: Value =
+        serde_json::from_str(&project.ok(&server, &["diff", "kept", "--json"])).unwrap();
+    assert_eq!(diff["files"][0]["path"], "notes.txt");
+    project.ok(&server, &["discard", "kept", "--force"]);
+    assert!(!worktree.exists());
 }
