@@ -53,11 +53,25 @@ pub fn StartedAgents(
             {move || creating.get().then(|| view! {
                 <NewAgentForm on_started=Callback::new(move |()| { creating.set(false); refresh(); }) />
             })}
-            <ul class="launch-list" id="launch-list">
-                {move || rows.get().into_iter().map(|row| view! {
-                    <LaunchItem row now review on_open_question on_open_terminal on_changed=Callback::new(move |()| refresh()) />
-                }).collect_view()}
-            </ul>
+            {move || {
+                let (folded, live): (Vec<LaunchRow>, Vec<LaunchRow>) = rows.get().into_iter().partition(LaunchRow::folds);
+                let count = folded.len();
+                view! {
+                    <ul class="launch-list" id="launch-list">
+                        {live.into_iter().map(|row| view! {
+                            <LaunchItem row now review on_open_question on_open_terminal on_changed=Callback::new(move |()| refresh()) />
+                        }).collect_view()}
+                    </ul>
+                    {(count > 0).then(|| view! {
+                        <details class="agents-gone" id="launches-folded">
+                            <summary>{if count == 1 { "1 finished".to_owned() } else { format!("{count} finished") }}</summary>
+                            <ul class="launch-list folded">
+                                {folded.into_iter().map(|row| view! { <FoldedItem row now /> }).collect_view()}
+                            </ul>
+                        </details>
+                    })}
+                }
+            }}
         </section>
     }
 }
@@ -219,6 +233,19 @@ fn LaunchItem(
                 })}
             </div>
             {move || is_open().then(|| view! { <Review name=review_name.clone() runs=state.runs() review on_changed /> })}
+        </li>
+    }
+}
+
+/// One line of a started agent that finished: who, how it ended, when.
+#[component]
+fn FoldedItem(row: LaunchRow, now: RwSignal<Timestamp>) -> impl IntoView {
+    let since = row.since;
+    let name = row.launch.name.clone();
+    view! {
+        <li class="launch-row folded-row" id=format!("launch-{name}") data-state=state_word(row.shown)>
+            <strong class="agent-name">{name.clone()}</strong>" "
+            <span class="muted">{move || format!("{} {}, {}", row.launch.agent.label(), row.shown.label(), age_label(since, now.get()))}</span>
         </li>
     }
 }

@@ -708,6 +708,18 @@ pub fn task_ref(text: &str) -> Result<(String, String), LaunchError> {
     Ok((team.to_owned(), id.to_owned()))
 }
 
+impl LaunchRow {
+    /// Whether its row folds away: its work landed, or its program ended
+    /// with no worktree left to review.
+    pub fn folds(&self) -> bool {
+        match self.shown {
+            LaunchState::Merged | LaunchState::Discarded => true,
+            LaunchState::Exited | LaunchState::Lost => self.launch.worktree.is_none(),
+            LaunchState::Starting | LaunchState::Agent(_) => false,
+        }
+    }
+}
+
 /// The prompt for an agent started on a team task: the task's title and
 /// description and the titles of the tasks it depends on, then what the
 /// developer added.
@@ -966,6 +978,35 @@ mod tests {
             diff.starts_with("--- /dev/null\n+++ b/src/a.rs\n@@ -0,0 +1,2 @@\n+one\n+two"),
             "{diff}"
         );
+    }
+
+    #[test]
+    fn landed_and_ended_agents_with_nothing_to_review_fold_away() {
+        let row = |shown, worktree: bool| LaunchRow {
+            launch: Launch {
+                worktree: worktree.then(|| Worktree {
+                    path: "/w/.claude/worktrees/fix".into(),
+                    branch: "switchboard/fix".into(),
+                    base: "main".into(),
+                    base_commit: "abc".into(),
+                }),
+                ..launch()
+            },
+            shown,
+            since: Timestamp::from_unix_millis(0).unwrap(),
+            waiting_on: None,
+            reason: None,
+            last_messages: Vec::new(),
+        };
+        assert!(row(LaunchState::Merged, true).folds());
+        assert!(row(LaunchState::Discarded, false).folds());
+        assert!(row(LaunchState::Exited, false).folds());
+        assert!(
+            !row(LaunchState::Exited, true).folds(),
+            "its work waits for review"
+        );
+        assert!(!row(LaunchState::Lost, true).folds());
+        assert!(!row(LaunchState::Agent(AgentState::WaitingForInput), false).folds());
     }
 
     #[test]

@@ -657,7 +657,9 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
                 .click()
                 .await?;
             session
-                .wait_for_text("#launch-tidy .agent-state", |text| text == "merged")
+                .wait_for_text("#launches-folded #launch-tidy", |text| {
+                    text.contains("merged")
+                })
                 .await?;
             ensure!(!project.join("build").exists(), "merged into main");
             ensure!(
