@@ -79,7 +79,8 @@ pub async fn start(
             name: request.agent.chars().take(40).collect(),
             why: "the agent is claude-code or codex",
         })?;
-    if request.prompt.trim().is_empty() {
+    // A task is a prompt of its own.
+    if request.prompt.trim().is_empty() && request.task.is_none() {
         return Err(LaunchError::EmptyPrompt.into());
     }
     let mode = permission_mode(agent, request.permission_mode.as_deref())?;
@@ -129,7 +130,10 @@ pub async fn start(
         (Some(name), _) | (None, Some(WorktreeChoice::Named(name))) => name.clone(),
         (None, _) => {
             let taken: Vec<String> = existing.into_iter().map(|launch| launch.name).collect();
-            made_up_name(agent, &request.prompt, &taken)
+            let words = task
+                .as_ref()
+                .map_or(request.prompt.as_str(), |task| task.title.as_str());
+            made_up_name(agent, words, &taken)
         }
     };
     check_name(&name)?;
@@ -258,6 +262,7 @@ async fn begin(
 
 /// A team task an agent is started on, and the prompt made from it.
 struct TaskWork {
+    title: String,
     prompt: String,
 }
 
@@ -289,6 +294,7 @@ fn task_for(workspace: &Workspace, text: &str, added: &str) -> Result<TaskWork, 
         .map(|dependency| dependency.title.clone())
         .collect();
     Ok(TaskWork {
+        title: task.title.clone(),
         prompt: launch::task_prompt(
             &task.title,
             task.description.as_deref().unwrap_or_default(),

@@ -696,6 +696,11 @@ fn an_agent_started_on_a_team_task_claims_it_is_told_it_and_merging_completes_it
     };
     assert_eq!(status(&login)["status"], "completed");
     assert_eq!(status(&later)["dependencies"], json!([]));
+    // A task is prompt enough, and names its agent.
+    let later_ref = format!("web/{later}");
+    let name = project.ok(&server, &["start", "claude-code", "--task", &later_ref, ""]);
+    assert_eq!(name.trim(), "add-logout");
+    project.ok(&server, &["stop", "add-logout"]);
 }
 
 #[test]

@@ -720,6 +720,24 @@ impl LaunchRow {
     }
 }
 
+/// The started agent working on task `TEAM/ID` (the newest whose work
+/// has not landed), if one is.
+pub fn working_on<'a>(rows: &'a [LaunchRow], team: &str, id: &str) -> Option<&'a LaunchRow> {
+    let task = format!("{team}/{id}");
+    rows.iter()
+        .find(|row| row.launch.task.as_deref() == Some(task.as_str()) && !row.launch.is_landed())
+}
+
+impl LaunchState {
+    /// How a task's card says it: "turn finished" is work ready to review.
+    pub fn on_card(self) -> &'static str {
+        match self {
+            Self::Agent(AgentState::TurnFinished) => "ready to review",
+            other => other.label(),
+        }
+    }
+}
+
 /// The prompt for an agent started on a team task: the task's title and
 /// description and the titles of the tasks it depends on, then what the
 /// developer added.
@@ -1007,6 +1025,30 @@ mod tests {
         );
         assert!(!row(LaunchState::Lost, true).folds());
         assert!(!row(LaunchState::Agent(AgentState::WaitingForInput), false).folds());
+    }
+
+    #[test]
+    fn a_tasks_card_shows_the_agent_working_on_it_until_its_work_lands() {
+        let row = |name: &str, landed: bool| LaunchRow {
+            launch: Launch {
+                name: name.into(),
+                task: Some("web/3".into()),
+                landed: landed.then(|| Landing::Discarded {
+                    at: Timestamp::from_unix_millis(1).unwrap(),
+                }),
+                ..launch()
+            },
+            shown: LaunchState::Agent(AgentState::TurnFinished),
+            since: Timestamp::from_unix_millis(0).unwrap(),
+            waiting_on: None,
+            reason: None,
+            last_messages: Vec::new(),
+        };
+        let rows = [row("old", true), row("new", false)];
+        assert_eq!(working_on(&rows, "web", "3").unwrap().launch.name, "new");
+        assert!(working_on(&rows, "web", "4").is_none());
+        assert!(working_on(&rows[..1], "web", "3").is_none(), "landed");
+        assert_eq!(rows[1].shown.on_card(), "ready to review");
     }
 
     #[test]

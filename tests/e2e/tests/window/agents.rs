@@ -40,6 +40,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "agents::an_agent_started_from_the_window_is_answered_reviewed_and_merged",
             an_agent_started_from_the_window_is_answered_reviewed_and_merged,
         ),
+        trial(
+            environment,
+            "agents::an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it",
+            an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it,
+        ),
     ]
 }
 
@@ -492,6 +497,44 @@ fn the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered(
     })
 }
 
+/// A settings folder in `dir` naming, as the window's Claude Code, the
+/// real one with `server` as its model and `claude`'s configuration (the
+/// window starts agents with its own environment, which a test cannot
+/// choose).
+fn scripted_claude(
+    dir: &Path,
+    claude: &ClaudeCode,
+    server: &MessagesServer,
+) -> Result<std::path::PathBuf> {
+    // The window starts the real Claude Code named in its settings, here
+    // with the scripted model's environment.
+    let wrapper = dir.join("claude");
+    let exports: Vec<String> = claude
+        .environment(&server.url())
+        .into_iter()
+        .map(|(key, value)| format!("export {key}='{value}'"))
+        .collect();
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\n{}\nexec '{}' \"$@\"\n",
+            exports.join("\n"),
+            switchboard_model_server::claude_code::binary().display()
+        ),
+    )?;
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )?;
+    let config = dir.join("config");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"claudeCodePath": wrapper}).to_string(),
+    )?;
+    Ok(config)
+}
+
 /// git in `dir`, which must succeed.
 fn git(dir: &Path, args: &[&str]) -> Result<String> {
     let output = std::process::Command::new("git")
@@ -532,32 +575,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
         ),
         Turn::text("Removed it."),
     ]);
-    // The window starts the real Claude Code named in its settings, here
-    // with the scripted model's environment.
-    let wrapper = dir.path().join("claude");
-    let exports: Vec<String> = claude
-        .environment(&server.url())
-        .into_iter()
-        .map(|(key, value)| format!("export {key}='{value}'"))
-        .collect();
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\n{}\nexec '{}' \"$@\"\n",
-            exports.join("\n"),
-            switchboard_model_server::claude_code::binary().display()
-        ),
-    )?;
-    std::fs::set_permissions(
-        &wrapper,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )?;
-    let config = dir.path().join("config");
-    std::fs::create_dir_all(&config)?;
-    std::fs::write(
-        config.join("settings.json"),
-        json!({"claudeCodePath": wrapper}).to_string(),
-    )?;
+    let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     environment.with_app_args(
         &project,
@@ -677,6 +695,108 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
         .binaries
         .cli(&project)
         .args(["agent", "stop", "tidy"])
+        .output()?;
+    ensure!(
+        stopped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stopped.stderr)
+    );
+    Ok(())
+}
+
+fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
+    environment: &Environment,
+) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project)?;
+    let project = project.canonicalize()?;
+    std::fs::write(project.join("README.md"), "# Project\n")?;
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.name", "Dev"],
+        &["config", "user.email", "dev@example.com"],
+        &["add", "."],
+        &["commit", "-q", "-m", "First"],
+    ] {
+        git(&project, args)?;
+    }
+    let team = project.join(".opencode/opencode-teams/teams/web/config.json");
+    std::fs::create_dir_all(team.parent().context("a folder")?)?;
+    std::fs::write(
+        &team,
+        json!({"name": "web", "created": "2026-02-10T09:00:00.000Z", "leader": "lead",
+               "members": [{"agentId": "lead", "agentName": "lead", "agentType": "leader",
+                            "joinedAt": "2026-02-10T09:00:00.000Z"}],
+               "dispatchRules": [], "dispatchLog": []})
+        .to_string(),
+    )?;
+    let created = environment
+        .binaries
+        .cli(&project)
+        .args([
+            "task",
+            "create",
+            "--team",
+            "web",
+            "--title",
+            "Add login",
+            "--description",
+            "Use OAuth.",
+        ])
+        .output()?;
+    ensure!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    let id = String::from_utf8(created.stdout)?.trim().to_owned();
+    let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &project);
+    let server = MessagesServer::start(vec![Turn::text("Logged in.")]);
+    let config = scripted_claude(dir.path(), &claude, &server)?;
+    let config_arg = config.display().to_string();
+    environment.with_app_args(
+        &project,
+        &["--config-dir", &config_arg],
+        async |session: &Session| {
+            session.find("#view-inbox").await?;
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            session.find("#nav-team").await?.click().await?;
+            let card = format!(".task[data-id='{id}']");
+            session
+                .find(&format!("{card} .start-agent"))
+                .await?
+                .click()
+                .await?;
+            // The card follows its agent: claimed, working, ready to review.
+            session
+                .wait_for_text(&format!("{card} .task-agent"), |text| {
+                    text == "add-login: ready to review"
+                })
+                .await?;
+            session
+                .wait_for_text(&format!("{card} .owner"), |text| text == "@add-login")
+                .await?;
+            let asked = server.loop_requests();
+            ensure!(
+                asked
+                    .first()
+                    .is_some_and(|request| request.to_string().contains("Use OAuth.")),
+                "the agent was told its task"
+            );
+            ensure!(
+                project.join(".claude/worktrees/add-login").is_dir(),
+                "in its own worktree"
+            );
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "page errors: {errors:?}");
+            Ok(())
+        },
+    )?;
+    let stopped = environment
+        .binaries
+        .cli(&project)
+        .args(["agent", "stop", "add-login"])
         .output()?;
     ensure!(
         stopped.status.success(),

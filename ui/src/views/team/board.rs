@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use switchboard_model::{
+    agent::launch::{LaunchRequest, WorktreeChoice},
     ipc::{TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest},
     team::{DependencyState, Priority, Task, TaskAction, TaskStatus, dependency_states, readiness},
 };
@@ -228,6 +229,7 @@ fn TaskCard(
                 {task.owner.clone().map(|owner| view! { <span class="owner">"@" {owner}</span> })}
                 <span class=state_class>{state_label}</span>
             </div>
+            <AgentOnTask id=task.id.clone() state />
             {task.warning.clone().map(|warning| view! { <p class="warning">{warning}</p> })}
             {task.description.clone().map(|text| view! { <p class="description">{text}</p> })}
             {(!task.dependencies.is_empty()).then(|| view! {
@@ -276,8 +278,22 @@ fn DependencyList(
     }
 }
 
-/// What can be done to the task next: claim it for a member, or complete
-/// it.
+/// The started agent working on the task, its state live.
+#[component]
+fn AgentOnTask(id: String, state: TeamState) -> impl IntoView {
+    move || {
+        let team = state.team_name();
+        state.launches.with(|rows| {
+            switchboard_model::agent::launch::working_on(rows, &team, &id).map(|row| {
+                let said = format!("{}: {}", row.launch.name, row.shown.on_card());
+                view! { <p class="task-agent" data-agent=row.launch.name.clone()>{said}</p> }
+            })
+        })
+    }
+}
+
+/// What can be done to the task next: start an agent on it or claim it
+/// for a member, or complete it.
 #[component]
 fn TaskActions(task: Task, members: Vec<String>, state: TeamState) -> impl IntoView {
     let id = StoredValue::new(task.id.clone());
@@ -302,9 +318,21 @@ fn TaskActions(task: Task, members: Vec<String>, state: TeamState) -> impl IntoV
             ipc::task_advance(&request).await
         });
     };
+    let start_agent = move |_| {
+        let request = LaunchRequest {
+            agent: "claude-code".to_owned(),
+            worktree: Some(WorktreeChoice::AsAgent),
+            task: Some(format!("{}/{}", state.team_name(), id.get_value())),
+            ..LaunchRequest::default()
+        };
+        change(state, id.get_value(), async move {
+            ipc::launch_start(&request).await
+        });
+    };
     if task.status.allows(TaskAction::Claim) {
         view! {
             <div class="task-actions">
+                <button class="start-agent" title="Claude Code in a worktree of its own, told this task; it claims the task" on:click=start_agent>"Start an agent on it"</button>
                 <select class="claim-as" aria-label="Claim for" on:change=move |event| claimant.set(event_target_value(&event))>
                     {members.into_iter().map(|member| view! { <option value=member.clone()>{member.clone()}</option> }).collect_view()}
                 </select>

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 use switchboard_model::{
+    agent::launch::LaunchRow,
     ipc::StoreChange,
     team::{TeamBoard, TeamEntry, TeamSource},
 };
@@ -41,6 +42,8 @@ pub struct TeamState {
     pub open: RwSignal<Option<String>>,
     /// Whether the dependency graph is open.
     pub graph_open: RwSignal<bool>,
+    /// The agents started here, for the cards of the tasks they work on.
+    pub launches: RwSignal<Vec<LaunchRow>>,
 }
 
 impl TeamState {
@@ -121,12 +124,21 @@ pub fn Team() -> impl IntoView {
         drafts: StoredValue::new(HashMap::new()),
         open: RwSignal::new(None),
         graph_open: RwSignal::new(false),
+        launches: RwSignal::new(Vec::new()),
     };
     state.reload();
-    events::on_store_change(move |change| {
-        if change == StoreChange::Team {
-            state.reload();
-        }
+    let read_launches = move || {
+        tasks::fetch(async move {
+            if let Ok(rows) = ipc::launches().await {
+                state.launches.set(rows);
+            }
+        })
+    };
+    read_launches();
+    events::on_store_change(move |change| match change {
+        StoreChange::Team => state.reload(),
+        StoreChange::Agents => read_launches(),
+        _ => {}
     });
     // Drawn once a board is there; its parts follow the board themselves.
     let has_board = Memo::new(move |_| state.board.with(Option::is_some));
