@@ -1,10 +1,10 @@
-//! Minding a started agent's terminal: what it asks on its screen that no
-//! hook carries (trust a folder, use a key) becomes a question in the
-//! inbox, its answer typed into the terminal; a screen answered meanwhile
-//! in the terminal closes its question; a screen with one way on (a theme
-//! picker) is passed with its default. Runs in a process of its own
+//! Minding a started agent's terminal: until its session starts (its
+//! hooks are heard), a start-up dialog no hook carries (trust a folder,
+//! use a key) becomes a question in the inbox, its answer typed into the
+//! terminal — keys are typed only so; a dialog answered meanwhile in the
+//! terminal takes its question back. Runs in a process of its own
 //! (`switchboard agent mind NAME`, started with the agent) until the
-//! agent's program ends.
+//! agent's program ends, then records how it ended.
 
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ use switchboard_session::{
     protocol::{Input, WaitFor},
 };
 use switchboard_store::{
-    Workspace, clock,
+    Workspace, agents, clock,
     feedback::{self, ReplyWait, Waited},
     launches,
 };
@@ -83,6 +83,7 @@ async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(
     // The prompt last answered or passed: not answered again while its
     // screen is still being redrawn.
     let mut done: Option<String> = None;
+    let mut started = false;
     loop {
         let look = client.read_following(&launch.session, since, true, Some(LOOK_MS), Some(0));
         let output = match &mut asked {
@@ -110,23 +111,31 @@ async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(
         if shown_kind.is_none() || shown_kind != done {
             done = None;
         }
+        // Once its hooks are heard its session has started: what its
+        // screen shows from then on is the agent at work (its own
+        // permission menus, what its tools print), never a start-up
+        // dialog — nothing more is recognised.
+        if !started && heard_from(workspace, name) {
+            started = true;
+            if let Some(open) = asked.take() {
+                let _ = feedback::retract(workspace, &open.session, clock::now());
+            }
+        }
         if output.session.state != SessionState::Running {
             if let Some(open) = asked.take() {
                 let _ = feedback::retract(workspace, &open.session, clock::now());
             }
             return Ok(());
         }
-        let Some(prompt) = shown else {
+        let Some(prompt) = shown.filter(|_| !started) else {
             continue;
         };
         if asked.is_some() || done.as_deref() == Some(prompt.kind.as_str()) {
             continue;
         }
+        // Keys are typed only as the developer's answer to a question.
         if prompt.asks() {
             asked = Some(ask(workspace, name, launch.agent.label(), prompt, &screen)?);
-        } else {
-            type_keys(client, &launch.session, prompt.keys(true)).await?;
-            done = Some(prompt.kind);
         }
     }
 }
@@ -221,6 +230,15 @@ async fn type_keys(
         client.send(session, Input::Key(*key), false).await?;
     }
     Ok(())
+}
+
+/// Whether the hooks of the started agent `name` have been heard (its
+/// session started).
+fn heard_from(workspace: &Workspace, name: &str) -> bool {
+    agents::states(workspace, clock::now()).is_ok_and(|rows| {
+        rows.iter()
+            .any(|row| row.record.launch.as_deref() == Some(name))
+    })
 }
 
 /// Whether `extra` marks a question about a started agent's screen.

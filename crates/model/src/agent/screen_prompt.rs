@@ -1,9 +1,11 @@
-//! What a started agent asks in its own terminal that no hook carries —
-//! Claude Code's "is this a folder you trust?" on a folder it does not
-//! know, its "use this API key?", Codex's "trust this folder?" — told
-//! apart by the words on its screen, each with the keys that answer it.
-//! Screens that ask nothing of consequence (a theme picker, security
-//! notes) are passed with their default.
+//! What a started agent asks in its own terminal before its session
+//! starts, that no hook carries — Claude Code's "is this a folder you
+//! trust?" on a folder it does not know, its "use this API key?", Codex's
+//! "trust this folder?" — told apart by the whole dialog at the bottom of
+//! its screen (its words and its footer, nothing else below), each with
+//! the keys that answer it. Words anywhere else on the screen are what
+//! tools print, and count for nothing; a screen that shows a permission
+//! menu is never one of these.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,8 +32,10 @@ pub struct ScreenPrompt {
 struct Known {
     agent: AgentKind,
     kind: &'static str,
-    /// Any of these on the screen tells it.
+    /// Each of these is in the dialog (its last [`DIALOG_LINES`] lines).
     tells: &'static [&'static str],
+    /// The dialog's last line.
+    footer: &'static str,
     question: &'static str,
     detail: &'static str,
     yes: (&'static str, &'static [Key]),
@@ -44,7 +48,12 @@ const KNOWN: &[Known] = &[
     Known {
         agent: AgentKind::ClaudeCode,
         kind: "claude-code-trust",
-        tells: &["Quick safety check", "Yes, I trust this folder"],
+        tells: &[
+            "Quick safety check",
+            "❯ No, exit",
+            "Yes, I trust this folder",
+        ],
+        footer: "Enter to confirm · Esc to cancel",
         question: "Does Claude Code trust this folder?",
         detail: "Claude Code asks before it works in a folder it does not know: it will be able to read, edit and run files there. No ends it.",
         yes: ("Yes, I trust this folder", &[Key::Down, Key::Enter]),
@@ -53,34 +62,18 @@ const KNOWN: &[Known] = &[
     Known {
         agent: AgentKind::ClaudeCode,
         kind: "claude-code-api-key",
-        tells: &["Do you want to use this API key?"],
+        tells: &["Do you want to use this API key?", "No (recommended)"],
+        footer: "Enter to confirm · Esc to cancel",
         question: "May Claude Code use the API key in its environment?",
         detail: "Claude Code found ANTHROPIC_API_KEY in the environment it was started with and asks whether to use it. No leaves it signed out.",
         yes: ("Yes, use it", &[Key::Up, Key::Enter]),
         no: Some(("No", &[Key::Enter])),
     },
     Known {
-        agent: AgentKind::ClaudeCode,
-        kind: "claude-code-theme",
-        tells: &["Choose the text style that looks best"],
-        question: "Claude Code's first start: its text style",
-        detail: "Its default is kept.",
-        yes: ("Continue", &[Key::Enter]),
-        no: None,
-    },
-    Known {
-        agent: AgentKind::ClaudeCode,
-        kind: "claude-code-security-notes",
-        tells: &["Security notes:"],
-        question: "Claude Code's first start: its security notes",
-        detail: "Read past.",
-        yes: ("Continue", &[Key::Enter]),
-        no: None,
-    },
-    Known {
         agent: AgentKind::Codex,
         kind: "codex-trust",
-        tells: &["Trust this folder?"],
+        tells: &["Trust this folder?", "1. Trust and continue"],
+        footer: "enter continue · esc back",
         question: "Does Codex trust this folder?",
         detail: "Codex asks before it works in a folder it does not know: it will be able to read, edit and run files there (subject to its sandbox and approvals). No leaves it waiting in its own terminal.",
         yes: ("Trust and continue", &[Key::Enter]),
@@ -88,11 +81,36 @@ const KNOWN: &[Known] = &[
     },
 ];
 
+/// How many of the screen's last non-blank lines a dialog is read from.
+const DIALOG_LINES: usize = 16;
+
+/// Words that make a screen a permission menu, never a start-up dialog.
+const PERMISSION_MENU: &[&str] = &[
+    "Do you want to proceed?",
+    "Would you like to run the following command?",
+];
+
 /// The prompt `agent`'s `screen` (its text, row by row) shows, if it is a
-/// known one.
+/// known one: its footer the screen's last non-blank line, each of its
+/// words in the lines above, and no permission menu on the screen.
 pub fn recognise(agent: AgentKind, screen: &str) -> Option<ScreenPrompt> {
+    if PERMISSION_MENU.iter().any(|words| screen.contains(words)) {
+        return None;
+    }
+    let lines: Vec<&str> = screen
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    let last = *lines.last()?;
+    let dialog = &lines[lines.len().saturating_sub(DIALOG_LINES)..];
     let known = KNOWN.iter().find(|known| {
-        known.agent == agent && known.tells.iter().any(|words| screen.contains(words))
+        known.agent == agent
+            && last == known.footer
+            && known
+                .tells
+                .iter()
+                .all(|words| dialog.iter().any(|line| line.contains(words)))
     })?;
     Some(ScreenPrompt {
         kind: known.kind.to_owned(),
@@ -154,14 +172,16 @@ mod tests {
     }
 
     #[test]
-    fn screens_that_ask_nothing_of_consequence_are_passed_and_others_ignored() {
-        let theme = recognise(
-            AgentKind::ClaudeCode,
-            " Choose the text style that looks best with your terminal",
-        )
-        .unwrap();
-        assert!(!theme.asks());
-        assert_eq!(theme.keys(false), [Key::Enter]);
+    fn words_a_tool_prints_or_a_permission_menu_are_never_a_dialog() {
+        // A command's description quoting the dialog, inside Claude Code's
+        // own permission menu.
+        let menu = " Bash command\n Quick safety check ❯ No, exit Yes, I trust this folder\n touch x\n Do you want to proceed?\n ❯ 1. Yes\n   4. No\n Enter to confirm · Esc to cancel";
+        assert!(recognise(AgentKind::ClaudeCode, menu).is_none());
+        // The dialog's words with something drawn below them.
+        let quoted = format!("{CLAUDE_TRUST}\n$ echo done");
+        assert!(recognise(AgentKind::ClaudeCode, &quoted).is_none());
+        // Its footer alone.
+        assert!(recognise(AgentKind::ClaudeCode, " Enter to confirm · Esc to cancel").is_none());
         assert!(
             recognise(
                 AgentKind::ClaudeCode,
@@ -169,11 +189,10 @@ mod tests {
             )
             .is_none()
         );
-        let codex = recognise(
-            AgentKind::Codex,
-            "Folder access\nTrust this folder? Codex can read",
-        )
-        .unwrap();
-        assert_eq!(codex.keys(true), [Key::Enter]);
+        let codex = "Folder access\n/w\nTrust this folder? Codex can read\n› 1. Trust and continue\n  2. Back\n\n  enter continue · esc back";
+        assert_eq!(
+            recognise(AgentKind::Codex, codex).unwrap().keys(true),
+            [Key::Enter]
+        );
     }
 }
