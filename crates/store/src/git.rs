@@ -8,6 +8,8 @@ use std::{
     process::{Command, Output, Stdio},
 };
 
+use switchboard_model::agent::launch::Worktree;
+
 use crate::StoreError;
 
 /// How much of git's own words an error keeps.
@@ -27,6 +29,8 @@ pub(crate) fn output(dir: &Path, args: &[&str]) -> Result<Output, StoreError> {
     Command::new("git")
         .arg("-C")
         .arg(dir)
+        // No file monitor a repository's configuration could name runs.
+        .args(["-c", "core.fsmonitor=false"])
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_EDITOR", "true")
@@ -103,4 +107,23 @@ pub(crate) fn current_branch(dir: &Path) -> Option<String> {
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
         .and_then(|full| full.strip_prefix("refs/heads/").map(str::to_owned))
         .filter(|branch| !branch.is_empty())
+}
+
+/// The options that run git in `worktree` with its recorded git folder.
+fn tree_options(worktree: &Worktree) -> Vec<String> {
+    if worktree.git_dir.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        format!("--git-dir={}", worktree.git_dir),
+        format!("--work-tree={}", worktree.path),
+    ]
+}
+
+/// [`run`] in `worktree`, with the git folder recorded when it was made.
+pub(crate) fn run_tree(worktree: &Worktree, args: &[&str]) -> Result<String, StoreError> {
+    let options = tree_options(worktree);
+    let mut all: Vec<&str> = options.iter().map(String::as_str).collect();
+    all.extend_from_slice(args);
+    run(Path::new(&worktree.path), &all)
 }

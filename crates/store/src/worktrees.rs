@@ -91,11 +91,15 @@ pub fn create(
         let _ = git::output(root, &["branch", "-D", &branch]);
         return Err(error);
     }
+    let git_dir = git::run(place, &["rev-parse", "--absolute-git-dir"])?
+        .trim()
+        .to_owned();
     Ok(Worktree {
         path: place_text.into_owned(),
         branch,
         base: base_label,
         base_commit,
+        git_dir,
     })
 }
 
@@ -125,8 +129,7 @@ fn no_link_between(root: &Path, dir: &Path) -> Result<(), StoreError> {
 pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
     let dir = Path::new(&worktree.path);
     let base = worktree.base_commit.as_str();
-    let commits = git::run(
-        dir,
+    let commits = git::run_tree(worktree,
         &["log", "--format=%H%x1f%s", &format!("{base}..HEAD"), "--"],
     )?
     .lines()
@@ -138,15 +141,14 @@ pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
         })
     })
     .collect();
-    let mut files = tracked_changes(dir, base)?;
-    let untracked = git::run(dir, &["ls-files", "--others", "--exclude-standard", "-z"])?;
+    let mut files = tracked_changes(worktree, base)?;
+    let untracked = git::run_tree(worktree, &["ls-files", "--others", "--exclude-standard", "-z"])?;
     for path in untracked.split('\0').filter(|path| !path.is_empty()) {
         files.push(new_file(dir, path));
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.truncate(FILES_LIMIT);
-    let uncommitted = git::run(
-        dir,
+    let uncommitted = git::run_tree(worktree,
         &["status", "--porcelain", "-z", "--untracked-files=all"],
     )?
     .split('\0')
@@ -173,9 +175,8 @@ pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
 
 /// The tracked files changed since `base` (commits and working tree), with
 /// their counts and diffs.
-fn tracked_changes(dir: &Path, base: &str) -> Result<Vec<ChangedFile>, StoreError> {
-    let statuses = git::run(
-        dir,
+fn tracked_changes(worktree: &Worktree, base: &str) -> Result<Vec<ChangedFile>, StoreError> {
+    let statuses = git::run_tree(worktree,
         &["diff", "--name-status", "--no-renames", "-z", base, "--"],
     )?;
     let mut fields = statuses.split('\0').filter(|field| !field.is_empty());
@@ -197,8 +198,7 @@ fn tracked_changes(dir: &Path, base: &str) -> Result<Vec<ChangedFile>, StoreErro
             break;
         }
     }
-    let numstat = git::run(
-        dir,
+    let numstat = git::run_tree(worktree,
         &["diff", "--numstat", "--no-renames", "-z", base, "--"],
     )?;
     for entry in numstat.split('\0').filter(|entry| !entry.is_empty()) {
@@ -217,8 +217,7 @@ fn tracked_changes(dir: &Path, base: &str) -> Result<Vec<ChangedFile>, StoreErro
         if total > CHANGES_LIMIT {
             break;
         }
-        file.diff = git::run(
-            dir,
+        file.diff = git::run_tree(worktree,
             &[
                 "diff",
                 "--no-color",
@@ -272,8 +271,7 @@ pub fn merge(
             worktree.branch
         )));
     }
-    let dirty = git::run(
-        dir,
+    let dirty = git::run_tree(worktree,
         &["status", "--porcelain", "-z", "--untracked-files=all"],
     )?;
     if !dirty.is_empty() {
@@ -284,9 +282,8 @@ pub fn merge(
                 dir.display()
             )));
         }
-        git::run(dir, &["add", "--all", "--", "."])?;
-        git::run(
-            dir,
+        git::run_tree(worktree, &["add", "--all", "--", "."])?;
+        git::run_tree(worktree,
             &[
                 "commit",
                 "--quiet",
@@ -473,8 +470,7 @@ pub fn unmerged_work(workspace: &Workspace, worktree: &Worktree) -> Vec<String> 
     let dir = Path::new(&worktree.path);
     let mut work = Vec::new();
     if dir.is_dir() {
-        let dirty = git::run(
-            dir,
+        let dirty = git::run_tree(worktree,
             &["status", "--porcelain", "-z", "--untracked-files=all"],
         )
         .unwrap_or_default();

@@ -242,6 +242,12 @@ pub struct Worktree {
     pub base: String,
     /// The commit the branch started from.
     pub base_commit: String,
+    /// Its git folder (`<repository>/.git/worktrees/<id>`), as git made
+    /// it: every git command in the worktree is run with it, never with
+    /// the one the worktree's `.git` file names later (the agent working
+    /// there can rewrite that file).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub git_dir: String,
 }
 
 /// How a started agent's work ended up.
@@ -1007,6 +1013,7 @@ mod tests {
                     branch: "switchboard/fix".into(),
                     base: "main".into(),
                     base_commit: "abc".into(),
+                    git_dir: String::new(),
                 }),
                 ..launch()
             },

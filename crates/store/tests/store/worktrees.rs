@@ -322,3 +322,27 @@ fn a_worktree_never_lands_through_a_link_and_a_failed_one_leaves_no_branch() {
     assert!(worktrees::create(&workspace, "dangling", &place(&workspace, "dangling"), None).is_err());
     assert!(!git(root, &["branch"]).contains("switchboard/dangling"));
 }
+
+#[test]
+fn an_agent_that_rewrites_its_worktrees_git_file_runs_nothing_through_it() {
+    let (_dir, workspace) = repository();
+    let tree = worktrees::create(&workspace, "sly", &place(&workspace, "sly"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    // With only file writes, the agent points its `.git` at a repository
+    // of its own whose configuration runs a program on `git status`.
+    let decoy = wt.join(".decoy");
+    git(wt, &["init", "-q", &decoy.display().to_string()]);
+    let pwned = wt.join("PWNED");
+    git(
+        &decoy,
+        &["config", "core.fsmonitor", &format!("touch {}; echo", pwned.display())],
+    );
+    fs::write(wt.join(".git"), format!("gitdir: {}\n", decoy.join(".git").display())).unwrap();
+    fs::write(wt.join("work.txt"), "mine\n").unwrap();
+
+    let changes = worktrees::changes(&tree).unwrap();
+    assert!(changes.files.iter().any(|file| file.path == "work.txt"));
+    assert!(!worktrees::unmerged_work(&workspace, &tree).is_empty());
+    let _ = worktrees::merge(&workspace, &tree, "sly", true);
+    assert!(!pwned.exists(), "git ran the agent's configuration");
+}
