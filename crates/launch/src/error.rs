@@ -41,6 +41,9 @@ pub enum LaunchFailure {
     /// A started agent's program still runs.
     #[error("{0} is still running: stop it first (switchboard agent stop {0})")]
     Running(String),
+    /// The agent's program has ended: nothing takes what is typed.
+    #[error("{0} is not running: its program ended (start another, or open its terminal's record)")]
+    NotRunning(String),
     /// The agent has no worktree to review, merge or discard.
     #[error(
         "{0} works in the workspace itself, not in a worktree of its own: there is nothing of its own to merge or discard"
@@ -64,7 +67,9 @@ impl LaunchFailure {
             Self::Store(error) => error.code(),
             Self::Session(error) => error.payload().code,
             Self::NotInstalled { .. } | Self::SignedOut => ErrorCode::Unavailable,
-            Self::Running(_) | Self::NoWorktree(_) => ErrorCode::InvalidRequest,
+            Self::Running(_) | Self::NotRunning(_) | Self::NoWorktree(_) => {
+                ErrorCode::InvalidRequest
+            }
         }
     }
 }

@@ -111,21 +111,14 @@ pub async fn start(
     let root = workspace.root().display().to_string();
     let sessions = client.list(Some(root.clone())).await?;
     let existing = launches::list(workspace)?;
-    let running = existing
-        .iter()
-        .filter(|launch| {
-            sessions.iter().any(|session| {
-                session.id == launch.session && session.state == SessionState::Running
-            })
-        })
-        .count();
-    if running >= caller.running_limit {
-        return Err(LaunchError::LimitReached {
-            running,
-            limit: caller.running_limit,
-        }
-        .into());
-    }
+    // Fewer than the limit may run: counted again when the name is
+    // reserved, under the launches' lock, so two starts at once cannot
+    // both take the last place.
+    let running = |launch: &Launch| {
+        sessions
+            .iter()
+            .any(|session| session.id == launch.session && session.state == SessionState::Running)
+    };
     let name = match (&request.name, &request.worktree) {
         (Some(name), _) | (None, Some(WorktreeChoice::Named(name))) => name.clone(),
         (None, _) => {
@@ -155,7 +148,7 @@ pub async fn start(
         ended: None,
         extra: serde_json::Map::new(),
     };
-    launches::reserve(workspace, &launch)?;
+    launches::reserve(workspace, &launch, caller.running_limit, running)?;
     match begin(client, workspace, request, caller, &program, &mut launch).await {
         Ok(()) => {
             let launch = launches::update(workspace, &name, |stored| *stored = launch)?;
@@ -333,8 +326,8 @@ fn start_minder(workspace: &Workspace, caller: &Caller, name: &str) -> Result<()
 /// Code's own place for them, and one of Switchboard's for Codex.
 fn worktree_dir(agent: AgentKind) -> &'static str {
     match agent {
-        AgentKind::ClaudeCode => ".claude/worktrees",
-        AgentKind::Codex | AgentKind::Mcp => launches::CODEX_WORKTREES_DIR,
+        AgentKind::ClaudeCode => launch::WORKTREE_DIRS[0],
+        AgentKind::Codex | AgentKind::Mcp => launch::WORKTREE_DIRS[1],
     }
 }
 

@@ -34,6 +34,9 @@ pub async fn send(
     text: &str,
 ) -> Result<Launch, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
+    if !runs(client, workspace, &launch).await? {
+        return Err(LaunchFailure::NotRunning(name.to_owned()));
+    }
     client
         .send(&launch.session, Input::Text(text.to_owned()), false)
         .await?;
@@ -60,7 +63,7 @@ pub async fn stop(
     name: &str,
 ) -> Result<Launch, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
-    if runs(client, &launch).await? {
+    if runs(client, workspace, &launch).await? {
         client.kill(&launch.session, None).await?;
     }
     Ok(launch)
@@ -103,20 +106,27 @@ pub async fn discard(
 ) -> Result<Launch, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
     let worktree = worktree_of(&launch)?;
-    if runs(client, &launch).await? {
+    if runs(client, workspace, &launch).await? {
         return Err(LaunchFailure::Running(name.to_owned()));
     }
     worktrees::discard(workspace, worktree, confirmed)?;
     Ok(launches::discarded(workspace, name, now)?)
 }
 
-/// Whether the launch's program still runs.
-async fn runs(client: &Client, launch: &Launch) -> Result<bool, LaunchFailure> {
-    match client.list(None).await {
+/// Whether the launch's program still runs — as a session of this
+/// workspace: a launch file naming another workspace's session (anyone
+/// here can write one) never reaches it.
+async fn runs(
+    client: &Client,
+    workspace: &Workspace,
+    launch: &Launch,
+) -> Result<bool, LaunchFailure> {
+    let root = workspace.root().display().to_string();
+    match client.clone().without_starting().list(Some(root)).await {
         Ok(sessions) => Ok(sessions
             .iter()
             .any(|session| session.id == launch.session && session.state == SessionState::Running)),
-        Err(ClientError::NotRunning) => Ok(false),
+        Err(ClientError::NotRunning | ClientError::Io(_)) => Ok(false),
         Err(error) => Err(error.into()),
     }
 }

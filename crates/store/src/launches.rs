@@ -14,20 +14,46 @@ use crate::{StoreError, Workspace, json_file, lock::DirLock, walk};
 /// The launches folder, relative to the workspace.
 pub const LAUNCHES_DIR: &str = ".switchboard/launches";
 
-/// Where the worktrees of started Codex agents live, relative to the
-/// workspace (Claude Code's are where it keeps its own:
-/// `.claude/worktrees/`).
-pub const CODEX_WORKTREES_DIR: &str = ".switchboard/worktrees";
-
 /// The launches folder of `workspace`.
 pub fn launches_dir(workspace: &Workspace) -> PathBuf {
     workspace.root().join(LAUNCHES_DIR)
 }
 
-/// Stores `launch` as new: its name must be free (`NameTaken`).
-pub fn reserve(workspace: &Workspace, launch: &Launch) -> Result<(), StoreError> {
+/// How long a launch reserved and not yet in a session counts as running
+/// (a start that died meanwhile stops counting).
+const STARTING_COUNTS_MS: i64 = 2 * 60 * 1000;
+
+/// Stores `launch` as new, under the folder's lock: its name must be free
+/// (`NameTaken`), and fewer than `limit` launches may be running —
+/// `running` says which are, and one reserved but not yet in its session
+/// counts too, so two starts at once cannot both take the last place
+/// (`LimitReached`).
+pub fn reserve(
+    workspace: &Workspace,
+    launch: &Launch,
+    limit: usize,
+    running: impl Fn(&Launch) -> bool,
+) -> Result<(), StoreError> {
     check_name(&launch.name)?;
     let lock = DirLock::acquire(&launches_dir(workspace))?;
+    let now = launch.started.unix_millis();
+    let taken = walk::files_in(&launches_dir(workspace), "json")?
+        .iter()
+        .filter_map(|path| json_file::read::<Launch>(path, "agent", "").ok())
+        .filter(|other| {
+            running(other)
+                || (other.session.is_empty()
+                    && other.ended.is_none()
+                    && now - other.started.unix_millis() < STARTING_COUNTS_MS)
+        })
+        .count();
+    if taken >= limit {
+        return Err(LaunchError::LimitReached {
+            running: taken,
+            limit,
+        }
+        .into());
+    }
     let path = lock.file(&format!("{}.json", launch.name));
     if path.exists() {
         return Err(LaunchError::NameTaken(launch.name.clone()).into());
@@ -35,14 +61,17 @@ pub fn reserve(workspace: &Workspace, launch: &Launch) -> Result<(), StoreError>
     json_file::write(&path, launch, "launch")
 }
 
-/// The launch named `name`.
+/// The launch named `name`, checked ([`Launch::check`]: any process in
+/// the workspace can write its file).
 pub fn get(workspace: &Workspace, name: &str) -> Result<Launch, StoreError> {
     check_name(name)?;
-    json_file::read(
+    let launch: Launch = json_file::read(
         &launches_dir(workspace).join(format!("{name}.json")),
         "agent",
         name,
-    )
+    )?;
+    launch.check(&workspace.root().display().to_string(), name)?;
+    Ok(launch)
 }
 
 /// Changes the launch named `name` under the folder's lock.
@@ -55,6 +84,7 @@ pub fn update(
     let lock = DirLock::acquire(&launches_dir(workspace))?;
     let path = lock.file(&format!("{name}.json"));
     let mut launch: Launch = json_file::read(&path, "agent", name)?;
+    launch.check(&workspace.root().display().to_string(), name)?;
     change(&mut launch);
     json_file::write(&path, &launch, "launch")?;
     Ok(launch)
@@ -82,8 +112,10 @@ pub fn list(workspace: &Workspace) -> Result<Vec<Launch>, StoreError> {
         let Some(name) = path.file_stem().and_then(|stem| stem.to_str()) else {
             continue;
         };
+        let root = workspace.root().display().to_string();
         match json_file::read::<Launch>(&path, "agent", name) {
-            Ok(launch) => launches.push(launch),
+            Ok(launch) if launch.check(&root, name).is_ok() => launches.push(launch),
+            Ok(_) => tracing::warn!(?path, "a launch that breaks its rules is skipped"),
             Err(error) => tracing::warn!(%error, "an unreadable launch is skipped"),
         }
     }

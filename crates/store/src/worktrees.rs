@@ -84,7 +84,15 @@ pub fn create(
     let place_text = place.to_string_lossy();
     let added = git::run(
         root,
-        &["worktree", "add", "-b", &branch, "--", &place_text, &base_commit],
+        &[
+            "worktree",
+            "add",
+            "-b",
+            &branch,
+            "--",
+            &place_text,
+            &base_commit,
+        ],
     );
     if let Err(error) = added {
         // A branch made before the checkout failed is not left behind.
@@ -129,7 +137,8 @@ fn no_link_between(root: &Path, dir: &Path) -> Result<(), StoreError> {
 pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
     let dir = Path::new(&worktree.path);
     let base = worktree.base_commit.as_str();
-    let commits = git::run_tree(worktree,
+    let commits = git::run_tree(
+        worktree,
         &["log", "--format=%H%x1f%s", &format!("{base}..HEAD"), "--"],
     )?
     .lines()
@@ -142,13 +151,17 @@ pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
     })
     .collect();
     let mut files = tracked_changes(worktree, base)?;
-    let untracked = git::run_tree(worktree, &["ls-files", "--others", "--exclude-standard", "-z"])?;
+    let untracked = git::run_tree(
+        worktree,
+        &["ls-files", "--others", "--exclude-standard", "-z"],
+    )?;
     for path in untracked.split('\0').filter(|path| !path.is_empty()) {
         files.push(new_file(dir, path));
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.truncate(FILES_LIMIT);
-    let uncommitted = git::run_tree(worktree,
+    let uncommitted = git::run_tree(
+        worktree,
         &["status", "--porcelain", "-z", "--untracked-files=all"],
     )?
     .split('\0')
@@ -176,7 +189,8 @@ pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
 /// The tracked files changed since `base` (commits and working tree), with
 /// their counts and diffs.
 fn tracked_changes(worktree: &Worktree, base: &str) -> Result<Vec<ChangedFile>, StoreError> {
-    let statuses = git::run_tree(worktree,
+    let statuses = git::run_tree(
+        worktree,
         &["diff", "--name-status", "--no-renames", "-z", base, "--"],
     )?;
     let mut fields = statuses.split('\0').filter(|field| !field.is_empty());
@@ -198,7 +212,8 @@ fn tracked_changes(worktree: &Worktree, base: &str) -> Result<Vec<ChangedFile>, 
             break;
         }
     }
-    let numstat = git::run_tree(worktree,
+    let numstat = git::run_tree(
+        worktree,
         &["diff", "--numstat", "--no-renames", "-z", base, "--"],
     )?;
     for entry in numstat.split('\0').filter(|entry| !entry.is_empty()) {
@@ -217,7 +232,8 @@ fn tracked_changes(worktree: &Worktree, base: &str) -> Result<Vec<ChangedFile>, 
         if total > CHANGES_LIMIT {
             break;
         }
-        file.diff = git::run_tree(worktree,
+        file.diff = git::run_tree(
+            worktree,
             &[
                 "diff",
                 "--no-color",
@@ -271,7 +287,8 @@ pub fn merge(
             worktree.branch
         )));
     }
-    let dirty = git::run_tree(worktree,
+    let dirty = git::run_tree(
+        worktree,
         &["status", "--porcelain", "-z", "--untracked-files=all"],
     )?;
     if !dirty.is_empty() {
@@ -283,7 +300,8 @@ pub fn merge(
             )));
         }
         git::run_tree(worktree, &["add", "--all", "--", "."])?;
-        git::run_tree(worktree,
+        git::run_tree(
+            worktree,
             &[
                 "commit",
                 "--quiet",
@@ -470,7 +488,8 @@ pub fn unmerged_work(workspace: &Workspace, worktree: &Worktree) -> Vec<String> 
     let dir = Path::new(&worktree.path);
     let mut work = Vec::new();
     if dir.is_dir() {
-        let dirty = git::run_tree(worktree,
+        let dirty = git::run_tree(
+            worktree,
             &["status", "--porcelain", "-z", "--untracked-files=all"],
         )
         .unwrap_or_default();

@@ -347,24 +347,37 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
         r#"{"runningAgents": 1}"#,
     )
     .unwrap();
-    project.ok(
-        &server,
-        &["start", "claude-code", "--name", "first", "Think"],
-    );
-    let full = project.agent(
-        &server,
-        &["start", "claude-code", "--name", "second", "Think"],
-    );
-    assert_eq!(full.status.code(), Some(10), "LIMIT_REACHED");
-    assert!(String::from_utf8_lossy(&full.stderr).contains("runningAgents = 1"));
-    project.ok(&server, &["stop", "first"]);
-    assert!(
-        !project
-            .root
-            .join(".switchboard/launches/second.json")
-            .exists(),
-        "a refused start leaves nothing"
-    );
+    // Four starts at once for the one place: one gets it.
+    let outcomes: Vec<Output> = std::thread::scope(|scope| {
+        let starts: Vec<_> = (0..4)
+            .map(|n| {
+                let project = &project;
+                let server = &server;
+                scope.spawn(move || {
+                    let name = format!("racer{n}");
+                    project.agent(server, &["start", "claude-code", "--name", &name, "Think"])
+                })
+            })
+            .collect();
+        starts
+            .into_iter()
+            .map(|start| start.join().unwrap())
+            .collect()
+    });
+    let started: Vec<usize> = (0..4).filter(|n| outcomes[*n].status.success()).collect();
+    assert_eq!(started.len(), 1, "{outcomes:?}");
+    for (n, outcome) in outcomes.iter().enumerate() {
+        if n != started[0] {
+            assert_eq!(outcome.status.code(), Some(10), "LIMIT_REACHED");
+            assert!(String::from_utf8_lossy(&outcome.stderr).contains("runningAgents = 1"));
+            let record = format!(".switchboard/launches/racer{n}.json");
+            assert!(
+                !project.root.join(record).exists(),
+                "a refused start leaves nothing"
+            );
+        }
+    }
+    project.ok(&server, &["stop", &format!("racer{}", started[0])]);
 }
 
 #[test]
@@ -848,4 +861,50 @@ fn words_a_tool_shows_on_the_screen_never_answer_the_agents_own_permission_menu(
     });
     assert!(!root.join("pwned").exists(), "denied, yet it ran");
     project.ok(&server, &["stop", "bait"]);
+}
+
+#[test]
+fn a_launch_file_written_by_another_process_reaches_no_branch_folder_or_session() {
+    let server = MessagesServer::start(Vec::new());
+    let project = Project::new();
+    let root = &project.root;
+    git(root, &["branch", "release"]);
+    std::fs::write(root.join("README.md"), "# My own edit\n").unwrap();
+    let head = git(root, &["rev-parse", "HEAD"]);
+    let forged = |name: &str, path: &str, branch: &str| {
+        let dir = root.join(".switchboard/launches");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.json")),
+            json!({"name": name, "agent": "claude-code", "session": "ps-000000000000",
+                   "cwd": path, "prompt": "x", "permission_mode": "default",
+                   "started": "2026-11-27T10:00:00.000Z",
+                   "worktree": {"path": path, "branch": branch, "base": "release",
+                                "base_commit": head.trim()}})
+            .to_string(),
+        )
+        .unwrap();
+    };
+    forged("x1", &root.display().to_string(), "switchboard/x1");
+    forged("x2", "/nonexistent", "release");
+    for (name, args) in [
+        ("x1", &["merge", "x1", "--commit"][..]),
+        ("x2", &["discard", "x2", "--force"]),
+        ("x1", &["stop", "x1"]),
+    ] {
+        let output = project.agent(&server, args);
+        assert_eq!(output.status.code(), Some(2), "{name} {args:?}");
+    }
+    assert!(
+        git(root, &["branch"]).contains("release"),
+        "the branch is kept"
+    );
+    assert_eq!(git(root, &["rev-parse", "HEAD"]), head, "nothing committed");
+    assert_eq!(
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+        "# My own edit\n",
+        "the developer's edit is theirs"
+    );
+    let listed: Value = serde_json::from_str(&project.ok(&server, &["list", "--json"])).unwrap();
+    assert_eq!(listed, json!([]), "forged launches are not listed");
 }

@@ -31,6 +31,11 @@ pub const AGENT_ENV: &str = "SWITCHBOARD_AGENT";
 /// every `switchboard` it runs (its hooks included), wherever it works.
 pub const WORKSPACE_ENV: &str = "SWITCHBOARD_WORKSPACE";
 
+/// The folders started agents' worktrees are made in, relative to the
+/// workspace: Claude Code's own place for its worktrees, and Switchboard's
+/// for Codex.
+pub const WORKTREE_DIRS: [&str; 2] = [".claude/worktrees", ".switchboard/worktrees"];
+
 /// The branch a started agent's worktree is made on: `switchboard/NAME`.
 pub const BRANCH_PREFIX: &str = "switchboard/";
 
@@ -311,6 +316,45 @@ pub struct Launch {
 }
 
 impl Launch {
+    /// Checks a launch read from its file (`file_name` without `.json`)
+    /// of the workspace at `root` — any process there can write one: its
+    /// name is its file's, its branch `switchboard/NAME`, its worktree
+    /// directly in one of the two worktree folders, its base and task
+    /// plain references.
+    pub fn check(&self, root: &str, file_name: &str) -> Result<(), LaunchError> {
+        let bad = |why| {
+            Err(LaunchError::BadName {
+                name: self.name.chars().take(NAME_LIMIT + 10).collect(),
+                why,
+            })
+        };
+        check_name(&self.name)?;
+        if self.name != file_name {
+            return bad("a launch's file is named after it");
+        }
+        if let Some(task) = &self.task {
+            task_ref(task)?;
+        }
+        let Some(worktree) = &self.worktree else {
+            return Ok(());
+        };
+        check_ref(&worktree.base)?;
+        if worktree.branch != format!("{BRANCH_PREFIX}{}", self.name) {
+            return bad("its branch is switchboard/NAME");
+        }
+        let root = root.trim_end_matches('/');
+        let allowed = WORKTREE_DIRS.iter().any(|dir| {
+            worktree
+                .path
+                .strip_prefix(&format!("{root}/{dir}/"))
+                .is_some_and(|rest| check_name(rest).is_ok())
+        });
+        if !allowed {
+            return bad("its worktree is a folder of .claude/worktrees or .switchboard/worktrees");
+        }
+        Ok(())
+    }
+
     /// Whether its work was merged or discarded.
     pub fn is_landed(&self) -> bool {
         self.landed.is_some()
@@ -1056,6 +1100,35 @@ mod tests {
         assert!(working_on(&rows, "web", "4").is_none());
         assert!(working_on(&rows[..1], "web", "3").is_none(), "landed");
         assert_eq!(rows[1].shown.on_card(), "ready to review");
+    }
+
+    #[test]
+    fn a_launch_file_written_by_another_process_is_checked() {
+        let tree = |path: &str, branch: &str| Worktree {
+            path: path.into(),
+            branch: branch.into(),
+            base: "main".into(),
+            base_commit: "abc".into(),
+            git_dir: String::new(),
+        };
+        let mut launch = launch();
+        assert_eq!(launch.check("/w", "fix"), Ok(()));
+        assert!(launch.check("/w", "other").is_err(), "not its file");
+        launch.worktree = Some(tree("/w/.claude/worktrees/fix", "switchboard/fix"));
+        assert_eq!(launch.check("/w/", "fix"), Ok(()));
+        for (path, branch) in [
+            ("/w/.claude/worktrees/fix", "release"),
+            ("/w", "switchboard/fix"),
+            ("/nonexistent", "switchboard/fix"),
+            ("/w/.claude/worktrees/../../etc", "switchboard/fix"),
+            ("/w/.claude/worktrees/a/b", "switchboard/fix"),
+        ] {
+            launch.worktree = Some(tree(path, branch));
+            assert!(launch.check("/w", "fix").is_err(), "{path} {branch}");
+        }
+        launch.worktree = None;
+        launch.task = Some("../x".into());
+        assert!(launch.check("/w", "fix").is_err());
     }
 
     #[test]

@@ -312,14 +312,20 @@ fn a_worktree_never_lands_through_a_link_and_a_failed_one_leaves_no_branch() {
     std::os::unix::fs::symlink(outside.path(), root.join(".claude")).unwrap();
     let error = worktrees::create(&workspace, "out", &place(&workspace, "out"), None).unwrap_err();
     assert_eq!(error.code(), ErrorCode::OutsideWorkspace, "{error}");
-    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "nothing made outside");
+    assert_eq!(
+        fs::read_dir(outside.path()).unwrap().count(),
+        0,
+        "nothing made outside"
+    );
     assert!(!git(root, &["branch"]).contains("switchboard/out"));
     fs::remove_file(root.join(".claude")).unwrap();
 
     // A dangling link where the worktree would go: refused, no branch.
     fs::create_dir_all(root.join(".claude/worktrees")).unwrap();
     std::os::unix::fs::symlink("/nonexistent/x", place(&workspace, "dangling")).unwrap();
-    assert!(worktrees::create(&workspace, "dangling", &place(&workspace, "dangling"), None).is_err());
+    assert!(
+        worktrees::create(&workspace, "dangling", &place(&workspace, "dangling"), None).is_err()
+    );
     assert!(!git(root, &["branch"]).contains("switchboard/dangling"));
 }
 
@@ -335,9 +341,17 @@ fn an_agent_that_rewrites_its_worktrees_git_file_runs_nothing_through_it() {
     let pwned = wt.join("PWNED");
     git(
         &decoy,
-        &["config", "core.fsmonitor", &format!("touch {}; echo", pwned.display())],
+        &[
+            "config",
+            "core.fsmonitor",
+            &format!("touch {}; echo", pwned.display()),
+        ],
     );
-    fs::write(wt.join(".git"), format!("gitdir: {}\n", decoy.join(".git").display())).unwrap();
+    fs::write(
+        wt.join(".git"),
+        format!("gitdir: {}\n", decoy.join(".git").display()),
+    )
+    .unwrap();
     fs::write(wt.join("work.txt"), "mine\n").unwrap();
 
     let changes = worktrees::changes(&tree).unwrap();
