@@ -133,11 +133,40 @@ async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(
         if asked.is_some() || done.as_deref() == Some(prompt.kind.as_str()) {
             continue;
         }
-        // Keys are typed only as the developer's answer to a question.
-        if prompt.asks() {
+        // Asked only once the dialog has settled and is still there (a
+        // screen that flickers through one asks nothing); keys are typed
+        // only as the developer's answer to the question.
+        if prompt.asks()
+            && let Some(screen) = settled_on(client, &launch, &prompt.kind).await?
+        {
             asked = Some(ask(workspace, name, launch.agent.label(), prompt, &screen)?);
         }
     }
+}
+
+/// The screen once it has settled, when it still shows the dialog `kind`.
+async fn settled_on(
+    client: &Client,
+    launch: &switchboard_model::agent::launch::Launch,
+    kind: &str,
+) -> Result<Option<String>, LaunchFailure> {
+    client
+        .wait(
+            &launch.session,
+            WaitFor::Quiet(SETTLED_MS),
+            SETTLE_TIMEOUT_MS,
+            |_| {},
+        )
+        .await?;
+    let screen = client
+        .read_following(&launch.session, None, true, None, Some(0))
+        .await?
+        .screen
+        .unwrap_or_default()
+        .join("\n");
+    Ok(recognise(launch.agent, &screen)
+        .filter(|prompt| prompt.kind == kind)
+        .map(|_| screen))
 }
 
 /// Puts the question `prompt` asks (the screen quoted) in the inbox and
