@@ -146,11 +146,12 @@ impl Project {
         })
     }
 
-    /// What the started agent `name`'s terminal shows.
-    fn screen(&self, name: &str) -> String {
+    /// `switchboard session ARGS…` on the project's session host.
+    fn session(&self, args: &[&str]) -> Output {
         let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
-        let output = Command::new(&cli)
-            .args(["session", "read", name, "--screen"])
+        Command::new(&cli)
+            .arg("session")
+            .args(args)
             .current_dir(&self.root)
             .env("SWITCHBOARD_RUNTIME_DIR", self.temp.path().join("rt"))
             .env(
@@ -158,7 +159,12 @@ impl Project {
                 cli.with_file_name("switchboard-session-host"),
             )
             .output()
-            .unwrap();
+            .unwrap()
+    }
+
+    /// What the started agent `name`'s terminal shows.
+    fn screen(&self, name: &str) -> String {
+        let output = self.session(&["read", name, "--screen"]);
         format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),
@@ -565,23 +571,13 @@ fn a_trust_screen_no_hook_carries_is_asked_in_the_inbox_and_answered_in_the_term
         .as_str()
         .unwrap()
         .to_owned();
-    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
     // As the developer would: once the screen has settled (keys typed
     // into its first drawing are lost).
     for args in [
-        &["session", "wait", &session, "--for", "quiet", "500"][..],
-        &["session", "send", &session, "--key", "esc"],
+        &["wait", &session, "--for", "quiet", "500"][..],
+        &["send", &session, "--key", "esc"],
     ] {
-        let typed = Command::new(&cli)
-            .args(args)
-            .current_dir(root)
-            .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
-            .env(
-                "SWITCHBOARD_SESSION_HOST",
-                cli.with_file_name("switchboard-session-host"),
-            )
-            .output()
-            .unwrap();
+        let typed = project.session(args);
         assert!(
             typed.status.success(),
             "{}",
@@ -738,17 +734,7 @@ fn a_session_host_killed_leaves_its_agents_lost_and_their_worktrees_kept() {
     let worktree = root.join(".claude/worktrees/kept");
     std::fs::write(worktree.join("notes.txt"), "work in progress\n").unwrap();
     // The host is the agent's program's parent.
-    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
-    let listed = Command::new(&cli)
-        .args(["session", "list", "--json"])
-        .current_dir(root)
-        .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
-        .env(
-            "SWITCHBOARD_SESSION_HOST",
-            cli.with_file_name("switchboard-session-host"),
-        )
-        .output()
-        .unwrap();
+    let listed = project.session(&["list", "--json"]);
     let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
     let session = row["launch"]["session"].as_str().unwrap();
     let pid = sessions["sessions"]
@@ -806,7 +792,6 @@ fn words_a_tool_shows_on_the_screen_never_answer_the_agents_own_permission_menu(
     project.ok(&server, &["start", "claude-code", "--name", "bait", "Go"]);
     let question = open_question(root);
     // The menu is drawn and settles while the question waits.
-    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
     let session = project.row_when(&server, "bait", |_| true)["launch"]["session"]
         .as_str()
         .unwrap()
@@ -814,29 +799,8 @@ fn words_a_tool_shows_on_the_screen_never_answer_the_agents_own_permission_menu(
     // Each look waits for a pause in the program's output (a second at
     // most: the menu's spinner never pauses long), then reads the screen.
     let look = || {
-        let run = |args: &[&str]| {
-            Command::new(&cli)
-                .args(args)
-                .current_dir(root)
-                .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
-                .env(
-                    "SWITCHBOARD_SESSION_HOST",
-                    cli.with_file_name("switchboard-session-host"),
-                )
-                .output()
-                .unwrap()
-        };
-        run(&[
-            "session",
-            "wait",
-            &session,
-            "--for",
-            "quiet",
-            "300",
-            "--timeout",
-            "1",
-        ]);
-        let read = run(&["session", "read", &session, "--screen"]);
+        project.session(&["wait", &session, "--for", "quiet", "300", "--timeout", "1"]);
+        let read = project.session(&["read", &session, "--screen"]);
         String::from_utf8_lossy(&read.stdout).into_owned()
     };
     let shown = (0..30).position(|_| look().contains("Do you want to proceed?"));

@@ -535,6 +535,29 @@ fn scripted_claude(
     Ok(config)
 }
 
+/// `dir/project`: a git repository on `main` whose first commit holds
+/// `files` (path, text).
+fn git_project(dir: &Path, files: &[(&str, &str)]) -> Result<std::path::PathBuf> {
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project)?;
+    let project = project.canonicalize()?;
+    for (path, text) in files {
+        let path = project.join(path);
+        std::fs::create_dir_all(path.parent().context("a folder")?)?;
+        std::fs::write(path, text)?;
+    }
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.name", "Dev"],
+        &["config", "user.email", "dev@example.com"],
+        &["add", "."],
+        &["commit", "-q", "-m", "First"],
+    ] {
+        git(&project, args)?;
+    }
+    Ok(project)
+}
+
 /// git in `dir`, which must succeed.
 fn git(dir: &Path, args: &[&str]) -> Result<String> {
     let output = std::process::Command::new("git")
@@ -554,19 +577,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
     environment: &Environment,
 ) -> Result<()> {
     let dir = tempfile::tempdir()?;
-    let project = dir.path().join("project");
-    std::fs::create_dir_all(project.join("build"))?;
-    let project = project.canonicalize()?;
-    std::fs::write(project.join("build/out.txt"), "old\n")?;
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &["config", "user.name", "Dev"],
-        &["config", "user.email", "dev@example.com"],
-        &["add", "."],
-        &["commit", "-q", "-m", "First"],
-    ] {
-        git(&project, args)?;
-    }
+    let project = git_project(dir.path(), &[("build/out.txt", "old\n")])?;
     let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &project);
     let server = MessagesServer::start(vec![
         Turn::tool(
@@ -708,19 +719,7 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
     environment: &Environment,
 ) -> Result<()> {
     let dir = tempfile::tempdir()?;
-    let project = dir.path().join("project");
-    std::fs::create_dir_all(&project)?;
-    let project = project.canonicalize()?;
-    std::fs::write(project.join("README.md"), "# Project\n")?;
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &["config", "user.name", "Dev"],
-        &["config", "user.email", "dev@example.com"],
-        &["add", "."],
-        &["commit", "-q", "-m", "First"],
-    ] {
-        git(&project, args)?;
-    }
+    let project = git_project(dir.path(), &[("README.md", "# Project\n")])?;
     let team = project.join(".opencode/opencode-teams/teams/web/config.json");
     std::fs::create_dir_all(team.parent().context("a folder")?)?;
     std::fs::write(
