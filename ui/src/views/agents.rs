@@ -279,6 +279,7 @@ fn AgentItem(
                 <span class=format!("badge agent-state state-{}", state.as_str())>{state.label()}</span>
                 <time class="age">{move || age_label(since, now.get()).replace(" ago", "")}</time>
                 <span class="agent-folder muted" title=row.record.cwd.clone()>{row.record.cwd.clone()}</span>
+                <span class="agent-where muted" title="Started outside Switchboard: it runs in its own terminal">"own terminal"</span>
             </div>
             {row.record.reason.clone().map(|reason| view! { <p class="agent-reason">{reason}</p> })}
             {waiting_on.map(|question| {

@@ -6,7 +6,10 @@
 use leptos::prelude::*;
 use switchboard_model::{
     ErrorPayload, Timestamp, age_label,
-    agent::launch::{LaunchRequest, LaunchRow, LaunchState, WorktreeChanges, WorktreeChoice},
+    agent::{
+        AgentState,
+        launch::{LaunchRequest, LaunchRow, LaunchState, WorktreeChanges, WorktreeChoice},
+    },
     ipc::StoreChange,
 };
 
@@ -215,6 +218,13 @@ fn LaunchItem(
                 {row.waiting_on.clone().map(|question| {
                     let open = question.clone();
                     view! { <button class="primary launch-question" data-question=question on:click=move |_| on_open_question.run(open.clone())>"Open its question"</button> }
+                })}
+                // It asks in its own terminal, where no hook carried the
+                // question: that is where it is answered.
+                {(row.waiting_on.is_none() && state.waits_in_terminal()).then(|| {
+                    let session = launch.session.clone();
+                    let label = if state == LaunchState::Agent(AgentState::NeedsPermission) { "Answer in its terminal" } else { "Type in its terminal" };
+                    view! { <button class="primary launch-answer-terminal" on:click=move |_| on_open_terminal.run(session.clone())>{label}</button> }
                 })}
                 <button class="launch-terminal" on:click=move |_| on_open_terminal.run(session.clone())>"Terminal"</button>
                 {state.runs().then(|| view! {

@@ -415,6 +415,12 @@ impl LaunchState {
         }
     }
 
+    /// Whether it waits on the developer in its own terminal (a question
+    /// no hook carried there, or its prompt after a turn).
+    pub fn waits_in_terminal(self) -> bool {
+        matches!(self, Self::Agent(state) if state.waits())
+    }
+
     /// Whether its program still runs.
     pub fn runs(self) -> bool {
         matches!(self, Self::Starting | Self::Agent(_))
@@ -930,6 +936,9 @@ mod tests {
         );
         launch.ended = None;
         assert!(!LaunchState::Lost.runs() && LaunchState::Starting.runs());
+        assert!(LaunchState::Agent(AgentState::NeedsPermission).waits_in_terminal());
+        assert!(!LaunchState::Agent(AgentState::Working).waits_in_terminal());
+        assert!(!LaunchState::Exited.waits_in_terminal());
         launch.landed = Some(Landing::Discarded {
             at: Timestamp::from_unix_millis(1).unwrap(),
         });
