@@ -58,6 +58,8 @@ pub struct Core {
     pub last_activity: Instant,
     /// The terminal's output ended.
     pub eof: bool,
+    /// When the program was seen to end.
+    pub ended_at: Option<Instant>,
     /// Bytes of a UTF-8 character split across reads, for the screen.
     partial: Vec<u8>,
     /// Output not yet put on the screen.
@@ -355,6 +357,7 @@ impl HostedSession {
                 last_input: started,
                 last_activity: started,
                 eof: false,
+                ended_at: None,
                 partial: Vec::new(),
                 unfed: Vec::new(),
                 history: Vec::new(),
@@ -544,6 +547,7 @@ impl HostedSession {
         let closed = {
             let mut core = self.core();
             core.info.exit = exit;
+            core.ended_at.get_or_insert_with(Instant::now);
             if core.info.ended_by.is_none() {
                 core.info.ended_by = Some(EndReason::Exited);
             }

@@ -237,9 +237,22 @@ fn since_input(core: &Core) -> String {
     text.strip_prefix("\r\n").unwrap_or(&text).to_owned()
 }
 
+/// How long an ended program's last output is waited for.
+const DRAIN_AFTER_END: Duration = Duration::from_millis(500);
+
 fn check(core: &Core, until: WaitFor) -> Check {
     let ends_wait = matches!(until, WaitFor::Exit | WaitFor::Prompt | WaitFor::Answer(_));
     if until == WaitFor::Exit || (core.ended() && ends_wait) {
+        // Its last output is read (and its log closed with its exit) at
+        // the end of its terminal, which follows the program's end: an
+        // exit waits for it, a moment at most (a process the program left
+        // behind may hold the terminal open).
+        if let Some(ended) = core.ended_at
+            && !core.eof
+            && ended.elapsed() < DRAIN_AFTER_END
+        {
+            return Check::At(Instant::from_std(ended + DRAIN_AFTER_END));
+        }
         return match (core.ended(), core.info.exit) {
             (true, exit) => Check::Done(WaitOutcome::Exit {
                 exit: exit.unwrap_or(switchboard_model::program::ExitStatus {
