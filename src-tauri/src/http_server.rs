@@ -88,14 +88,18 @@ impl HttpServer {
     }
 }
 
-/// Starts `switchboard mcp --http` on `port` and waits for the URL it
-/// prints; when it ends instead, the last line it wrote on stderr says why.
-fn spawn(workspace: &Path, config_dir: Option<&Path>, port: u16) -> Result<Running, String> {
-    let cli = std::env::current_exe()
+/// The `switchboard` CLI installed beside the app, if it is there.
+pub fn cli_beside_app() -> Option<std::path::PathBuf> {
+    std::env::current_exe()
         .ok()
         .and_then(|app| app.parent().map(|dir| dir.join("switchboard")))
         .filter(|cli| cli.exists())
-        .ok_or("no `switchboard` is beside the app")?;
+}
+
+/// Starts `switchboard mcp --http` on `port` and waits for the URL it
+/// prints; when it ends instead, the last line it wrote on stderr says why.
+fn spawn(workspace: &Path, config_dir: Option<&Path>, port: u16) -> Result<Running, String> {
+    let cli = cli_beside_app().ok_or("no `switchboard` is beside the app")?;
     let mut command = Command::new(cli);
     command
         .arg("-C")

@@ -14,7 +14,7 @@ mod start;
 mod work;
 
 pub use error::LaunchFailure;
-pub use mind::{SCREEN_FIELD, is_screen_question, mind};
+pub use mind::mind;
 pub use rows::rows;
 pub use start::{Caller, start};
 pub use work::{diff, discard, merge, send, stop};

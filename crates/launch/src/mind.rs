@@ -8,12 +8,12 @@
 
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Map;
 use switchboard_model::{
     ContentType, DeliveryMode, NewDelivery, Timestamp,
     agent::{
         launch::Ended,
-        screen_prompt::{ScreenPrompt, recognise},
+        screen_prompt::{self, ScreenPrompt, recognise},
     },
     blocking::AwaitOutcome,
     feedback::ConfirmAnswer,
@@ -45,7 +45,7 @@ const SETTLE_TIMEOUT_MS: u64 = 5_000;
 const QUESTION_OPEN: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The field a screen question carries: the launch and the prompt's kind.
-pub const SCREEN_FIELD: &str = "agent_screen";
+const SCREEN_FIELD: &str = "agent_screen";
 
 /// A question put for a screen, until it is answered or moot.
 struct Asked {
@@ -136,9 +136,7 @@ async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(
         // Asked only once the dialog has settled and is still there (a
         // screen that flickers through one asks nothing); keys are typed
         // only as the developer's answer to the question.
-        if prompt.asks()
-            && let Some(screen) = settled_on(client, &launch, &prompt.kind).await?
-        {
+        if let Some(screen) = settled_on(client, &launch, &prompt.kind).await? {
             asked = Some(ask(workspace, name, launch.agent.label(), prompt, &screen)?);
         }
     }
@@ -182,7 +180,7 @@ fn ask(
     let body = format!(
         "{}\n\nIts terminal shows:\n\n```text\n{}\n```\n\nYour answer is typed into its terminal (Terminals → {name}).",
         prompt.detail,
-        screen.trim_end()
+        screen_prompt::quoted(screen.trim_end())
     );
     let new = NewDelivery {
         mode: DeliveryMode::Blocking,
@@ -268,9 +266,4 @@ fn heard_from(workspace: &Workspace, name: &str) -> bool {
         rows.iter()
             .any(|row| row.record.launch.as_deref() == Some(name))
     })
-}
-
-/// Whether `extra` marks a question about a started agent's screen.
-pub fn is_screen_question(extra: &Map<String, Value>) -> bool {
-    extra.contains_key(SCREEN_FIELD)
 }

@@ -26,7 +26,9 @@ pub async fn rows(
         Err(ClientError::NotRunning | ClientError::Io(_)) => Vec::new(),
         Err(error) => return Err(error.into()),
     };
-    let heard = agents::list(workspace, now)?;
+    // The hook records without their transcripts: only a joined row's is
+    // read, once.
+    let heard = agents::states(workspace, now)?;
     Ok(launches::list(workspace)?
         .into_iter()
         .map(|launch| {
@@ -52,7 +54,7 @@ pub async fn rows(
                 waiting_on: agent.and_then(|row| row.record.waiting_on.clone()),
                 reason: agent.and_then(|row| row.record.reason.clone()),
                 last_messages: agent
-                    .map(|row| row.last_messages.clone())
+                    .map(|row| agents::last_messages(&row.record))
                     .unwrap_or_default(),
                 launch,
                 shown,

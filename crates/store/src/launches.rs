@@ -123,14 +123,6 @@ pub fn list(workspace: &Workspace) -> Result<Vec<Launch>, StoreError> {
     Ok(launches)
 }
 
-/// The names taken in the workspace.
-pub fn names(workspace: &Workspace) -> Result<Vec<String>, StoreError> {
-    Ok(list(workspace)?
-        .into_iter()
-        .map(|launch| launch.name)
-        .collect())
-}
-
 /// Records that the launch's work was merged as `commit`.
 pub fn merged(
     workspace: &Workspace,

@@ -34,16 +34,12 @@ pub async fn launch_start(
     state: State<'_, AppState>,
     request: LaunchRequest,
 ) -> Result<Launch, ErrorPayload> {
-    let switchboard = std::env::current_exe()
-        .ok()
-        .and_then(|app| app.parent().map(|dir| dir.join("switchboard")))
-        .filter(|cli| cli.exists())
-        .ok_or_else(|| {
-            ErrorPayload::new(
-                ErrorCode::Unavailable,
-                "no `switchboard` is beside the app: the agent's hooks would have nothing to call",
-            )
-        })?;
+    let switchboard = crate::http_server::cli_beside_app().ok_or_else(|| {
+        ErrorPayload::new(
+            ErrorCode::Unavailable,
+            "no `switchboard` is beside the app: the agent's hooks would have nothing to call",
+        )
+    })?;
     let settings: Settings = state
         .config
         .settings_dir()

@@ -290,16 +290,7 @@ fn AgentItem(
                     </button>
                 }
             })}
-            <ol class="agent-messages">
-                {row
-                    .last_messages
-                    .into_iter()
-                    .map(|message| {
-                        let who = message.speaker.label();
-                        view! { <li class=format!("said-by-{who}")><span class="who">{who}</span>" "{message.text}</li> }
-                    })
-                    .collect_view()}
-            </ol>
+            <LastMessages messages=row.last_messages />
         </li>
     }
 }
@@ -335,6 +326,22 @@ fn GoneItem(
                 {said.map(|said| view! { <span class="agent-last muted">{said}</span> })}
             </div>
         </li>
+    }
+}
+
+/// An agent's last messages, who said each.
+#[component]
+pub fn LastMessages(messages: Vec<transcript::TranscriptMessage>) -> impl IntoView {
+    view! {
+        <ol class="agent-messages">
+            {messages
+                .into_iter()
+                .map(|message| {
+                    let who = message.speaker.label();
+                    view! { <li class=format!("said-by-{who}")><span class="who">{who}</span>" "{message.text}</li> }
+                })
+                .collect_view()}
+        </ol>
     }
 }
 

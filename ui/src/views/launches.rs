@@ -13,7 +13,10 @@ use switchboard_model::{
     ipc::StoreChange,
 };
 
-use crate::{events, ipc, tasks, views::markdown::Markdown};
+use crate::{
+    events, ipc, tasks,
+    views::{agents::LastMessages, markdown::Markdown},
+};
 
 /// The started agents, followed while the Agents view lives.
 #[component]
@@ -199,21 +202,16 @@ fn LaunchItem(
         move || review.open.get().as_deref() == Some(name.as_str())
     };
     view! {
-        <li class="launch-row" id=format!("launch-{name}") data-state=state_word(state)>
+        <li class="launch-row" id=format!("launch-{name}") data-state=state.as_str()>
             <div class="agent-line">
                 <strong class="agent-name">{name.clone()}</strong>
                 <span class="muted">{launch.agent.label()}</span>
-                <span class=format!("badge agent-state state-{}", state_word(state))>{state.label()}</span>
+                <span class=format!("badge agent-state state-{}", state.as_str())>{state.label()}</span>
                 <time class="age">{move || age_label(since, now.get()).replace(" ago", "")}</time>
                 <span class="muted launch-branch">{branch.unwrap_or_else(|| "in the workspace".to_owned())}</span>
             </div>
             {row.reason.clone().map(|reason| view! { <p class="agent-reason">{reason}</p> })}
-            <ol class="agent-messages">
-                {row.last_messages.iter().map(|message| {
-                    let who = message.speaker.label();
-                    view! { <li class=format!("said-by-{who}")><span class="who">{who}</span>" "{message.text.clone()}</li> }
-                }).collect_view()}
-            </ol>
+            <LastMessages messages=row.last_messages.clone() />
             <div class="launch-actions">
                 {row.waiting_on.clone().map(|question| {
                     let open = question.clone();
@@ -253,22 +251,10 @@ fn FoldedItem(row: LaunchRow, now: RwSignal<Timestamp>) -> impl IntoView {
     let since = row.since;
     let name = row.launch.name.clone();
     view! {
-        <li class="launch-row folded-row" id=format!("launch-{name}") data-state=state_word(row.shown)>
+        <li class="launch-row folded-row" id=format!("launch-{name}") data-state=row.shown.as_str()>
             <strong class="agent-name">{name.clone()}</strong>" "
             <span class="muted">{move || format!("{} {}, {}", row.launch.agent.label(), row.shown.label(), age_label(since, now.get()))}</span>
         </li>
-    }
-}
-
-/// The word a state's badge and `data-state` carry.
-fn state_word(state: LaunchState) -> &'static str {
-    match state {
-        LaunchState::Agent(state) => state.as_str(),
-        LaunchState::Starting => "starting",
-        LaunchState::Exited => "exited",
-        LaunchState::Lost => "lost",
-        LaunchState::Merged => "merged",
-        LaunchState::Discarded => "discarded",
     }
 }
 

@@ -415,6 +415,19 @@ impl LaunchState {
         }
     }
 
+    /// The word a row's badge and `data-state` carry (`needs_permission`,
+    /// `exited`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Agent(state) => state.as_str(),
+            Self::Starting => "starting",
+            Self::Exited => "exited",
+            Self::Lost => "lost",
+            Self::Merged => "merged",
+            Self::Discarded => "discarded",
+        }
+    }
+
     /// Whether it waits on the developer in its own terminal (a question
     /// no hook carried there, or its prompt after a turn).
     pub fn waits_in_terminal(self) -> bool {

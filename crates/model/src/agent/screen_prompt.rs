@@ -23,9 +23,8 @@ pub struct ScreenPrompt {
     pub detail: String,
     /// The label of "yes" and the keys that answer it.
     pub yes: (String, Vec<Key>),
-    /// The label of "no" and the keys that answer it (`None`: the screen
-    /// has only one way on, taken without asking).
-    pub no: Option<(String, Vec<Key>)>,
+    /// The label of "no" and the keys that answer it.
+    pub no: (String, Vec<Key>),
 }
 
 /// One known screen: words that tell it, and its prompt.
@@ -39,7 +38,7 @@ struct Known {
     question: &'static str,
     detail: &'static str,
     yes: (&'static str, &'static [Key]),
-    no: Option<(&'static str, &'static [Key])>,
+    no: (&'static str, &'static [Key]),
 }
 
 /// The screens Claude Code 2.1.332 and Codex 0.171 show that no hook
@@ -57,7 +56,7 @@ const KNOWN: &[Known] = &[
         question: "Does Claude Code trust this folder?",
         detail: "Claude Code asks before it works in a folder it does not know: it will be able to read, edit and run files there. No ends it.",
         yes: ("Yes, I trust this folder", &[Key::Down, Key::Enter]),
-        no: Some(("No, exit", &[Key::Esc])),
+        no: ("No, exit", &[Key::Esc]),
     },
     Known {
         agent: AgentKind::ClaudeCode,
@@ -67,7 +66,7 @@ const KNOWN: &[Known] = &[
         question: "May Claude Code use the API key in its environment?",
         detail: "Claude Code found ANTHROPIC_API_KEY in the environment it was started with and asks whether to use it. No leaves it signed out.",
         yes: ("Yes, use it", &[Key::Up, Key::Enter]),
-        no: Some(("No", &[Key::Enter])),
+        no: ("No", &[Key::Enter]),
     },
     Known {
         agent: AgentKind::Codex,
@@ -77,7 +76,7 @@ const KNOWN: &[Known] = &[
         question: "Does Codex trust this folder?",
         detail: "Codex asks before it works in a folder it does not know: it will be able to read, edit and run files there (subject to its sandbox and approvals). No leaves it waiting in its own terminal.",
         yes: ("Trust and continue", &[Key::Enter]),
-        no: Some(("No", &[Key::Esc])),
+        no: ("No", &[Key::Esc]),
     },
 ];
 
@@ -117,35 +116,45 @@ pub fn recognise(agent: AgentKind, screen: &str) -> Option<ScreenPrompt> {
         question: known.question.to_owned(),
         detail: known.detail.to_owned(),
         yes: (known.yes.0.to_owned(), known.yes.1.to_vec()),
-        no: known
-            .no
-            .map(|(label, keys)| (label.to_owned(), keys.to_vec())),
+        no: (known.no.0.to_owned(), known.no.1.to_vec()),
     })
 }
 
-impl ScreenPrompt {
-    /// Whether it asks the developer (else its one way on is taken).
-    pub fn asks(&self) -> bool {
-        self.no.is_some()
-    }
+/// `screen` as a question quotes it: a line that shows a key — Claude
+/// Code's "use this API key?" shows the end of one — is left out, so no
+/// part of a secret reaches the inbox.
+pub fn quoted(screen: &str) -> String {
+    screen
+        .lines()
+        .map(|line| {
+            let shows_key = line.contains("API_KEY")
+                || line
+                    .split_whitespace()
+                    .any(|word| word.starts_with("sk-") || word.contains("...sk"));
+            if shows_key {
+                "  (a key: not shown here)"
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
+impl ScreenPrompt {
     /// Its question's form: a confirm with the screen's own words.
     pub fn form(&self) -> serde_json::Value {
-        let no = self.no.as_ref().map_or("No", |(label, _)| label.as_str());
         serde_json::json!({
             "type": "confirm",
             "prompt": self.question,
             "confirm_label": self.yes.0,
-            "cancel_label": no,
+            "cancel_label": self.no.0,
         })
     }
 
     /// The keys that type `yes` (or no).
     pub fn keys(&self, yes: bool) -> &[Key] {
-        match (&self.no, yes) {
-            (Some((_, keys)), false) => keys,
-            _ => &self.yes.1,
-        }
+        if yes { &self.yes.1 } else { &self.no.1 }
     }
 }
 
@@ -160,7 +169,6 @@ mod tests {
     fn a_trust_screen_is_a_question_whose_yes_moves_off_the_default_exit() {
         let prompt = recognise(AgentKind::ClaudeCode, CLAUDE_TRUST).unwrap();
         assert_eq!(prompt.kind, "claude-code-trust");
-        assert!(prompt.asks());
         // Its default (Enter) exits: yes goes down first.
         assert_eq!(prompt.keys(true), [Key::Down, Key::Enter]);
         assert_eq!(prompt.keys(false), [Key::Esc]);
@@ -169,6 +177,17 @@ mod tests {
             recognise(AgentKind::Codex, CLAUDE_TRUST).is_none(),
             "Claude Code's words"
         );
+    }
+
+    #[test]
+    fn a_quoted_screen_shows_no_part_of_a_key() {
+        let screen = " Detected a custom API key in your environment\n ANTHROPIC_API_KEY: sk-ant-...Zx9q-secret-tail\n Do you want to use this API key?";
+        let quoted = quoted(screen);
+        assert!(
+            !quoted.contains("secret-tail") && !quoted.contains("sk-"),
+            "{quoted}"
+        );
+        assert!(quoted.contains("Do you want to use this API key?"));
     }
 
     #[test]
