@@ -6,8 +6,9 @@
 //! - [`act`]: carrying out what the developer asked (an answer, a save, a
 //!   send). It always runs to its end, even when the part of the view that
 //!   started it closes at once (an inline editor on Enter); after its await
-//!   it only sets signals, which does nothing once they are gone, and never
-//!   reads them.
+//!   it only sets signals, which does nothing once they are gone, never
+//!   reads them, and runs callbacks with `try_run` (running one that is
+//!   gone is a panic).
 
 use std::future::Future;
 

@@ -37,23 +37,37 @@ pub async fn send(
     if !runs(client, workspace, &launch).await? {
         return Err(LaunchFailure::NotRunning(name.to_owned()));
     }
+    type_line(client, &launch.session, text, false, false).await?;
+    Ok(launch)
+}
+
+/// Types `text` and then Enter into an agent's interface in `session`
+/// (`secret`: masked wherever it shows; `by_user`: the developer, who may
+/// hold the session). An agent's interface takes text and an Enter
+/// arriving together as a paste, the Enter a new line in its prompt: the
+/// Enter goes once the text is drawn.
+pub async fn type_line(
+    client: &Client,
+    session: &str,
+    text: &str,
+    secret: bool,
+    by_user: bool,
+) -> Result<(), ClientError> {
     client
-        .send(&launch.session, Input::Text(text.to_owned()), false)
+        .send_as(session, Input::Text(text.to_owned()), secret, by_user)
         .await?;
-    // Typed text and an Enter at once are a paste to an agent's interface
-    // (the Enter becomes a new line): Enter once the text is drawn.
     client
         .wait(
-            &launch.session,
+            session,
             WaitFor::Quiet(ECHO_QUIET_MS),
             ECHO_TIMEOUT_MS,
             |_| {},
         )
         .await?;
     client
-        .send(&launch.session, Input::Key(Key::Enter), false)
+        .send_as(session, Input::Key(Key::Enter), false, by_user)
         .await?;
-    Ok(launch)
+    Ok(())
 }
 
 /// Ends the agent's program (its worktree and record are kept).

@@ -14,7 +14,7 @@ use switchboard_model::{
     },
 };
 use switchboard_session::{Client, ClientError, protocol::Input};
-use switchboard_store::session_log;
+use switchboard_store::{launches, session_log};
 use tauri::State;
 
 use super::on_workspace;
@@ -100,11 +100,22 @@ pub async fn session_type(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let client = client(&state)?;
+    // A started agent's interface takes a line's text and its Enter apart.
+    let agent = launches::list(&state.workspace)
+        .map_err(ErrorPayload::from)?
+        .iter()
+        .any(|launch| launch.session == request.session);
     for (input, secret) in inputs {
-        client
-            .send_as(&request.session, input, secret, true)
-            .await
-            .map_err(failed)?;
+        match input {
+            Input::Line(text) if agent => {
+                switchboard_launch::type_line(&client, &request.session, &text, secret, true).await
+            }
+            input => client
+                .send_as(&request.session, input, secret, true)
+                .await
+                .map(|_| ()),
+        }
+        .map_err(failed)?;
     }
     Ok(())
 }

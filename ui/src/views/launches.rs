@@ -142,7 +142,9 @@ fn NewAgentForm(on_started: Callback<()>) -> impl IntoView {
         let request = draft.request();
         tasks::act(async move {
             match ipc::launch_start(&request).await {
-                Ok(_) => on_started.run(()),
+                Ok(_) => {
+                    on_started.try_run(());
+                }
                 Err(failed) => error.set(Some(failed)),
             }
             busy.set(false);
@@ -228,7 +230,7 @@ fn LaunchItem(
                 {state.runs().then(|| view! {
                     <button class="launch-stop" on:click=move |_| {
                         let name = stop_name.clone();
-                        tasks::act(async move { let _ = ipc::launch_stop(&name).await; on_changed.run(()); });
+                        tasks::act(async move { let _ = ipc::launch_stop(&name).await; on_changed.try_run(()); });
                     }>"Stop"</button>
                 })}
                 {has_worktree.then(|| view! {
@@ -333,7 +335,7 @@ impl Actions {
             let done = ipc::launch_merge(&this.name, commit).await;
             this.outcome
                 .set(Some(done.map(|_| format!("Merged {}.", this.name))));
-            this.on_changed.run(());
+            this.on_changed.try_run(());
         });
     }
 
@@ -345,7 +347,7 @@ impl Actions {
             asked.set(done.is_err());
             this.outcome
                 .set(Some(done.map(|_| format!("Discarded {}.", this.name))));
-            this.on_changed.run(());
+            this.on_changed.try_run(());
         });
     }
 

@@ -394,6 +394,7 @@ fn codex_started_in_a_worktree_runs_its_own_interface_with_its_hooks_trusted_for
             json!({"cmd": "rm -rf build", "sandbox_permissions": "require_escalated", "justification": "Remove the build"}),
         ),
         CodexTurn::text("Removed it."),
+        CodexTurn::text("Nothing else to remove."),
     ]);
     // Claude Code's model is not used here.
     let unused = MessagesServer::start(Vec::new());
@@ -421,6 +422,16 @@ fn codex_started_in_a_worktree_runs_its_own_interface_with_its_hooks_trusted_for
     let config =
         std::fs::read_to_string(project.temp.path().join("codex-home/config.toml")).unwrap();
     assert!(!config.contains("trusted_hash"), "{config}");
+
+    // A follow-up typed into its prompt is one prompt (text and Enter
+    // sent together would be a paste, the Enter a new line in it).
+    let turns = codex_server.requests().len();
+    project.ok(&unused, &["send", "fixer", "Anything else?"]);
+    project.row_when(&unused, "fixer", |row| {
+        row["shown"]["agent"] == "turn_finished" && codex_server.requests().len() > turns
+    });
+    let asked = codex_server.requests()[turns].to_string();
+    assert!(asked.contains("Anything else?"), "{asked}");
 
     project.ok(&unused, &["stop", "fixer"]);
     let output = project.agent(&unused, &["discard", "fixer"]);

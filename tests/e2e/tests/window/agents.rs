@@ -45,6 +45,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "agents::an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it",
             an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it,
         ),
+        trial(
+            environment,
+            "agents::a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up",
+            a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up,
+        ),
     ]
 }
 
@@ -796,6 +801,130 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
         .binaries
         .cli(&project)
         .args(["agent", "stop", "add-login"])
+        .output()?;
+    ensure!(
+        stopped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stopped.stderr)
+    );
+    Ok(())
+}
+
+fn a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up(
+    environment: &Environment,
+) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let project = git_project(dir.path(), &[("README.md", "# Project\n")])?;
+    // Claude Code trusts some other folder, not this one: it asks first.
+    let claude = ClaudeCode::configure(
+        &dir.path().join("claude-config"),
+        &dir.path().join("elsewhere"),
+    );
+    let server = MessagesServer::start(vec![
+        Turn::text("Hello from a trusted folder."),
+        Turn::text("Followed up."),
+    ]);
+    let config = scripted_claude(dir.path(), &claude, &server)?;
+    let config_arg = config.display().to_string();
+    environment.with_app_args(
+        &project,
+        &["--config-dir", &config_arg],
+        async |session: &Session| {
+            session.find("#view-inbox").await?;
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            session.find("#nav-agents").await?.click().await?;
+            session.find("#new-agent").await?.click().await?;
+            session
+                .find("#new-agent-prompt")
+                .await?
+                .send_keys("Say hello")
+                .await?;
+            session
+                .find("#new-agent-name")
+                .await?
+                .send_keys("greet")
+                .await?;
+            session.find("#new-agent-start").await?.click().await?;
+            // Its trust screen, which no hook carries, is a question in the
+            // inbox quoting the screen.
+            session.find("#nav-inbox").await?.click().await?;
+            let id = asked(&project)?;
+            crate::harness::open_delivery(session, &id)
+                .await
+                .context("the question opens")?;
+            session
+                .wait_for_text("#delivery-title", |text| {
+                    text == "greet (Claude Code): Does Claude Code trust this folder?"
+                })
+                .await?;
+            session
+                .wait_for_text("#delivery-view", |text| {
+                    text.contains("Yes, I trust this folder")
+                })
+                .await?;
+            session
+                .find("#feedback-confirm")
+                .await?
+                .click()
+                .await
+                .context("yes")?;
+            session.find("#nav-agents").await?.click().await?;
+            session
+                .wait_for_text("#launch-greet .agent-state", |text| text == "turn finished")
+                .await?;
+            ensure!(server.turns_left() == 1, "the trusted agent ran its turn");
+            // Its terminal: taken over, a follow-up typed into its prompt,
+            // handed back.
+            session
+                .find("#launch-greet .launch-terminal")
+                .await?
+                .click()
+                .await?;
+            session.find("#view-terminals").await?;
+            session
+                .wait_for_text("#terminal-screen", |text| {
+                    text.contains("Hello from a trusted folder.")
+                })
+                .await?;
+            session.find("#terminal-take").await?.click().await?;
+            session
+                .wait_for_text("#terminal-state", |text| text.contains("you have it"))
+                .await?;
+            session
+                .find("#terminal-line")
+                .await?
+                .send_keys(&format!("Now the follow-up{}", char::from(Key::Enter)))
+                .await?;
+            session
+                .wait_for_text("#terminal-screen", |text| text.contains("Followed up."))
+                .await?;
+            environment.screenshot("agents-take-over.png")?;
+            session.find("#terminal-take").await?.click().await?;
+            session
+                .wait_for_text("#terminal-state", |text| text.contains("agents drive it"))
+                .await?;
+            ensure!(server.turns_left() == 0, "the follow-up ran a turn");
+            let asked = server.loop_requests();
+            ensure!(
+                asked
+                    .last()
+                    .is_some_and(|request| request.to_string().contains("Now the follow-up")),
+                "the follow-up reached the model as one prompt"
+            );
+            // The row follows the turn the developer started.
+            session.find("#nav-agents").await?.click().await?;
+            session
+                .wait_for_text("#launch-greet .agent-state", |text| text == "turn finished")
+                .await?;
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "page errors: {errors:?}");
+            Ok(())
+        },
+    )?;
+    let stopped = environment
+        .binaries
+        .cli(&project)
+        .args(["agent", "stop", "greet"])
         .output()?;
     ensure!(
         stopped.status.success(),
