@@ -105,9 +105,6 @@ pub async fn start(
         Some(program) if is_executable(program) => program.to_owned(),
         _ => find_program(agent, &caller.env)?,
     };
-    if agent == AgentKind::ClaudeCode {
-        check_signed_in(&program, &caller.env).await?;
-    }
     let root = workspace.root().display().to_string();
     let sessions = client.list(Some(root.clone())).await?;
     let existing = launches::list(workspace)?;
@@ -149,7 +146,27 @@ pub async fn start(
         extra: serde_json::Map::new(),
     };
     launches::reserve(workspace, &launch, caller.running_limit, running)?;
-    match begin(client, workspace, request, caller, &program, &mut launch).await {
+    // Whether Claude Code is signed in is asked beside the start (asking
+    // takes as long as the start itself): a signed-out agent is ended
+    // before it could do anything, and the start fails leaving nothing.
+    let signed_in = async {
+        match agent {
+            AgentKind::ClaudeCode => check_signed_in(&program, &caller.env).await,
+            _ => Ok(()),
+        }
+    };
+    let (signed_in, begun) = tokio::join!(
+        signed_in,
+        begin(client, workspace, request, caller, &program, &mut launch)
+    );
+    let begun = match begun.and(signed_in) {
+        Ok(()) => claim(workspace, &launch),
+        Err(error) => Err(error),
+    };
+    if begun.is_err() && !launch.session.is_empty() {
+        let _ = client.kill(&launch.session, None).await;
+    }
+    match begun {
         Ok(()) => {
             let launch = launches::update(workspace, &name, |stored| *stored = launch)?;
             // The agent runs either way: without its minder, what its
@@ -240,15 +257,16 @@ async fn begin(
         Err(_) => client.start(start(None)).await?,
     };
     launch.session = session.id;
-    // Its task is its own from now (the plugin's claim: owner, in
-    // progress); a task taken meanwhile ends the agent it was for.
+    Ok(())
+}
+
+/// Makes the agent's task its own once it runs (the plugin's claim: owner,
+/// in progress); a task taken meanwhile fails the start.
+fn claim(workspace: &Workspace, launch: &Launch) -> Result<(), LaunchFailure> {
     if let Some(text) = &launch.task {
         let (team, id) = launch::task_ref(text)?;
         let teams = Teams::in_workspace(workspace);
-        if let Err(error) = team::claim_task(&teams, &team, &id, &launch.name, launch.started) {
-            let _ = client.kill(&launch.session, None).await;
-            return Err(error.into());
-        }
+        team::claim_task(&teams, &team, &id, &launch.name, launch.started)?;
     }
     Ok(())
 }

@@ -9,7 +9,9 @@ mod binaries;
 mod display;
 mod driver;
 pub mod measure;
+pub mod memory;
 mod process;
+pub mod project;
 mod session;
 
 pub use binaries::Binaries;

@@ -321,10 +321,19 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
     assert_eq!(output.status.code(), Some(2));
     assert!(!project.root.join("x").exists());
 
-    // Claude Code without a key or a sign-in.
+    // Claude Code without a key or a sign-in: asked beside the start, which
+    // leaves nothing behind.
     let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
     let signed_out = Command::new(&cli)
-        .args(["agent", "start", "claude-code", "Hi"])
+        .args([
+            "agent",
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "out",
+            "Hi",
+        ])
         .current_dir(&project.root)
         .env("PATH", project.path())
         .env(
@@ -341,6 +350,18 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
         .unwrap();
     assert_eq!(signed_out.status.code(), Some(9), "UNAVAILABLE");
     assert!(String::from_utf8_lossy(&signed_out.stderr).contains("claude auth login"));
+    assert!(!project.root.join(".claude/worktrees/out").exists());
+    assert!(!project.root.join(".switchboard/launches/out.json").exists());
+    assert!(git(&project.root, &["branch", "--list", "switchboard/out"]).is_empty());
+    let listed = project.session(&["list", "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert!(
+        sessions
+            .iter()
+            .all(|session| session["name"] != "out" || session["state"] == "killed"),
+        "{sessions:?}"
+    );
 
     let missing = project.agent_with_path(&server, &["start", "codex", "Hi"], "/nonexistent");
     assert_eq!(missing.status.code(), Some(9), "UNAVAILABLE");

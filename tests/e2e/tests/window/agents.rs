@@ -10,7 +10,10 @@ use std::{io::Write, path::Path, process::Stdio, sync::Arc};
 use anyhow::{Context, Result, ensure};
 use fantoccini::{Locator, key::Key};
 use serde_json::{Value, json};
-use switchboard_e2e::Session;
+use switchboard_e2e::{
+    Session,
+    project::{git, git_project},
+};
 use switchboard_model_server::{
     anthropic::{MessagesServer, Turn},
     claude_code::ClaudeCode,
@@ -503,79 +506,17 @@ fn the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered(
 }
 
 /// A settings folder in `dir` naming, as the window's Claude Code, the
-/// real one with `server` as its model and `claude`'s configuration (the
-/// window starts agents with its own environment, which a test cannot
-/// choose).
+/// real one with `server` as its model and `claude`'s configuration.
 fn scripted_claude(
     dir: &Path,
     claude: &ClaudeCode,
     server: &MessagesServer,
 ) -> Result<std::path::PathBuf> {
-    // The window starts the real Claude Code named in its settings, here
-    // with the scripted model's environment.
-    let wrapper = dir.join("claude");
-    let exports: Vec<String> = claude
-        .environment(&server.url())
-        .into_iter()
-        .map(|(key, value)| format!("export {key}='{value}'"))
-        .collect();
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\n{}\nexec '{}' \"$@\"\n",
-            exports.join("\n"),
-            switchboard_model_server::claude_code::binary().display()
-        ),
-    )?;
-    std::fs::set_permissions(
-        &wrapper,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )?;
-    let config = dir.join("config");
-    std::fs::create_dir_all(&config)?;
-    std::fs::write(
-        config.join("settings.json"),
-        json!({"claudeCodePath": wrapper}).to_string(),
-    )?;
-    Ok(config)
-}
-
-/// `dir/project`: a git repository on `main` whose first commit holds
-/// `files` (path, text).
-fn git_project(dir: &Path, files: &[(&str, &str)]) -> Result<std::path::PathBuf> {
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project)?;
-    let project = project.canonicalize()?;
-    for (path, text) in files {
-        let path = project.join(path);
-        std::fs::create_dir_all(path.parent().context("a folder")?)?;
-        std::fs::write(path, text)?;
-    }
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &["config", "user.name", "Dev"],
-        &["config", "user.email", "dev@example.com"],
-        &["add", "."],
-        &["commit", "-q", "-m", "First"],
-    ] {
-        git(&project, args)?;
-    }
-    Ok(project)
-}
-
-/// git in `dir`, which must succeed.
-fn git(dir: &Path, args: &[&str]) -> Result<String> {
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()?;
-    ensure!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Ok(String::from_utf8(output.stdout)?)
+    switchboard_e2e::project::claude_code_settings(
+        dir,
+        &switchboard_model_server::claude_code::binary(),
+        &claude.environment(&server.url()),
+    )
 }
 
 fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
