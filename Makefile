@@ -106,7 +106,7 @@ wasm-check:
 unit:
 	$(CARGO) test $(NATIVE)
 
-# Copies the screenshots the e2e run saved into the README's places.
+# Copies the screenshots the e2e run saved into the places README.md and docs/ show them.
 screenshot:
 	cp target/e2e/inbox.png docs/screenshot.png
 	cp target/e2e/chat-memory.png docs/chat.png

@@ -6,6 +6,7 @@ mod blocking;
 mod conformance;
 mod connect;
 mod deliver;
+mod docs;
 mod durability;
 mod hooks;
 mod hostile_hooks;
