@@ -6,13 +6,14 @@
 //!   button clicked the moment the row shows (by the page's own observer,
 //!   so no WebDriver round trip is counted), until the screen shows Claude
 //!   Code's banner; beside the same Claude Code started directly in a
-//!   pseudo-terminal of the same size until its output holds the banner,
-//!   and the ratio of the two medians;
+//!   pseudo-terminal of the same size until its output holds the banner
+//!   (alone, and with `claude auth status` beside it as a start runs it),
+//!   and the ratios of the medians;
 //! - 8 agents working at once (each on a model that is still thinking, so
 //!   its interface redraws its spinner): `switchboard deliver` returning →
 //!   the title in the inbox's DOM (median and p95 of 20), and the window's
-//!   memory (PSS of the app and its web processes), beside the same with no
-//!   agent running.
+//!   memory (PSS of the app and its web processes; the session host and
+//!   its agents apart), beside the same with no agent running.
 
 use std::{
     io::Read,
@@ -26,7 +27,7 @@ use serde_json::Value;
 use switchboard_e2e::{
     Binaries, Display, Driver, Session,
     measure::{percentile, recorded, recorded_at, wall_clock_ms},
-    memory::{app_pid, pss_of, tree_memory},
+    memory::{app_pid, memory_of, name_of, pss_of, tree_of},
     project::{claude_code_settings, git_project},
 };
 use switchboard_model_server::{
@@ -54,7 +55,7 @@ fn main() -> Result<()> {
     let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &project);
     // One turn for each agent started in the window and directly; the
     // busy agents' model thinks until they are stopped.
-    let greeter = MessagesServer::start((0..2 * STARTS).map(|_| Turn::text("Hello.")).collect());
+    let greeter = MessagesServer::start((0..3 * STARTS).map(|_| Turn::text("Hello.")).collect());
     let thinker = MessagesServer::start((0..RUNNING).map(|_| Turn::stall("Thinking")).collect());
     let environment = claude.environment(&greeter.url());
     let config = claude_code_settings(dir.path(), &claude_code::binary(), &environment)?;
@@ -65,7 +66,8 @@ fn main() -> Result<()> {
         &claude_code::binary(),
         &claude.environment(&thinker.url()),
     )?;
-    let direct = direct_starts(&project, &environment)?;
+    let direct = direct_starts(&project, &environment, false)?;
+    let direct_asked = direct_starts(&project, &environment, true)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -106,9 +108,16 @@ fn main() -> Result<()> {
         &direct,
         "–",
     );
+    row(
+        "the same, with `claude auth status` run beside it (as a start asks whether it is signed in)",
+        &direct_asked,
+        "–",
+    );
+    let ratio = |floor: &[f64]| percentile(&measured.first_frames, 50.0) / percentile(floor, 50.0);
     println!(
-        "| ratio of the medians (window ÷ direct) | | {:.2} | | ≤ 1.5 |",
-        percentile(&measured.first_frames, 50.0) / percentile(&direct, 50.0)
+        "| ratio of the medians: window ÷ direct; ÷ direct with the sign-in asked | | {:.2}; {:.2} | | – |",
+        ratio(&direct),
+        ratio(&direct_asked)
     );
     row(
         "deliver → DOM, no agent running",
@@ -123,15 +132,30 @@ fn main() -> Result<()> {
     println!();
     println!("| window memory (PSS, MB) | no agent running | {RUNNING} agents working |");
     println!("|---|---|---|");
-    for (name, idle) in &measured.idle_memory {
-        let busy = measured.busy_memory.get(name).copied().unwrap_or(0.0);
-        println!("| {name} | {:.1} | {:.1} |", idle / 1024.0, busy / 1024.0);
+    let names: std::collections::BTreeSet<&String> = measured
+        .idle_memory
+        .keys()
+        .chain(measured.busy_memory.keys())
+        .collect();
+    for name in names {
+        let mb = |memory: &std::collections::BTreeMap<String, f64>| {
+            memory.get(name).copied().unwrap_or(0.0) / 1024.0
+        };
+        println!(
+            "| {name} | {:.1} | {:.1} |",
+            mb(&measured.idle_memory),
+            mb(&measured.busy_memory)
+        );
     }
     let total = |memory: &std::collections::BTreeMap<String, f64>| memory.values().sum::<f64>();
     println!(
         "| whole window | {:.1} | {:.1} |",
         total(&measured.idle_memory) / 1024.0,
         total(&measured.busy_memory) / 1024.0
+    );
+    println!(
+        "| (not the window: the session host and the {RUNNING} agents it runs) | | {:.1} |",
+        measured.agents_memory / 1024.0
     );
     Ok(())
 }
@@ -151,13 +175,29 @@ struct Measured {
     busy_delivers: Vec<f64>,
     idle_memory: std::collections::BTreeMap<String, f64>,
     busy_memory: std::collections::BTreeMap<String, f64>,
+    /// The session host and the agents it runs, with the agents working.
+    agents_memory: f64,
 }
 
 /// Milliseconds from spawning Claude Code in a pty of the agents' size to
-/// its output holding its banner, [`STARTS`] times.
-fn direct_starts(project: &Path, environment: &[(&str, String)]) -> Result<Vec<f64>> {
+/// its output holding its banner, [`STARTS`] times; with `claude auth
+/// status` run beside it when `asked_signed_in` (as a start asks).
+fn direct_starts(
+    project: &Path,
+    environment: &[(&str, String)],
+    asked_signed_in: bool,
+) -> Result<Vec<f64>> {
     let mut samples = Vec::new();
     for _ in 0..STARTS {
+        let asking = asked_signed_in
+            .then(|| {
+                std::process::Command::new(claude_code::binary())
+                    .args(["auth", "status"])
+                    .envs(environment.iter().map(|(key, value)| (*key, value)))
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+            })
+            .transpose()?;
         let pty = native_pty_system().openpty(PtySize {
             rows: ROWS,
             cols: COLS,
@@ -195,6 +235,9 @@ fn direct_starts(project: &Path, environment: &[(&str, String)]) -> Result<Vec<f
         let elapsed = banner.recv_timeout(Duration::from_secs(60));
         child.kill()?;
         child.wait()?;
+        if let Some(mut asking) = asking {
+            asking.wait()?;
+        }
         let elapsed = elapsed.context("Claude Code never drew its banner in a pty")?;
         samples.push(elapsed.as_secs_f64() * 1000.0);
     }
@@ -286,7 +329,7 @@ async fn in_the_window(
     let app = app_pid(&binaries.app, project).context("the app's process")?;
     let idle_delivers = delivers(&session, binaries, project, "idle").await?;
     tokio::time::sleep(SETTLE).await;
-    let idle_memory = pss_of(&tree_memory(app));
+    let (idle_memory, _) = window_memory(app);
 
     for agent in 0..RUNNING {
         let name = format!("busy-{agent}");
@@ -304,7 +347,7 @@ async fn in_the_window(
     working(binaries, project).await?;
     let busy_delivers = delivers(&session, binaries, project, "busy").await?;
     tokio::time::sleep(SETTLE).await;
-    let busy_memory = pss_of(&tree_memory(app));
+    let (busy_memory, agents_memory) = window_memory(app);
     // Still working while measured (a thinking model holds a minute).
     let still = working_now(binaries, project)?;
     ensure!(
@@ -318,7 +361,26 @@ async fn in_the_window(
         busy_delivers,
         idle_memory,
         busy_memory,
+        agents_memory,
     })
+}
+
+/// The PSS (kB, by process name) of the window — the app and its web
+/// processes, not the session host it started nor the agents that run
+/// there — and the whole PSS of the session host's tree.
+fn window_memory(app: u32) -> (std::collections::BTreeMap<String, f64>, f64) {
+    let tree = tree_of(app);
+    let hosted: Vec<u32> = tree
+        .iter()
+        .filter(|pid| name_of(**pid).is_some_and(|name| name.starts_with("switchboard-ses")))
+        .flat_map(|host| tree_of(*host))
+        .collect();
+    let window: Vec<u32> = tree
+        .into_iter()
+        .filter(|pid| !hosted.contains(pid))
+        .collect();
+    let hosted_pss = pss_of(&memory_of(&hosted)).values().sum();
+    (pss_of(&memory_of(&window)), hosted_pss)
 }
 
 /// Milliseconds from `switchboard deliver` returning to its title in the

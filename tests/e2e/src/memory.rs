@@ -111,8 +111,20 @@ pub fn tree_of(root: u32) -> Vec<u32> {
 /// PSS and USS (private pages: what the process alone costs) in kB of
 /// `root` and its descendants, summed by process name.
 pub fn tree_memory(root: u32) -> Memory {
+    memory_of(&tree_of(root))
+}
+
+/// The name a process gave itself (its `comm`, 15 bytes at most).
+pub fn name_of(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|comm| comm.trim().to_owned())
+}
+
+/// PSS and USS in kB of the processes `pids`, summed by process name.
+pub fn memory_of(pids: &[u32]) -> Memory {
     let mut by_name = BTreeMap::new();
-    for pid in tree_of(root) {
+    for &pid in pids {
         let Ok(rollup) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
             continue;
         };
@@ -121,9 +133,7 @@ pub fn tree_memory(root: u32) -> Memory {
             .iter()
             .filter_map(|field| rollup.lines().find_map(|line| kb_of(line, field)))
             .sum();
-        let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .map(|comm| comm.trim().to_owned())
-            .unwrap_or_else(|_| pid.to_string());
+        let name = name_of(pid).unwrap_or_else(|| pid.to_string());
         let entry = by_name.entry(name).or_insert((0.0, 0.0));
         entry.0 += pss;
         entry.1 += uss;
