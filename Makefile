@@ -16,7 +16,7 @@ CARGO ?= cargo
 ifneq ($(CI),)
 export CARGO_INCREMENTAL := 0
 endif
-# The UI is compiled to wasm32 by Trunk; every native cargo step leaves it out.
+# The UI is compiled to wasm32 (`make ui`); every native cargo step leaves it out.
 NATIVE := --workspace --exclude switchboard-ui
 BINS := -p switchboard-app -p switchboard-cli -p switchboard-sidecar -p switchboard-session
 
@@ -79,18 +79,21 @@ setup-package:
 setup-release:
 	scripts/setup.sh release
 
-# The shell embeds ui/dist at compile time, so the UI is built first.
+# The shell embeds ui/dist at compile time, so the UI is built first: its
+# wasm by cargo (the `ui` profile: sized, not sped), then the page by
+# tools/ui-build (wasm-bindgen's library at the lockfile's version, the
+# styles and boot script put in the page).
+UI_WASM := $(TARGET_DIR)/wasm32-unknown-unknown/ui/switchboard-ui.wasm
 ui:
-	cd ui && trunk build --release
+	$(CARGO) build -p switchboard-ui --target wasm32-unknown-unknown --profile ui
+	$(CARGO) run -q -p switchboard-ui-build -- $(UI_WASM) ui/dist
 
-# The shipped UI: the same page with binaryen's wasm-opt turned on (npm's
-# binaryen; Debian's wasm-opt is broken). Trunk names its output index.html
-# whatever page it builds.
+# The shipped UI: the same page, its module shrunk by binaryen's wasm-opt
+# (npm's binaryen; Debian's wasm-opt is broken).
 ui-release: setup-release
-	sed 's/data-wasm-opt="0"/data-wasm-opt="z"/' ui/index.html > ui/release.html
-	grep -q 'data-wasm-opt="z"' ui/release.html
-	status=0; (cd ui && PATH="$(CURDIR)/target/binaryen/node_modules/.bin:$$PATH" \
-		trunk build --release true release.html) || status=$$?; rm -f ui/release.html; exit $$status
+	$(CARGO) build -p switchboard-ui --target wasm32-unknown-unknown --profile ui
+	$(CARGO) run -q -p switchboard-ui-build -- $(UI_WASM) ui/dist \
+		--wasm-opt $(CURDIR)/target/binaryen/node_modules/.bin/wasm-opt
 
 build:
 	$(CARGO) build $(BINS)

@@ -9,7 +9,6 @@ set -euo pipefail
 
 want="${1:-run}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-TRUNK_VERSION="0.21.14"
 TAURI_DRIVER_VERSION="2.1.0"
 BINARYEN_VERSION="132.0.0"
 # The real agents the hook tests drive (native binaries npm installs).
@@ -67,22 +66,8 @@ if ! rustup component list --installed 2>/dev/null | grep -q '^clippy'; then
   rustup component add clippy rustfmt
 fi
 
-have_version() { # have_version CMD VERSION: CMD --version prints VERSION
-  command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -qF "$2"
-}
-
-if ! have_version trunk "$TRUNK_VERSION"; then
-  log "installing trunk $TRUNK_VERSION (several minutes, once)"
-  cargo install trunk --version "$TRUNK_VERSION" --locked
-fi
-
-# wasm-bindgen-cli must match the wasm-bindgen the lockfile pins, byte for byte.
-bindgen_version="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[version="]/, "", $0); gsub(/ /, "", $0); print; exit }' "$root/Cargo.lock" 2>/dev/null || true)"
-if [ -n "$bindgen_version" ] && ! have_version wasm-bindgen "$bindgen_version"; then
-  log "installing wasm-bindgen-cli $bindgen_version (a few minutes, once)"
-  # Its own lockfile names crates the registry may lack, so no --locked here.
-  cargo install wasm-bindgen-cli --version "$bindgen_version" --force
-fi
+# The UI needs no tool of its own: cargo builds its wasm, and
+# tools/ui-build (a workspace crate, wasm-bindgen's library inside) its page.
 
 # tauri-driver has no --version: cargo's list of installed crates says.
 if [ "$want" = test ] && ! { command -v tauri-driver >/dev/null 2>&1 &&

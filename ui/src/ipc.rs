@@ -186,7 +186,7 @@ pub async fn list_deliveries() -> Result<DeliveryList, ErrorPayload> {
     call(CMD_LIST_DELIVERIES).await
 }
 
-/// The inbox the page read before the wasm ran (`ui/Trunk.toml`'s boot
+/// The inbox the page read before the wasm ran (`ui/index.html`'s boot
 /// script, as `window.__switchboardBoot`), taken once by the inbox's first
 /// read.
 pub enum EarlyInbox {

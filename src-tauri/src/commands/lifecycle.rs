@@ -40,23 +40,3 @@ pub fn ui_phase(state: State<'_, AppState>, request: UiPhaseRequest) {
     let at = request.at_ms.and_then(|at| state.since_start(at));
     state.reach(request.phase, at);
 }
-
-#[cfg(test)]
-mod tests {
-    use switchboard_model::ipc::{CMD_LIST_DELIVERIES, CMD_UI_PHASE, StartPhase};
-
-    /// The page's boot script (`ui/Trunk.toml`), which calls the shell
-    /// before any Rust runs in the page.
-    const BOOT: &str = include_str!("../../../ui/Trunk.toml");
-
-    #[test]
-    fn the_boot_script_calls_the_shell_by_the_names_it_answers_to() {
-        for called in [
-            format!("invoke(\"{CMD_LIST_DELIVERIES}\")"),
-            format!("invoke(\"{CMD_UI_PHASE}\""),
-            format!("phase: \"{}\"", StartPhase::FramePainted.as_str()),
-        ] {
-            assert!(BOOT.contains(&called), "ui/Trunk.toml lacks {called}");
-        }
-    }
-}
