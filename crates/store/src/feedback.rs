@@ -63,7 +63,11 @@ pub fn reply(
 ) -> Result<Replied, StoreError> {
     let dir = workspace.inbox_data_dir();
     let lock = DirLock::acquire_sweeping(&dir)?;
-    let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
+    // Both files are read before anything is written, and an unparsable
+    // one refuses the answer where it lies: moved aside, the question (or
+    // the agents waiting on it) would be lost with it.
+    let mut deliveries = Editable::load_existing(&lock, DELIVERIES_FILE)?;
+    let mut sessions = Editable::load_existing(&lock, SESSIONS_FILE)?;
     let index = deliveries.position(id).ok_or_else(|| not_found(id))?;
     let mut delivery: Delivery = deliveries.decode(index)?;
     delivery.check_open_for_reply()?;
@@ -117,7 +121,6 @@ pub fn reply(
         None => None,
     };
 
-    let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
     let open: Vec<(usize, BlockingSession)> = sessions
         .decode_each::<BlockingSession>()
         .filter(|(_, session)| session.delivery_id == id && session.status.is_open())
@@ -418,7 +421,7 @@ fn end_wait(
         sessions.save()?;
     }
 
-    let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
+    let mut deliveries = Editable::load_existing(&lock, DELIVERIES_FILE)?;
     if let Some(index) = deliveries.position(&session.delivery_id) {
         let mut delivery: Delivery = deliveries.decode(index)?;
         let changed = match ending {

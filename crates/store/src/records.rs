@@ -148,6 +148,20 @@ impl<'lock> Editable<'lock> {
         })
     }
 
+    /// Loads `name` from the directory `lock` holds as it is: an
+    /// unparsable file is refused (`Corrupt`) and left where it is, for a
+    /// change to what is already there (an answer) that an empty file
+    /// could only lose.
+    pub(crate) fn load_existing(lock: &'lock DirLock, name: &str) -> Result<Self, StoreError> {
+        let path = lock.file(name);
+        let records = read_raw(&path)?;
+        Ok(Self {
+            path,
+            records,
+            _lock: std::marker::PhantomData,
+        })
+    }
+
     /// The index of the record with `id`.
     pub(crate) fn position(&self, id: &str) -> Option<usize> {
         self.records.iter().position(|record| {

@@ -269,3 +269,45 @@ fn asking_the_same_again_rejoins_the_question_or_takes_the_answer_given_after_it
     .unwrap();
     assert_ne!(elsewhere.delivery_id, fresh.id);
 }
+
+#[test]
+fn an_answer_to_an_inbox_whose_file_does_not_parse_is_refused_and_the_file_left_where_it_lies() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (appended, _) = feedback::ask(&workspace, question(), clock::now(), later(60)).unwrap();
+    let data = workspace.inbox_data_dir();
+    let answer = || {
+        feedback::reply(
+            &workspace,
+            &appended.delivery.id,
+            Reply::Answer {
+                answer: json!({"value": true}),
+            },
+            clock::now(),
+        )
+    };
+    for broken in ["deliveries.json", "sessions.json"] {
+        let path = data.join(broken);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        // Another tool's write cut short.
+        std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+        let refused = answer();
+        assert!(
+            matches!(refused, Err(StoreError::Corrupt { .. })),
+            "{broken}: {refused:?}"
+        );
+        let names: Vec<String> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !names.iter().any(|name| name.contains(".corrupted.")),
+            "{broken} was moved aside: {names:?}"
+        );
+        assert!(!data.join("feedback.json").exists(), "nothing was written");
+        std::fs::write(&path, whole).unwrap();
+    }
+    // Mended, the answer goes through and wakes the agent.
+    let replied = answer().unwrap();
+    assert_eq!(replied.sessions_told, 1);
+}
