@@ -140,14 +140,16 @@ pub fn validate(
     now: Timestamp,
 ) -> Result<Report, StoreError> {
     let dir = dir(workspace);
-    let files = match only {
-        Some(path) => vec![path.to_owned()],
-        None => files_in(&dir, "json")?,
-    };
+    // A fix rewrites files: they are listed under the lock, as they are
+    // while it holds.
     let _lock = if fix {
         Some(DirLock::acquire(&dir)?)
     } else {
         None
+    };
+    let files = match only {
+        Some(path) => vec![path.to_owned()],
+        None => files_in(&dir, "json")?,
     };
     let mut report = Report {
         checked: files.len(),

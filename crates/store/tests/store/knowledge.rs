@@ -297,3 +297,41 @@ fn quarantine_is_listed_and_released() {
     assert_eq!(listed.len(), 1);
     assert_eq!(quarantine::list(&workspace).unwrap()[0].id, "strat-2");
 }
+
+/// Whether a process waits for a lock on the file of inode `inode`
+/// (`/proc/locks` lists a blocked request with `->`).
+fn someone_waits_on(inode: u64) -> bool {
+    std::fs::read_to_string("/proc/locks")
+        .unwrap()
+        .lines()
+        .any(|line| line.contains("->") && line.contains(&format!(":{inode} ")))
+}
+
+#[test]
+fn a_fix_lists_the_playbooks_under_its_lock_so_one_removed_meanwhile_is_not_read() {
+    use std::os::unix::fs::MetadataExt;
+
+    let (dir, workspace) = workspace();
+    let old = r#"[{"content": "Mock the clock in time-based tests"}]"#;
+    write(&dir, ".delia/playbooks/testing.json", old);
+    write(&dir, ".delia/playbooks/gone.json", old);
+    let lock_path = dir.path().join(".delia/playbooks/.lock");
+    let held = std::fs::File::create(&lock_path).unwrap();
+    held.lock().unwrap();
+    let fixing = {
+        let workspace = workspace.clone();
+        std::thread::spawn(move || playbooks::validate(&workspace, None, true, now()))
+    };
+    // Once the fix waits for the lock, another writer removes a playbook.
+    let inode = std::fs::metadata(&lock_path).unwrap().ino();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !someone_waits_on(inode) {
+        assert!(std::time::Instant::now() < deadline, "the fix never waited");
+        std::thread::yield_now();
+    }
+    std::fs::remove_file(dir.path().join(".delia/playbooks/gone.json")).unwrap();
+    held.unlock().unwrap();
+    let report = fixing.join().unwrap().unwrap();
+    assert_eq!(report.checked, 1, "{report:?}");
+    assert_eq!(report.fixed, [".delia/playbooks/testing.json"]);
+}
