@@ -156,15 +156,16 @@ async fn rmcps_own_client_speaks_2026_07_28_to_every_part_of_the_server() {
             .await
         })
     };
-    let question = loop {
-        if let Some(question) = stored(root)
-            .into_iter()
-            .find(|delivery| delivery["title"] == "Ship it?")
-        {
-            break question;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let asked_in = root.to_owned();
+    let question = tokio::task::spawn_blocking(move || {
+        crate::when_stored(&asked_in, || {
+            crate::stored_now(&asked_in)?
+                .into_iter()
+                .find(|delivery| delivery["title"] == "Ship it?")
+        })
+    })
+    .await
+    .unwrap();
     let mut beats = client.progress.subscribe();
     tokio::time::timeout(Duration::from_secs(10), beats.wait_for(|seen| *seen >= 2))
         .await
@@ -245,7 +246,12 @@ async fn a_2026_07_28_client_that_takes_tasks_gets_ask_and_long_calls_as_tasks()
         (asked.task.task_id, "response"),
         (waiting.task.task_id, "exit"),
     ] {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
         let result = loop {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "task {task} never completed"
+            );
             let got = session
                 .get_task(GetTaskParams::new(task.clone()))
                 .await
