@@ -26,7 +26,7 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use serde_json::Value;
 use switchboard_e2e::{
     Binaries, Display, Driver, Session,
-    measure::{percentile, recorded, recorded_at, wall_clock_ms},
+    measure::{INBOX_OBSERVER, deliveries_to_dom, percentile, recorded},
     memory::{app_pid, memory_of, name_of, pss_of, tree_of},
     project::{claude_code_settings, git_project},
 };
@@ -267,17 +267,8 @@ window.__watch.observe(document.body, {childList: true, subtree: true, character
 document.querySelector('#new-agent-start').click();
 "#;
 
-/// Records when each delivery's title first shows in the inbox.
-const INBOX_OBSERVER: &str = r#"
-window.__seen = {};
-const record = () => {
-  for (const el of document.querySelectorAll('#inbox-list .delivery .title')) {
-    if (!(el.textContent in window.__seen)) window.__seen[el.textContent] = Date.now();
-  }
-};
-new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
-"#;
-
+/// The starts timed in the window, then its deliveries and memory with no
+/// agent running and with [`RUNNING`] working.
 async fn in_the_window(
     driver: &Driver,
     binaries: &Binaries,
@@ -292,18 +283,7 @@ async fn in_the_window(
     let mut first_frames = Vec::new();
     for round in 0..STARTS {
         let name = format!("first-{round}");
-        session.find("#nav-agents").await?.click().await?;
-        session.find("#new-agent").await?.click().await?;
-        session
-            .find("#new-agent-prompt")
-            .await?
-            .send_keys("Say hello")
-            .await?;
-        session
-            .find("#new-agent-name")
-            .await?
-            .send_keys(&name)
-            .await?;
+        session.fill_new_agent("Say hello", &name).await?;
         session
             .client
             .execute(
@@ -327,7 +307,7 @@ async fn in_the_window(
     session.find("#view-inbox").await?;
     session.client.execute(INBOX_OBSERVER, vec![]).await?;
     let app = app_pid(&binaries.app, project).context("the app's process")?;
-    let idle_delivers = delivers(&session, binaries, project, "idle").await?;
+    let idle_delivers = deliveries_to_dom(&session, binaries, project, "idle", DELIVERIES).await?;
     tokio::time::sleep(SETTLE).await;
     let (idle_memory, _) = window_memory(app);
 
@@ -345,7 +325,7 @@ async fn in_the_window(
         );
     }
     working(binaries, project).await?;
-    let busy_delivers = delivers(&session, binaries, project, "busy").await?;
+    let busy_delivers = deliveries_to_dom(&session, binaries, project, "busy", DELIVERIES).await?;
     tokio::time::sleep(SETTLE).await;
     let (busy_memory, agents_memory) = window_memory(app);
     // Still working while measured (a thinking model holds a minute).
@@ -381,25 +361,6 @@ fn window_memory(app: u32) -> (std::collections::BTreeMap<String, f64>, f64) {
         .collect();
     let hosted_pss = pss_of(&memory_of(&hosted)).values().sum();
     (pss_of(&memory_of(&window)), hosted_pss)
-}
-
-/// Milliseconds from `switchboard deliver` returning to its title in the
-/// inbox, [`DELIVERIES`] times.
-async fn delivers(
-    session: &Session,
-    binaries: &Binaries,
-    project: &Path,
-    label: &str,
-) -> Result<Vec<f64>> {
-    let mut samples = Vec::new();
-    for round in 0..DELIVERIES {
-        let title = format!("{label} delivery {round}");
-        binaries.deliver(project, &title, "x")?;
-        let returned = wall_clock_ms();
-        let seen = recorded_at(session, "__seen", &title).await?;
-        samples.push((seen - returned).max(0.0));
-    }
-    Ok(samples)
 }
 
 /// How many busy agents `switchboard agent list` shows working.

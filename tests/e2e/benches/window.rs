@@ -26,7 +26,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 use switchboard_e2e::{
     Binaries, Display, Driver, Session, WAIT,
-    measure::{percentile, recorded_at, wall_clock_ms},
+    measure::{INBOX_OBSERVER, deliveries_to_dom, percentile, recorded_at, wall_clock_ms},
 };
 
 const COLD_STARTS: usize = 11;
@@ -251,16 +251,6 @@ fn cold_start(command: &mut Command, display: &Display) -> Result<BTreeMap<Strin
     painted.with_context(|| format!("{command:?} never reported its first paint"))
 }
 
-const OBSERVER: &str = r#"
-window.__seen = {};
-const record = () => {
-  for (const el of document.querySelectorAll('#inbox-list .delivery .title')) {
-    if (!(el.textContent in window.__seen)) window.__seen[el.textContent] = Date.now();
-  }
-};
-new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
-"#;
-
 /// Milliseconds from `deliver` returning to the title being in the DOM.
 async fn deliver_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f64>> {
     let workspace = tempfile::tempdir()?;
@@ -269,15 +259,9 @@ async fn deliver_to_dom(driver: &Driver, binaries: &Binaries) -> Result<Vec<f64>
     session
         .wait_for_text("#inbox-list", |text| text.contains("warm-up"))
         .await?;
-    session.client.execute(OBSERVER, vec![]).await?;
-    let mut samples = Vec::new();
-    for round in 0..DELIVERIES {
-        let title = format!("bench delivery {round}");
-        binaries.deliver(workspace.path(), &title, "x")?;
-        let returned = wall_clock_ms();
-        let seen = recorded_at(&session, "__seen", &title).await?;
-        samples.push((seen - returned).max(0.0));
-    }
+    session.client.execute(INBOX_OBSERVER, vec![]).await?;
+    let samples =
+        deliveries_to_dom(&session, binaries, workspace.path(), "bench", DELIVERIES).await?;
     session.close().await?;
     Ok(samples)
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Result, bail};
 
-use crate::{Session, WAIT};
+use crate::{Binaries, Session, WAIT};
 
 /// A page script recording, in `window.__asked`, when each question first
 /// shows in the inbox's alert bar (keyed by its text; read with
@@ -19,6 +19,40 @@ const record = () => {
 };
 new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
 "#;
+
+/// A page script recording, in `window.__seen`, when each delivery's
+/// title first shows in the inbox (keyed by the title; read with
+/// [`recorded_at`]).
+pub const INBOX_OBSERVER: &str = r#"
+window.__seen = {};
+const record = () => {
+  for (const el of document.querySelectorAll('#inbox-list .delivery .title')) {
+    if (!(el.textContent in window.__seen)) window.__seen[el.textContent] = Date.now();
+  }
+};
+new MutationObserver(record).observe(document.body, {childList: true, subtree: true, characterData: true});
+"#;
+
+/// Milliseconds from `switchboard deliver` returning to its title in the
+/// inbox of `session` (its page running [`INBOX_OBSERVER`]), `rounds`
+/// times, the titles marked with `label`.
+pub async fn deliveries_to_dom(
+    session: &Session,
+    binaries: &Binaries,
+    workspace: &std::path::Path,
+    label: &str,
+    rounds: usize,
+) -> Result<Vec<f64>> {
+    let mut samples = Vec::new();
+    for round in 0..rounds {
+        let title = format!("{label} delivery {round}");
+        binaries.deliver(workspace, &title, "x")?;
+        let returned = wall_clock_ms();
+        let seen = recorded_at(session, "__seen", &title).await?;
+        samples.push((seen - returned).max(0.0));
+    }
+    Ok(samples)
+}
 
 /// The wall clock in ms since the Unix epoch, as the page's `Date.now()`.
 pub fn wall_clock_ms() -> f64 {

@@ -115,6 +115,19 @@ impl Session {
         Ok(texts)
     }
 
+    /// Opens the Agents view's "New agent" form and types `prompt` and
+    /// `name` in it (Start is left to the caller).
+    pub async fn fill_new_agent(&self, prompt: &str, name: &str) -> Result<()> {
+        self.find("#nav-agents").await?.click().await?;
+        self.find("#new-agent").await?.click().await?;
+        self.find("#new-agent-prompt")
+            .await?
+            .send_keys(prompt)
+            .await?;
+        self.find("#new-agent-name").await?.send_keys(name).await?;
+        Ok(())
+    }
+
     /// Ends the session and with it the app.
     pub async fn close(self) -> Result<()> {
         self.client

@@ -540,17 +540,8 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
         async |session: &Session| {
             session.find("#view-inbox").await?;
             session.client.execute(CAPTURE_ERRORS, vec![]).await?;
-            session.find("#nav-agents").await?.click().await?;
-            session.find("#new-agent").await?.click().await?;
             session
-                .find("#new-agent-prompt")
-                .await?
-                .send_keys("Remove the build folder")
-                .await?;
-            session
-                .find("#new-agent-name")
-                .await?
-                .send_keys("tidy")
+                .fill_new_agent("Remove the build folder", "tidy")
                 .await?;
             session.find("#new-agent-start").await?.click().await?;
             // Its question comes to the inbox; the developer left the view and
@@ -773,18 +764,7 @@ fn a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up(
         async |session: &Session| {
             session.find("#view-inbox").await?;
             session.client.execute(CAPTURE_ERRORS, vec![]).await?;
-            session.find("#nav-agents").await?.click().await?;
-            session.find("#new-agent").await?.click().await?;
-            session
-                .find("#new-agent-prompt")
-                .await?
-                .send_keys("Say hello")
-                .await?;
-            session
-                .find("#new-agent-name")
-                .await?
-                .send_keys("greet")
-                .await?;
+            session.fill_new_agent("Say hello", "greet").await?;
             session.find("#new-agent-start").await?.click().await?;
             // Its trust screen, which no hook carries, is a question in the
             // inbox quoting the screen.
