@@ -17,12 +17,17 @@ use crate::args::{
     Mode,
 };
 
-/// Runs the parsed command line. `Ok(false)` means the command printed its
-/// own failure (an `{"status":"error"}` line) and the exit code is 1.
-pub fn run(cli: Cli) -> Result<bool> {
+/// The process's exit status when a command ran: 0 for success, 1 for a
+/// negative outcome it printed itself (an `{"status":"error"}` line), or
+/// the status a command passes on (a program's, a report's).
+pub type Status = u8;
+
+/// Runs the parsed command line: the process's exit status (a failure is
+/// an error, mapped to its code in one place, `failure::report`).
+pub fn run(cli: Cli) -> Result<Status> {
     // A hook finds its workspace from the event it reads.
     if let Command::Hook(args) = &cli.command {
-        return Ok(crate::hooks::hook(cli.workspace, args));
+        return Ok(Status::from(!crate::hooks::hook(cli.workspace, args)));
     }
     let named = cli.workspace.is_some();
     let root = match cli.workspace {
@@ -31,60 +36,45 @@ pub fn run(cli: Cli) -> Result<bool> {
     };
     let workspace = Workspace::belonging(&root)?;
     match cli.command {
-        Command::Deliver(args) => deliver(&workspace, args),
-        Command::Await(args) => wait(&workspace, args),
-        Command::Answer(args) => answer(&workspace, args).map(|()| true),
-        Command::List(args) => list(&workspace, args).map(|()| true),
-        Command::Show(args) => show(&workspace, args).map(|()| true),
+        Command::Deliver(args) => deliver(&workspace, args).map(outcome),
+        Command::Await(args) => wait(&workspace, args).map(outcome),
+        Command::Answer(args) => answer(&workspace, args).map(|()| 0),
+        Command::List(args) => list(&workspace, args).map(|()| 0),
+        Command::Show(args) => show(&workspace, args).map(|()| 0),
         Command::Feedback(args) => {
-            print_json(&feedback::responses_for(&workspace, &args.id)?).map(|()| true)
+            print_json(&feedback::responses_for(&workspace, &args.id)?).map(|()| 0)
         }
         Command::Annotations(args) => {
-            print_json(&annotations::for_delivery(&workspace, &args.id)?).map(|()| true)
+            print_json(&annotations::for_delivery(&workspace, &args.id)?).map(|()| 0)
         }
-        Command::Chat(args) => crate::chat::run(&workspace, args),
-        Command::Chats(args) => crate::chat::list(&workspace, args).map(|()| true),
-        Command::Models(args) => crate::chat::models(&args).map(|()| true),
-        Command::Learn(args) => crate::knowledge::learn(&workspace, args).map(|()| true),
-        Command::Validate(args) => crate::knowledge::validate(&workspace, args),
-        Command::Search(args) => crate::knowledge::search(&workspace, args).map(|()| true),
-        Command::Team(command) => crate::team::team(&workspace, command).map(|()| true),
-        Command::Task(command) => crate::team::task(&workspace, command).map(|()| true),
-        Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| true),
-        Command::Tapes(command) => crate::tapes::run(&workspace, command),
-        Command::Open(args) => crate::open::run(&workspace, args).map(|()| true),
-        Command::Hook(_) => Ok(false),
-        Command::Connect(args) => crate::connect::run(&workspace, &args).map(|()| true),
-        Command::Hooks(command) => crate::hooks::install(&workspace, &command).map(|()| true),
-        Command::Agents(args) => crate::hooks::list(&workspace, &args).map(|()| true),
-        Command::Agent(command) => crate::agent::run(&workspace, command).map(|()| true),
-        Command::Play(args) => {
-            // The recorded exit status is the process's.
-            let status = crate::play::run(&workspace, args)?;
-            std::process::exit(i32::from(status));
-        }
-        Command::Run(args) => {
-            // The program's exit status is the process's.
-            let status = crate::run::run(args)?;
-            std::process::exit(i32::from(status));
-        }
-        Command::Session(command) => {
-            let status = crate::session::run(&workspace, command)?;
-            if status > 1 {
-                std::process::exit(i32::from(status));
-            }
-            Ok(status == 0)
-        }
-        Command::Investigate(args) => status(crate::probe::investigate(&workspace, args)?),
-        Command::Probe(args) => status(crate::probe::probe(&workspace, args)?),
-        Command::Test(args) => status(crate::probe::test(&workspace, args)?),
-        Command::Fuzz(args) => status(crate::probe::fuzz(&workspace, args)?),
-        Command::Chain(command) => status(crate::probe::chain(&workspace, command)?),
-        Command::Rec(args) => {
-            // The program's exit status is the process's.
-            let status = crate::rec::run(&workspace, args)?;
-            std::process::exit(i32::from(status));
-        }
+        Command::Chat(args) => crate::chat::run(&workspace, args).map(outcome),
+        Command::Chats(args) => crate::chat::list(&workspace, args).map(|()| 0),
+        Command::Models(args) => crate::chat::models(&args).map(|()| 0),
+        Command::Learn(args) => crate::knowledge::learn(&workspace, args).map(|()| 0),
+        Command::Validate(args) => crate::knowledge::validate(&workspace, args).map(outcome),
+        Command::Search(args) => crate::knowledge::search(&workspace, args).map(|()| 0),
+        Command::Team(command) => crate::team::team(&workspace, command).map(|()| 0),
+        Command::Task(command) => crate::team::task(&workspace, command).map(|()| 0),
+        Command::Msg(command) => crate::team::msg(&workspace, command).map(|()| 0),
+        Command::Tapes(command) => crate::tapes::run(&workspace, command).map(outcome),
+        Command::Open(args) => crate::open::run(&workspace, args).map(|()| 0),
+        Command::Hook(_) => Ok(1),
+        Command::Connect(args) => crate::connect::run(&workspace, &args).map(|()| 0),
+        Command::Hooks(command) => crate::hooks::install(&workspace, &command).map(|()| 0),
+        Command::Agents(args) => crate::hooks::list(&workspace, &args).map(|()| 0),
+        Command::Agent(command) => crate::agent::run(&workspace, command).map(|()| 0),
+        // The recorded exit status is the process's.
+        Command::Play(args) => crate::play::run(&workspace, args),
+        // The program's exit status is the process's.
+        Command::Run(args) => crate::run::run(args),
+        Command::Session(command) => crate::session::run(&workspace, command),
+        Command::Investigate(args) => crate::probe::investigate(&workspace, args),
+        Command::Probe(args) => crate::probe::probe(&workspace, args),
+        Command::Test(args) => crate::probe::test(&workspace, args),
+        Command::Fuzz(args) => crate::probe::fuzz(&workspace, args),
+        Command::Chain(command) => crate::probe::chain(&workspace, command),
+        // The program's exit status is the process's.
+        Command::Rec(args) => crate::rec::run(&workspace, args),
         Command::Mcp(McpArgs {
             action:
                 Some(McpAction::Install {
@@ -93,7 +83,7 @@ pub fn run(cli: Cli) -> Result<bool> {
                     http,
                 }),
             ..
-        }) => crate::mcp::install::run(&workspace, client, write, http.as_deref()).map(|()| true),
+        }) => crate::mcp::install::run(&workspace, client, write, http.as_deref()).map(|()| 0),
         Command::Mcp(McpArgs {
             action:
                 Some(McpAction::Token {
@@ -103,11 +93,11 @@ pub fn run(cli: Cli) -> Result<bool> {
                     allow,
                 }),
             ..
-        }) => crate::mcp::http::token(&name, list, revoke.as_deref(), &allow).map(|()| true),
+        }) => crate::mcp::http::token(&name, list, revoke.as_deref(), &allow).map(|()| 0),
         Command::Mcp(McpArgs {
             action: Some(McpAction::RunTask { id }),
             ..
-        }) => crate::mcp::tasks::run_worker(workspace, &id).map(|()| true),
+        }) => crate::mcp::tasks::run_worker(workspace, &id).map(|()| 0),
         Command::Mcp(McpArgs {
             http: Some(address),
             heartbeat_ms,
@@ -121,28 +111,24 @@ pub fn run(cli: Cli) -> Result<bool> {
             exit_with_stdin,
             std::time::Duration::from_millis(heartbeat_ms),
         )
-        .map(|()| true),
+        .map(|()| 0),
         Command::Mcp(args) => crate::mcp::run(
             workspace,
             !named,
             std::time::Duration::from_millis(args.heartbeat_ms),
         )
-        .map(|()| true),
+        .map(|()| 0),
         Command::Close(args) => {
             let closed = deliveries::close(&workspace, &args.id, clock::now())?;
             println!("{} {}", closed.id, closed.status.as_str());
-            Ok(true)
+            Ok(0)
         }
     }
 }
 
-/// A command's exit status: 0 is success; any other ends the process with
-/// it (its report is already printed).
-fn status(code: u8) -> Result<bool> {
-    if code != 0 {
-        std::process::exit(i32::from(code));
-    }
-    Ok(true)
+/// The status of a command that says whether its outcome was positive.
+fn outcome(positive: bool) -> Status {
+    Status::from(!positive)
 }
 
 fn mode(mode: Mode) -> DeliveryMode {

@@ -40,8 +40,7 @@ fn main() -> std::process::ExitCode {
     let cli = args::Cli::parse();
     let json = cli.command.wants_json();
     match commands::run(cli) {
-        Ok(true) => std::process::ExitCode::SUCCESS,
-        Ok(false) => std::process::ExitCode::FAILURE,
+        Ok(status) => std::process::ExitCode::from(status),
         Err(error) if pipe::is_closed_stdout(&error) => pipe::end_as_closed_pipe(),
         Err(error) => std::process::ExitCode::from(failure::report(&error, json)),
     }
