@@ -76,14 +76,12 @@ pub struct Proposals {
 }
 
 impl Proposals {
-    /// Holds `proposal`; returns its id (`p` + this process's mark + a
-    /// count).
-    pub fn hold(&mut self, proposal: Proposal) -> String {
+    /// Holds `proposal`, proposed at `now` (the turn's time, read by the
+    /// caller); returns its id (`p` + this process's mark + a count). The
+    /// mark is the first proposal's time and the process id.
+    pub fn hold(&mut self, proposal: Proposal, now: Timestamp) -> String {
         if self.prefix.is_empty() {
-            let millis = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| since.as_millis());
-            self.prefix = format!("p{millis:x}{:x}-", std::process::id());
+            self.prefix = format!("p{:x}{:x}-", now.unix_millis(), std::process::id());
         }
         self.next += 1;
         let id = format!("{}{}", self.prefix, self.next);
@@ -184,5 +182,30 @@ pub fn preview(text: &str) -> String {
     match text.char_indices().nth(PREVIEW_CHARS) {
         Some((cut, _)) => format!("{}\n…", &text[..cut]),
         None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proposal() -> Proposal {
+        Proposal {
+            root: PathBuf::from("/w"),
+            mode: ChatMode::Building,
+            build_globs: Vec::new(),
+            path: "a.md".to_owned(),
+            change: Change::Write(b"x".to_vec()),
+        }
+    }
+
+    #[test]
+    fn ids_are_marked_with_the_first_proposals_time_given_by_the_caller() {
+        let mut held = Proposals::default();
+        let at = Timestamp::from_unix_millis(0xabc_def).unwrap();
+        let later = Timestamp::from_unix_millis(0xfff_fff).unwrap();
+        let mark = format!("pabcdef{:x}-", std::process::id());
+        assert_eq!(held.hold(proposal(), at), format!("{mark}1"));
+        assert_eq!(held.hold(proposal(), later), format!("{mark}2"));
     }
 }

@@ -216,13 +216,16 @@ fn propose(
             ToolEffect::None,
         );
     };
-    let proposal = held.hold(Proposal {
-        root: context.root.to_owned(),
-        mode: context.mode,
-        build_globs: context.build_globs.to_vec(),
-        path: path.to_owned(),
-        change,
-    });
+    let proposal = held.hold(
+        Proposal {
+            root: context.root.to_owned(),
+            mode: context.mode,
+            build_globs: context.build_globs.to_vec(),
+            path: path.to_owned(),
+            change,
+        },
+        context.now,
+    );
     (
         format!(
             "proposed {path} ({} bytes) for the developer's approval; not written yet",

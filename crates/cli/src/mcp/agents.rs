@@ -4,7 +4,10 @@
 //! view for as long as it is connected. Over HTTP a request is the token's
 //! agent's: named by the token (never by the name its client gives
 //! itself, which anyone can choose), on that agent's row, and marked
-//! `sent_by` it like every other question asked over HTTP.
+//! `sent_by` it like every other question asked over HTTP. As the hook
+//! does, `approve` asks only while a window is open on the workspace, and
+//! stops waiting when it closes: an agent never waits on a window nobody
+//! has open.
 
 use rmcp::{
     Peer, RoleServer,
@@ -16,9 +19,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use switchboard_model::agent::{
-    AgentKind, AgentRecord, AgentState, hook::prompt_tool_output, permission::PermissionRequest,
+    AgentKind, AgentRecord, AgentState,
+    hook::{Verdict, prompt_tool_output},
+    permission::PermissionRequest,
 };
-use switchboard_store::{Workspace, agents, clock};
+use switchboard_store::{Workspace, agents, clock, window};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, ToolError, inbox::waiter::Waiter, progress::Bridge};
@@ -159,6 +165,40 @@ pub(super) fn left(workspace: &Workspace) {
     }
 }
 
+/// Turns true once no window holds `workspace`: one thread of this
+/// process waits on the window's lock (`window::wait_closed`) for every
+/// question asked in that workspace meanwhile, and ends with the window.
+fn window_closing(workspace: &Workspace) -> watch::Receiver<bool> {
+    static WATCHED: std::sync::Mutex<Vec<(std::path::PathBuf, watch::Receiver<bool>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut watched = WATCHED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // A window that closed, or a wait that failed, is watched no more.
+    watched.retain(|(_, closed)| !*closed.borrow() && closed.has_changed().is_ok());
+    if let Some((_, closed)) = watched.iter().find(|(root, _)| root == workspace.root()) {
+        return closed.clone();
+    }
+    let (tell, closed) = watch::channel(false);
+    let waiting = workspace.clone();
+    std::thread::spawn(move || match window::wait_closed(&waiting) {
+        Ok(()) => {
+            let _ = tell.send(true);
+        }
+        Err(error) => tracing::warn!(%error, "the window's closing cannot be followed"),
+    });
+    watched.push((workspace.root().to_owned(), closed.clone()));
+    closed
+}
+
+/// The permission prompt tool's answer for `verdict`: one text block and
+/// no structured content, which is exactly what Claude Code reads.
+fn prompt_answer(verdict: &Verdict, input: &Value) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(
+        prompt_tool_output(verdict, input).to_string(),
+    )])
+}
+
 #[tool_router(router = agent_tools, vis = "pub(super)")]
 impl Server {
     /// Asks the developer whether an agent may call a tool.
@@ -168,7 +208,9 @@ impl Server {
                        request shows in the inbox (a command as the command, an edit as a diff) \
                        and the call waits for Allow or Deny. Returns, as text, \
                        {\"behavior\":\"allow\",\"updatedInput\":…} or \
-                       {\"behavior\":\"deny\",\"message\":…}."
+                       {\"behavior\":\"deny\",\"message\":…}. With no Switchboard window \
+                       open on the workspace nothing is asked and the call is denied at once; \
+                       the window closing while it waits denies it too."
     )]
     pub async fn approve(
         &self,
@@ -179,6 +221,13 @@ impl Server {
     ) -> Result<CallToolResult, ToolError> {
         let workspace = self.workspace();
         let input = Value::Object(args.input.clone());
+        // As the hook: asked only while a window is open to answer it (with
+        // no terminal to fall through to, nobody deciding denies).
+        if !window::is_open(&workspace) {
+            tracing::info!(tool_use = ?args.tool_use_id, "no window is open; nothing asked");
+            return Ok(prompt_answer(&Verdict::FallThrough, &input));
+        }
+        let mut closing = window_closing(&workspace);
         // Over HTTP: the token's agent, on its row; locally: the client.
         let caller = super::caller();
         let (name, session_id) = match &caller {
@@ -216,9 +265,22 @@ impl Server {
             session: session.id.clone(),
             heartbeat: self.heartbeat,
         };
-        let waited = waiter.outcome(&Bridge::new(&meta, &peer, &cancelled)).await;
-        // However the wait ended, the question is settled the one way;
-        // a cancelled call still fails as cancelled.
+        // The wait ends when the client cancels or the window closes.
+        let ended = cancelled.child_token();
+        let window_closed = {
+            let ended = ended.clone();
+            tokio::spawn(async move {
+                if closing.wait_for(|closed| *closed).await.is_ok() {
+                    ended.cancel();
+                }
+            })
+        };
+        let waited = waiter.outcome(&Bridge::new(&meta, &peer, &ended)).await;
+        window_closed.abort();
+        // However the wait ended, the question is settled the one way; a
+        // call the client cancelled still fails as cancelled, one the
+        // window's closing ended is answered with what was settled.
+        let closed = ended.is_cancelled() && !cancelled.is_cancelled();
         let outcome = waited.as_ref().ok().cloned();
         let settled = request.clone();
         let verdict = self
@@ -232,12 +294,9 @@ impl Server {
                 )?)
             })
             .await?;
-        waited?;
-        // One text block and no structured content: Claude Code reads a
-        // permission prompt tool's answer from exactly that.
-        let output = prompt_tool_output(&verdict, &input);
-        Ok(CallToolResult::success(vec![ContentBlock::text(
-            output.to_string(),
-        )]))
+        if !closed {
+            waited?;
+        }
+        Ok(prompt_answer(&verdict, &input))
     }
 }

@@ -323,6 +323,7 @@ fn with_no_window_open_the_hook_falls_through_and_nothing_is_asked() {
 #[test]
 fn a_headless_run_asks_through_the_approve_tool_and_a_denial_stops_the_command() {
     let project = Project::with_mcp();
+    let _window = window::hold(&Workspace::open(&project.root).unwrap()).unwrap();
     let server = MessagesServer::start(vec![rm_build(), rm_build(), Turn::text("Stopped.")]);
     let first = project.answer_next(&["--value", "true"]);
     let root = project.root.clone();

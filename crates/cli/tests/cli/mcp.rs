@@ -590,6 +590,77 @@ async fn a_cancelled_ask_leaves_the_question_and_asking_again_gets_its_answer() 
     session.cancel().await.unwrap();
 }
 
+/// `approve`'s answer: the one text block Claude Code reads.
+fn approve_answer(result: &CallToolResult) -> Value {
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let text = result.content[0].as_text().unwrap().text.clone();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// As the hook, `approve` asks only while a window is open on the
+/// workspace, and a window that closes ends its wait: an agent never waits
+/// on a window nobody has open, and its question leaves the inbox.
+#[tokio::test(flavor = "multi_thread")]
+async fn approve_asks_only_while_a_window_is_open_and_ends_when_it_closes() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    let (session, _) = connect(&root).await;
+    let asked = json!({"tool_name": "Bash", "input": {"command": "cargo publish"}});
+    let approve = || {
+        ClientRequest::CallToolRequest(Request::new(
+            CallToolRequestParams::new("approve").with_arguments(arguments(asked.clone())),
+        ))
+    };
+    let answered = |handle: rmcp::service::RequestHandle<RoleClient>| async move {
+        let response = tokio::time::timeout(Duration::from_secs(20), handle.await_response())
+            .await
+            .expect("answered without anybody deciding")
+            .unwrap();
+        let ServerResult::CallToolResult(result) = response else {
+            panic!("not a tool result: {response:?}");
+        };
+        approve_answer(&result)
+    };
+
+    // No window: nothing is asked, and the call is denied at once.
+    let handle = session
+        .send_cancellable_request(approve(), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let denied = answered(handle).await;
+    assert_eq!(denied["behavior"], "deny", "{denied}");
+    assert!(
+        !root.join(".visual-delivery").exists(),
+        "no question nobody would see was asked"
+    );
+
+    // A window open: the question is asked; the window closes: the call
+    // is denied and the question leaves the inbox.
+    let window = switchboard_store::window::hold(&Workspace::open(&root).unwrap()).unwrap();
+    let handle = session
+        .send_cancellable_request(approve(), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let waiting = root.clone();
+    tokio::task::spawn_blocking(move || {
+        crate::when_stored(&waiting, || {
+            crate::stored_now(&waiting)?
+                .into_iter()
+                .find(|delivery| delivery.get("agent_request").is_some())
+        })
+    })
+    .await
+    .unwrap();
+    drop(window);
+    let denied = answered(handle).await;
+    assert_eq!(denied["behavior"], "deny", "{denied}");
+    assert!(
+        crate::stored_now(&root).unwrap_or_default().is_empty(),
+        "the question left the inbox"
+    );
+    session.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn knowledge_is_searched_added_to_and_voted_on() {
     let workspace = tempfile::tempdir().unwrap();

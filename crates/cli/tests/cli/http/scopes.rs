@@ -4,6 +4,7 @@
 //! by the token.
 
 use serde_json::{Value, json};
+use switchboard_store::{Workspace, window};
 
 use super::{serve, serve_with, stateless_call, switchboard_in, token, token_allowing};
 
@@ -195,6 +196,7 @@ fn a_token_sees_and_cancels_only_its_own_tasks() {
 fn approve_over_http_is_the_tokens_agents_question_not_what_its_client_calls_itself() {
     let workspace = tempfile::tempdir().unwrap();
     let root = workspace.path().to_owned();
+    let _window = window::hold(&Workspace::open(&root).unwrap()).unwrap();
     let config = tempfile::tempdir().unwrap();
     let served = serve(&root, config.path());
     let bearer = token(config.path(), "ssh:buildbox");
@@ -234,6 +236,7 @@ fn approve_over_http_is_the_tokens_agents_question_not_what_its_client_calls_its
 fn a_token_reads_no_file_of_this_machine_and_no_delivery_it_did_not_send() {
     let workspace = tempfile::tempdir().unwrap();
     let root = workspace.path().canonicalize().unwrap();
+    let _window = window::hold(&Workspace::open(&root).unwrap()).unwrap();
     std::fs::write(root.join(".env"), "API_KEY=INSIDE-DOTENV-SECRET\n").unwrap();
     let config = tempfile::tempdir().unwrap();
     let served = serve(&root, config.path());
