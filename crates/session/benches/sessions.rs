@@ -20,7 +20,7 @@ use switchboard_session::{
     pty::live::{Live, Spawn},
 };
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/session/support.rs"]
 mod support;
 
 use support::{SECS, rss_kib, start};

@@ -4,8 +4,6 @@
 //! hostile requests are refused with a clear code; a thousand sessions
 //! leave nothing behind.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use std::path::Path;
 
 use switchboard_model::{
@@ -17,9 +15,7 @@ use switchboard_session::{
     protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
 };
 
-mod support;
-
-use support::{SECS, client, rss_kib, start};
+use crate::support::{SECS, client, rss_kib, start};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn idle_and_long_sessions_end_and_say_why() {

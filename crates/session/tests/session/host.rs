@@ -9,9 +9,7 @@ use switchboard_session::{
     protocol::{ExpectOutcome, Input, Pattern, StartRequest, WaitFor, WaitOutcome},
 };
 
-mod support;
-
-use support::{SECS, client};
+use crate::support::{self, SECS, client};
 
 /// `program ARGS` named `name`, with `SB_TEST` set, in workspace `cwd`.
 fn start(program: &str, args: &[&str], name: Option<&str>, cwd: &Path) -> StartRequest {
