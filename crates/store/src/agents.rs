@@ -71,6 +71,56 @@ pub fn update(
     Ok(record)
 }
 
+/// Who an agent record is of, as the edge that hears from the agent
+/// knows it.
+#[derive(Debug, Clone, Copy)]
+pub struct Heard<'a> {
+    /// Which agent.
+    pub agent: AgentKind,
+    /// Its session's id.
+    pub session_id: &'a str,
+    /// The name a new record shows.
+    pub name: &'a str,
+    /// The folder a new record shows.
+    pub cwd: &'a str,
+}
+
+/// Creates or updates the record of `who` under the folder's lock: an
+/// agent heard from for the first time is recorded (named, in its folder,
+/// working since `now`), then `change` is made to the record. The one way
+/// every edge records an agent (hooks, MCP clients, agents over HTTP).
+pub fn heard(
+    workspace: &Workspace,
+    who: &Heard<'_>,
+    now: Timestamp,
+    change: impl FnOnce(&mut AgentRecord),
+) -> Result<AgentRecord, StoreError> {
+    update(workspace, who.agent, who.session_id, |stored| {
+        let mut record = stored.unwrap_or_else(|| {
+            AgentRecord::new(
+                who.agent,
+                who.session_id,
+                who.name,
+                who.cwd,
+                AgentState::Working,
+                now,
+            )
+        });
+        change(&mut record);
+        record
+    })
+}
+
+/// Who asks `request`.
+fn asker(request: &PermissionRequest) -> Heard<'_> {
+    Heard {
+        agent: request.agent,
+        session_id: &request.session_id,
+        name: &request.name,
+        cwd: &request.cwd,
+    }
+}
+
 /// Records what a hook call says: the session appears (named, with its
 /// folder, transcript and process) or moves to the state its event means.
 pub fn observe(
@@ -103,17 +153,13 @@ fn record_seen(
     process: Option<ProcessMark>,
     now: Timestamp,
 ) -> Result<AgentRecord, StoreError> {
-    update(workspace, input.agent, &input.session_id, |stored| {
-        let mut record = stored.unwrap_or_else(|| {
-            AgentRecord::new(
-                input.agent,
-                &input.session_id,
-                input.agent.label(),
-                &input.cwd,
-                state.unwrap_or(AgentState::Working),
-                now,
-            )
-        });
+    let who = Heard {
+        agent: input.agent,
+        session_id: &input.session_id,
+        name: input.agent.label(),
+        cwd: &input.cwd,
+    };
+    heard(workspace, &who, now, |record| {
         if let Some(state) = state {
             record.enter(state, now);
         }
@@ -133,7 +179,6 @@ fn record_seen(
         if input.launch.is_some() {
             record.launch.clone_from(&input.launch);
         }
-        record
     })
 }
 
@@ -283,20 +328,9 @@ pub fn ask_permission(
     extra.insert(REQUEST_FIELD.to_owned(), mark);
     let (appended, session) = feedback::ask_marked(workspace, question, extra, now, timeout_at)?;
     let delivery_id = appended.delivery.id.clone();
-    update(workspace, request.agent, &request.session_id, |stored| {
-        let mut record = stored.unwrap_or_else(|| {
-            AgentRecord::new(
-                request.agent,
-                &request.session_id,
-                &request.name,
-                &request.cwd,
-                AgentState::NeedsPermission,
-                now,
-            )
-        });
+    heard(workspace, &asker(request), now, |record| {
         record.enter(AgentState::NeedsPermission, now);
         record.waiting_on = Some(delivery_id);
-        record
     })?;
     Ok((appended.delivery, session))
 }
@@ -319,24 +353,13 @@ pub fn settle_permission(
         verdict = request.verdict(&feedback::retract(workspace, session_id, now)?);
     }
     let decided = verdict != Verdict::FallThrough;
-    update(workspace, request.agent, &request.session_id, |stored| {
-        let mut record = stored.unwrap_or_else(|| {
-            AgentRecord::new(
-                request.agent,
-                &request.session_id,
-                &request.name,
-                &request.cwd,
-                AgentState::Working,
-                now,
-            )
-        });
+    heard(workspace, &asker(request), now, |record| {
         if decided {
             record.enter(AgentState::Working, now);
         } else {
             record.waiting_on = None;
             record.seen_at = now;
         }
-        record
     })?;
     Ok(verdict)
 }

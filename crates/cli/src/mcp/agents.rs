@@ -19,11 +19,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use switchboard_model::agent::{
-    AgentKind, AgentRecord, AgentState,
+    AgentKind, AgentState,
     hook::{Verdict, prompt_tool_output},
     permission::PermissionRequest,
 };
-use switchboard_store::{Workspace, agents, clock, window};
+use switchboard_store::{
+    Workspace,
+    agents::{self, Heard},
+    clock, window,
+};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -58,21 +62,20 @@ pub(super) fn session_id() -> String {
 
 /// Records the connected client in the Agents view (working).
 pub(super) fn arrived(workspace: &Workspace, name: &str) {
-    let recorded = agents::update(workspace, AgentKind::Mcp, &session_id(), |stored| {
-        let now = clock::now();
-        let mut record = stored.unwrap_or_else(|| {
-            AgentRecord::new(
-                AgentKind::Mcp,
-                &session_id(),
-                name,
-                &workspace.root().display().to_string(),
-                AgentState::Working,
-                now,
-            )
-        });
+    let (id, cwd, now) = (
+        session_id(),
+        workspace.root().display().to_string(),
+        clock::now(),
+    );
+    let who = Heard {
+        agent: AgentKind::Mcp,
+        session_id: &id,
+        name,
+        cwd: &cwd,
+    };
+    let recorded = agents::heard(workspace, &who, now, |record| {
         record.enter(AgentState::Working, now);
         record.process = switchboard_store::process::parent_process();
-        record
     });
     if let Err(error) = recorded {
         tracing::warn!(%error, "the client's presence was not recorded");
@@ -121,22 +124,16 @@ pub(super) fn arrived_over_http(workspace: &Workspace, token: &str, client: &str
     } else {
         format!("{client} ({token})")
     };
-    let recorded = agents::update(workspace, AgentKind::Mcp, &session_id, |stored| {
-        let now = clock::now();
-        let mut record = stored.unwrap_or_else(|| {
-            AgentRecord::new(
-                AgentKind::Mcp,
-                &session_id,
-                &name,
-                &workspace.root().display().to_string(),
-                AgentState::Working,
-                now,
-            )
-        });
+    let (cwd, now) = (workspace.root().display().to_string(), clock::now());
+    let who = Heard {
+        agent: AgentKind::Mcp,
+        session_id: &session_id,
+        name: &name,
+        cwd: &cwd,
+    };
+    let recorded = agents::heard(workspace, &who, now, |record| {
         record.name = name.clone();
         record.enter(AgentState::Working, now);
-        record.seen_at = now;
-        record
     });
     if let Err(error) = recorded {
         tracing::warn!(%error, "the agent's presence was not recorded");
@@ -145,20 +142,15 @@ pub(super) fn arrived_over_http(workspace: &Workspace, token: &str, client: &str
 
 /// Records that the client left.
 pub(super) fn left(workspace: &Workspace) {
-    let recorded = agents::update(workspace, AgentKind::Mcp, &session_id(), |stored| {
-        let now = clock::now();
-        let mut record = stored.unwrap_or_else(|| {
-            AgentRecord::new(
-                AgentKind::Mcp,
-                &session_id(),
-                AgentKind::Mcp.label(),
-                "",
-                AgentState::Gone,
-                now,
-            )
-        });
-        record.enter(AgentState::Gone, now);
-        record
+    let (id, now) = (session_id(), clock::now());
+    let who = Heard {
+        agent: AgentKind::Mcp,
+        session_id: &id,
+        name: AgentKind::Mcp.label(),
+        cwd: "",
+    };
+    let recorded = agents::heard(workspace, &who, now, |record| {
+        record.enter(AgentState::Gone, now)
     });
     if let Err(error) = recorded {
         tracing::warn!(%error, "the client's leaving was not recorded");

@@ -161,8 +161,12 @@ fn inputs(
             let yes = confirm_label.clone().unwrap_or_else(|| "Confirm".into());
             let no = cancel_label.clone().unwrap_or_else(|| "Cancel".into());
             let answer = move |value: bool| {
+                let answer = switchboard_model::feedback::ConfirmAnswer {
+                    value,
+                    ..Default::default()
+                };
                 send(Reply::Answer {
-                    answer: serde_json::json!({ "value": value }),
+                    answer: answer.to_value(),
                 })
             };
             view! {
