@@ -4,37 +4,18 @@
 //! its window forward) and exits, while another workspace gets its own
 //! window. Without a session bus, every launch opens its window.
 
-use std::{
-    hash::{Hash, Hasher},
-    path::Path,
-};
+use std::path::Path;
 
 use tauri::{AppHandle, Manager, Runtime};
 
 /// The D-Bus name prefix of the window for `workspace` (the plugin adds
-/// `.SingleInstance`): the app's identifier and a stable digest of the
-/// canonical path (FNV-1a, the same on every run and build).
+/// `.SingleInstance`): the app's identifier and the workspace's key
+/// (`model::id::workspace_key`, the same on every run and build).
 pub fn bus_name(workspace: &Path) -> String {
-    let mut digest = Fnv(0xcbf2_9ce4_8422_2325);
-    workspace.as_os_str().hash(&mut digest);
-    format!("dev.switchboard.desktop.w{:016x}", digest.finish())
-}
-
-/// FNV-1a, 64-bit: `DefaultHasher`'s output may change between Rust
-/// releases, and two builds must agree on the name.
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    format!(
+        "dev.switchboard.desktop.w{}",
+        switchboard_model::id::workspace_key(workspace)
+    )
 }
 
 /// Brings the window forward: shown, unminimised, focused, and asking for

@@ -8,6 +8,18 @@ use std::{fmt, str::FromStr};
 
 use thiserror::Error;
 
+/// The key a workspace is known by outside it, from its canonical path:
+/// 16 hex digits of the path's SHA-256, the same in every process and
+/// build (the window's single-instance name, the HTTP server's
+/// advertisement in the runtime folder).
+pub fn workspace_key(root: &std::path::Path) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(root.as_os_str().as_encoded_bytes())[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
 /// Which kind of record an id names; each has its own one-letter prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IdKind {
@@ -128,6 +140,20 @@ impl FromStr for EntityId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_workspace_key_is_its_paths_and_the_same_every_time() {
+        let key = workspace_key(std::path::Path::new("/home/dev/project"));
+        assert_eq!(key.len(), 16);
+        assert!(key.bytes().all(|byte| byte.is_ascii_hexdigit()));
+        assert_eq!(
+            key,
+            workspace_key(std::path::Path::new("/home/dev/project"))
+        );
+        assert_ne!(key, workspace_key(std::path::Path::new("/home/dev/other")));
+        // SHA-256 of the path's bytes, as any build computes it.
+        assert_eq!(workspace_key(std::path::Path::new("")), "e3b0c44298fc1c14");
+    }
 
     #[test]
     fn formats_like_the_seed() {

@@ -70,15 +70,8 @@ type Mcp = StreamableHttpService<Server, LocalSessionManager>;
 /// file named for the workspace in the user's private runtime folder.
 fn advertisement(workspace: &Path) -> Option<PathBuf> {
     let runtime = switchboard_session::runtime::RuntimeDir::locate().ok()?;
-    // FNV-1a of the workspace's path: the same in every process.
-    let digest = workspace
-        .as_os_str()
-        .as_encoded_bytes()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-            (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-        });
-    Some(runtime.path().join(format!("mcp-http-{digest:016x}.url")))
+    let key = switchboard_model::id::workspace_key(workspace);
+    Some(runtime.path().join(format!("mcp-http-{key}.url")))
 }
 
 /// The URL of the HTTP server running for `workspace`, if one runs (its
