@@ -168,7 +168,7 @@ fn prepare(
     let root = Path::new(&request.workspace);
     let workspace = Workspace::open(root)?;
     let now = clock::now();
-    let salt = (now.unix_millis() as u32) ^ std::process::id();
+    let salt = chats::salt(now);
     if request.new_session {
         chats::archive_active(&workspace, now, salt)?;
     } else if let Some(id) = &request.session {

@@ -157,6 +157,13 @@ fn find_archive(dir: &Path, active: &Path, id: &str) -> Result<Option<PathBuf>, 
     Ok(None)
 }
 
+/// What makes the names of chats archived by this process at `now`
+/// unique (Naide uses a random suffix): the time and the process's id,
+/// for [`archive_active`], [`resume`] and [`trash`].
+pub fn salt(now: Timestamp) -> u32 {
+    (now.unix_millis() as u32) ^ std::process::id()
+}
+
 fn archive_name(now: Timestamp, salt: u32) -> String {
     let date = now.to_string().get(..10).unwrap_or("1970-01-01").to_owned();
     format!("{date}-chat-{}-{salt:06x}.json", now.unix_millis())

@@ -80,10 +80,6 @@ const MODELS_LIMIT: Duration = Duration::from_secs(20);
 /// How long applying a proposed write may take.
 const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 
-fn salt() -> u32 {
-    (clock::now().unix_millis() as u32) ^ std::process::id()
-}
-
 /// Every chat outside the trash, the active one first.
 #[tauri::command]
 pub async fn chat_sessions(state: State<'_, AppState>) -> Result<ChatHistory, ErrorPayload> {
@@ -94,7 +90,8 @@ pub async fn chat_sessions(state: State<'_, AppState>) -> Result<ChatHistory, Er
 #[tauri::command]
 pub async fn chat_new(state: State<'_, AppState>) -> Result<(), ErrorPayload> {
     on_workspace(&state, |workspace| {
-        chats::archive_active(workspace, clock::now(), salt())
+        let now = clock::now();
+        chats::archive_active(workspace, now, chats::salt(now))
     })
     .await?;
     state.sidecar.forget_ended_turn();
@@ -108,7 +105,8 @@ pub async fn chat_resume(
     request: ChatSessionRequest,
 ) -> Result<ChatSession, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        chats::resume(workspace, &request.id, clock::now(), salt())
+        let now = clock::now();
+        chats::resume(workspace, &request.id, now, chats::salt(now))
     })
     .await
     .inspect(|_| state.sidecar.forget_ended_turn())
@@ -122,7 +120,8 @@ pub async fn chat_trash(
     request: ChatSessionRequest,
 ) -> Result<(), ErrorPayload> {
     let trashed = on_workspace(&state, move |workspace| {
-        chats::trash(workspace, &request.id, clock::now(), salt())
+        let now = clock::now();
+        chats::trash(workspace, &request.id, now, chats::salt(now))
     })
     .await?;
     if trashed.was_active {

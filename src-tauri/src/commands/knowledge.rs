@@ -15,52 +15,24 @@ use switchboard_model::{
     },
 };
 use switchboard_store::{
-    StoreError, clock,
-    knowledge::{
-        documents::{self, DocumentKind},
-        learnings, playbooks, quarantine,
-    },
+    clock,
+    knowledge::{learnings, playbooks, quarantine},
 };
 use tauri::State;
 
 use super::on_workspace;
 use crate::state::AppState;
 
-/// `result`'s value, or the default with the error noted in `warnings`.
-fn or_note<T: Default>(result: Result<T, StoreError>, warnings: &mut Vec<String>) -> T {
-    result.unwrap_or_else(|error| {
-        warnings.push(error.to_string());
-        T::default()
-    })
-}
-
 /// Everything the view shows; a part that cannot be read becomes a warning.
 #[tauri::command]
 pub async fn knowledge(state: State<'_, AppState>) -> Result<KnowledgeOverview, ErrorPayload> {
-    let workspace = &state.workspace;
-    let mut warnings = Vec::new();
-    let problems =
-        playbooks::validate(workspace, None, false, clock::now()).map(|report| report.problems);
-    let mut documents = |kind| {
-        let listed = or_note(documents::list(workspace, kind), &mut warnings);
-        warnings.extend(listed.refused);
-        listed.documents
-    };
-    let (profiles, memories, specs) = (
-        documents(DocumentKind::Profile),
-        documents(DocumentKind::Memory),
-        documents(DocumentKind::Spec),
-    );
-    Ok(KnowledgeOverview {
-        learnings: or_note(learnings::list(workspace), &mut warnings),
-        playbooks: or_note(playbooks::list(workspace), &mut warnings),
-        profiles,
-        memories,
-        specs,
-        quarantine: or_note(quarantine::list(workspace), &mut warnings),
-        problems: or_note(problems, &mut warnings),
-        warnings,
+    on_workspace(&state, |workspace| {
+        Ok(switchboard_store::knowledge::overview(
+            workspace,
+            clock::now(),
+        ))
     })
+    .await
 }
 
 /// Searches knowledge, bringing the index up to date first.

@@ -8,7 +8,7 @@ use switchboard_model::{
         TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest, TeamRequest,
         TeamSendRequest,
     },
-    team::{Task, TeamBoard, TeamEntry, TeamSource},
+    team::{Task, TeamBoard, TeamEntry},
 };
 use switchboard_store::{
     clock,
@@ -25,21 +25,7 @@ use crate::state::AppState;
 pub async fn teams(state: State<'_, AppState>) -> Result<Vec<TeamEntry>, ErrorPayload> {
     let claude = state.config.claude_teams();
     on_workspace(&state, move |workspace| {
-        let entry = |source| move |name| TeamEntry { name, source };
-        let mut teams: Vec<TeamEntry> = Teams::locate(workspace)
-            .team_names()?
-            .into_iter()
-            .map(entry(TeamSource::OpencodeTeams))
-            .collect();
-        if let Some(claude) = claude {
-            // Claude's folder is the user's, not the workspace's: a folder
-            // that cannot be listed hides its teams, never the plugin's.
-            match claude.team_names(workspace.root()) {
-                Ok(names) => teams.extend(names.into_iter().map(entry(TeamSource::ClaudeCode))),
-                Err(error) => tracing::warn!(%error, "Claude Code's teams not listed"),
-            }
-        }
-        Ok(teams)
+        team::all_teams(workspace, claude.as_ref())
     })
     .await
 }
@@ -51,12 +37,8 @@ pub async fn team_board(
     request: TeamRequest,
 ) -> Result<TeamBoard, ErrorPayload> {
     let claude = state.config.claude_teams();
-    on_workspace(&state, move |workspace| match (request.source, claude) {
-        (TeamSource::OpencodeTeams, _) => Teams::locate(workspace).board(&request.team),
-        (TeamSource::ClaudeCode, Some(claude)) => claude.board(&request.team),
-        (TeamSource::ClaudeCode, None) => {
-            Err(switchboard_model::team::TeamError::TeamMissing(request.team.clone()).into())
-        }
+    on_workspace(&state, move |workspace| {
+        team::board_of(workspace, claude.as_ref(), request.source, &request.team)
     })
     .await
 }

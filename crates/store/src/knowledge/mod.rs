@@ -5,8 +5,11 @@
 
 pub mod documents;
 pub mod learnings;
+mod overview;
 pub mod playbooks;
 pub mod quarantine;
+
+pub use overview::overview;
 
 use std::path::{Path, PathBuf};
 

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 use switchboard_model::team::{
-    FileProblem, TeamBoard, TeamConfig, TeamError, TeamSource, check_team_name,
+    FileProblem, TeamBoard, TeamConfig, TeamEntry, TeamError, TeamSource, check_team_name,
 };
 
 pub use claude::{CLAUDE_CONFIG_ENV, ClaudeTeams};
@@ -233,5 +233,44 @@ pub(crate) fn problem(path: &Path, reason: impl ToString) -> FileProblem {
     FileProblem {
         path: path.display().to_string(),
         reason: reason.to_string(),
+    }
+}
+
+/// The teams the Team view lists for `workspace`: opencode-teams' by name
+/// (the folder the plugin uses there, [`Teams::locate`]), then Claude
+/// Code's working in the workspace when its folder is known. Claude's
+/// folder is the user's, not the workspace's: one that cannot be listed
+/// hides its teams, never the plugin's.
+pub fn all_teams(
+    workspace: &Workspace,
+    claude: Option<&ClaudeTeams>,
+) -> Result<Vec<TeamEntry>, StoreError> {
+    let entry = |source| move |name| TeamEntry { name, source };
+    let mut teams: Vec<TeamEntry> = Teams::locate(workspace)
+        .team_names()?
+        .into_iter()
+        .map(entry(TeamSource::OpencodeTeams))
+        .collect();
+    if let Some(claude) = claude {
+        match claude.team_names(workspace.root()) {
+            Ok(names) => teams.extend(names.into_iter().map(entry(TeamSource::ClaudeCode))),
+            Err(error) => tracing::warn!(%error, "Claude Code's teams not listed"),
+        }
+    }
+    Ok(teams)
+}
+
+/// The board of the team `name` from `source` (Claude Code's only when
+/// its folder is known).
+pub fn board_of(
+    workspace: &Workspace,
+    claude: Option<&ClaudeTeams>,
+    source: TeamSource,
+    name: &str,
+) -> Result<TeamBoard, StoreError> {
+    match (source, claude) {
+        (TeamSource::OpencodeTeams, _) => Teams::locate(workspace).board(name),
+        (TeamSource::ClaudeCode, Some(claude)) => claude.board(name),
+        (TeamSource::ClaudeCode, None) => Err(TeamError::TeamMissing(name.to_owned()).into()),
     }
 }
