@@ -364,9 +364,34 @@ pub struct SettingsView {
     pub http_error: Option<String>,
 }
 
+impl SettingsView {
+    /// The view with the window's `--model-url` in force: it wins over the
+    /// file and the environment, and is listed as an override.
+    pub fn with_model_url(mut self, url: &str) -> Self {
+        self.overridden
+            .push(("--model-url".to_owned(), "modelUrl".to_owned()));
+        self.effective.model_url = Some(url.to_owned());
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_windows_model_url_wins_and_is_listed_as_an_override() {
+        let mut view = SettingsView::default();
+        view.settings.model_url = Some("http://stored:1".into());
+        view.effective.model_url = Some("http://from-env:2".into());
+        let view = view.with_model_url("http://flag:3");
+        assert_eq!(view.effective.model_url.as_deref(), Some("http://flag:3"));
+        assert_eq!(view.settings.model_url.as_deref(), Some("http://stored:1"));
+        assert!(
+            view.overridden
+                .contains(&("--model-url".to_owned(), "modelUrl".to_owned()))
+        );
+    }
 
     #[test]
     fn defaults_fill_what_is_unset_and_env_wins() {

@@ -18,12 +18,10 @@ fn config_dir(state: &AppState) -> Result<std::path::PathBuf, ErrorPayload> {
 fn view(state: &AppState) -> Result<SettingsView, ErrorPayload> {
     let mut view = settings::view(&config_dir(state)?)?;
     view.http_url = state.http.url();
-    if let Some(url) = &state.config.model_url {
-        view.overridden
-            .push(("--model-url".to_owned(), "modelUrl".to_owned()));
-        view.effective.model_url = Some(url.clone());
-    }
-    Ok(view)
+    Ok(match &state.config.model_url {
+        Some(url) => view.with_model_url(url),
+        None => view,
+    })
 }
 
 /// The stored settings and which of them the environment overrides.
