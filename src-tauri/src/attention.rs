@@ -5,7 +5,11 @@
 
 use std::{collections::BTreeSet, sync::Mutex};
 
-use switchboard_model::agent::{AgentRecord, AgentRow, transcript, waiting_at_own_prompt};
+use switchboard_model::agent::{
+    AgentRow,
+    announce::{self, Told},
+    transcript,
+};
 use switchboard_model::{inbox::newly_waiting, program::ProgramSession};
 use switchboard_store::{Workspace, agents as agent_records, clock, deliveries};
 use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
@@ -32,12 +36,9 @@ pub fn add_tray(app: &AppHandle) {
 pub struct Announced {
     questions: Mutex<BTreeSet<String>>,
     secrets: Mutex<BTreeSet<String>>,
-    /// Agents waiting at their own prompt (no question here), by key and
-    /// since when.
-    agents: Mutex<BTreeSet<(String, i64)>>,
-    /// Agents whose turn finished, by key and since when (told only when
-    /// the developer asked for it).
-    finished: Mutex<BTreeSet<(String, i64)>>,
+    /// Agents waiting at their own prompt (no question here) and agents
+    /// whose turn finished (told only when the developer asked for it).
+    agents: Mutex<Told>,
     /// The questions waiting at start-up are known: newer ones notify.
     primed: std::sync::atomic::AtomicBool,
 }
@@ -53,6 +54,7 @@ impl Announced {
             .agents
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .waiting
             .len();
         count(&self.questions) + count(&self.secrets) + agents
     }
@@ -119,83 +121,34 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
             return;
         }
     };
-    let key = |row: &AgentRow| {
-        (
-            AgentRecord::key(row.record.agent, &row.record.session_id),
-            row.record.since.unix_millis(),
-        )
-    };
-    let waiting: BTreeSet<(String, i64)> =
-        waiting_at_own_prompt(&rows).into_iter().map(key).collect();
-    let fresh: Vec<&AgentRow> = {
-        let Ok(mut known) = announced.agents.lock() else {
+    let news = {
+        let Ok(mut told) = announced.agents.lock() else {
             return;
         };
-        let fresh = rows
-            .iter()
-            .filter(|row| waiting.contains(&key(row)) && !known.contains(&key(row)))
-            .collect();
-        *known = waiting;
-        fresh
-    };
-    let finished: BTreeSet<(String, i64)> = rows
-        .iter()
-        .filter(|row| row.shown == switchboard_model::agent::AgentState::TurnFinished)
-        .map(key)
-        .collect();
-    let done: Vec<&AgentRow> = {
-        let Ok(mut known) = announced.finished.lock() else {
-            return;
-        };
-        let done = rows
-            .iter()
-            .filter(|row| finished.contains(&key(row)) && !known.contains(&key(row)))
-            .collect();
-        *known = finished;
-        done
+        told.update(&rows)
     };
     let primed = announced.primed.load(std::sync::atomic::Ordering::SeqCst);
-    if primed && !done.is_empty() && wants_turn_notifications(app) {
-        for row in &done {
-            let shown = app
-                .notification()
-                .builder()
-                .title(format!(
-                    "{} finished its turn ({})",
-                    row.record.name,
-                    workspace.name()
-                ))
-                .body(last_said(row).unwrap_or_else(|| row.record.cwd.clone()))
-                .show();
-            if let Err(error) = shown {
-                tracing::debug!(%error, "no notification service");
-            }
+    let notify = |(title, body): (String, String)| {
+        if let Err(error) = app.notification().builder().title(title).body(body).show() {
+            tracing::debug!(%error, "no notification service");
+        }
+    };
+    if primed && !news.finished.is_empty() && wants_turn_notifications(app) {
+        for row in &news.finished {
+            notify(announce::finished_notice(
+                row,
+                &workspace.name(),
+                last_said(row).as_deref(),
+            ));
         }
     }
     if primed {
-        for row in &fresh {
-            let said = last_said(row)
-                .map(|text| format!("\n“{text}”"))
-                .unwrap_or_default();
-            let reason = row
-                .record
-                .reason
-                .clone()
-                .unwrap_or_else(|| "Answer it in its own terminal".to_owned());
-            let shown = app
-                .notification()
-                .builder()
-                .title(format!(
-                    "{} {} ({})",
-                    row.record.name,
-                    row.shown.notice(),
-                    workspace.name()
-                ))
-                .body(format!("{reason} — in {}{said}", row.record.cwd))
-                .show();
-            if let Err(error) = shown {
-                tracing::debug!(%error, "no notification service");
-            }
+        for row in &news.waiting {
+            notify(announce::waiting_notice(
+                row,
+                &workspace.name(),
+                last_said(row).as_deref(),
+            ));
         }
     }
     show_count(app, announced.waiting());

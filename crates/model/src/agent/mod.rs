@@ -3,6 +3,7 @@
 //! [`AgentRecord`] per agent session (`.switchboard/agents/<key>.json`),
 //! the states a person reads, and the rules that move between them.
 
+pub mod announce;
 pub mod codex_hooks;
 pub mod hook;
 pub mod launch;
