@@ -1,6 +1,6 @@
 //! One function per subcommand, each a few lines over `switchboard-store`.
 
-use crate::failure::{BadInput, refuse};
+use crate::failure::BadInput;
 use std::io::Read;
 
 use anyhow::{Context, Result};
@@ -10,7 +10,7 @@ use switchboard_model::{
     blocking::{AwaitOutcome, Reply},
     inbox::InboxFilter,
 };
-use switchboard_store::{StoreError, Workspace, annotations, clock, deliveries, feedback};
+use switchboard_store::{Workspace, annotations, clock, deliveries, feedback};
 
 use crate::args::{
     AnswerArgs, AwaitArgs, Cli, Command, DeliverArgs, IdArgs, ListArgs, Markup, McpAction, McpArgs,
@@ -214,38 +214,8 @@ fn warn_backup(appended: &deliveries::Appended) {
 }
 
 fn wait(workspace: &Workspace, args: AwaitArgs) -> Result<bool> {
-    let outcome = (|| {
-        let delivery = deliveries::get(workspace, &args.id)?;
-        if delivery.status == DeliveryStatus::Delivered {
-            refuse!(
-                "{} is a passive delivery; there is nothing to wait for",
-                delivery.id
-            );
-        }
-        if let Some(outcome) = feedback::settled_outcome(workspace, &delivery)? {
-            return Ok(outcome);
-        }
-        let session = match feedback::open_session(
-            workspace,
-            &delivery.id,
-            clock::now(),
-            deadline(args.timeout),
-        ) {
-            Ok(session) => session,
-            // Answered between the check above and the session: report it.
-            Err(StoreError::Refused(_)) => {
-                let delivery = deliveries::get(workspace, &args.id)?;
-                return feedback::settled_outcome(workspace, &delivery)?
-                    .context("the delivery was closed without a recorded outcome");
-            }
-            Err(error) => return Err(error.into()),
-        };
-        Ok(feedback::wait_for_reply(
-            workspace,
-            &session.id,
-            clock::now,
-        )?)
-    })();
+    let outcome = feedback::await_answer(workspace, &args.id, deadline(args.timeout), clock::now)
+        .map_err(anyhow::Error::from);
     Ok(print_outcome(outcome))
 }
 

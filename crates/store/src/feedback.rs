@@ -6,7 +6,7 @@ use std::{sync::mpsc, time::Duration};
 use serde_json::{Map, Value};
 
 use switchboard_model::{
-    Delivery, IdKind, NewDelivery, Timestamp,
+    Delivery, DeliveryStatus, IdKind, NewDelivery, ReplyRefusal, Timestamp,
     blocking::{
         AwaitOutcome, BlockingSession, BlockingStatus, Closing, FeedbackResponse, LEFT_AT_FIELD,
         Rejoin, Reply, TAKEN_AT_FIELD, closing_response, rejoin,
@@ -615,6 +615,35 @@ impl ReplyWait {
             }
         }
     }
+}
+
+/// Waits for the answer to delivery `id` as an agent that asked it earlier
+/// does (visual-delivery's `await-feedback`): what settled it already,
+/// else a new waiting session until it is answered or `timeout_at` — an
+/// answer that comes between the look and the session is reported, not
+/// missed. A passive delivery is refused: nothing waits for it.
+pub fn await_answer(
+    workspace: &Workspace,
+    id: &str,
+    timeout_at: Timestamp,
+    now: impl Fn() -> Timestamp,
+) -> Result<AwaitOutcome, StoreError> {
+    let delivery = deliveries::get(workspace, id)?;
+    if delivery.status == DeliveryStatus::Delivered {
+        return Err(ReplyRefusal::NoFeedbackExpected.into());
+    }
+    if let Some(outcome) = settled_outcome(workspace, &delivery)? {
+        return Ok(outcome);
+    }
+    let session = match open_session(workspace, &delivery.id, now(), timeout_at) {
+        Ok(session) => session,
+        Err(StoreError::Refused(refusal)) => {
+            let delivery = deliveries::get(workspace, id)?;
+            return settled_outcome(workspace, &delivery)?.ok_or(StoreError::Refused(refusal));
+        }
+        Err(error) => return Err(error),
+    };
+    wait_for_reply(workspace, &session.id, now)
 }
 
 /// What an agent asking about delivery `id` after the fact is told: the

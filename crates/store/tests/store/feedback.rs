@@ -311,3 +311,42 @@ fn an_answer_to_an_inbox_whose_file_does_not_parse_is_refused_and_the_file_left_
     let replied = answer().unwrap();
     assert_eq!(replied.sessions_told, 1);
 }
+
+#[test]
+fn awaiting_an_answer_after_the_fact_gets_it_at_once_and_a_passive_delivery_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (appended, _) = feedback::ask(&workspace, question(), clock::now(), later(60)).unwrap();
+    let id = appended.delivery.id.clone();
+    feedback::reply(
+        &workspace,
+        &id,
+        Reply::Answer {
+            answer: json!({"value": true}),
+        },
+        clock::now(),
+    )
+    .unwrap();
+    let outcome = feedback::await_answer(&workspace, &id, later(60), clock::now).unwrap();
+    assert_eq!(
+        outcome,
+        AwaitOutcome::Responded {
+            delivery_id: id,
+            response: json!({"value": true}),
+        }
+    );
+    let passive = deliveries::append(
+        &workspace,
+        NewDelivery {
+            mode: DeliveryMode::Passive,
+            feedback_schema: None,
+            ..question()
+        },
+        clock::now(),
+    )
+    .unwrap();
+    assert!(matches!(
+        feedback::await_answer(&workspace, &passive.delivery.id, later(60), clock::now),
+        Err(StoreError::Refused(ReplyRefusal::NoFeedbackExpected))
+    ));
+}
