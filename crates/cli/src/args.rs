@@ -63,57 +63,57 @@ pub enum Command {
     Search(SearchArgs),
     /// opencode-teams' teams.
     #[command(subcommand)]
-    Team(crate::team::TeamCommand),
+    Team(crate::cmd::team::TeamCommand),
     /// opencode-teams' task queue (a task id alone finds its team).
     #[command(subcommand)]
-    Task(crate::team::TaskCommand),
+    Task(crate::cmd::team::TaskCommand),
     /// opencode-teams' inboxes.
     #[command(subcommand)]
-    Msg(crate::team::MsgCommand),
+    Msg(crate::cmd::team::MsgCommand),
     /// Terminal tapes in ClaudeControl's format.
     #[command(subcommand)]
-    Tapes(crate::tapes::TapesCommand),
+    Tapes(crate::cmd::tapes::TapesCommand),
     /// Stand in for a program from its tapes: banner, recorded answers at
     /// the recorded pace, the recorded exit status.
-    Play(crate::play::PlayArgs),
+    Play(crate::cmd::play::PlayArgs),
     /// Run a program on a pseudo-terminal, used as usual, and record the
     /// session as a tape (banner, exchanges, exit; secrets masked).
-    Rec(crate::rec::RecArgs),
+    Rec(crate::cmd::rec::RecArgs),
     /// Run a program once on a pseudo-terminal, answering it through
     /// --expect/--send pairs; prints its output and exits with its status
     /// (124 when --timeout ran out; it is never left running).
-    Run(crate::run::RunArgs),
+    Run(crate::cmd::run::RunArgs),
     /// Program sessions: interactive programs on pseudo-terminals that
     /// outlive this command, driven by agents (start, send, expect, wait,
     /// read, list, kill, resize).
     #[command(subcommand)]
-    Session(crate::session::SessionCommand),
+    Session(crate::cmd::session::SessionCommand),
     /// Find out what an unknown interactive program is: its prompts,
     /// commands, modes, formats, errors and exits, by asking it (safe by
     /// default: commands that read destructive are never sent); the report
     /// goes to ClaudeControl's investigations folder.
-    Investigate(crate::probe::InvestigateArgs),
+    Investigate(crate::cmd::probe::InvestigateArgs),
     /// A quick look at a program: does it answer, is it interactive
     /// (measured), its prompt, the commands its help lists.
-    Probe(crate::probe::ProbeArgs),
+    Probe(crate::cmd::probe::ProbeArgs),
     /// ClaudeControl's seven black-box checks of a program (startup, help,
     /// invalid input, exit, resources, concurrent sessions, fuzz); exit
     /// status 1 when one fails.
-    Test(crate::probe::TestArgs),
+    Test(crate::cmd::probe::TestArgs),
     /// Fuzz a program's input from a seed (the same seed, the same inputs);
     /// each crash is saved as a tape that replays it; exit status 1 when it
     /// crashed.
-    Fuzz(crate::probe::FuzzArgs),
+    Fuzz(crate::cmd::probe::FuzzArgs),
     /// Command chains (`.switchboard/chains/NAME.json`), run in one shell
     /// session so each step sees the last one's `cd` and variables.
     #[command(subcommand)]
-    Chain(crate::probe::ChainCommand),
+    Chain(crate::cmd::probe::ChainCommand),
     /// Open the workspace's window, or bring it forward when it is open.
-    Open(crate::open::OpenArgs),
+    Open(crate::cmd::open::OpenArgs),
     /// Give agents on another machine this workspace's Switchboard through
     /// one SSH connection (`ssh -R` to a local HTTP server, a token named
     /// for the machine, its settings written there); kept up until Ctrl-C.
-    Connect(crate::connect::ConnectArgs),
+    Connect(crate::cmd::connect::ConnectArgs),
     /// Run as an agent's hook (Claude Code, Codex): reads the event on
     /// stdin; a permission request is asked in the window when one is
     /// open and the decision printed in the agent's shape.
@@ -128,7 +128,7 @@ pub enum Command {
     /// workspace or its own git worktree; review, merge or discard its
     /// work.
     #[command(subcommand)]
-    Agent(crate::agent::AgentCommand),
+    Agent(crate::cmd::agent::AgentCommand),
     /// Serve the workspace to agents over the Model Context Protocol
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.

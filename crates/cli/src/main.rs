@@ -5,24 +5,13 @@
 //! failure `error[CODE]: …` on stderr (or `{"error": …}` under `--json`)
 //! and the code's exit status (see `failure::exit_code`).
 
-mod agent;
 mod args;
-mod chat;
+mod cmd;
 mod commands;
-mod connect;
 mod failure;
 mod hooks;
-mod knowledge;
 mod mcp;
-mod open;
 mod pipe;
-mod play;
-mod probe;
-mod rec;
-mod run;
-mod session;
-mod tapes;
-mod team;
 
 use clap::Parser;
 

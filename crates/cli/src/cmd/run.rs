@@ -14,7 +14,7 @@ use switchboard_session::{
     run::{RunRequest, Step},
 };
 
-use crate::session::TIMED_OUT;
+use crate::cmd::session::TIMED_OUT;
 
 /// `switchboard run`.
 #[derive(Debug, Args)]

@@ -68,7 +68,7 @@ pub struct RecordSessionArgs {
     /// The session's id or name (as its log in this workspace says).
     pub session: String,
     #[command(flatten)]
-    pub record: crate::rec::RecordArgs,
+    pub record: crate::cmd::rec::RecordArgs,
     /// Print what was recorded as JSON.
     #[arg(long)]
     pub json: bool,

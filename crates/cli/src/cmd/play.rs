@@ -39,7 +39,7 @@ use switchboard_model::{
 };
 use switchboard_store::Workspace;
 
-use crate::rec::{self, RecordArgs, RecordMode, Target};
+use crate::cmd::rec::{self, RecordArgs, RecordMode, Target};
 use switchboard_session::{
     pty::{
         Event,

@@ -1,0 +1,16 @@
+//! One module per command (or family of commands): its arguments as clap
+//! parses them and the function that runs it; `crate::commands` routes
+//! the parsed command line to them.
+
+pub mod agent;
+pub mod chat;
+pub mod connect;
+pub mod knowledge;
+pub mod open;
+pub mod play;
+pub mod probe;
+pub mod rec;
+pub mod run;
+pub mod session;
+pub mod tapes;
+pub mod team;
