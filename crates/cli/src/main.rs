@@ -9,7 +9,6 @@ mod args;
 mod cmd;
 mod commands;
 mod failure;
-mod hooks;
 mod mcp;
 mod pipe;
 

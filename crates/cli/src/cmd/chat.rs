@@ -9,6 +9,7 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
 use switchboard_model::{
     ErrorPayload,
     chat::ChatMode,
@@ -16,8 +17,6 @@ use switchboard_model::{
 };
 use switchboard_sidecar::client::{self, Launch, Link, LinkError, Requests};
 use switchboard_store::Workspace;
-
-use crate::args::{ChatArgs, ChatModeArg, ChatsArgs, ModelsArgs};
 
 /// Prints the chat history: a table, or JSON with `--json`.
 pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
@@ -206,4 +205,52 @@ pub fn run(workspace: &Workspace, args: ChatArgs) -> Result<bool> {
         ))),
         None => Ok(true),
     }
+}
+
+/// `switchboard chats`.
+#[derive(Debug, Args)]
+pub struct ChatsArgs {
+    /// One JSON document instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `switchboard models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// One JSON document (`{"models": […], "backend": {"backend", "reason"}}`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The chat modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChatModeArg {
+    /// Specs and plans.
+    Planning,
+    /// Code too.
+    Building,
+    /// Read and search only.
+    Analyzing,
+}
+
+/// `switchboard chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The mode of this turn.
+    #[arg(long, value_enum, default_value_t = ChatModeArg::Planning)]
+    pub mode: ChatModeArg,
+    /// Start a fresh chat (the active one is archived).
+    #[arg(long, conflicts_with = "session")]
+    pub new: bool,
+    /// Continue this chat (see `switchboard chats`); an archived chat
+    /// becomes the active one again.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Show the writes the model proposes without applying any.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The message.
+    #[arg(required = true)]
+    pub message: Vec<String>,
 }

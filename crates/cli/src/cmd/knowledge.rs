@@ -1,13 +1,15 @@
 //! `switchboard learn`, `validate` and `search`: knowledge from the
 //! terminal.
 
-use std::io::{Read, Write};
+use std::{
+    io::{Read, Write},
+    path::PathBuf,
+};
 
 use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
 use switchboard_model::knowledge::search::{HitKind, SearchQuery};
 use switchboard_store::{Workspace, clock, knowledge, search::search_workspace};
-
-use crate::args::{KindArg, LearnArgs, SearchArgs, ValidateArgs};
 
 /// Appends a learning; prints where it landed (`path:line`).
 pub fn learn(workspace: &Workspace, args: LearnArgs) -> Result<()> {
@@ -109,4 +111,64 @@ pub fn search(workspace: &Workspace, args: SearchArgs) -> Result<()> {
         writeln!(out, "    {}", hit.snippet.replace('\n', " "))?;
     }
     Ok(())
+}
+
+/// The kinds of knowledge, for `--kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// Learnings entries.
+    Learning,
+    /// Playbook bullets.
+    Bullet,
+    /// Delia profiles.
+    Profile,
+    /// Delia memories.
+    Memory,
+    /// Spec and plan files.
+    Spec,
+}
+
+/// `switchboard search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What to look for.
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Only these kinds (repeatable).
+    #[arg(long = "kind", value_enum)]
+    pub kinds: Vec<KindArg>,
+    /// At most this many hits.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// One JSON document instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `switchboard learn`.
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// The category (its file is `<category>.md`).
+    #[arg(long)]
+    pub category: String,
+    /// The entry's title.
+    #[arg(long)]
+    pub title: String,
+    /// The body; read from stdin when absent.
+    #[arg(long)]
+    pub body: Option<String>,
+}
+
+/// `switchboard validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// One playbook file to check (default: every playbook, plus profiles
+    /// and memories).
+    pub path: Option<PathBuf>,
+    /// Migrate v1 files to v2 and give id-less bullets an id.
+    #[arg(long)]
+    pub fix: bool,
+    /// One JSON document instead of lines.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -3,9 +3,14 @@
 //! the parsed command line to them.
 
 pub mod agent;
+pub mod agents;
 pub mod chat;
 pub mod connect;
+pub mod hook;
+pub mod hooks;
+pub mod inbox;
 pub mod knowledge;
+pub mod mcp;
 pub mod open;
 pub mod play;
 pub mod probe;

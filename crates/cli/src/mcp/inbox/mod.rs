@@ -50,7 +50,7 @@ pub(super) fn never() -> Timestamp {
 }
 
 fn deadline(seconds: Option<u64>) -> Timestamp {
-    seconds.map_or_else(never, crate::commands::deadline)
+    seconds.map_or_else(never, crate::cmd::inbox::deadline)
 }
 
 #[tool_router(router = inbox_tools, vis = "pub(super)")]
