@@ -106,8 +106,10 @@ lint:
 wasm-check:
 	$(CARGO) check -p switchboard-model --target wasm32-unknown-unknown
 
+# The UI's parts that compute (not draw) are tested natively too.
 unit:
 	$(CARGO) test $(NATIVE)
+	$(CARGO) test -p switchboard-ui --lib
 
 # Copies the screenshots the e2e run saved into the places README.md and docs/ show them.
 screenshot:

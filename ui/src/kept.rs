@@ -100,3 +100,24 @@ impl KeptText {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_written_is_kept_by_key_and_a_blank_or_sent_one_is_not() {
+        let kept = Kept::<String>::new();
+        kept.keep("comment:d_1", "half a thought".into(), &String::new());
+        kept.keep("comment:d_2", "another".into(), &String::new());
+        assert_eq!(kept.get("comment:d_1").as_deref(), Some("half a thought"));
+        // Cleared back to blank: nothing kept.
+        kept.keep("comment:d_1", String::new(), &String::new());
+        assert_eq!(kept.get("comment:d_1"), None);
+        // Sent: forgotten; the other key is untouched.
+        kept.forget("comment:d_2");
+        assert_eq!(kept.get("comment:d_2"), None);
+        kept.keep("note", "x".into(), &"x".to_owned());
+        assert_eq!(kept.get("note"), None, "the initial value is blank too");
+    }
+}

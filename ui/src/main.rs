@@ -1,26 +1,5 @@
-//! Switchboard's window contents: a Leptos app compiled to wasm32 and
-//! embedded by the desktop shell. It talks to the shell only through `ipc`.
-
-mod app;
-mod events;
-mod ipc;
-mod kept;
-mod keys;
-mod tasks;
-mod theme;
-mod views;
+//! The window's page's program: starts the app (`switchboard_ui::start`).
 
 fn main() {
-    console_error_panic_hook::set_once();
-    // Timed now, before Leptos mounts: the wasm runs.
-    let started = ipc::ui_phase(switchboard_model::ipc::StartPhase::WasmStarted);
-    wasm_bindgen_futures::spawn_local(async {
-        let _ = started.await;
-    });
-    // The page's own frame, shown while the wasm compiled, gives way to the
-    // app's (the same) in this task: no paint falls between.
-    if let Some(frame) = leptos::prelude::document().get_element_by_id("boot-frame") {
-        frame.remove();
-    }
-    leptos::mount::mount_to_body(app::App);
+    switchboard_ui::start();
 }

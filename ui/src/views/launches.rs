@@ -383,3 +383,29 @@ fn ActionBar(actions: Actions, runs: bool, confirm: RwSignal<bool>) -> impl Into
         </div>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_new_agent_form_leaves_blanks_to_their_defaults_and_a_base_to_a_worktree() {
+        let draft = Draft::new();
+        draft.prompt.set("Add a login page".into());
+        draft.name.set("  login ".into());
+        draft.base.set("  ".into());
+        let request = draft.request();
+        assert_eq!(request.agent, "claude-code");
+        assert_eq!(request.name.as_deref(), Some("login"));
+        assert_eq!(request.worktree, Some(WorktreeChoice::AsAgent));
+        assert_eq!(request.base, None, "a blank base is the current branch");
+        draft.base.set("main".into());
+        assert_eq!(draft.request().base.as_deref(), Some("main"));
+        // Without a worktree there is no base to start it from.
+        draft.worktree.set(false);
+        let request = draft.request();
+        assert_eq!((request.worktree, request.base), (None, None));
+        draft.name.set(String::new());
+        assert_eq!(draft.request().name, None, "a name is made up");
+    }
+}
