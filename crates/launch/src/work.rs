@@ -53,8 +53,13 @@ pub async fn type_line(
     secret: bool,
     by_user: bool,
 ) -> Result<(), ClientError> {
-    client
+    let typed = client
         .send_as(session, Input::Text(text.to_owned()), secret, by_user)
+        .await?;
+    // Drawn: the interface answers the typing (an idle one was quiet
+    // already, so quiet alone would not wait for it), then settles.
+    client
+        .read_following(session, Some(typed), false, Some(ECHO_TIMEOUT_MS), Some(0))
         .await?;
     client
         .wait(
