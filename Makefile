@@ -102,6 +102,7 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
 	$(CARGO) clippy -p switchboard-ui --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p switchboard-ui --lib --tests -- -D warnings
 
 wasm-check:
 	$(CARGO) check -p switchboard-model --target wasm32-unknown-unknown

@@ -421,7 +421,7 @@ fn end_wait(
         sessions.save()?;
     }
 
-    let mut deliveries = Editable::load_existing(&lock, DELIVERIES_FILE)?;
+    let mut deliveries = Editable::load(&lock, DELIVERIES_FILE, now)?;
     if let Some(index) = deliveries.position(&session.delivery_id) {
         let mut delivery: Delivery = deliveries.decode(index)?;
         let changed = match ending {

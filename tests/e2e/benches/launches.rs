@@ -309,7 +309,7 @@ async fn in_the_window(
     let app = app_pid(&binaries.app, project).context("the app's process")?;
     let idle_delivers = deliveries_to_dom(&session, binaries, project, "idle", DELIVERIES).await?;
     tokio::time::sleep(SETTLE).await;
-    let (idle_memory, _) = window_memory(app);
+    let (idle_memory, _) = window_memory(app)?;
 
     for agent in 0..RUNNING {
         let name = format!("busy-{agent}");
@@ -327,7 +327,7 @@ async fn in_the_window(
     working(binaries, project).await?;
     let busy_delivers = deliveries_to_dom(&session, binaries, project, "busy", DELIVERIES).await?;
     tokio::time::sleep(SETTLE).await;
-    let (busy_memory, agents_memory) = window_memory(app);
+    let (busy_memory, agents_memory) = window_memory(app)?;
     // Still working while measured (a thinking model holds a minute).
     let still = working_now(binaries, project)?;
     ensure!(
@@ -348,7 +348,7 @@ async fn in_the_window(
 /// The PSS (kB, by process name) of the window — the app and its web
 /// processes, not the session host it started nor the agents that run
 /// there — and the whole PSS of the session host's tree.
-fn window_memory(app: u32) -> (std::collections::BTreeMap<String, f64>, f64) {
+fn window_memory(app: u32) -> Result<(std::collections::BTreeMap<String, f64>, f64)> {
     let tree = tree_of(app);
     let hosted: Vec<u32> = tree
         .iter()
@@ -359,8 +359,14 @@ fn window_memory(app: u32) -> (std::collections::BTreeMap<String, f64>, f64) {
         .into_iter()
         .filter(|pid| !hosted.contains(pid))
         .collect();
+    // A host started before the window (not its child) would be counted
+    // nowhere: measured only with the window's own.
+    ensure!(
+        !hosted.is_empty(),
+        "the session host is not the window's: stop the running one (switchboard session list --all)"
+    );
     let hosted_pss = pss_of(&memory_of(&hosted)).values().sum();
-    (pss_of(&memory_of(&window)), hosted_pss)
+    Ok((pss_of(&memory_of(&window)), hosted_pss))
 }
 
 /// How many busy agents `switchboard agent list` shows working.

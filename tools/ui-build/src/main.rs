@@ -61,12 +61,26 @@ fn main() -> Result<()> {
     )
     .with_context(|| format!("in {}", args.page.display()))?;
     std::fs::write(staging.path().join("index.html"), page)?;
-    if args.out.exists() {
-        std::fs::remove_dir_all(&args.out)
+    // The old page is moved aside, not removed, until the new one is in
+    // its place: a failure between the two renames puts it back.
+    let old = parent.join(format!(".dist-replaced-{}", std::process::id()));
+    let had_old = args.out.exists();
+    if had_old {
+        std::fs::rename(&args.out, &old)
             .with_context(|| format!("could not replace {}", args.out.display()))?;
     }
-    std::fs::rename(staging.keep(), &args.out)
-        .with_context(|| format!("could not write {}", args.out.display()))?;
+    if let Err(error) = std::fs::rename(staging.path(), &args.out) {
+        if had_old {
+            let _ = std::fs::rename(&old, &args.out);
+        }
+        return Err(error).with_context(|| format!("could not write {}", args.out.display()));
+    }
+    // In its place now: nothing of the build is left to remove.
+    let _ = staging.keep();
+    if had_old {
+        std::fs::remove_dir_all(&old)
+            .with_context(|| format!("could not remove the old page {}", old.display()))?;
+    }
     let size = std::fs::metadata(args.out.join(&built.wasm))?.len();
     println!(
         "{}: {} and {} ({:.1} MB)",
