@@ -106,39 +106,67 @@ pub fn AgentsView(
     );
     // Agents that ended fold away, out of the arrows' way until shown.
     let show_gone = RwSignal::new(false);
-    let step = move |by: isize| {
-        let shown_gone = show_gone.get_untracked();
-        let rows: Vec<AgentRow> = agents
-            .rows
-            .get_untracked()
-            .into_iter()
-            .filter(|row| shown_here(row) && (shown_gone || !row.folds()))
-            .collect();
-        if rows.is_empty() {
-            return;
+    let keys = listen_to_keys(agents, show_gone, on_open_question);
+    on_cleanup(move || {
+        keys.remove();
+        if let Ok(handle) = ticker {
+            handle.clear();
         }
-        let current = agents
-            .selected
-            .get_untracked()
-            .and_then(|selected| rows.iter().position(|row| key(row) == selected));
-        let next = match current {
-            None => 0,
-            Some(index) => (index as isize + by).clamp(0, rows.len() as isize - 1) as usize,
-        };
-        agents.selected.set(Some(key(&rows[next])));
+    });
+    view! {
+        <section class="agents" id="view-agents">
+            <header class="agents-header">
+                <h1>"Agents"</h1>
+                <span class="muted">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
+            </header>
+            <crate::views::launches::StartedAgents now on_open_question on_open_terminal />
+            {move || {
+                agents.codex_hooks.get().filter(|trust| !trust.runs()).map(|trust| view! {
+                    <p class="agents-codex-trust" id="agents-codex-trust" role="status">{trust.sentence()}</p>
+                })
+            }}
+            <AgentRows agents now show_gone on_open_question />
+        </section>
+    }
+    .into_any()
+}
+
+/// The rows the arrows move over: shown here, and the ended ones only
+/// while they are unfolded.
+fn selectable(agents: Agents, shown_gone: bool) -> Vec<AgentRow> {
+    agents
+        .rows
+        .get_untracked()
+        .into_iter()
+        .filter(|row| shown_here(row) && (shown_gone || !row.folds()))
+        .collect()
+}
+
+/// Moves the selection `by` rows, within the list.
+fn step(agents: Agents, show_gone: RwSignal<bool>, by: isize) {
+    let rows = selectable(agents, show_gone.get_untracked());
+    if rows.is_empty() {
+        return;
+    }
+    let current = agents
+        .selected
+        .get_untracked()
+        .and_then(|selected| rows.iter().position(|row| key(row) == selected));
+    let next = match current {
+        None => 0,
+        Some(index) => (index as isize + by).clamp(0, rows.len() as isize - 1) as usize,
     };
-    let open_selected = move || {
-        let rows = agents.rows.get_untracked();
-        let selected = agents.selected.get_untracked();
-        if let Some(question) = rows
-            .iter()
-            .find(|row| Some(key(row)) == selected)
-            .and_then(|row| row.record.waiting_on.clone())
-        {
-            on_open_question.run(question);
-        }
-    };
-    let keys = window_event_listener(leptos::ev::keydown, move |event| {
+    agents.selected.set(Some(key(&rows[next])));
+}
+
+/// The view's keys, while it is open: ↑/↓ (or k/j) select, Enter opens
+/// what the selected agent waits on.
+fn listen_to_keys(
+    agents: Agents,
+    show_gone: RwSignal<bool>,
+    on_open_question: Callback<String>,
+) -> WindowListenerHandle {
+    window_event_listener(leptos::ev::keydown, move |event| {
         if event.alt_key() || event.ctrl_key() || event.meta_key() {
             return;
         }
@@ -148,22 +176,37 @@ pub fn AgentsView(
         match event.key().as_str() {
             "ArrowDown" | "j" => {
                 event.prevent_default();
-                step(1);
+                step(agents, show_gone, 1);
             }
             "ArrowUp" | "k" => {
                 event.prevent_default();
-                step(-1);
+                step(agents, show_gone, -1);
             }
-            "Enter" => open_selected(),
+            "Enter" => {
+                let selected = agents.selected.get_untracked();
+                if let Some(question) = agents
+                    .rows
+                    .get_untracked()
+                    .iter()
+                    .find(|row| Some(key(row)) == selected)
+                    .and_then(|row| row.record.waiting_on.clone())
+                {
+                    on_open_question.run(question);
+                }
+            }
             _ => {}
         }
-    });
-    on_cleanup(move || {
-        keys.remove();
-        if let Ok(handle) = ticker {
-            handle.clear();
-        }
-    });
+    })
+}
+
+/// The agents started elsewhere, live ones first, the ended folded away.
+#[component]
+fn AgentRows(
+    agents: Agents,
+    now: RwSignal<switchboard_model::Timestamp>,
+    show_gone: RwSignal<bool>,
+    on_open_question: Callback<String>,
+) -> impl IntoView {
     // Keys work as soon as the view opens (a click on the sidebar leaves
     // the focus on its button): the list takes the focus, the first row
     // the selection.
@@ -171,11 +214,7 @@ pub fn AgentsView(
     Effect::new(move |_| {
         if let Some(list) = list.get() {
             if agents.selected.get_untracked().is_none()
-                && let Some(first) = agents
-                    .rows
-                    .get_untracked()
-                    .iter()
-                    .find(|row| shown_here(row) && !row.folds())
+                && let Some(first) = selectable(agents, false).first()
             {
                 agents.selected.set(Some(key(first)));
             }
@@ -190,56 +229,41 @@ pub fn AgentsView(
             row.scroll_into_view_with_bool(false);
         }
     });
-
-    view! {
-        <section class="agents" id="view-agents">
-            <header class="agents-header">
-                <h1>"Agents"</h1>
-                <span class="muted">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
-            </header>
-            <crate::views::launches::StartedAgents now on_open_question on_open_terminal />
-            {move || {
-                agents.codex_hooks.get().filter(|trust| !trust.runs()).map(|trust| view! {
-                    <p class="agents-codex-trust" id="agents-codex-trust" role="status">{trust.sentence()}</p>
-                })
-            }}
-            {move || {
-                let rows: Vec<AgentRow> = agents.rows.get().into_iter().filter(shown_here).collect();
-                let (gone, rows): (Vec<AgentRow>, Vec<AgentRow>) = rows.into_iter().partition(AgentRow::folds);
-                if rows.is_empty() && gone.is_empty() {
-                    return view! {
-                        <p class="muted" id="agents-empty">
-                            "No other agent has been seen here yet. Connect one started elsewhere: "
-                            <code>"switchboard hooks install claude-code --write"</code>
-                            " (or codex), or "
-                            <code>"switchboard mcp install claude-code --write"</code>
-                            "."
-                        </p>
-                    }
-                    .into_any();
-                }
-                let gone_count = gone.len();
-                view! {
-                    <ul class="agent-list" id="agent-list" role="listbox" aria-label="Agents" tabindex="-1" node_ref=list>
-                        {rows.into_iter().map(|row| view! { <AgentItem row agents now on_open_question /> }).collect_view()}
+    move || {
+        let rows: Vec<AgentRow> = agents.rows.get().into_iter().filter(shown_here).collect();
+        let (gone, rows): (Vec<AgentRow>, Vec<AgentRow>) =
+            rows.into_iter().partition(AgentRow::folds);
+        if rows.is_empty() && gone.is_empty() {
+            return view! {
+                <p class="muted" id="agents-empty">
+                    "No other agent has been seen here yet. Connect one started elsewhere: "
+                    <code>"switchboard hooks install claude-code --write"</code>
+                    " (or codex), or "
+                    <code>"switchboard mcp install claude-code --write"</code>
+                    "."
+                </p>
+            }
+            .into_any();
+        }
+        let gone_count = gone.len();
+        view! {
+            <ul class="agent-list" id="agent-list" role="listbox" aria-label="Agents" tabindex="-1" node_ref=list>
+                {rows.into_iter().map(|row| view! { <AgentItem row agents now on_open_question /> }).collect_view()}
+            </ul>
+            {(gone_count > 0).then(|| view! {
+                <details class="agents-gone" id="agents-gone" prop:open=move || show_gone.get() on:toggle=move |event| {
+                    let open = event_target::<web_sys::HtmlDetailsElement>(&event).open();
+                    show_gone.set(open);
+                }>
+                    <summary>{if gone_count == 1 { "1 agent ended".to_owned() } else { format!("{gone_count} agents ended") }}</summary>
+                    <ul class="agent-list gone" role="listbox" aria-label="Agents that ended">
+                        {gone.into_iter().map(|row| view! { <GoneItem row agents now /> }).collect_view()}
                     </ul>
-                    {(gone_count > 0).then(|| view! {
-                        <details class="agents-gone" id="agents-gone" prop:open=move || show_gone.get() on:toggle=move |event| {
-                            let open = event_target::<web_sys::HtmlDetailsElement>(&event).open();
-                            show_gone.set(open);
-                        }>
-                            <summary>{if gone_count == 1 { "1 agent ended".to_owned() } else { format!("{gone_count} agents ended") }}</summary>
-                            <ul class="agent-list gone" role="listbox" aria-label="Agents that ended">
-                                {gone.into_iter().map(|row| view! { <GoneItem row agents now /> }).collect_view()}
-                            </ul>
-                        </details>
-                    })}
-                }
-                .into_any()
-            }}
-        </section>
+                </details>
+            })}
+        }
+        .into_any()
     }
-    .into_any()
 }
 
 /// Whether a hook's row is listed with the others: one of an agent

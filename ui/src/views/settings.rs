@@ -233,102 +233,9 @@ pub fn SettingsPane() -> impl IntoView {
                     }
                 }
             >
-                <h2>"Model"</h2>
-                <fieldset class="settings-backend" id="settings-backend">
-                    <legend>"The chat talks to"</legend>
-                    <label>
-                        <input
-                            type="radio"
-                            name="settings-backend"
-                            value=""
-                            prop:checked=move || draft.with(|s| s.model_backend.is_none())
-                            on:change=move |_| draft.update(|s| s.model_backend = None)
-                        />
-                        "The first that works: a configured server, a signed-in Claude Code, a signed-in Codex, a local Ollama"
-                    </label>
-                    {ModelBackend::ALL
-                        .into_iter()
-                        .map(|backend| view! {
-                            <label>
-                                <input
-                                    type="radio"
-                                    name="settings-backend"
-                                    value=backend.as_str()
-                                    prop:checked=move || draft.with(|s| s.model_backend == Some(backend))
-                                    on:change=move |_| draft.update(|s| s.model_backend = Some(backend))
-                                />
-                                {backend.label()}
-                            </label>
-                        })
-                        .collect_view()}
-                </fieldset>
-                {text_field("settings-claude-code-path", "Claude Code's `claude` (when not on PATH)", "claude", "text",
-                    |s| &mut s.claude_code_path, draft)}
-                {text_field("settings-codex-path", "Codex's `codex` (when not on PATH)", "codex", "text",
-                    |s| &mut s.codex_path, draft)}
-                {text_field("settings-model-url", "Server URL (OpenAI-compatible)", DEFAULT_MODEL_URL, "text",
-                    |s| &mut s.model_url, draft)}
-                {text_field("settings-model", "Model", DEFAULT_MODEL, "text", |s| &mut s.model, draft)}
-                {text_field("settings-api-key", "API key (kept only in this file, readable by you alone)", "", "password",
-                    |s| &mut s.api_key, draft)}
-                {number_field("settings-first-token", "Seconds to wait for the first token", "1", DEFAULT_FIRST_TOKEN_SECS,
-                    |s| s.first_token_secs, |s, v| s.first_token_secs = v, draft)}
-                {number_field("settings-idle", "Seconds of silence before a stream counts as stalled", "1", DEFAULT_IDLE_SECS,
-                    |s| s.idle_secs, |s, v| s.idle_secs = v, draft)}
-                <h2>"Chat"</h2>
-                {number_field("settings-context", "Prompt budget (tokens)", "1", DEFAULT_CONTEXT_TOKENS as u64,
-                    |s| s.context_tokens.map(|v| v as u64), |s, v| s.context_tokens = v.map(|v| v as usize), draft)}
-                {number_field("settings-max-output", "Longest answer (tokens)", "1", u64::from(DEFAULT_MAX_OUTPUT_TOKENS),
-                    |s| s.max_output_tokens.map(u64::from), |s, v| s.max_output_tokens = v.and_then(|v| u32::try_from(v).ok()), draft)}
-                <label for="settings-build-globs">"Building mode may also write (globs, comma-separated)"</label>
-                <input
-                    id="settings-build-globs"
-                    placeholder="src/**"
-                    prop:value=move || draft.with(|s| s.build_globs().join(", "))
-                    on:change=move |event| {
-                        let globs = split_globs(&event_target_value(&event));
-                        draft.update(|s| s.build_globs = (!globs.is_empty()).then_some(globs));
-                    }
-                />
-                <label class="checkbox">
-                    <input
-                        id="settings-dry-run"
-                        type="checkbox"
-                        prop:checked=move || draft.with(|s| s.dry_run)
-                        on:change=move |event| draft.update(|s| s.dry_run = event_target_checked(&event))
-                    />
-                    "Dry run: show the model's writes for approval instead of applying them"
-                </label>
-                <h2>"Agents"</h2>
-                <label class="checkbox">
-                    <input
-                        id="settings-notify-turn-finished"
-                        type="checkbox"
-                        prop:checked=move || draft.with(|s| s.notify_turn_finished)
-                        on:change=move |event| draft.update(|s| s.notify_turn_finished = event_target_checked(&event))
-                    />
-                    "Notify when an agent finishes its turn (agents waiting on you always notify)"
-                </label>
-                <h2>"Program sessions"</h2>
-                <p class="muted">"For the session host agents drive programs through; it reads these when it next starts (a minute after its last session ends)."</p>
-                {number_field("settings-max-sessions", "Live sessions at once", "1", Limits::default().max_sessions as u64,
-                    |s| s.max_sessions, |s, v| s.max_sessions = v, draft)}
-                {number_field("settings-session-idle", "Seconds a session may sit idle before it is ended (0: never)", "0",
-                    Limits::default().idle_secs, |s| s.session_idle_secs, |s, v| s.session_idle_secs = v, draft)}
-                {number_field("settings-session-max", "Seconds a session may run before it is ended (0: never)", "0",
-                    Limits::default().max_runtime_secs, |s| s.session_max_secs, |s, v| s.session_max_secs = v, draft)}
-                <h2>"Agents elsewhere"</h2>
-                <label class="checkbox">
-                    <input
-                        id="settings-serve-http"
-                        type="checkbox"
-                        prop:checked=move || draft.with(|s| s.serve_http)
-                        on:change=move |event| draft.update(|s| s.serve_http = event_target_checked(&event))
-                    />
-                    "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; starts or stops when you save)"
-                </label>
-                {number_field("settings-http-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_HTTP_PORT),
-                    |s| s.http_port.map(u64::from), |s, v| s.http_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
+                <ModelSection draft />
+                <ChatSection draft />
+                <AgentSections draft />
                 <div class="settings-actions">
                     <button type="submit" class="primary" id="settings-save">"Save"</button>
                     {move || note.get().map(|note| match note {
@@ -337,22 +244,149 @@ pub fn SettingsPane() -> impl IntoView {
                     })}
                 </div>
             </form>
-            {move || stored.get().map(|view| view! {
-                <p class="muted" id="settings-path">"Stored in " <code>{view.path.clone()}</code></p>
-                {view.http_url.clone().map(|url| view! {
-                    <p class="muted">"Serving MCP over HTTP at " <code id="settings-http-url">{url}</code></p>
-                })}
-                {(!view.overridden.is_empty()).then(|| view! {
-                    <ul class="settings-overrides" id="settings-overrides">
-                        {view.overridden.iter().map(|(variable, setting)| {
-                            let value = view.effective.shown_value(setting);
-                            view! {
-                                <li>{format!("{variable} overrides {setting} while it is set; in effect: {value}")}</li>
-                            }
-                        }).collect_view()}
-                    </ul>
-                })}
-            })}
+            <StoredAt stored />
         </section>
+    }
+}
+
+/// The settings of the model the chat talks to.
+#[component]
+fn ModelSection(draft: RwSignal<Settings>) -> impl IntoView {
+    view! {
+        <h2>"Model"</h2>
+        <fieldset class="settings-backend" id="settings-backend">
+            <legend>"The chat talks to"</legend>
+            <label>
+                <input
+                    type="radio"
+                    name="settings-backend"
+                    value=""
+                    prop:checked=move || draft.with(|s| s.model_backend.is_none())
+                    on:change=move |_| draft.update(|s| s.model_backend = None)
+                />
+                "The first that works: a configured server, a signed-in Claude Code, a signed-in Codex, a local Ollama"
+            </label>
+            {ModelBackend::ALL
+                .into_iter()
+                .map(|backend| view! {
+                    <label>
+                        <input
+                            type="radio"
+                            name="settings-backend"
+                            value=backend.as_str()
+                            prop:checked=move || draft.with(|s| s.model_backend == Some(backend))
+                            on:change=move |_| draft.update(|s| s.model_backend = Some(backend))
+                        />
+                        {backend.label()}
+                    </label>
+                })
+                .collect_view()}
+        </fieldset>
+        {text_field("settings-claude-code-path", "Claude Code's `claude` (when not on PATH)", "claude", "text",
+            |s| &mut s.claude_code_path, draft)}
+        {text_field("settings-codex-path", "Codex's `codex` (when not on PATH)", "codex", "text",
+            |s| &mut s.codex_path, draft)}
+        {text_field("settings-model-url", "Server URL (OpenAI-compatible)", DEFAULT_MODEL_URL, "text",
+            |s| &mut s.model_url, draft)}
+        {text_field("settings-model", "Model", DEFAULT_MODEL, "text", |s| &mut s.model, draft)}
+        {text_field("settings-api-key", "API key (kept only in this file, readable by you alone)", "", "password",
+            |s| &mut s.api_key, draft)}
+        {number_field("settings-first-token", "Seconds to wait for the first token", "1", DEFAULT_FIRST_TOKEN_SECS,
+            |s| s.first_token_secs, |s, v| s.first_token_secs = v, draft)}
+        {number_field("settings-idle", "Seconds of silence before a stream counts as stalled", "1", DEFAULT_IDLE_SECS,
+            |s| s.idle_secs, |s, v| s.idle_secs = v, draft)}
+    }
+}
+
+/// The chat's settings: its budget, what Building may write, dry runs.
+#[component]
+fn ChatSection(draft: RwSignal<Settings>) -> impl IntoView {
+    view! {
+        <h2>"Chat"</h2>
+        {number_field("settings-context", "Prompt budget (tokens)", "1", DEFAULT_CONTEXT_TOKENS as u64,
+            |s| s.context_tokens.map(|v| v as u64), |s, v| s.context_tokens = v.map(|v| v as usize), draft)}
+        {number_field("settings-max-output", "Longest answer (tokens)", "1", u64::from(DEFAULT_MAX_OUTPUT_TOKENS),
+            |s| s.max_output_tokens.map(u64::from), |s, v| s.max_output_tokens = v.and_then(|v| u32::try_from(v).ok()), draft)}
+        <label for="settings-build-globs">"Building mode may also write (globs, comma-separated)"</label>
+        <input
+            id="settings-build-globs"
+            placeholder="src/**"
+            prop:value=move || draft.with(|s| s.build_globs().join(", "))
+            on:change=move |event| {
+                let globs = split_globs(&event_target_value(&event));
+                draft.update(|s| s.build_globs = (!globs.is_empty()).then_some(globs));
+            }
+        />
+        <label class="checkbox">
+            <input
+                id="settings-dry-run"
+                type="checkbox"
+                prop:checked=move || draft.with(|s| s.dry_run)
+                on:change=move |event| draft.update(|s| s.dry_run = event_target_checked(&event))
+            />
+            "Dry run: show the model's writes for approval instead of applying them"
+        </label>
+    }
+}
+
+/// What agents are told and allowed: notifications, program sessions,
+/// MCP over HTTP.
+#[component]
+fn AgentSections(draft: RwSignal<Settings>) -> impl IntoView {
+    view! {
+        <h2>"Agents"</h2>
+        <label class="checkbox">
+            <input
+                id="settings-notify-turn-finished"
+                type="checkbox"
+                prop:checked=move || draft.with(|s| s.notify_turn_finished)
+                on:change=move |event| draft.update(|s| s.notify_turn_finished = event_target_checked(&event))
+            />
+            "Notify when an agent finishes its turn (agents waiting on you always notify)"
+        </label>
+        <h2>"Program sessions"</h2>
+        <p class="muted">"For the session host agents drive programs through; it reads these when it next starts (a minute after its last session ends)."</p>
+        {number_field("settings-max-sessions", "Live sessions at once", "1", Limits::default().max_sessions as u64,
+            |s| s.max_sessions, |s, v| s.max_sessions = v, draft)}
+        {number_field("settings-session-idle", "Seconds a session may sit idle before it is ended (0: never)", "0",
+            Limits::default().idle_secs, |s| s.session_idle_secs, |s, v| s.session_idle_secs = v, draft)}
+        {number_field("settings-session-max", "Seconds a session may run before it is ended (0: never)", "0",
+            Limits::default().max_runtime_secs, |s| s.session_max_secs, |s, v| s.session_max_secs = v, draft)}
+        <h2>"Agents elsewhere"</h2>
+        <label class="checkbox">
+            <input
+                id="settings-serve-http"
+                type="checkbox"
+                prop:checked=move || draft.with(|s| s.serve_http)
+                on:change=move |event| draft.update(|s| s.serve_http = event_target_checked(&event))
+            />
+            "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; starts or stops when you save)"
+        </label>
+        {number_field("settings-http-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_HTTP_PORT),
+            |s| s.http_port.map(u64::from), |s, v| s.http_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
+    }
+}
+
+/// Where the settings are stored, the HTTP server's address, and what the
+/// environment overrides.
+#[component]
+fn StoredAt(stored: RwSignal<Option<SettingsView>>) -> impl IntoView {
+    view! {
+        {move || stored.get().map(|view| view! {
+            <p class="muted" id="settings-path">"Stored in " <code>{view.path.clone()}</code></p>
+            {view.http_url.clone().map(|url| view! {
+                <p class="muted">"Serving MCP over HTTP at " <code id="settings-http-url">{url}</code></p>
+            })}
+            {(!view.overridden.is_empty()).then(|| view! {
+                <ul class="settings-overrides" id="settings-overrides">
+                    {view.overridden.iter().map(|(variable, setting)| {
+                        let value = view.effective.shown_value(setting);
+                        view! {
+                            <li>{format!("{variable} overrides {setting} while it is set; in effect: {value}")}</li>
+                        }
+                    }).collect_view()}
+                </ul>
+            })}
+        })}
     }
 }
