@@ -142,7 +142,6 @@ pub fn App() -> impl IntoView {
         open_delivery: RwSignal::new(None),
     };
     provide_context(navigation);
-    let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
     // Live updates: listened to once here, fanned out to the open views.
     let (events_off, set_events_off) = signal(None::<String>);
     spawn_local(async move {
@@ -152,66 +151,10 @@ pub fn App() -> impl IntoView {
         }
     });
     theme::follow_workspace_theme();
-    spawn_local(async move {
-        match ipc::workspace_info().await {
-            Ok(info) => set_workspace.set(Some(info)),
-            Err(error) => leptos::logging::error!("workspace_info: {}", error.message),
-        }
-    });
-    window_event_listener(leptos::ev::keydown, move |event| {
-        // Alt+J: the next agent that waits on the developer.
-        if event.alt_key() && event.key().eq_ignore_ascii_case("j") {
-            event.prevent_default();
-            agents.jump_to_next_waiting();
-            set_current.set(View::Agents);
-            return;
-        }
-        if event.alt_key()
-            && let Some(view) = View::ALL
-                .into_iter()
-                .find(|view| event.key() == view.shortcut().to_string())
-        {
-            event.prevent_default();
-            set_current.set(view);
-        }
-    });
-
+    listen_to_view_keys(agents, set_current);
     view! {
         <div class="frame">
-            <nav class="sidebar" aria-label="Views">
-                <div class="brand">"Switchboard"</div>
-                <ul class="nav">
-                    {View::ALL
-                        .into_iter()
-                        .map(|view| {
-                            view! {
-                                <li>
-                                    <button
-                                        class="nav-item"
-                                        id=format!("nav-{}", view.label().to_lowercase())
-                                        class:active=move || current.get() == view
-                                        aria-current=move || (current.get() == view).then_some("page")
-                                        title=format!("{} (Alt+{})", view.label(), view.shortcut())
-                                        on:click=move |_| set_current.set(view)
-                                    >
-                                        {view.label()}
-                                        {(view == View::Agents).then_some(move || {
-                                            let waiting = agents.rows.with(|rows| rows.iter().filter(|row| row.shown.waits()).count());
-                                            (waiting > 0).then(|| view! {
-                                                <span class="nav-count" id="agents-waiting" title="Agents waiting on you">{waiting}</span>
-                                            })
-                                        })}
-                                    </button>
-                                </li>
-                            }
-                        })
-                        .collect_view()}
-                </ul>
-                <div class="workspace" id="workspace-path" title=move || workspace.get().map(|w| w.path).unwrap_or_default()>
-                    <span class="workspace-name">{move || workspace.get().map(|w| w.name).unwrap_or_default()}</span>
-                    <span class="workspace-path">{move || workspace.get().map(|w| w.path).unwrap_or_default()}</span>
-                </div>
-            </nav>
+            <Sidebar current set_current agents />
             <main class="content">
                 {move || events_off.get().map(|error| view! {
                     <p class="banner error" id="events-off" role="alert">
@@ -246,5 +189,79 @@ pub fn App() -> impl IntoView {
                 }}
             </main>
         </div>
+    }
+}
+
+/// The window's keys to views, for its life: Alt+ a view's letter opens
+/// it, Alt+J the next agent that waits on the developer.
+fn listen_to_view_keys(agents: views::agents::Agents, set_current: WriteSignal<View>) {
+    window_event_listener(leptos::ev::keydown, move |event| {
+        if event.alt_key() && event.key().eq_ignore_ascii_case("j") {
+            event.prevent_default();
+            agents.jump_to_next_waiting();
+            set_current.set(View::Agents);
+            return;
+        }
+        if event.alt_key()
+            && let Some(view) = View::ALL
+                .into_iter()
+                .find(|view| event.key() == view.shortcut().to_string())
+        {
+            event.prevent_default();
+            set_current.set(view);
+        }
+    });
+}
+
+/// The views, the count of agents waiting on the developer, and the
+/// workspace's name and path.
+#[component]
+fn Sidebar(
+    current: ReadSignal<View>,
+    set_current: WriteSignal<View>,
+    agents: views::agents::Agents,
+) -> impl IntoView {
+    let (workspace, set_workspace) = signal(None::<WorkspaceInfo>);
+    spawn_local(async move {
+        match ipc::workspace_info().await {
+            Ok(info) => set_workspace.set(Some(info)),
+            Err(error) => leptos::logging::error!("workspace_info: {}", error.message),
+        }
+    });
+    view! {
+        <nav class="sidebar" aria-label="Views">
+            <div class="brand">"Switchboard"</div>
+            <ul class="nav">
+                {View::ALL
+                    .into_iter()
+                    .map(|view| {
+                        view! {
+                            <li>
+                                <button
+                                    class="nav-item"
+                                    id=format!("nav-{}", view.label().to_lowercase())
+                                    class:active=move || current.get() == view
+                                    aria-current=move || (current.get() == view).then_some("page")
+                                    title=format!("{} (Alt+{})", view.label(), view.shortcut())
+                                    on:click=move |_| set_current.set(view)
+                                >
+                                    {view.label()}
+                                    {(view == View::Agents).then_some(move || {
+                                        let waiting = agents.rows.with(|rows| rows.iter().filter(|row| row.shown.waits()).count());
+                                        (waiting > 0).then(|| view! {
+                                            <span class="nav-count" id="agents-waiting" title="Agents waiting on you">{waiting}</span>
+                                        })
+                                    })}
+                                </button>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+            <div class="workspace" id="workspace-path" title=move || workspace.get().map(|w| w.path).unwrap_or_default()>
+                <span class="workspace-name">{move || workspace.get().map(|w| w.name).unwrap_or_default()}</span>
+                <span class="workspace-path">{move || workspace.get().map(|w| w.path).unwrap_or_default()}</span>
+            </div>
+        </nav>
     }
 }

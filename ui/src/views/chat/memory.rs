@@ -102,83 +102,7 @@ fn MemoryList(
                     entries
                         .get()
                         .into_iter()
-                        .map(|entry| {
-                            let pinned = summary.with(|s| s.is_pinned(&entry));
-                            let is_editing = {
-                                let entry = entry.clone();
-                                move || {
-                                    editing.with(|open| {
-                                        open.as_ref().is_some_and(|(list, text)| *list == which && *text == entry)
-                                    })
-                                }
-                            };
-                            let pin_entry = entry.clone();
-                            let edit_entry = entry.clone();
-                            let shown = entry.clone();
-                            view! {
-                                <li class="memory-entry" class:pinned=pinned>
-                                    {move || {
-                                        if is_editing() {
-                                            let old = shown.clone();
-                                            let on_save = Callback::new(move |text: String| {
-                                                editing.set(None);
-                                                let still_there = summary.with_untracked(|s| s.list(which).contains(&old));
-                                                if still_there {
-                                                    let old = old.clone();
-                                                    save(state, move |s| {
-                                                        s.edit(which, &old, &text);
-                                                    });
-                                                } else {
-                                                    state.error.set(Some(format!(
-                                                        "“{old}” changed while you edited it; edit it again"
-                                                    )));
-                                                }
-                                            });
-                                            // Kept while the lists are drawn again (a
-                                            // turn's summary, a pin).
-                                            let keep = state.session.with_untracked(|s| {
-                                                s.as_ref().map(|s| format!("memory-edit:{}:{}:{shown}", s.id, which.key()))
-                                            });
-                                            view! {
-                                                <EditLine
-                                                    initial=shown.clone()
-                                                    keep=keep.unwrap_or_default()
-                                                    class="memory-edit"
-                                                    label="Edit entry (Enter saves, empty removes, Escape cancels)"
-                                                    on_save
-                                                    on_cancel=Callback::new(move |()| editing.set(None))
-                                                />
-                                            }
-                                            .into_any()
-                                        } else {
-                                            let edit_entry = edit_entry.clone();
-                                            view! {
-                                                <span class="entry-text">{shown.clone()}</span>
-                                                <button
-                                                    class="icon edit-entry"
-                                                    title="Edit"
-                                                    aria-label="Edit"
-                                                    disabled=move || !editable.get()
-                                                    on:click=move |_| editing.set(Some((which, edit_entry.clone())))
-                                                >"✎"</button>
-                                            }
-                                            .into_any()
-                                        }
-                                    }}
-                                    <button
-                                        class="icon pin-entry"
-                                        title=if pinned { "Unpin" } else { "Pin: the model keeps this" }
-                                        aria-label="Pin"
-                                        aria-pressed=pinned.to_string()
-                                        disabled=move || !editable.get()
-                                        on:click=move |_| {
-                                            let entry = pin_entry.clone();
-                                            save(state, move |s| s.toggle_pin(&entry));
-                                        }
-                                    >{if pinned { "★" } else { "☆" }}</button>
-                                </li>
-                            }
-                        })
+                        .map(|entry| view! { <MemoryEntry entry which summary editable editing state /> })
                         .collect_view()
                 }}
             </ul>
@@ -197,5 +121,98 @@ fn MemoryList(
                 }
             />
         </div>
+    }
+}
+
+/// One entry of a memory list: its text (or its editor), Edit, and Pin.
+#[component]
+fn MemoryEntry(
+    entry: String,
+    which: SummaryList,
+    summary: Memo<ConversationSummary>,
+    editable: Memo<bool>,
+    editing: RwSignal<Option<(SummaryList, String)>>,
+    state: ChatState,
+) -> impl IntoView {
+    // Its star follows the summary: a pin changes no entry, so the list
+    // is not drawn again for it.
+    let pinned = {
+        let entry = entry.clone();
+        Memo::new(move |_| summary.with(|s| s.is_pinned(&entry)))
+    };
+    let is_editing = {
+        let entry = entry.clone();
+        move || {
+            editing.with(|open| {
+                open.as_ref()
+                    .is_some_and(|(list, text)| *list == which && *text == entry)
+            })
+        }
+    };
+    let pin_entry = entry.clone();
+    let edit_entry = entry.clone();
+    let shown = entry.clone();
+    view! {
+        <li class="memory-entry" class:pinned=move || pinned.get()>
+            {move || {
+                if is_editing() {
+                    let old = shown.clone();
+                    let on_save = Callback::new(move |text: String| {
+                        editing.set(None);
+                        let still_there = summary.with_untracked(|s| s.list(which).contains(&old));
+                        if still_there {
+                            let old = old.clone();
+                            save(state, move |s| {
+                                s.edit(which, &old, &text);
+                            });
+                        } else {
+                            state.error.set(Some(format!(
+                                "“{old}” changed while you edited it; edit it again"
+                            )));
+                        }
+                    });
+                    // Kept while the lists are drawn again (a
+                    // turn's summary, a pin).
+                    let keep = state.session.with_untracked(|s| {
+                        s.as_ref().map(|s| format!("memory-edit:{}:{}:{shown}", s.id, which.key()))
+                    });
+                    view! {
+                        <EditLine
+                            initial=shown.clone()
+                            keep=keep.unwrap_or_default()
+                            class="memory-edit"
+                            label="Edit entry (Enter saves, empty removes, Escape cancels)"
+                            on_save
+                            on_cancel=Callback::new(move |()| editing.set(None))
+                        />
+                    }
+                    .into_any()
+                } else {
+                    let edit_entry = edit_entry.clone();
+                    view! {
+                        <span class="entry-text">{shown.clone()}</span>
+                        <button
+                            class="icon edit-entry"
+                            title="Edit"
+                            aria-label="Edit"
+                            disabled=move || !editable.get()
+                            on:click=move |_| editing.set(Some((which, edit_entry.clone())))
+                        >"✎"</button>
+                    }
+                    .into_any()
+                }
+            }}
+            <button
+                class="icon pin-entry"
+                title=move || if pinned.get() { "Unpin" } else { "Pin: the model keeps this" }
+                aria-label="Pin"
+                aria-pressed=move || pinned.get().to_string()
+                disabled=move || !editable.get()
+                on:click=move |_| {
+                    let entry = pin_entry.clone();
+                    save(state, move |s| s.toggle_pin(&entry));
+                }
+            >{move || if pinned.get() { "★" } else { "☆" }}</button>
+        </li>
     }
 }
