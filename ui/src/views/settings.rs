@@ -67,36 +67,7 @@ pub fn ModelPicker() -> impl IntoView {
         });
     };
     view! {
-        {move || {
-            // Which backend answers and why — or, when none can, that the
-            // chat has no model and why, before a message is sent.
-            let (text, class, why) = match (listed.with(|list| list.backend.clone()), no_model.get()) {
-                (Some(resolved), _) => (
-                    format!("via {}", resolved.backend.short_label()),
-                    "link muted chat-backend",
-                    resolved.reason,
-                ),
-                (None, Some(problem)) => ("no model answers".to_owned(), "link chat-backend missing", problem),
-                (None, None) => return None,
-            };
-            let navigation = use_context::<crate::app::Navigation>();
-            let spoken = format!("The chat: {text}. {why}. Open Settings to change it.");
-            Some(view! {
-                <button
-                    class=class
-                    id="chat-backend"
-                    title=format!("{why} — change it in Settings")
-                    aria-label=spoken
-                    on:click=move |_| {
-                        if let Some(navigation) = navigation {
-                            navigation.show_settings();
-                        }
-                    }
-                >
-                    {text}
-                </button>
-            })
-        }}
+        <BackendNote listed no_model />
         <select
             id="chat-model"
             aria-label="Model"
@@ -119,6 +90,47 @@ pub fn ModelPicker() -> impl IntoView {
                     .collect_view()
             }}
         </select>
+    }
+}
+
+/// Which backend answers the chat and why — or, when none can, that the
+/// chat has no model and why, before a message is sent; a click opens
+/// Settings.
+#[component]
+fn BackendNote(listed: RwSignal<ModelList>, no_model: RwSignal<Option<String>>) -> impl IntoView {
+    move || {
+        // Which backend answers and why — or, when none can, that the
+        // chat has no model and why, before a message is sent.
+        let (text, class, why) = match (listed.with(|list| list.backend.clone()), no_model.get()) {
+            (Some(resolved), _) => (
+                format!("via {}", resolved.backend.short_label()),
+                "link muted chat-backend",
+                resolved.reason,
+            ),
+            (None, Some(problem)) => (
+                "no model answers".to_owned(),
+                "link chat-backend missing",
+                problem,
+            ),
+            (None, None) => return None,
+        };
+        let navigation = use_context::<crate::app::Navigation>();
+        let spoken = format!("The chat: {text}. {why}. Open Settings to change it.");
+        Some(view! {
+            <button
+                class=class
+                id="chat-backend"
+                title=format!("{why} — change it in Settings")
+                aria-label=spoken
+                on:click=move |_| {
+                    if let Some(navigation) = navigation {
+                        navigation.show_settings();
+                    }
+                }
+            >
+                {text}
+            </button>
+        })
     }
 }
 

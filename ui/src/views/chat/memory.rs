@@ -156,36 +156,7 @@ fn MemoryEntry(
         <li class="memory-entry" class:pinned=move || pinned.get()>
             {move || {
                 if is_editing() {
-                    let old = shown.clone();
-                    let on_save = Callback::new(move |text: String| {
-                        editing.set(None);
-                        let still_there = summary.with_untracked(|s| s.list(which).contains(&old));
-                        if still_there {
-                            let old = old.clone();
-                            save(state, move |s| {
-                                s.edit(which, &old, &text);
-                            });
-                        } else {
-                            state.error.set(Some(format!(
-                                "“{old}” changed while you edited it; edit it again"
-                            )));
-                        }
-                    });
-                    // Kept while the lists are drawn again (a
-                    // turn's summary, a pin).
-                    let keep = state.session.with_untracked(|s| {
-                        s.as_ref().map(|s| format!("memory-edit:{}:{}:{shown}", s.id, which.key()))
-                    });
-                    view! {
-                        <EditLine
-                            initial=shown.clone()
-                            keep=keep.unwrap_or_default()
-                            class="memory-edit"
-                            label="Edit entry (Enter saves, empty removes, Escape cancels)"
-                            on_save
-                            on_cancel=Callback::new(move |()| editing.set(None))
-                        />
-                    }
+                    view! { <EntryEditor shown=shown.clone() which summary editing state /> }
                     .into_any()
                 } else {
                     let edit_entry = edit_entry.clone();
@@ -214,5 +185,48 @@ fn MemoryEntry(
                 }
             >{move || if pinned.get() { "★" } else { "☆" }}</button>
         </li>
+    }
+}
+
+/// An entry being edited: Enter saves (empty removes), Escape cancels;
+/// an entry that changed meanwhile is not overwritten.
+#[component]
+fn EntryEditor(
+    shown: String,
+    which: SummaryList,
+    summary: Memo<ConversationSummary>,
+    editing: RwSignal<Option<(SummaryList, String)>>,
+    state: ChatState,
+) -> impl IntoView {
+    let old = shown.clone();
+    let on_save = Callback::new(move |text: String| {
+        editing.set(None);
+        let still_there = summary.with_untracked(|s| s.list(which).contains(&old));
+        if still_there {
+            let old = old.clone();
+            save(state, move |s| {
+                s.edit(which, &old, &text);
+            });
+        } else {
+            state.error.set(Some(format!(
+                "“{old}” changed while you edited it; edit it again"
+            )));
+        }
+    });
+    // Kept while the lists are drawn again (a
+    // turn's summary, a pin).
+    let keep = state.session.with_untracked(|s| {
+        s.as_ref()
+            .map(|s| format!("memory-edit:{}:{}:{shown}", s.id, which.key()))
+    });
+    view! {
+        <EditLine
+            initial=shown.clone()
+            keep=keep.unwrap_or_default()
+            class="memory-edit"
+            label="Edit entry (Enter saves, empty removes, Escape cancels)"
+            on_save
+            on_cancel=Callback::new(move |()| editing.set(None))
+        />
     }
 }

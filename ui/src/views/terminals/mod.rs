@@ -287,9 +287,36 @@ pub fn Terminals() -> impl IntoView {
         }
         state.refresh();
     });
-    // Sessions, or the reports of the workspace's programs: two tabs, the
-    // arrow keys move between them as in any tab list.
     let reports = state.reports;
+    view! {
+        <section class="terminals" id="view-terminals">
+            <header class="view-header">
+                <h1>"Terminals"</h1>
+                <Tabs reports />
+            </header>
+            {move || match reports.get() {
+                true => view! { <reports::Reports wanted_run=state.report_of_run /> }.into_any(),
+                false => view! {
+                    {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
+                    <div class="terminals-columns">
+                        <aside class="terminals-list">
+                            <list::SessionList state />
+                        </aside>
+                        <div class="terminal-pane">
+                            <Screen state />
+                        </div>
+                    </div>
+                }
+                .into_any(),
+            }}
+        </section>
+    }
+}
+
+/// Sessions, or the reports of the workspace's programs: two tabs, the
+/// arrow keys moving between them as in any tab list.
+#[component]
+fn Tabs(reports: RwSignal<bool>) -> impl IntoView {
     let buttons = [
         NodeRef::<leptos::html::Button>::new(),
         NodeRef::<leptos::html::Button>::new(),
@@ -320,30 +347,10 @@ pub fn Terminals() -> impl IntoView {
         }
     };
     view! {
-        <section class="terminals" id="view-terminals">
-            <header class="view-header">
-                <h1>"Terminals"</h1>
-                <div role="tablist" aria-label="Sessions or reports" class="terminals-tabs">
-                    {tab("Sessions", "terminals-tab-sessions", false)}
-                    {tab("Reports", "terminals-tab-reports", true)}
-                </div>
-            </header>
-            {move || match reports.get() {
-                true => view! { <reports::Reports wanted_run=state.report_of_run /> }.into_any(),
-                false => view! {
-                    {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
-                    <div class="terminals-columns">
-                        <aside class="terminals-list">
-                            <list::SessionList state />
-                        </aside>
-                        <div class="terminal-pane">
-                            <Screen state />
-                        </div>
-                    </div>
-                }
-                .into_any(),
-            }}
-        </section>
+        <div role="tablist" aria-label="Sessions or reports" class="terminals-tabs">
+            {tab("Sessions", "terminals-tab-sessions", false)}
+            {tab("Reports", "terminals-tab-reports", true)}
+        </div>
     }
 }
 
