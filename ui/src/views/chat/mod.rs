@@ -65,6 +65,35 @@ pub fn Chat() -> impl IntoView {
     // Events that arrive before the view's first read wait for it, then
     // fold in after what it read (each once: see `Transcript::fold`).
     let early = StoredValue::new(Some(Vec::<ChatEvent>::new()));
+    read_active(state, mode, early);
+    follow_sidecar(state, early);
+    view! {
+        <section class="chat" id="view-chat">
+            <ChatHeader state mode show_history saved />
+            <SaveStatus status=saved id="chat-export-status" />
+            {move || show_history.get().then(|| view! { <history::History state open=show_history /> })}
+            <div class="chat-columns">
+                <div class="chat-main">
+                    <transcript::TranscriptView state />
+                    {move || state.error.get().map(|message| view! { <p class="error" role="alert" id="chat-error">{message}</p> })}
+                    <ComposeBar state mode draft />
+                </div>
+                <aside class="chat-side">
+                    <memory::MemoryPanel state />
+                    <inspector::Inspector transcript=state.transcript />
+                </aside>
+            </div>
+        </section>
+    }
+}
+
+/// Reads the active chat into the view, then folds in the events that
+/// arrived meanwhile (`early`, which then stops holding them).
+fn read_active(
+    state: ChatState,
+    mode: RwSignal<ChatMode>,
+    early: StoredValue<Option<Vec<ChatEvent>>>,
+) {
     tasks::fetch(async move {
         let active = ipc::chat_history().await;
         let waiting = early.try_update_value(Option::take).flatten();
@@ -94,6 +123,12 @@ pub fn Chat() -> impl IntoView {
             reload_session(state);
         }
     });
+}
+
+/// Folds the sidecar's events into the transcript as they come (held in
+/// `early` until the first read is in), reading the chat again once a
+/// turn is done.
+fn follow_sidecar(state: ChatState, early: StoredValue<Option<Vec<ChatEvent>>>) {
     events::on_sidecar(move |event| {
         let event = early
             .try_update_value(|early| match early {
@@ -113,24 +148,6 @@ pub fn Chat() -> impl IntoView {
             reload_session(state);
         }
     });
-    view! {
-        <section class="chat" id="view-chat">
-            <ChatHeader state mode show_history saved />
-            <SaveStatus status=saved id="chat-export-status" />
-            {move || show_history.get().then(|| view! { <history::History state open=show_history /> })}
-            <div class="chat-columns">
-                <div class="chat-main">
-                    <transcript::TranscriptView state />
-                    {move || state.error.get().map(|message| view! { <p class="error" role="alert" id="chat-error">{message}</p> })}
-                    <ComposeBar state mode draft />
-                </div>
-                <aside class="chat-side">
-                    <memory::MemoryPanel state />
-                    <inspector::Inspector transcript=state.transcript />
-                </aside>
-            </div>
-        </section>
-    }
 }
 
 /// Reads the active chat again after a turn (its summary, for the memory

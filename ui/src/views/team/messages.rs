@@ -80,20 +80,6 @@ pub fn Members(board: TeamBoard) -> impl IntoView {
 /// picks.
 #[component]
 pub fn SendForm(state: TeamState) -> impl IntoView {
-    let members = move || -> Vec<String> {
-        state
-            .board
-            .get()
-            .map(|board| {
-                board
-                    .config
-                    .members
-                    .into_iter()
-                    .map(|member| member.agent_id)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let from = RwSignal::new("developer".to_owned());
     let to = RwSignal::new(String::new());
     let kind = RwSignal::new(MessageType::Plain);
@@ -129,18 +115,7 @@ pub fn SendForm(state: TeamState) -> impl IntoView {
         }>
             <h2>"Message"</h2>
             <label>"From " <input id="msg-from" prop:value=move || from.get() on:input=move |event| from.set(event_target_value(&event)) /></label>
-            <label>"To "
-                <select id="msg-to" on:change=move |event| to.set(event_target_value(&event))>
-                    <option value="">"Everyone (broadcast)"</option>
-                    {move || {
-                        let chosen = to.get_untracked();
-                        members()
-                            .into_iter()
-                            .map(|member| view! { <option value=member.clone() selected=member == chosen>{member.clone()}</option> })
-                            .collect_view()
-                    }}
-                </select>
-            </label>
+            <Recipient state to />
             <label>"Type "
                 <select id="msg-type" on:change=move |event| kind.set(MessageType::parse(&event_target_value(&event)).unwrap_or_default())>
                     {MessageType::ALL.map(|kind| view! { <option value=kind.as_str()>{kind.as_str().replace('_', " ")}</option> }).collect_view()}
@@ -157,5 +132,38 @@ pub fn SendForm(state: TeamState) -> impl IntoView {
             {move || sent.get().then(|| view! { <span class="muted" id="msg-sent" role="status">"Sent."</span> })}
             {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
         </form>
+    }
+}
+
+/// Whom a message goes to: everyone, or one of the team's members.
+#[component]
+fn Recipient(state: TeamState, to: RwSignal<String>) -> impl IntoView {
+    let members = move || -> Vec<String> {
+        state
+            .board
+            .get()
+            .map(|board| {
+                board
+                    .config
+                    .members
+                    .into_iter()
+                    .map(|member| member.agent_id)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    view! {
+        <label>"To "
+            <select id="msg-to" on:change=move |event| to.set(event_target_value(&event))>
+                <option value="">"Everyone (broadcast)"</option>
+                {move || {
+                    let chosen = to.get_untracked();
+                    members()
+                        .into_iter()
+                        .map(|member| view! { <option value=member.clone() selected=member == chosen>{member.clone()}</option> })
+                        .collect_view()
+                }}
+            </select>
+        </label>
     }
 }
