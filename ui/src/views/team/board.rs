@@ -359,16 +359,6 @@ pub fn NewTaskForm(state: TeamState) -> impl IntoView {
     let priority = RwSignal::new(Priority::Normal);
     let chosen = RwSignal::new(Vec::<String>::new());
     let error = RwSignal::new(None::<String>);
-    let open = move || -> Vec<Task> {
-        state
-            .board
-            .get()
-            .map(|board| board.tasks)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|task| task.status != TaskStatus::Completed)
-            .collect()
-    };
     let create = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         let request = TaskCreateRequest {
@@ -406,34 +396,52 @@ pub fn NewTaskForm(state: TeamState) -> impl IntoView {
                     .map(|level| view! { <option value=level.as_str() selected=level == Priority::Normal>{level.as_str()}</option> })
                     .collect_view()}
             </select>
-            <fieldset class="new-task-deps">
-                <legend>"Depends on"</legend>
-                {move || open()
-                    .into_iter()
-                    .map(|task| {
-                        let checked = chosen.with_untracked(|chosen| chosen.contains(&task.id));
-                        let id = task.id.clone();
-                        let toggle = move |event: leptos::ev::Event| {
-                            let on = event_target_checked(&event);
-                            let id = id.clone();
-                            chosen.update(|chosen| {
-                                chosen.retain(|other| *other != id);
-                                if on {
-                                    chosen.push(id);
-                                }
-                            });
-                        };
-                        view! {
-                            <label class="dep-choice">
-                                <input type="checkbox" value=task.id.clone() prop:checked=checked on:change=toggle />
-                                {task.title}
-                            </label>
-                        }
-                    })
-                    .collect_view()}
-            </fieldset>
+            <DependencyChoice state chosen />
             <button type="submit" class="primary" id="new-task-create">"Create"</button>
             {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
         </form>
+    }
+}
+
+/// The open tasks a new task may depend on, each a checkbox.
+#[component]
+fn DependencyChoice(state: TeamState, chosen: RwSignal<Vec<String>>) -> impl IntoView {
+    let open = move || -> Vec<Task> {
+        state
+            .board
+            .get()
+            .map(|board| board.tasks)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|task| task.status != TaskStatus::Completed)
+            .collect()
+    };
+    view! {
+        <fieldset class="new-task-deps">
+            <legend>"Depends on"</legend>
+            {move || open()
+                .into_iter()
+                .map(|task| {
+                    let checked = chosen.with_untracked(|chosen| chosen.contains(&task.id));
+                    let id = task.id.clone();
+                    let toggle = move |event: leptos::ev::Event| {
+                        let on = event_target_checked(&event);
+                        let id = id.clone();
+                        chosen.update(|chosen| {
+                            chosen.retain(|other| *other != id);
+                            if on {
+                                chosen.push(id);
+                            }
+                        });
+                    };
+                    view! {
+                        <label class="dep-choice">
+                            <input type="checkbox" value=task.id.clone() prop:checked=checked on:change=toggle />
+                            {task.title}
+                        </label>
+                    }
+                })
+                .collect_view()}
+        </fieldset>
     }
 }
