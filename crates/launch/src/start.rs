@@ -165,6 +165,8 @@ pub async fn start(
     };
     if begun.is_err() && !launch.session.is_empty() {
         let _ = client.kill(&launch.session, None).await;
+        // Its terminal's log goes with it: the start never happened.
+        let _ = switchboard_store::session_log::remove(workspace.root(), &launch.session);
     }
     match begun {
         Ok(()) => {

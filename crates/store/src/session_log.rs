@@ -246,6 +246,34 @@ pub fn find(workspace_root: &Path, session: &str) -> Result<String, StoreError> 
         })
 }
 
+/// Removes the log of session `id` (its rotated parts too): for a session
+/// that was never anybody's (a start rolled back). An id that is not one,
+/// or a log that is not there, removes nothing.
+pub fn remove(workspace_root: &Path, id: &str) -> Result<(), StoreError> {
+    if !switchboard_model::program::is_session_id(id) {
+        return Ok(());
+    }
+    let dir = dir(workspace_root);
+    let parts = (1..)
+        .map(|n| dir.join(format!("{id}.{n}.cast")))
+        .take_while(|part| part.exists())
+        .chain(std::iter::once(dir.join(format!("{id}.cast"))));
+    for part in parts {
+        match std::fs::remove_file(&part) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "could not remove",
+                    path: part,
+                    source,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The whole log of session `id` (an id, see [`find`]): its rotated parts
 /// oldest first, then the current file, parsed.
 pub fn read(workspace_root: &Path, id: &str) -> Result<Log, StoreError> {

@@ -353,6 +353,10 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
     assert!(!project.root.join(".claude/worktrees/out").exists());
     assert!(!project.root.join(".switchboard/launches/out.json").exists());
     assert!(git(&project.root, &["branch", "--list", "switchboard/out"]).is_empty());
+    let logs = std::fs::read_dir(project.root.join(".switchboard/sessions"))
+        .map(|dir| dir.count())
+        .unwrap_or(0);
+    assert_eq!(logs, 0, "the killed terminal's log is gone with it");
     let listed = project.session(&["list", "--json"]);
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
     let sessions = listed["sessions"].as_array().unwrap();
