@@ -3,7 +3,7 @@
 //! chats, so it can still be recovered by hand).
 
 use leptos::prelude::*;
-use switchboard_model::chat::{ChatHistory, transcript::Transcript};
+use switchboard_model::chat::{ChatHistory, ChatSessionInfo, transcript::Transcript};
 
 use super::ChatState;
 use crate::{ipc, tasks};
@@ -21,7 +21,7 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
         })
     };
     refresh();
-    let resume = move |id: String| {
+    let resume = Callback::new(move |id: String| {
         tasks::act(async move {
             match ipc::chat_resume(&id).await {
                 Ok(session) => {
@@ -34,8 +34,8 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
                 Err(failure) => state.error.set(Some(failure.message)),
             }
         })
-    };
-    let trash = move |id: String| {
+    });
+    let trash = Callback::new(move |id: String| {
         tasks::act(async move {
             match ipc::chat_trash(&id).await {
                 Ok(()) => {
@@ -53,8 +53,7 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
                 Err(failure) => state.error.set(Some(failure.message)),
             }
         })
-    };
-    let busy = move || state.transcript.with(|t| t.streaming.is_some());
+    });
 
     view! {
         <section class="chat-history" id="chat-history" aria-label="Chat history">
@@ -67,33 +66,49 @@ pub fn History(state: ChatState, open: RwSignal<bool>) -> impl IntoView {
                         .get()
                         .sessions
                         .into_iter()
-                        .map(|chat| {
-                            let (open_id, trash_id) = (chat.id.clone(), chat.id.clone());
-                            let when = chat.updated_at.to_string().get(..16).unwrap_or_default().replace('T', " ");
-                            view! {
-                                <li class="chat-history-entry" class:active=chat.active data-session=chat.id.clone()>
-                                    <button
-                                        class="chat-history-open"
-                                        disabled=busy
-                                        title="Continue this chat"
-                                        on:click=move |_| resume(open_id.clone())
-                                    >
-                                        <span class="title">{chat.title}</span>
-                                        <span class="muted">{format!("{when} · {} messages · {}", chat.messages, chat.mode.as_str())}</span>
-                                    </button>
-                                    <button
-                                        class="icon chat-history-trash"
-                                        title="Move to trash"
-                                        aria-label="Move to trash"
-                                        disabled=busy
-                                        on:click=move |_| trash(trash_id.clone())
-                                    >"✕"</button>
-                                </li>
-                            }
-                        })
+                        .map(|chat| view! { <HistoryEntry chat state resume trash /> })
                         .collect_view()
                 }}
             </ul>
         </section>
+    }
+}
+
+/// One chat of the history: continue it, or move it to the trash (not
+/// while a turn streams).
+#[component]
+fn HistoryEntry(
+    chat: ChatSessionInfo,
+    state: ChatState,
+    resume: Callback<String>,
+    trash: Callback<String>,
+) -> impl IntoView {
+    let busy = move || state.transcript.with(|t| t.streaming.is_some());
+    let (open_id, trash_id) = (chat.id.clone(), chat.id.clone());
+    let when = chat
+        .updated_at
+        .to_string()
+        .get(..16)
+        .unwrap_or_default()
+        .replace('T', " ");
+    view! {
+        <li class="chat-history-entry" class:active=chat.active data-session=chat.id.clone()>
+            <button
+                class="chat-history-open"
+                disabled=busy
+                title="Continue this chat"
+                on:click=move |_| resume.run(open_id.clone())
+            >
+                <span class="title">{chat.title}</span>
+                <span class="muted">{format!("{when} · {} messages · {}", chat.messages, chat.mode.as_str())}</span>
+            </button>
+            <button
+                class="icon chat-history-trash"
+                title="Move to trash"
+                aria-label="Move to trash"
+                disabled=busy
+                on:click=move |_| trash.run(trash_id.clone())
+            >"✕"</button>
+        </li>
     }
 }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use switchboard_model::{
     ipc::StoreChange,
-    tape::view::{TapeHit, TapeList, TapeView},
+    tape::view::{TapeHit, TapeList, TapeSummary, TapeView},
 };
 
 use crate::{events, ipc, tasks};
@@ -175,38 +175,8 @@ fn TapeListView(state: TapesState) -> impl IntoView {
                 let items = tapes
                     .into_iter()
                     .map(|tape| {
-                        let id = tape.id.clone();
                         let current = open.as_deref() == Some(tape.id.as_str());
-                        let details = [
-                            Some(format!(
-                                "{} exchange{}",
-                                tape.exchanges,
-                                if tape.exchanges == 1 { "" } else { "s" }
-                            )),
-                            Some(minutes(tape.duration_ms)),
-                            tape.exit.clone(),
-                            tape.tag.clone(),
-                            tape.created_at.get(..16).map(|date| date.replace('T', " ")),
-                            tape.redacted
-                                .map(|on| if on { "redacted" } else { "not redacted" }.to_owned()),
-                        ]
-                        .into_iter()
-                        .flatten()
-                        .collect::<Vec<_>>()
-                        .join(" · ");
-                        view! {
-                            <li>
-                                <button
-                                    class="tape-item"
-                                    class:current=current
-                                    data-id=tape.id.clone()
-                                    on:click=move |_| state.open(id.clone(), None)
-                                >
-                                    <span class="tape-name">{tape.name.clone()}</span>
-                                    <span class="muted tape-details">{details}</span>
-                                </button>
-                            </li>
-                        }
+                        view! { <TapeItem tape current state /> }
                     })
                     .collect_view();
                 view! {
@@ -322,4 +292,40 @@ pub fn marked(text: &str, needle: &str) -> impl IntoView + use<> {
     }
     parts.push(view! { <span>{text[at..].to_owned()}</span> }.into_any());
     parts
+}
+
+/// One tape of the list: its name and what it holds; a click opens it.
+#[component]
+fn TapeItem(tape: TapeSummary, current: bool, state: TapesState) -> impl IntoView {
+    let id = tape.id.clone();
+    let details = [
+        Some(format!(
+            "{} exchange{}",
+            tape.exchanges,
+            if tape.exchanges == 1 { "" } else { "s" }
+        )),
+        Some(minutes(tape.duration_ms)),
+        tape.exit.clone(),
+        tape.tag.clone(),
+        tape.created_at.get(..16).map(|date| date.replace('T', " ")),
+        tape.redacted
+            .map(|on| if on { "redacted" } else { "not redacted" }.to_owned()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ");
+    view! {
+        <li>
+            <button
+                class="tape-item"
+                class:current=current
+                data-id=tape.id.clone()
+                on:click=move |_| state.open(id.clone(), None)
+            >
+                <span class="tape-name">{tape.name.clone()}</span>
+                <span class="muted tape-details">{details}</span>
+            </button>
+        </li>
+    }
 }
