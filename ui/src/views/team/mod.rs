@@ -147,64 +147,10 @@ pub fn Team() -> impl IntoView {
         <section class="team" id="view-team">
             <header class="view-header">
                 <h1>"Team"</h1>
-                {move || {
-                    let teams = state.teams.get();
-                    (!teams.is_empty()).then(|| view! {
-                        <label class="team-picker">
-                            "Team "
-                            <select
-                                id="team-picker"
-                                on:change=move |event| {
-                                    let chosen = event_target_value(&event);
-                                    let team = state.teams.with_untracked(|teams| {
-                                        teams.iter().find(|team| key(team) == chosen).cloned()
-                                    });
-                                    state.team.set(team);
-                                    state.refused.set(None);
-                                    state.reload();
-                                }
-                            >
-                                {teams
-                                    .into_iter()
-                                    .map(|team| {
-                                        let selected = state.team.get_untracked().as_ref() == Some(&team);
-                                        view! { <option value=key(&team) selected=selected>{label(&team)}</option> }
-                                    })
-                                    .collect_view()}
-                            </select>
-                        </label>
-                    })
-                }}
+                <TeamPicker state />
             </header>
             {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
-            {move || match state.board.get() {
-                None if state.teams.get().is_empty() => view! {
-                    <p class="muted" id="team-empty">
-                        "No team in this workspace yet. Teams appear here when opencode-teams creates them in "
-                        <code>".opencode/opencode-teams/"</code>
-                        ", or when a Claude Code agent team works in this folder."
-                    </p>
-                }
-                .into_any(),
-                None => view! { <p class="muted">"Loading…"</p> }.into_any(),
-                Some(board) => {
-                    let note = (!board.source.writable()).then(|| view! {
-                        <p class="muted" id="team-read-only">
-                            "Claude Code's team: shown as its agents leave it, read only — Switchboard never changes Claude Code's files."
-                        </p>
-                    });
-                    let problems = board
-                        .problems
-                        .iter()
-                        .map(|problem| view! {
-                            <p class="warning team-problem" role="status">
-                                {format!("Not read: {} — {}", problem.path, problem.reason)}
-                            </p>
-                        })
-                        .collect_view();
-                    view! { {note} {problems} }.into_any()
-                }
-            }}
+            <BoardNotes state />
             // The forms stay put while the board refreshes under them, so
             // a draft survives the agents' changes.
             <div class="team-columns" class:hidden=move || state.board.with(Option::is_none)>
@@ -220,5 +166,74 @@ pub fn Team() -> impl IntoView {
                 </aside>
             </div>
         </section>
+    }
+}
+
+/// The teams to choose from (none shown while there are none).
+#[component]
+fn TeamPicker(state: TeamState) -> impl IntoView {
+    move || {
+        let teams = state.teams.get();
+        (!teams.is_empty()).then(|| view! {
+            <label class="team-picker">
+                "Team "
+                <select
+                    id="team-picker"
+                    on:change=move |event| {
+                        let chosen = event_target_value(&event);
+                        let team = state.teams.with_untracked(|teams| {
+                            teams.iter().find(|team| key(team) == chosen).cloned()
+                        });
+                        state.team.set(team);
+                        state.refused.set(None);
+                        state.reload();
+                    }
+                >
+                    {teams
+                        .into_iter()
+                        .map(|team| {
+                            let selected = state.team.get_untracked().as_ref() == Some(&team);
+                            view! { <option value=key(&team) selected=selected>{label(&team)}</option> }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+        })
+    }
+}
+
+/// What the board says about itself: a team with none yet, Claude Code's
+/// read-only team, files that could not be read.
+#[component]
+fn BoardNotes(state: TeamState) -> impl IntoView {
+    move || {
+        match state.board.get() {
+            None if state.teams.get().is_empty() => view! {
+                <p class="muted" id="team-empty">
+                    "No team in this workspace yet. Teams appear here when opencode-teams creates them in "
+                    <code>".opencode/opencode-teams/"</code>
+                    ", or when a Claude Code agent team works in this folder."
+                </p>
+            }
+            .into_any(),
+            None => view! { <p class="muted">"Loading…"</p> }.into_any(),
+            Some(board) => {
+                let note = (!board.source.writable()).then(|| view! {
+                    <p class="muted" id="team-read-only">
+                        "Claude Code's team: shown as its agents leave it, read only — Switchboard never changes Claude Code's files."
+                    </p>
+                });
+                let problems = board
+                    .problems
+                    .iter()
+                    .map(|problem| view! {
+                        <p class="warning team-problem" role="status">
+                            {format!("Not read: {} — {}", problem.path, problem.reason)}
+                        </p>
+                    })
+                    .collect_view();
+                view! { {note} {problems} }.into_any()
+            }
+        }
     }
 }
