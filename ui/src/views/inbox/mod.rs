@@ -50,29 +50,7 @@ pub fn Inbox() -> impl IntoView {
     let place = RwSignal::new(list::ListPlace::default());
     let opened = RwSignal::new(None::<String>);
 
-    let show = move |answer: Result<DeliveryList, ErrorPayload>| {
-        let next = match answer {
-            Ok(list) => Loaded::Ready {
-                deliveries: list.deliveries,
-                warnings: list.warnings,
-            },
-            Err(error) => Loaded::Failed(error.message),
-        };
-        now.set(browser_now());
-        let first = loaded.get_untracked() == Loaded::Loading;
-        loaded.set(next);
-        if first {
-            let reached = ipc::ui_phase(StartPhase::FirstData);
-            tasks::act(async move {
-                let _ = reached.await;
-            });
-            request_animation_frame(|| {
-                tasks::act(async {
-                    let _ = ipc::ui_ready().await;
-                })
-            });
-        }
-    };
+    let show = move |answer| show_list(loaded, now, answer);
     let refresh = move || tasks::fetch(async move { show(ipc::list_deliveries().await) });
     // The window's first inbox is the one the page read while the wasm
     // loaded, shown as the view mounts if it had come; a change on disk
@@ -95,15 +73,7 @@ pub fn Inbox() -> impl IntoView {
         }
         revision.update(|revision| *revision += 1);
     });
-    // A delivery another view asked to open (the Agents view's Enter).
-    if let Some(navigation) = use_context::<crate::app::Navigation>() {
-        Effect::new(move |_| {
-            if let Some(id) = navigation.open_delivery.get() {
-                navigation.open_delivery.set(None);
-                selected.set(Some(id));
-            }
-        });
-    }
+    open_when_asked(selected);
     let navigation = use_context::<crate::app::Navigation>();
     let show_agents = Callback::new(move |()| {
         if let Some(navigation) = navigation {
@@ -129,5 +99,47 @@ pub fn Inbox() -> impl IntoView {
                 None => view! { <list::DeliveryList loaded selected now place opened /> }.into_any(),
             }}
         </section>
+    }
+}
+
+/// Shows `answer` as the inbox, its ages from now; the first one tells the
+/// shell the window has its first data, and once painted that it is ready.
+fn show_list(
+    loaded: RwSignal<Loaded>,
+    now: RwSignal<Timestamp>,
+    answer: Result<DeliveryList, ErrorPayload>,
+) {
+    let next = match answer {
+        Ok(list) => Loaded::Ready {
+            deliveries: list.deliveries,
+            warnings: list.warnings,
+        },
+        Err(error) => Loaded::Failed(error.message),
+    };
+    now.set(browser_now());
+    let first = loaded.get_untracked() == Loaded::Loading;
+    loaded.set(next);
+    if first {
+        let reached = ipc::ui_phase(StartPhase::FirstData);
+        tasks::act(async move {
+            let _ = reached.await;
+        });
+        request_animation_frame(|| {
+            tasks::act(async {
+                let _ = ipc::ui_ready().await;
+            })
+        });
+    }
+}
+
+/// Opens the delivery another view asks for (the Agents view's Enter).
+fn open_when_asked(selected: RwSignal<Option<String>>) {
+    if let Some(navigation) = use_context::<crate::app::Navigation>() {
+        Effect::new(move |_| {
+            if let Some(id) = navigation.open_delivery.get() {
+                navigation.open_delivery.set(None);
+                selected.set(Some(id));
+            }
+        });
     }
 }
