@@ -103,6 +103,16 @@ pub fn Board(state: TeamState) -> impl IntoView {
             </section>
         }
     });
+    view! {
+        <ReadyQueue tasks state />
+        <div class="task-columns">{columns}</div>
+    }
+}
+
+/// The pending tasks whose dependencies are done, the first few unless
+/// all are asked for; a title opens its task.
+#[component]
+fn ReadyQueue(tasks: Memo<Vec<Shown>>, state: TeamState) -> impl IntoView {
     let ready = Memo::new(move |_| {
         tasks.with(|tasks| {
             tasks
@@ -122,27 +132,26 @@ pub fn Board(state: TeamState) -> impl IntoView {
         shown
     };
     view! {
-            <section class="ready-queue" aria-label="Ready to start">
-                <h2>"Ready to start (" <span id="ready-count">{ready_count}</span> ")"</h2>
-                <ol id="ready-queue">
-                    <For each=ready_shown key=|shown| shown.key.clone() let(shown)>
-                        <li class="ready" data-id=shown.task.id.clone()>
-                            <span class=format!("badge priority-{}", shown.task.priority.as_str())>{shown.task.priority.as_str()}</span>
-                            " "
-                            <button class="link" on:click={
-                                let id = shown.task.id.clone();
-                                move |_| state.open.set(Some(id.clone()))
-                            }>{shown.task.title.clone()}</button>
-                        </li>
-                    </For>
-                </ol>
-                {move || (ready_count() > READY_SHOWN).then(|| view! {
-                    <button class="link" id="ready-more" aria-expanded=move || expanded.get().to_string() on:click=move |_| expanded.update(|on| *on = !*on)>
-                        {move || if expanded.get() { "Show fewer".to_owned() } else { format!("Show all {}", ready_count()) }}
-                    </button>
-                })}
-            </section>
-            <div class="task-columns">{columns}</div>
+        <section class="ready-queue" aria-label="Ready to start">
+            <h2>"Ready to start (" <span id="ready-count">{ready_count}</span> ")"</h2>
+            <ol id="ready-queue">
+                <For each=ready_shown key=|shown| shown.key.clone() let(shown)>
+                    <li class="ready" data-id=shown.task.id.clone()>
+                        <span class=format!("badge priority-{}", shown.task.priority.as_str())>{shown.task.priority.as_str()}</span>
+                        " "
+                        <button class="link" on:click={
+                            let id = shown.task.id.clone();
+                            move |_| state.open.set(Some(id.clone()))
+                        }>{shown.task.title.clone()}</button>
+                    </li>
+                </For>
+            </ol>
+            {move || (ready_count() > READY_SHOWN).then(|| view! {
+                <button class="link" id="ready-more" aria-expanded=move || expanded.get().to_string() on:click=move |_| expanded.update(|on| *on = !*on)>
+                    {move || if expanded.get() { "Show fewer".to_owned() } else { format!("Show all {}", ready_count()) }}
+                </button>
+            })}
+        </section>
     }
 }
 
