@@ -213,7 +213,7 @@ pub fn SelectionBar(
     let error = RwSignal::new(None::<String>);
     let hint = RwSignal::new(false);
     let delivery_id = StoredValue::new(delivery_id);
-    let store = move |kind: AnnotationKind| {
+    let store = Callback::new(move |kind: AnnotationKind| {
         let Some(range) = selected.get_untracked() else {
             return;
         };
@@ -230,7 +230,7 @@ pub fn SelectionBar(
             on_saved.try_run(());
         });
         save(new, error, finished);
-    };
+    });
     // Takes the frame's selection; false (and a hint) when there is none.
     let take_frame_selection = move || {
         let taken = frame.and_then(frame_selection);
@@ -250,7 +250,7 @@ pub fn SelectionBar(
                 }>"Comment"</button>
                 <button id="frame-highlight" on:click=move |_| {
                     if take_frame_selection() {
-                        store(AnnotationKind::Highlight);
+                        store.run(AnnotationKind::Highlight);
                     }
                 }>"Highlight"</button>
                 {move || hint.get().then(|| view! {
@@ -259,7 +259,20 @@ pub fn SelectionBar(
             </div>
         }
     });
-    let floating = move || {
+    view! { {tools} <FloatingBar selected writing text error store /> }
+}
+
+/// The bar beside a selection in the body: Comment (then the comment
+/// and Save) or Highlight.
+#[component]
+fn FloatingBar(
+    selected: RwSignal<Option<Selected>>,
+    writing: RwSignal<bool>,
+    text: RwSignal<String>,
+    error: RwSignal<Option<String>>,
+    store: Callback<AnnotationKind>,
+) -> impl IntoView {
+    move || {
         selected.get().map(|range| {
             let excerpt: String = range.text.chars().take(80).collect();
             view! {
@@ -273,16 +286,16 @@ pub fn SelectionBar(
                                     rows=2
                                     placeholder="Your comment (Ctrl+Enter saves)"
                                     text
-                                    on_submit=move |()| store(AnnotationKind::Comment)
+                                    on_submit=move |()| store.run(AnnotationKind::Comment)
                                 />
-                                <button id="annotate-save" class="primary" on:click=move |_| store(AnnotationKind::Comment)>"Save"</button>
+                                <button id="annotate-save" class="primary" on:click=move |_| store.run(AnnotationKind::Comment)>"Save"</button>
                                 <button id="annotate-cancel" on:click=move |_| writing.set(false)>"Cancel"</button>
                             }
                                 .into_any()
                         } else {
                             view! {
                                 <button id="annotate-comment" on:click=move |_| writing.set(true)>"Comment"</button>
-                                <button id="annotate-highlight" on:click=move |_| store(AnnotationKind::Highlight)>"Highlight"</button>
+                                <button id="annotate-highlight" on:click=move |_| store.run(AnnotationKind::Highlight)>"Highlight"</button>
                             }
                                 .into_any()
                         }
@@ -291,8 +304,7 @@ pub fn SelectionBar(
                 </div>
             }
         })
-    };
-    view! { {tools} {floating} }
+    }
 }
 
 /// A box for a comment on the delivery as a whole.
