@@ -505,6 +505,54 @@ fn the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered(
     })
 }
 
+/// A started agent the trial ends: `stop` ends it and says whether that
+/// worked; a trial that fails before ends it on the way out.
+struct Started<'a> {
+    environment: &'a Environment,
+    project: std::path::PathBuf,
+    name: &'static str,
+    stopped: bool,
+}
+
+impl<'a> Started<'a> {
+    fn new(environment: &'a Environment, project: &Path, name: &'static str) -> Self {
+        Self {
+            environment,
+            project: project.to_owned(),
+            name,
+            stopped: false,
+        }
+    }
+
+    fn run_stop(&self) -> std::io::Result<std::process::Output> {
+        self.environment
+            .binaries
+            .cli(&self.project)
+            .args(["agent", "stop", self.name])
+            .output()
+    }
+
+    /// Ends the agent, which must work.
+    fn stop(mut self) -> Result<()> {
+        self.stopped = true;
+        let stopped = self.run_stop()?;
+        ensure!(
+            stopped.status.success(),
+            "{}",
+            String::from_utf8_lossy(&stopped.stderr)
+        );
+        Ok(())
+    }
+}
+
+impl Drop for Started<'_> {
+    fn drop(&mut self) {
+        if !self.stopped {
+            let _ = self.run_stop();
+        }
+    }
+}
+
 /// A settings folder in `dir` naming, as the window's Claude Code, the
 /// real one with `server` as its model and `claude`'s configuration.
 fn scripted_claude(
@@ -534,6 +582,8 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
     ]);
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
+    // The agent runs in the session host: ended whatever the trial does.
+    let started = Started::new(environment, &project, "tidy");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -638,17 +688,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
             Ok(())
         },
     )?;
-    // The agent still runs in the session host: end it.
-    let stopped = environment
-        .binaries
-        .cli(&project)
-        .args(["agent", "stop", "tidy"])
-        .output()?;
-    ensure!(
-        stopped.status.success(),
-        "{}",
-        String::from_utf8_lossy(&stopped.stderr)
-    );
+    started.stop()?;
     Ok(())
 }
 
@@ -691,6 +731,8 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
     let server = MessagesServer::start(vec![Turn::text("Logged in.")]);
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
+    // The agent runs in the session host: ended whatever the trial does.
+    let started = Started::new(environment, &project, "add-login");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -729,16 +771,7 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
             Ok(())
         },
     )?;
-    let stopped = environment
-        .binaries
-        .cli(&project)
-        .args(["agent", "stop", "add-login"])
-        .output()?;
-    ensure!(
-        stopped.status.success(),
-        "{}",
-        String::from_utf8_lossy(&stopped.stderr)
-    );
+    started.stop()?;
     Ok(())
 }
 
@@ -758,6 +791,8 @@ fn a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up(
     ]);
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
+    // The agent runs in the session host: ended whatever the trial does.
+    let started = Started::new(environment, &project, "greet");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -842,15 +877,6 @@ fn a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up(
             Ok(())
         },
     )?;
-    let stopped = environment
-        .binaries
-        .cli(&project)
-        .args(["agent", "stop", "greet"])
-        .output()?;
-    ensure!(
-        stopped.status.success(),
-        "{}",
-        String::from_utf8_lossy(&stopped.stderr)
-    );
+    started.stop()?;
     Ok(())
 }
