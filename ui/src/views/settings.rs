@@ -161,6 +161,27 @@ fn number_field(
     }
 }
 
+/// A checkbox bound to the draft's `field`.
+fn check_field(
+    id: &'static str,
+    label: &'static str,
+    get: fn(&Settings) -> bool,
+    field: fn(&mut Settings) -> &mut bool,
+    draft: RwSignal<Settings>,
+) -> impl IntoView {
+    view! {
+        <label class="checkbox">
+            <input
+                id=id
+                type="checkbox"
+                prop:checked=move || draft.with(get)
+                on:change=move |event| draft.update(|s| *field(s) = event_target_checked(&event))
+            />
+            {label}
+        </label>
+    }
+}
+
 /// A text field for an optional setting; empty means the default.
 fn text_field(
     id: &'static str,
@@ -329,15 +350,7 @@ fn ChatSection(draft: RwSignal<Settings>) -> impl IntoView {
                 draft.update(|s| s.build_globs = (!globs.is_empty()).then_some(globs));
             }
         />
-        <label class="checkbox">
-            <input
-                id="settings-dry-run"
-                type="checkbox"
-                prop:checked=move || draft.with(|s| s.dry_run)
-                on:change=move |event| draft.update(|s| s.dry_run = event_target_checked(&event))
-            />
-            "Dry run: show the model's writes for approval instead of applying them"
-        </label>
+        {check_field("settings-dry-run", "Dry run: show the model's writes for approval instead of applying them", |s| s.dry_run, |s| &mut s.dry_run, draft)}
     }
 }
 
@@ -347,15 +360,7 @@ fn ChatSection(draft: RwSignal<Settings>) -> impl IntoView {
 fn AgentSections(draft: RwSignal<Settings>) -> impl IntoView {
     view! {
         <h2>"Agents"</h2>
-        <label class="checkbox">
-            <input
-                id="settings-notify-turn-finished"
-                type="checkbox"
-                prop:checked=move || draft.with(|s| s.notify_turn_finished)
-                on:change=move |event| draft.update(|s| s.notify_turn_finished = event_target_checked(&event))
-            />
-            "Notify when an agent finishes its turn (agents waiting on you always notify)"
-        </label>
+        {check_field("settings-notify-turn-finished", "Notify when an agent finishes its turn (agents waiting on you always notify)", |s| s.notify_turn_finished, |s| &mut s.notify_turn_finished, draft)}
         <h2>"Program sessions"</h2>
         <p class="muted">"For the session host agents drive programs through; it reads these when it next starts (a minute after its last session ends)."</p>
         {number_field("settings-max-sessions", "Live sessions at once", "1", Limits::default().max_sessions as u64,
@@ -365,15 +370,7 @@ fn AgentSections(draft: RwSignal<Settings>) -> impl IntoView {
         {number_field("settings-session-max", "Seconds a session may run before it is ended (0: never)", "0",
             Limits::default().max_runtime_secs, |s| s.session_max_secs, |s, v| s.session_max_secs = v, draft)}
         <h2>"Agents elsewhere"</h2>
-        <label class="checkbox">
-            <input
-                id="settings-serve-http"
-                type="checkbox"
-                prop:checked=move || draft.with(|s| s.serve_http)
-                on:change=move |event| draft.update(|s| s.serve_http = event_target_checked(&event))
-            />
-            "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; starts or stops when you save)"
-        </label>
+        {check_field("settings-serve-http", "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; starts or stops when you save)", |s| s.serve_http, |s| &mut s.serve_http, draft)}
         {number_field("settings-http-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_HTTP_PORT),
             |s| s.http_port.map(u64::from), |s, v| s.http_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
     }
