@@ -100,11 +100,16 @@ pub async fn session_type(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let client = client(&state)?;
-    // A started agent's interface takes a line's text and its Enter apart.
-    let agent = launches::list(&state.workspace)
-        .map_err(ErrorPayload::from)?
+    // A started agent's interface takes a line's text and its Enter apart
+    // (the launches are read only for a line, not for each key typed).
+    let has_line = inputs
         .iter()
-        .any(|launch| launch.session == request.session);
+        .any(|(input, _)| matches!(input, Input::Line(_)));
+    let agent = has_line
+        && launches::list(&state.workspace)
+            .map_err(ErrorPayload::from)?
+            .iter()
+            .any(|launch| launch.session == request.session);
     for (input, secret) in inputs {
         match input {
             Input::Line(text) if agent => {
