@@ -399,6 +399,7 @@ fn record(workspace: &Workspace, args: &RecordSessionArgs) -> Result<u8> {
                 "exchanges": saved.written.as_ref().map_or(0, |(_, count)| *count),
                 "replaced": saved.replaced.iter().map(|(path, count)| json!({"tape": path, "exchanges": count})).collect::<Vec<_>>(),
                 "known": saved.known,
+                "unplaced": saved.unplaced.iter().map(|(path, reason)| json!({"tape": path, "reason": reason})).collect::<Vec<_>>(),
             })
         );
     } else {

@@ -45,6 +45,9 @@ pub struct Saved {
     pub replaced: Vec<(String, usize)>,
     /// Exchanges already on tape, kept (`new` mode).
     pub known: usize,
+    /// Tapes whose exchanges could not be replaced, with why: those
+    /// exchanges went to the new tape instead.
+    pub unplaced: Vec<(String, String)>,
     /// Nothing was recorded: the mode is `disabled`.
     pub disabled: bool,
 }
@@ -64,6 +67,11 @@ impl fmt::Display for Saved {
         }
         for (path, count) in &self.replaced {
             said.push(format!("replaced {count} in {path}"));
+        }
+        for (path, reason) in &self.unplaced {
+            said.push(format!(
+                "could not replace in {path} ({reason}): recorded to the new tape instead"
+            ));
         }
         if self.known > 0 {
             said.push(format!("{} already on tape (kept)", self.known));
@@ -120,8 +128,9 @@ impl Tapes {
                 placed = place(tape, &target.context, &exchanges);
                 Ok(!placed.is_empty())
             });
-            if updated.is_err() {
+            if let Err(error) = updated {
                 placed.clear();
+                saved.unplaced.push((paths[t].clone(), error.to_string()));
             }
             if !placed.is_empty() {
                 saved.replaced.push((paths[t].clone(), placed.len()));

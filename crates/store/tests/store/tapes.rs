@@ -286,3 +286,60 @@ fn a_new_recording_never_replaces_a_tape_written_under_its_name_meanwhile() {
     assert_eq!(again.known, 1);
     assert!(!dir.path().join("tapes/bc/sum-3.json5").exists());
 }
+
+#[test]
+fn an_exchange_that_cannot_be_replaced_in_its_tape_goes_to_the_new_tape_and_says_why() {
+    use switchboard_model::tape::{
+        index::Context,
+        record::{RecordMode, Recorder},
+    };
+    use switchboard_store::tapes::RecordTarget;
+
+    let dir = tempfile::tempdir().unwrap();
+    let tapes = Tapes::at(dir.path().join("tapes"));
+    let recording = || {
+        let mut recorder = Recorder::new();
+        recorder.output(b"bc 1.07\r\n", Duration::from_millis(1));
+        recorder.input(b"2+2\r", Duration::from_millis(5));
+        recorder.output(b"2+2\r\n4\r\n", Duration::from_millis(6));
+        recorder.finish(None, true)
+    };
+    let target = |name: &str, mode| RecordTarget {
+        path: tapes.path_for("bc", name).unwrap(),
+        mode,
+        context: Context {
+            program: "bc".into(),
+            args: vec!["-q".into()],
+            cwd: "/elsewhere".into(),
+            ..Context::default()
+        },
+        pty: None,
+    };
+    let first = tapes
+        .save_recording(&target("sum", RecordMode::New), recording())
+        .unwrap();
+    assert_eq!(first.written.map(|(_, count)| count), Some(1));
+    // The tape's writers' lock cannot be taken: its lock file is a folder.
+    fs::create_dir(dir.path().join("tapes/bc/sum.json5.tmp")).unwrap();
+
+    let saved = tapes
+        .save_recording(&target("again", RecordMode::Overwrite), recording())
+        .unwrap();
+
+    assert!(saved.replaced.is_empty(), "{saved}");
+    assert_eq!(saved.unplaced.len(), 1, "{saved}");
+    assert_eq!(saved.unplaced[0].0, "bc/sum.json5");
+    assert!(saved.unplaced[0].1.contains("sum.json5.tmp"), "{saved}");
+    assert!(
+        saved
+            .to_string()
+            .contains("could not replace in bc/sum.json5"),
+        "{saved}"
+    );
+    let again = tapes.get("bc/again").unwrap();
+    assert_eq!(
+        again.exchanges[0].input.data_text.as_deref(),
+        Some("2+2\r"),
+        "the exchange is kept in the new tape"
+    );
+}
