@@ -27,9 +27,53 @@ pub fn FeedbackForm(
     let busy = RwSignal::new(false);
     let schema = StoredValue::new(schema);
     let id = StoredValue::new(id);
-    let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
 
-    let send = move |reply: Reply| {
+    let send = sender(id, schema, drafts, errors, busy, on_done);
+    let submit = move || {
+        let answer = schema.with_value(|schema| draft.with(|draft| draft.answer(schema)));
+        send(Reply::Answer { answer });
+    };
+    let is_confirm = schema.with_value(|schema| matches!(schema, FeedbackSchema::Confirm { .. }));
+
+    view! {
+        <form
+            class="feedback-form"
+            id="feedback-form"
+            // The answer is checked by the schema's own rules, with each
+            // message beside its field; the browser's bubbles would hide
+            // those (the limits stay on the inputs as hints).
+            novalidate=true
+            on:submit=move |event| {
+                event.prevent_default();
+                submit();
+            }
+            on:keydown=move |event| {
+                if crate::keys::is_submit(&event) {
+                    event.prevent_default();
+                    submit();
+                }
+            }
+        >
+            {schema.with_value(|schema| inputs(schema, draft, errors, send))}
+            <GeneralError errors />
+            <Actions answers=!is_confirm blocking busy send=Callback::new(send) />
+        </form>
+    }
+}
+
+/// Sends a reply to delivery `id`, once the answer passes `schema`'s
+/// rules: the draft is forgotten once it is stored (or answered elsewhere
+/// meanwhile, which the detail is told), problems land in `errors`.
+fn sender(
+    id: StoredValue<String>,
+    schema: StoredValue<FeedbackSchema>,
+    drafts: Kept<Draft>,
+    errors: RwSignal<Vec<FieldError>>,
+    busy: RwSignal<bool>,
+    on_done: Callback<()>,
+) -> impl Fn(Reply) + Copy + Send + Sync + 'static {
+    let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
+    move |reply: Reply| {
         if let Reply::Answer { answer } = &reply
             && let Err(problems) = schema.with_value(|schema| schema.check_answer(answer))
         {
@@ -63,64 +107,60 @@ pub fn FeedbackForm(
             }
             busy.set(false);
         });
-    };
-    let submit = move || {
-        let answer = schema.with_value(|schema| draft.with(|draft| draft.answer(schema)));
-        send(Reply::Answer { answer });
-    };
-    let is_confirm = schema.with_value(|schema| matches!(schema, FeedbackSchema::Confirm { .. }));
+    }
+}
 
+/// The messages that belong to no field.
+#[component]
+fn GeneralError(errors: RwSignal<Vec<FieldError>>) -> impl IntoView {
+    move || {
+        let general: Vec<String> = errors
+            .get()
+            .into_iter()
+            .filter(|error| error.field.is_none())
+            .map(|error| error.message)
+            .collect();
+        (!general.is_empty()).then(
+            || view! { <p class="error" role="alert" id="feedback-error">{general.join("; ")}</p> },
+        )
+    }
+}
+
+/// The form's buttons: Send (unless the form's own buttons answer), and
+/// for a blocking question Decline and Dismiss.
+#[component]
+fn Actions(
+    /// Whether the form has a Send button.
+    answers: bool,
+    /// Whether the question is blocking.
+    blocking: bool,
+    /// Whether a reply is on its way.
+    busy: RwSignal<bool>,
+    /// Sends a reply.
+    send: Callback<Reply>,
+) -> impl IntoView {
     view! {
-        <form
-            class="feedback-form"
-            id="feedback-form"
-            // The answer is checked by the schema's own rules, with each
-            // message beside its field; the browser's bubbles would hide
-            // those (the limits stay on the inputs as hints).
-            novalidate=true
-            on:submit=move |event| {
-                event.prevent_default();
-                submit();
-            }
-            on:keydown=move |event| {
-                if crate::keys::is_submit(&event) {
-                    event.prevent_default();
-                    submit();
-                }
-            }
-        >
-            {schema.with_value(|schema| inputs(schema, draft, errors, send))}
-            {move || {
-                let general: Vec<String> = errors
-                    .get()
-                    .into_iter()
-                    .filter(|error| error.field.is_none())
-                    .map(|error| error.message)
-                    .collect();
-                (!general.is_empty()).then(|| view! { <p class="error" role="alert" id="feedback-error">{general.join("; ")}</p> })
-            }}
-            <div class="actions">
-                {(!is_confirm)
-                    .then(|| {
-                        view! {
-                            <button type="submit" class="primary" id="feedback-submit" disabled=move || busy.get() title="Send (Ctrl+Enter)">
-                                "Send answer"
-                            </button>
-                        }
-                    })}
-                {blocking
-                    .then(|| {
-                        view! {
-                            <button type="button" id="feedback-decline" disabled=move || busy.get() on:click=move |_| send(Reply::Decline)>
-                                "Decline"
-                            </button>
-                            <button type="button" id="feedback-dismiss" class="quiet" disabled=move || busy.get() on:click=move |_| send(Reply::Dismiss)>
-                                "Dismiss"
-                            </button>
-                        }
-                    })}
-            </div>
-        </form>
+        <div class="actions">
+            {answers
+                .then(|| {
+                    view! {
+                        <button type="submit" class="primary" id="feedback-submit" disabled=move || busy.get() title="Send (Ctrl+Enter)">
+                            "Send answer"
+                        </button>
+                    }
+                })}
+            {blocking
+                .then(|| {
+                    view! {
+                        <button type="button" id="feedback-decline" disabled=move || busy.get() on:click=move |_| send.run(Reply::Decline)>
+                            "Decline"
+                        </button>
+                        <button type="button" id="feedback-dismiss" class="quiet" disabled=move || busy.get() on:click=move |_| send.run(Reply::Dismiss)>
+                            "Dismiss"
+                        </button>
+                    }
+                })}
+        </div>
     }
 }
 

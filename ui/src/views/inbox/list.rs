@@ -139,6 +139,41 @@ pub fn DeliveryList(
     };
 
     view! {
+        <ListHeader filter counts />
+        {move || {
+            warnings()
+                .into_iter()
+                .map(|warning| view! { <p class="warning" role="status">{warning}</p> })
+                .collect_view()
+        }}
+        {move || match body.get() {
+            Body::Loading => view! { <p class="muted">"Loading…"</p> }.into_any(),
+            Body::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
+            Body::Empty => {
+                view! {
+                    <div class="empty" id="inbox-empty">
+                        <h2>"No deliveries yet"</h2>
+                        <p>
+                            "Agents publish here with "
+                            <code>"switchboard deliver --title T --content B"</code>"."
+                        </p>
+                    </div>
+                }
+                    .into_any()
+            }
+            Body::NoMatch => {
+                view! { <p class="muted" id="inbox-filtered-empty">"Nothing matches this filter."</p> }.into_any()
+            }
+            Body::Rows => view! { <Rows loaded shown selected now place opened /> }.into_any(),
+        }}
+    }
+}
+
+/// The view's title and its filters: a tab per mode, with what waits in
+/// each, and a status.
+#[component]
+fn ListHeader(filter: RwSignal<InboxFilter>, counts: Memo<PendingCounts>) -> impl IntoView {
+    view! {
         <header class="view-header">
             <h1>"Inbox"</h1>
             <div class="filters">
@@ -182,32 +217,6 @@ pub fn DeliveryList(
                 </select>
             </div>
         </header>
-        {move || {
-            warnings()
-                .into_iter()
-                .map(|warning| view! { <p class="warning" role="status">{warning}</p> })
-                .collect_view()
-        }}
-        {move || match body.get() {
-            Body::Loading => view! { <p class="muted">"Loading…"</p> }.into_any(),
-            Body::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
-            Body::Empty => {
-                view! {
-                    <div class="empty" id="inbox-empty">
-                        <h2>"No deliveries yet"</h2>
-                        <p>
-                            "Agents publish here with "
-                            <code>"switchboard deliver --title T --content B"</code>"."
-                        </p>
-                    </div>
-                }
-                    .into_any()
-            }
-            Body::NoMatch => {
-                view! { <p class="muted" id="inbox-filtered-empty">"Nothing matches this filter."</p> }.into_any()
-            }
-            Body::Rows => view! { <Rows loaded shown selected now place opened /> }.into_any(),
-        }}
     }
 }
 
@@ -234,6 +243,20 @@ impl Scroll {
             viewport: RwSignal::new((f64::from(place.get_untracked().scroll_top), window_height)),
             place,
         }
+    }
+
+    /// Back from a delivery: the list where it was, the opened row
+    /// focused, once the list is in the page.
+    fn restore(self, opened: RwSignal<Option<String>>) {
+        Effect::new(move |_| {
+            if let Some(element) = self.scroller.get() {
+                element.set_scroll_top(self.place.get_untracked().scroll_top);
+                self.measure();
+                if let Some(id) = opened.get_untracked() {
+                    request_animation_frame(move || focus_row(self.scroller, &id));
+                }
+            }
+        });
     }
 
     /// Reads where the list is scrolled and how high its view is.
@@ -270,6 +293,96 @@ impl Scroll {
     }
 }
 
+/// The list's lines: each shown delivery, with decided permission requests
+/// folded under their agent, and which folds are open.
+#[derive(Clone, Copy)]
+struct Lines {
+    loaded: RwSignal<Loaded>,
+    lines: Memo<Vec<ListRow>>,
+    expanded: RwSignal<BTreeSet<String>>,
+}
+
+impl Lines {
+    fn new(loaded: RwSignal<Loaded>, shown: Memo<Vec<usize>>) -> Self {
+        let expanded = RwSignal::new(BTreeSet::<String>::new());
+        let lines = Memo::new(move |_| {
+            let expanded = expanded.get();
+            loaded.with(|loaded| {
+                shown.with(|shown| fold_decided(deliveries_of(loaded), shown, &expanded))
+            })
+        });
+        Self {
+            loaded,
+            lines,
+            expanded,
+        }
+    }
+
+    /// How many lines there are.
+    fn total(self) -> usize {
+        self.lines.with(Vec::len)
+    }
+
+    /// The id `line` is found by in the page.
+    fn id_of(self, line: &ListRow) -> Option<String> {
+        match line {
+            ListRow::Delivery(index) => self.loaded.with_untracked(|loaded| {
+                deliveries_of(loaded)
+                    .get(*index)
+                    .map(|delivery| delivery.id.clone())
+            }),
+            ListRow::Folded(fold) => Some(fold_id(&fold.key)),
+        }
+    }
+
+    /// The id of the line at `at`.
+    fn id_at(self, at: usize) -> Option<String> {
+        self.lines
+            .with_untracked(|lines| lines.get(at).and_then(|line| self.id_of(line)))
+    }
+
+    /// Where the line of `id` is.
+    fn position(self, id: &str) -> Option<usize> {
+        self.lines.with_untracked(|lines| {
+            lines
+                .iter()
+                .position(|line| self.id_of(line).as_deref() == Some(id))
+        })
+    }
+
+    /// The lines in `range`, to draw.
+    fn drawn(self, range: std::ops::Range<usize>) -> Vec<Line> {
+        self.loaded.with(|loaded| {
+            let deliveries = deliveries_of(loaded);
+            self.lines.with(|lines| {
+                lines
+                    .get(range)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|line| match line {
+                        ListRow::Delivery(index) => {
+                            deliveries.get(*index).cloned().map(Line::Delivery)
+                        }
+                        ListRow::Folded(fold) => Some(Line::Folded(
+                            fold.clone(),
+                            self.expanded.with(|expanded| expanded.contains(&fold.key)),
+                        )),
+                    })
+                    .collect()
+            })
+        })
+    }
+
+    /// Opens the fold `key`, or closes it.
+    fn toggle(self, key: &str) {
+        self.expanded.update(|expanded| {
+            if !expanded.remove(key) {
+                expanded.insert(key.to_owned());
+            }
+        });
+    }
+}
+
 /// The rows, drawn only around the part of the list in view: the list
 /// scrolls on its own and keeps the height of all its rows, and only the
 /// rows [`drawn_rows`] names are in the page. Arrow keys, Page Up/Down,
@@ -285,87 +398,32 @@ fn Rows(
 ) -> impl IntoView {
     let scroll = Scroll::new(place);
     let scroller = scroll.scroller;
-    // Back from a delivery: the list where it was, the opened row focused.
-    Effect::new(move |_| {
-        if let Some(element) = scroller.get() {
-            element.set_scroll_top(place.get_untracked().scroll_top);
-            scroll.measure();
-            if let Some(id) = opened.get_untracked() {
-                request_animation_frame(move || focus_row(scroller, &id));
-            }
-        }
-    });
+    scroll.restore(opened);
     let resize = window_event_listener(ev::resize, move |_| scroll.measure());
     on_cleanup(move || resize.remove());
     // Decided permission requests fold under their agent; a folded line
     // opens (and closes) in place.
-    let expanded = RwSignal::new(BTreeSet::<String>::new());
-    let lines = Memo::new(move |_| {
-        let expanded = expanded.get();
-        loaded.with(|loaded| {
-            shown.with(|shown| fold_decided(deliveries_of(loaded), shown, &expanded))
-        })
-    });
-    let total = move || lines.with(Vec::len);
+    let lines = Lines::new(loaded, shown);
+    let total = move || lines.total();
     let range = Memo::new(move |_| {
         let (top, height) = scroll.viewport.get();
         drawn_rows(top, height, ROW_PX, total())
     });
-    let line_id = move |line: &ListRow| match line {
-        ListRow::Delivery(index) => loaded.with_untracked(|loaded| {
-            deliveries_of(loaded)
-                .get(*index)
-                .map(|delivery| delivery.id.clone())
-        }),
-        ListRow::Folded(fold) => Some(fold_id(&fold.key)),
-    };
-    let id_at = move |at: usize| lines.with_untracked(|lines| lines.get(at).and_then(line_id));
-    let rows = move || {
-        let range = range.get();
-        loaded.with(|loaded| {
-            let deliveries = deliveries_of(loaded);
-            lines.with(|lines| {
-                lines
-                    .get(range)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|line| match line {
-                        ListRow::Delivery(index) => {
-                            deliveries.get(*index).cloned().map(Line::Delivery)
-                        }
-                        ListRow::Folded(fold) => Some(Line::Folded(
-                            fold.clone(),
-                            expanded.with(|expanded| expanded.contains(&fold.key)),
-                        )),
-                    })
-                    .collect::<Vec<_>>()
-            })
-        })
-    };
     let on_key = move |event: leptos::ev::KeyboardEvent, from: &str| {
         let Some(by) = rows_moved(&event.key(), scroll.page()) else {
             return;
         };
         event.prevent_default();
-        let at = lines.with_untracked(|lines| {
-            lines
-                .iter()
-                .position(|line| line_id(line).as_deref() == Some(from))
-        });
-        let Some(to) = at.map(|at| moved_to(at, by, total())) else {
+        let Some(to) = lines.position(from).map(|at| moved_to(at, by, total())) else {
             return;
         };
-        if let Some(id) = id_at(to) {
+        if let Some(id) = lines.id_at(to) {
             scroll.show_row(to);
             request_animation_frame(move || focus_row(scroller, &id));
         }
     };
     let toggle = move |key: String| {
-        expanded.update(|expanded| {
-            if !expanded.remove(&key) {
-                expanded.insert(key.clone());
-            }
-        });
+        lines.toggle(&key);
         let id = fold_id(&key);
         request_animation_frame(move || focus_row(scroller, &id));
     };
@@ -385,7 +443,7 @@ fn Rows(
                 }
             >
                 <For
-                    each=rows
+                    each=move || lines.drawn(range.get())
                     key=|line| match line {
                         Line::Delivery(delivery) => (delivery.id.clone(), shown_status(delivery), delivery.title.clone()),
                         Line::Folded(fold, open) => (fold_id(&fold.key), fold.label(), open.to_string()),

@@ -120,13 +120,6 @@ pub fn BulletRow(
     let editing = RwSignal::new(
         use_context::<Kept<String>>().is_some_and(|kept| kept.get(&edit_key).is_some()),
     );
-    let vote = {
-        let reference = reference.clone();
-        move |helpful: bool| {
-            let reference = reference.clone();
-            tasks::act(async move { state.after(ipc::bullet_vote(reference, helpful).await) });
-        }
-    };
     let on_save = {
         let reference = reference.clone();
         Callback::new(move |content: String| {
@@ -135,33 +128,14 @@ pub fn BulletRow(
             tasks::act(async move { state.after(ipc::bullet_edit(reference, content).await) });
         })
     };
-    let toggle_quarantine = {
-        let reference = reference.clone();
-        move || {
-            let request = QuarantineRequest {
-                bullet: reference.clone(),
-                on: !quarantined.get_untracked(),
-                reason: String::new(),
-            };
-            tasks::act(async move { state.after(ipc::quarantine(&request).await) });
-        }
-    };
     let jumped = {
         let dom_id = dom_id.clone();
         move || state.jumped.get().as_ref() == Some(&dom_id)
     };
-    let origin = source.then(|| {
-        let from = [
-            Some(format!(".delia/playbooks/{task_type}.json")),
-            bullet.source.as_ref().map(|s| format!("source {s}")),
-            bullet.source_task.as_ref().map(|t| format!("task {t}")),
-            bullet.created_at.as_ref().map(|c| format!("added {}", c.get(..10).unwrap_or(c))),
-        ];
-        view! { <p class="muted bullet-origin">{from.into_iter().flatten().collect::<Vec<_>>().join(" · ")}</p> }
-    });
+    let origin =
+        source.then(|| view! { <p class="muted bullet-origin">{origin(&task_type, &bullet)}</p> });
     let text = bullet.text().to_owned();
     let (helpful, harmful) = (bullet.helpful_count, bullet.harmful_count);
-    let vote_down = vote.clone();
     view! {
         <li class="bullet" id=dom_id data-bullet=format!("{task_type}/{id}") class:jumped=jumped class:quarantined=move || quarantined.get()>
             <div class="bullet-main">
@@ -187,19 +161,63 @@ pub fn BulletRow(
                 <span class="harmful-count" title="harmful">{format!("−{harmful}")}</span>
                 {move || quarantined.get().then(|| view! { <span class="badge">"quarantined"</span> })}
             </span>
-            <span class="bullet-actions">
-                <button class="icon vote-helpful" title="Helpful" aria-label="Helpful" on:click=move |_| vote(true)>"▲"</button>
-                <button class="icon vote-harmful" title="Harmful" aria-label="Harmful" on:click=move |_| vote_down(false)>"▼"</button>
-                <button class="icon edit-bullet" title="Edit" aria-label="Edit" on:click=move |_| editing.set(true)>"✎"</button>
-                <button
-                    class="icon quarantine-bullet"
-                    title=move || if quarantined.get() { "Release from quarantine" } else { "Quarantine: keep it out of prompts" }
-                    aria-label="Quarantine"
-                    aria-pressed=move || quarantined.get().to_string()
-                    on:click=move |_| toggle_quarantine()
-                >"⊘"</button>
-            </span>
+            <BulletActions state reference quarantined editing />
         </li>
+    }
+}
+
+/// Where a bullet came from, for the curator: its playbook's file, then
+/// its source, task and day, where it has them.
+fn origin(task_type: &str, bullet: &Bullet) -> String {
+    [
+        Some(format!(".delia/playbooks/{task_type}.json")),
+        bullet.source.as_ref().map(|s| format!("source {s}")),
+        bullet.source_task.as_ref().map(|t| format!("task {t}")),
+        bullet
+            .created_at
+            .as_ref()
+            .map(|c| format!("added {}", c.get(..10).unwrap_or(c))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ")
+}
+
+/// A bullet's buttons: votes, edit, quarantine.
+#[component]
+fn BulletActions(
+    state: KnowledgeState,
+    reference: BulletRef,
+    quarantined: Memo<bool>,
+    editing: RwSignal<bool>,
+) -> impl IntoView {
+    let reference = StoredValue::new(reference);
+    let vote = move |helpful: bool| {
+        let reference = reference.get_value();
+        tasks::act(async move { state.after(ipc::bullet_vote(reference, helpful).await) });
+    };
+    let toggle_quarantine = move || {
+        let request = QuarantineRequest {
+            bullet: reference.get_value(),
+            on: !quarantined.get_untracked(),
+            reason: String::new(),
+        };
+        tasks::act(async move { state.after(ipc::quarantine(&request).await) });
+    };
+    view! {
+        <span class="bullet-actions">
+            <button class="icon vote-helpful" title="Helpful" aria-label="Helpful" on:click=move |_| vote(true)>"▲"</button>
+            <button class="icon vote-harmful" title="Harmful" aria-label="Harmful" on:click=move |_| vote(false)>"▼"</button>
+            <button class="icon edit-bullet" title="Edit" aria-label="Edit" on:click=move |_| editing.set(true)>"✎"</button>
+            <button
+                class="icon quarantine-bullet"
+                title=move || if quarantined.get() { "Release from quarantine" } else { "Quarantine: keep it out of prompts" }
+                aria-label="Quarantine"
+                aria-pressed=move || quarantined.get().to_string()
+                on:click=move |_| toggle_quarantine()
+            >"⊘"</button>
+        </span>
     }
 }
 
@@ -257,5 +275,24 @@ fn AddBullet(state: KnowledgeState, task_type: Option<String>) -> impl IntoView 
                 <button type="submit" class="primary">"Add"</button>
             </form>
         </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use switchboard_model::knowledge::playbook::Bullet;
+
+    use super::origin;
+
+    #[test]
+    fn a_bullets_origin_names_its_file_then_what_it_has() {
+        let mut bullet: Bullet = serde_json::from_str(r#"{"id": "b1", "content": "x"}"#).unwrap();
+        assert_eq!(origin("rust", &bullet), ".delia/playbooks/rust.json");
+        bullet.source_task = Some("t-7".into());
+        bullet.created_at = Some("2026-11-28T01:02:03Z".into());
+        assert_eq!(
+            origin("rust", &bullet),
+            ".delia/playbooks/rust.json · task t-7 · added 2026-11-28"
+        );
     }
 }

@@ -35,23 +35,7 @@ pub fn DependencyPicker(
     let highlighted = RwSignal::new(0_usize);
     // The list shows only while the search has the focus.
     let focused = RwSignal::new(false);
-    let exclude = StoredValue::new(exclude);
-    let offered = Memo::new(move |_| {
-        let typed = query.get();
-        if typed.trim().is_empty() {
-            return Vec::new();
-        }
-        state.board.with(|board| {
-            board.as_ref().map_or_else(Vec::new, |board| {
-                exclude.with_value(|exclude| {
-                    dependency_candidates(&board.tasks, exclude, &typed, OFFERED)
-                        .into_iter()
-                        .map(|task| (task.id.clone(), task.title.clone(), task.status.as_str()))
-                        .collect::<Vec<_>>()
-                })
-            })
-        })
-    });
+    let offered = offered_tasks(state, exclude, query);
     let set_query = move |text: String| {
         state.drafts.update_value(|drafts| {
             if text.is_empty() {
@@ -70,21 +54,17 @@ pub fn DependencyPicker(
     let list_id = format!("dependency-options-{id}");
     let keydown = move |event: leptos::ev::KeyboardEvent| {
         let count = offered.with_untracked(Vec::len);
-        match event.key().as_str() {
-            "ArrowDown" if count > 0 => highlighted.update(|at| *at = (*at + 1) % count),
-            "ArrowUp" if count > 0 => highlighted.update(|at| *at = (*at + count - 1) % count),
-            "Enter" => {
-                let chosen = offered.with_untracked(|offered| {
-                    offered
-                        .get(highlighted.get_untracked())
-                        .map(|(id, _, _)| id.clone())
-                });
+        match on_key(&event.key(), highlighted.get_untracked(), count) {
+            Some(Step::Highlight(at)) => highlighted.set(at),
+            Some(Step::Choose(at)) => {
+                let chosen =
+                    offered.with_untracked(|offered| offered.get(at).map(|(id, _, _)| id.clone()));
                 if let Some(chosen) = chosen {
                     choose(chosen);
                 }
             }
-            "Escape" => set_query(String::new()),
-            _ => return,
+            Some(Step::Clear) => set_query(String::new()),
+            None => return,
         }
         event.prevent_default();
         event.stop_propagation();
@@ -105,40 +85,134 @@ pub fn DependencyPicker(
                 on:blur=move |_| focused.set(false)
                 on:keydown=keydown
             />
-            <ul
-                class="dependency-options"
-                id=list_id
-                role="listbox"
-                class:hidden=move || !focused.get() || offered.with(Vec::is_empty)
-            >
-                {move || {
-                    offered
-                        .get()
-                        .into_iter()
-                        .enumerate()
-                        .map(|(at, (id, title, status))| {
-                            let chosen = id.clone();
-                            view! {
-                                <li
-                                    class="dependency-option"
-                                    role="option"
-                                    data-id=id
-                                    aria-selected=move || (highlighted.get() == at).to_string()
-                                    class:highlighted=move || highlighted.get() == at
-                                    on:mousedown=move |event| {
-                                        // Before the input loses the focus.
-                                        event.prevent_default();
-                                        choose(chosen.clone());
-                                    }
-                                >
-                                    <span class="option-title">{title}</span>
-                                    <span class="muted">{status.replace('_', " ")}</span>
-                                </li>
-                            }
-                        })
-                        .collect_view()
-                }}
-            </ul>
+            <Options list_id offered highlighted focused choose=Callback::new(choose) />
         </div>
+    }
+}
+
+/// The tasks offered for what is typed: id, title and status of each.
+fn offered_tasks(
+    state: TeamState,
+    exclude: Vec<String>,
+    query: RwSignal<String>,
+) -> Memo<Vec<(String, String, &'static str)>> {
+    let exclude = StoredValue::new(exclude);
+    Memo::new(move |_| {
+        let typed = query.get();
+        if typed.trim().is_empty() {
+            return Vec::new();
+        }
+        state.board.with(|board| {
+            board.as_ref().map_or_else(Vec::new, |board| {
+                exclude.with_value(|exclude| {
+                    dependency_candidates(&board.tasks, exclude, &typed, OFFERED)
+                        .into_iter()
+                        .map(|task| (task.id.clone(), task.title.clone(), task.status.as_str()))
+                        .collect()
+                })
+            })
+        })
+    })
+}
+
+/// The tasks offered, under the search while it has the focus.
+#[component]
+fn Options(
+    /// The list's element id (the search's `aria-controls`).
+    list_id: String,
+    /// The tasks offered: id, title, status.
+    offered: Memo<Vec<(String, String, &'static str)>>,
+    /// Which one ↑/↓ highlight.
+    highlighted: RwSignal<usize>,
+    /// Whether the search has the focus.
+    focused: RwSignal<bool>,
+    /// Adds the chosen task.
+    choose: Callback<String>,
+) -> impl IntoView {
+    view! {
+        <ul
+            class="dependency-options"
+            id=list_id
+            role="listbox"
+            class:hidden=move || !focused.get() || offered.with(Vec::is_empty)
+        >
+            {move || {
+                offered
+                    .get()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(at, (id, title, status))| {
+                        let chosen = id.clone();
+                        view! {
+                            <li
+                                class="dependency-option"
+                                role="option"
+                                data-id=id
+                                aria-selected=move || (highlighted.get() == at).to_string()
+                                class:highlighted=move || highlighted.get() == at
+                                on:mousedown=move |event| {
+                                    // Before the search loses the focus.
+                                    event.prevent_default();
+                                    choose.run(chosen.clone());
+                                }
+                            >
+                                <span class="option-title">{title}</span>
+                                <span class="muted">{status.replace('_', " ")}</span>
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </ul>
+    }
+}
+
+/// What a key does in the search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Highlights the offered task at this place.
+    Highlight(usize),
+    /// Adds the offered task at this place.
+    Choose(usize),
+    /// Clears what is typed.
+    Clear,
+}
+
+/// What `key` does with `count` tasks offered and the one at `at`
+/// highlighted: ↑/↓ move round the list, Enter chooses, Escape clears;
+/// any other key is the search's own.
+fn on_key(key: &str, at: usize, count: usize) -> Option<Step> {
+    match key {
+        "ArrowDown" if count > 0 => Some(Step::Highlight((at + 1) % count)),
+        "ArrowUp" if count > 0 => Some(Step::Highlight((at + count - 1) % count)),
+        "Enter" => Some(Step::Choose(at)),
+        "Escape" => Some(Step::Clear),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Step, on_key};
+
+    #[test]
+    fn arrows_move_round_the_offered_tasks() {
+        assert_eq!(on_key("ArrowDown", 0, 3), Some(Step::Highlight(1)));
+        assert_eq!(on_key("ArrowDown", 2, 3), Some(Step::Highlight(0)));
+        assert_eq!(on_key("ArrowUp", 0, 3), Some(Step::Highlight(2)));
+        assert_eq!(on_key("ArrowUp", 2, 3), Some(Step::Highlight(1)));
+    }
+
+    #[test]
+    fn with_nothing_offered_arrows_are_the_searchs_own() {
+        assert_eq!(on_key("ArrowDown", 0, 0), None);
+        assert_eq!(on_key("ArrowUp", 0, 0), None);
+        assert_eq!(on_key("a", 0, 3), None);
+    }
+
+    #[test]
+    fn enter_chooses_the_highlighted_task_and_escape_clears() {
+        assert_eq!(on_key("Enter", 1, 3), Some(Step::Choose(1)));
+        assert_eq!(on_key("Escape", 1, 3), Some(Step::Clear));
     }
 }
