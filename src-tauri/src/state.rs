@@ -40,6 +40,9 @@ pub struct AppState {
     pub http: Arc<crate::http_server::HttpServer>,
     /// Held while the window runs: agents' hooks ask here only then.
     _window: Option<switchboard_store::window::WindowHold>,
+    /// The window's registration on this machine, so every window's "All
+    /// workspaces" lists this one (and hooks elsewhere know a window runs).
+    _registered: Option<switchboard_store::registry::Registered>,
 }
 
 impl AppState {
@@ -65,6 +68,7 @@ impl AppState {
             _watcher: watcher,
             http: Arc::default(),
             _window: None,
+            _registered: None,
         }
     }
 }
@@ -77,6 +81,19 @@ impl AppState {
             Ok(hold) => self._window = Some(hold),
             Err(error) => {
                 tracing::warn!(%error, "agents' hooks will not ask in this window");
+            }
+        }
+        let registered = switchboard_store::registry::Registry::locate().and_then(|registry| {
+            registry.register(
+                &self.workspace,
+                switchboard_model::registry::Presence::Window,
+                switchboard_store::clock::now(),
+            )
+        });
+        match registered {
+            Ok(registered) => self._registered = Some(registered),
+            Err(error) => {
+                tracing::warn!(%error, "other windows will not list this workspace");
             }
         }
         self

@@ -20,6 +20,7 @@ pub mod knowledge;
 pub mod probe;
 pub mod process;
 pub mod program;
+pub mod registry;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod settings;

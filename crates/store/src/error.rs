@@ -202,6 +202,9 @@ pub enum StoreError {
     /// Something is in the way of landing or discarding an agent's work.
     #[error("{0}")]
     InTheWay(String),
+    /// The user's private runtime folder cannot be used.
+    #[error(transparent)]
+    Runtime(#[from] crate::runtime::RuntimeError),
     /// The file watcher could not be started.
     #[error("could not watch {path}")]
     Watch {
@@ -232,6 +235,7 @@ impl StoreError {
             Self::Io { .. }
             | Self::Workspace { .. }
             | Self::Watch { .. }
+            | Self::Runtime(_)
             | Self::Search { .. }
             | Self::Git { .. } => ErrorCode::Io,
             Self::Launch(error) => error.code(),

@@ -3,14 +3,21 @@
 //! runs (the kernel drops it when the process ends, however it ends), and
 //! anyone can ask without waiting. An agent's hook asks before it puts a
 //! question in the inbox, so an agent never waits on a window nobody has
-//! open.
+//! open: one on its own workspace, or one on any workspace of this
+//! machine, whose "All workspaces" shows the question ([`seen`]).
 
 use std::{
     fs::{File, TryLockError},
     path::PathBuf,
 };
 
-use crate::{StoreError, Workspace, regular};
+use switchboard_model::{Timestamp, registry::Presence};
+
+use crate::{
+    StoreError, Workspace,
+    registry::{Registered, Registry},
+    regular,
+};
 
 /// The lock file's path inside the workspace.
 pub const WINDOW_LOCK: &str = ".switchboard/window.lock";
@@ -65,6 +72,39 @@ pub fn wait_closed(workspace: &Workspace) -> Result<(), StoreError> {
     };
     file.lock_shared()
         .map_err(StoreError::io("could not lock", &path))
+}
+
+/// Whether a question asked in `workspace` now is seen: a window is open
+/// on it, or on another workspace of this machine, whose "All workspaces"
+/// shows it ([`crate::registry`]).
+pub fn seen(workspace: &Workspace) -> bool {
+    is_open(workspace) || crate::registry::list().any_window()
+}
+
+/// Keeps `workspace` in every window's "All workspaces" while a question
+/// asked there waits: registered as [`Presence::Asking`] until the guard
+/// is dropped. `None` when the runtime folder cannot be used; then only a
+/// window on `workspace` itself shows the question.
+pub fn asking(workspace: &Workspace, now: Timestamp) -> Option<Registered> {
+    let registered =
+        Registry::locate().and_then(|registry| registry.register(workspace, Presence::Asking, now));
+    match registered {
+        Ok(registered) => Some(registered),
+        Err(error) => {
+            tracing::warn!(%error, "the question shows only in its own workspace's window");
+            None
+        }
+    }
+}
+
+/// Blocks until no window sees `workspace`'s questions ([`seen`]): its own
+/// window closed, and no window open on any workspace.
+pub fn wait_unseen(workspace: &Workspace) -> Result<(), StoreError> {
+    wait_closed(workspace)?;
+    match Registry::locate() {
+        Ok(registry) => registry.wait_no_window(),
+        Err(_) => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -4,13 +4,17 @@
 use anyhow::Result;
 use clap::Args;
 use switchboard_model::age_label;
-use switchboard_store::{Workspace, agents, clock};
+use switchboard_store::{Workspace, agents, clock, everywhere, registry};
 
 use super::hooks::codex_trust_note;
 
 /// `switchboard agents`.
 #[derive(Debug, Args)]
 pub struct AgentsArgs {
+    /// Every workspace a Switchboard runs on (a window, a server, a
+    /// question waiting) on this machine, not only this one.
+    #[arg(long)]
+    pub all: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -19,6 +23,9 @@ pub struct AgentsArgs {
 /// Lists the agents: who, what they do and for how long, where, and what
 /// they wait on.
 pub fn list(workspace: &Workspace, args: &AgentsArgs) -> Result<()> {
+    if args.all {
+        return list_everywhere(workspace, args.json);
+    }
     let now = clock::now();
     let rows = agents::list(workspace, now)?;
     let codex_note = codex_trust_note(workspace.root()).filter(|(runs, _)| !runs);
@@ -54,6 +61,59 @@ pub fn list(workspace: &Workspace, args: &AgentsArgs) -> Result<()> {
     }
     if let Some((_, note)) = &codex_note {
         println!("{note}");
+    }
+    Ok(())
+}
+
+/// `switchboard agents --all`: each running workspace, what waits there,
+/// and its agents.
+fn list_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
+    let now = clock::now();
+    let lines = everywhere::attention(&registry::list(), workspace, now);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&lines)?);
+        return Ok(());
+    }
+    for line in &lines {
+        let presences: Vec<&str> = line.presences.iter().map(|p| p.as_str()).collect();
+        println!(
+            "{}  {}  ({}{}; {} waiting)",
+            line.name,
+            line.workspace,
+            if line.current { "this one" } else { "" },
+            if presences.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "{}{}",
+                    if line.current { ", " } else { "" },
+                    presences.join(", ")
+                )
+            },
+            line.waiting()
+        );
+        for problem in &line.problems {
+            println!("  ! {problem}");
+        }
+        for question in &line.questions {
+            println!(
+                "  ? {:<18} {:<11} {:>9}  {}",
+                question.id,
+                question.mode.as_str(),
+                age_label(question.since, now),
+                question.title
+            );
+        }
+        for row in &line.agents {
+            let record = &row.record;
+            println!(
+                "  {:<12} {:<18} {:<10} {}",
+                record.name,
+                row.shown.label(),
+                age_label(record.since, now),
+                record.waiting_on.as_deref().unwrap_or("-"),
+            );
+        }
     }
     Ok(())
 }

@@ -88,7 +88,9 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
         .ok()
         .filter(|name| launch::check_name(name).is_ok());
     let workspace = Workspace::belonging(&workspace_of(named, &input.cwd))?;
-    let open = window::is_open(&workspace);
+    // Seen by a window on this workspace, or by one on another workspace
+    // ("All workspaces").
+    let open = window::seen(&workspace);
     let request = agents::permission_request(&input);
     let process = agents::calling_agent();
     // A request about to be asked moves the agent with its question.
@@ -109,14 +111,16 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     }
     let now = clock::now();
     let deadline = later(now, Duration::from_secs(args.wait));
+    // Listed in every window's "All workspaces" while it waits.
+    let _asking = window::asking(&workspace, now);
     let (_, session) =
         agents::ask_permission(&workspace, &request, serde_json::Map::new(), now, deadline)?;
     let wait = ReplyWait::new();
     let canceller = wait.canceller();
     let watched = workspace.clone();
-    // The window closing ends the wait: nobody is left to answer.
+    // The last window closing ends the wait: nobody is left to answer.
     std::thread::spawn(move || {
-        if window::wait_closed(&watched).is_ok() {
+        if window::wait_unseen(&watched).is_ok() {
             canceller.cancel();
         }
     });

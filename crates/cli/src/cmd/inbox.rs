@@ -11,8 +11,11 @@ use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
     blocking::{AwaitOutcome, Reply},
     inbox::InboxFilter,
+    registry::waiting_questions,
 };
-use switchboard_store::{Workspace, annotations, clock, deliveries, feedback};
+use switchboard_store::{
+    Workspace, annotations, clock, deliveries, everywhere, feedback, registry,
+};
 
 use crate::failure::BadInput;
 
@@ -160,6 +163,9 @@ pub fn answer(workspace: &Workspace, args: AnswerArgs) -> Result<()> {
 
 /// `switchboard list`: the inbox, as a table or JSON.
 pub fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
+    if args.all {
+        return list_waiting_everywhere(workspace, args.json);
+    }
     let listed = deliveries::list(workspace)?;
     for warning in &listed.warnings {
         eprintln!("warning: {warning}");
@@ -175,10 +181,14 @@ pub fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
         mode: args.mode.map(mode),
         status,
     };
+    let waiting: std::collections::BTreeSet<String> = waiting_questions(&listed.deliveries)
+        .into_iter()
+        .map(|question| question.id)
+        .collect();
     let shown: Vec<&Delivery> = listed
         .deliveries
         .iter()
-        .filter(|d| filter.matches(d))
+        .filter(|d| filter.matches(d) && (!args.waiting || waiting.contains(&d.id)))
         .collect();
     if args.json {
         return print_json(&shown);
@@ -192,6 +202,50 @@ pub fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
             delivery.status.as_str(),
             age_label(delivery.created_at, now),
             delivery.title
+        );
+    }
+    Ok(())
+}
+
+/// `switchboard list --all --waiting`: the questions waiting in every
+/// running workspace, with the workspace each is in.
+fn list_waiting_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
+    let now = clock::now();
+    let lines = everywhere::attention(&registry::list(), workspace, now);
+    let mut rows = Vec::new();
+    for line in &lines {
+        for problem in &line.problems {
+            eprintln!("warning: {}: {problem}", line.workspace);
+        }
+        for question in &line.questions {
+            rows.push((line, question));
+        }
+    }
+    rows.sort_by_key(|(_, question)| question.since);
+    if json {
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|(line, question)| {
+                serde_json::json!({
+                    "workspace": line.workspace,
+                    "id": question.id,
+                    "title": question.title,
+                    "mode": question.mode,
+                    "since": question.since,
+                    "sent_by": question.sent_by,
+                })
+            })
+            .collect();
+        return print_json(&rows);
+    }
+    for (line, question) in rows {
+        println!(
+            "{:<16} {:<18} {:<11} {:>9}  {}",
+            line.name,
+            question.id,
+            question.mode.as_str(),
+            age_label(question.since, now),
+            question.title
         );
     }
     Ok(())
@@ -366,6 +420,13 @@ pub struct ListArgs {
     /// completed, timeout).
     #[arg(long)]
     pub status: Option<String>,
+    /// Only questions waiting for an answer (blocking or interactive).
+    #[arg(long)]
+    pub waiting: bool,
+    /// With --waiting: in every workspace a Switchboard runs on (a window,
+    /// a server, a question waiting) on this machine, not only this one.
+    #[arg(long, requires = "waiting")]
+    pub all: bool,
     /// Print JSON (an array of records) instead of a table.
     #[arg(long)]
     pub json: bool,

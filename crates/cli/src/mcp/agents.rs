@@ -157,9 +157,9 @@ pub(super) fn left(workspace: &Workspace) {
     }
 }
 
-/// Turns true once no window holds `workspace`: one thread of this
-/// process waits on the window's lock (`window::wait_closed`) for every
-/// question asked in that workspace meanwhile, and ends with the window.
+/// Turns true once no window sees `workspace`'s questions: one thread of
+/// this process waits (`window::wait_unseen`) for every question asked in
+/// that workspace meanwhile, and ends with the last window.
 fn window_closing(workspace: &Workspace) -> watch::Receiver<bool> {
     static WATCHED: std::sync::Mutex<Vec<(std::path::PathBuf, watch::Receiver<bool>)>> =
         std::sync::Mutex::new(Vec::new());
@@ -173,7 +173,7 @@ fn window_closing(workspace: &Workspace) -> watch::Receiver<bool> {
     }
     let (tell, closed) = watch::channel(false);
     let waiting = workspace.clone();
-    std::thread::spawn(move || match window::wait_closed(&waiting) {
+    std::thread::spawn(move || match window::wait_unseen(&waiting) {
         Ok(()) => {
             let _ = tell.send(true);
         }
@@ -201,8 +201,8 @@ impl Server {
                        and the call waits for Allow or Deny. Returns, as text, \
                        {\"behavior\":\"allow\",\"updatedInput\":…} or \
                        {\"behavior\":\"deny\",\"message\":…}. With no Switchboard window \
-                       open on the workspace nothing is asked and the call is denied at once; \
-                       the window closing while it waits denies it too."
+                       open on this machine nothing is asked and the call is denied at once; \
+                       the last window closing while it waits denies it too."
     )]
     pub async fn approve(
         &self,
@@ -215,10 +215,12 @@ impl Server {
         let input = Value::Object(args.input.clone());
         // As the hook: asked only while a window is open to answer it (with
         // no terminal to fall through to, nobody deciding denies).
-        if !window::is_open(&workspace) {
+        if !window::seen(&workspace) {
             tracing::info!(tool_use = ?args.tool_use_id, "no window is open; nothing asked");
             return Ok(prompt_answer(&Verdict::FallThrough, &input));
         }
+        // Listed in every window's "All workspaces" while it waits.
+        let _asking = window::asking(&workspace, switchboard_store::clock::now());
         let mut closing = window_closing(&workspace);
         // Over HTTP: the token's agent, on its row; locally: the client.
         let caller = super::caller();

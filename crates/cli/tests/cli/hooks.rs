@@ -12,13 +12,18 @@ use std::{
 };
 
 use serde_json::{Value, json};
+use switchboard_model::registry::Presence;
 use switchboard_model_server::{
     anthropic::{MessagesServer, Turn},
     claude_code::ClaudeCode,
     codex::Codex,
     responses::{ResponsesServer, Turn as CodexTurn},
 };
-use switchboard_store::{Workspace, window};
+use switchboard_store::{
+    Workspace,
+    registry::{Registered, Registry},
+    window,
+};
 
 use crate::{ok_stdout, stored_now, switchboard, when_stored, when_stored_within};
 
@@ -28,6 +33,9 @@ struct Project {
     _dir: tempfile::TempDir,
     root: PathBuf,
     claude: ClaudeCode,
+    /// The runtime folder its Switchboards register in: the test's own, so
+    /// a window open on the developer's desktop is never seen.
+    runtime: PathBuf,
 }
 
 impl Project {
@@ -66,10 +74,12 @@ impl Project {
         let root = dir.path().join("project").canonicalize().unwrap();
         std::fs::create_dir(root.join("build")).unwrap();
         let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &root);
+        let runtime = dir.path().join("runtime");
         Self {
             _dir: dir,
             root,
             claude,
+            runtime,
         }
     }
 
@@ -81,8 +91,27 @@ impl Project {
         self.claude
             .print(server, "tidy the build", bin)
             .args(extra)
+            .env("SWITCHBOARD_RUNTIME_DIR", &self.runtime)
             .output()
             .unwrap()
+    }
+
+    /// Another workspace beside the project, with a window open on it (a
+    /// registration, as the window makes) until the guard is dropped.
+    fn window_elsewhere(&self) -> (PathBuf, Registered) {
+        let other = self.root.parent().unwrap().join("other");
+        std::fs::create_dir_all(&other).unwrap();
+        let other = other.canonicalize().unwrap();
+        let runtime = switchboard_store::runtime::private(self.runtime.clone()).unwrap();
+        let registry = Registry::at(runtime.join("workspaces")).unwrap();
+        let window = registry
+            .register(
+                &Workspace::open(&other).unwrap(),
+                Presence::Window,
+                switchboard_store::clock::now(),
+            )
+            .unwrap();
+        (other, window)
     }
 
     /// The permission questions in the inbox.
@@ -171,6 +200,102 @@ fn a_command_allowed_in_the_window_runs() {
     assert_eq!(agents[0]["shown"], "gone");
     assert_eq!(agents[0]["record"]["agent"], "claude-code");
     assert!(agents[0]["record"]["waiting_on"].is_null());
+}
+
+#[test]
+fn a_question_asked_with_no_window_of_its_own_is_answered_from_another_workspaces_window() {
+    let project = Project::new(60);
+    let (other, window) = project.window_elsewhere();
+    let server = MessagesServer::start(vec![rm_build(), Turn::text("Done.")]);
+    // The developer, in the other workspace's window, sees it in "All
+    // workspaces" and allows it there.
+    let runtime = project.runtime.clone();
+    let root = project.root.clone();
+    let answered = thread::spawn(move || {
+        let everywhere = |args: &[&str]| -> Option<Value> {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .arg("-C")
+                .arg(&other)
+                .args(args)
+                .env("SWITCHBOARD_RUNTIME_DIR", &runtime)
+                .output()
+                .unwrap();
+            serde_json::from_slice(&output.stdout).ok()
+        };
+        let listed = when_stored_within(&root, Duration::from_secs(60), || {
+            everywhere(&["list", "--all", "--waiting", "--json"])
+                .filter(|rows| rows.as_array().is_some_and(|rows| !rows.is_empty()))
+        });
+        // The agent's row moves with its question (a file of its own, so
+        // a moment after the question shows).
+        let line = when_stored_within(&root, Duration::from_secs(10), || {
+            let lines = everywhere(&["agents", "--all", "--json"])?;
+            lines
+                .as_array()?
+                .iter()
+                .find(|line| {
+                    line["workspace"] == root.display().to_string()
+                        && line["agents"][0]["shown"] == "needs_permission"
+                })
+                .cloned()
+        });
+        ok_stdout(&switchboard(
+            &root,
+            &[
+                "answer",
+                listed[0]["id"].as_str().unwrap(),
+                "--value",
+                "true",
+            ],
+        ));
+        (listed, line)
+    });
+    let result = result_of(&project.run(&server, &[]));
+    let (listed, line) = answered.join().unwrap();
+
+    assert_eq!(result["result"], "Done.");
+    assert!(
+        !project.root.join("build").exists(),
+        "the allowed command ran"
+    );
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
+    assert_eq!(listed[0]["workspace"], project.root.display().to_string());
+    assert_eq!(
+        listed[0]["title"],
+        "Claude Code wants to run `rm -rf build`"
+    );
+    // While it waited, the project was listed as asking, its agent
+    // waiting on the question.
+    assert_eq!(line["presences"], json!(["asking"]));
+    assert_eq!(line["questions"][0]["id"], listed[0]["id"]);
+    assert_eq!(line["agents"][0]["record"]["waiting_on"], listed[0]["id"]);
+    drop(window);
+}
+
+#[test]
+fn with_no_window_anywhere_the_agent_asks_in_its_terminal_and_a_last_window_closing_hands_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let runtime = root.join(".test-runtime");
+    // No window anywhere: nothing is asked.
+    fell_through(&root, hook_process(&root, "60"));
+
+    // A window on another workspace: asked; it closing hands it back.
+    let other = root.join("other");
+    std::fs::create_dir(&other).unwrap();
+    let runtime = switchboard_store::runtime::private(runtime).unwrap();
+    let window = Registry::at(runtime.join("workspaces"))
+        .unwrap()
+        .register(
+            &Workspace::open(&other).unwrap(),
+            Presence::Window,
+            switchboard_store::clock::now(),
+        )
+        .unwrap();
+    let child = hook_process(&root, "60");
+    asked(&root);
+    drop(window);
+    fell_through(&root, child);
 }
 
 #[test]
@@ -393,6 +518,9 @@ pub(crate) fn hook_with(
         .args(["hook", "--agent", "claude-code", "--wait", wait])
         .current_dir(root)
         .env_remove("CLAUDE_PROJECT_DIR")
+        // Its own runtime folder, unless the test names one: a window open
+        // on the developer's desktop is never seen.
+        .env("SWITCHBOARD_RUNTIME_DIR", root.join(".test-runtime"))
         .envs(envs.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -6,6 +6,7 @@ mod agents;
 mod claude_team;
 mod feedback;
 mod knowledge;
+mod registry;
 mod search;
 mod tapes;
 mod tasks;

@@ -184,6 +184,19 @@ pub fn serve(
         {
             tracing::warn!(%error, "the server's URL was not written for other commands");
         }
+        // Listed in every window's "All workspaces" while it serves.
+        let _registered = switchboard_store::registry::Registry::locate()
+            .and_then(|registry| {
+                registry.register(
+                    &Workspace::open(&root)?,
+                    switchboard_model::registry::Presence::Server,
+                    clock::now(),
+                )
+            })
+            .inspect_err(
+                |error| tracing::warn!(%error, "windows will not list this server's workspace"),
+            )
+            .ok();
         println!("{url}");
         let connections = connections::Connections::for_this_process();
         tracing::debug!(limit = connections.limit(), "connections held at most");

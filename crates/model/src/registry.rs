@@ -1,0 +1,294 @@
+//! The Switchboards running on this machine: each window, each server and
+//! each agent's question asked with no window of its own registers its
+//! workspace in the user's private runtime folder for as long as it runs,
+//! so every window can show what waits in all of them ("All workspaces").
+//! The rules here are pure: the file a registration is kept in, what a
+//! registration read back must hold, and what waits in a workspace.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::{
+    Delivery, DeliveryMode, DeliveryStatus, Timestamp,
+    agent::{AgentRow, AgentState},
+    id::workspace_key,
+};
+
+/// What keeps a workspace registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    /// A window is open on it.
+    Window,
+    /// A `switchboard` server serves it (MCP over HTTP).
+    Server,
+    /// An agent's question waits in it with no window of its own open:
+    /// registered by the hook that asks, for as long as it waits.
+    Asking,
+}
+
+impl Presence {
+    /// Every presence, in the order files name them.
+    pub const ALL: [Self; 3] = [Self::Window, Self::Server, Self::Asking];
+
+    /// The spelling in file names and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Window => "window",
+            Self::Server => "server",
+            Self::Asking => "asking",
+        }
+    }
+
+    /// The presence spelled `text`.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|presence| presence.as_str() == text)
+    }
+}
+
+/// One running Switchboard's registration, as its file holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Registration {
+    /// The workspace's folder: absolute and canonical.
+    pub workspace: String,
+    /// What keeps it registered.
+    pub presence: Presence,
+    /// The registering process.
+    pub pid: u32,
+    /// When it registered.
+    pub since: Timestamp,
+}
+
+/// The largest registration file read: a path and a few fields.
+pub const MAX_REGISTRATION_BYTES: u64 = 16 * 1024;
+
+/// Why a registration file is not taken.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RegistrationError {
+    /// Its name is not `<key>.<presence>.<pid>.json`.
+    #[error("not a registration's name")]
+    Name,
+    /// Its contents are not a registration.
+    #[error("not a registration: {0}")]
+    Contents(String),
+    /// Its workspace is not an absolute path.
+    #[error("its workspace {0:?} is not an absolute path")]
+    Relative(String),
+    /// Its name does not match what it holds (another workspace's key,
+    /// presence or process).
+    #[error("its name does not match what it holds")]
+    Mismatch,
+}
+
+impl Registration {
+    /// The file it is kept in: `<workspace key>.<presence>.<pid>.json`.
+    pub fn file_name(&self) -> String {
+        format!(
+            "{}.{}.{}.json",
+            workspace_key(std::path::Path::new(&self.workspace)),
+            self.presence.as_str(),
+            self.pid
+        )
+    }
+
+    /// Reads a registration file named `name` holding `text`, refusing one
+    /// whose name and contents disagree or whose workspace is relative.
+    pub fn read(name: &str, text: &str) -> Result<Self, RegistrationError> {
+        let stem = name.strip_suffix(".json").ok_or(RegistrationError::Name)?;
+        let mut parts = stem.split('.');
+        let (Some(key), Some(presence), Some(pid), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(RegistrationError::Name);
+        };
+        let presence = Presence::parse(presence).ok_or(RegistrationError::Name)?;
+        let pid: u32 = pid.parse().map_err(|_| RegistrationError::Name)?;
+        if key.len() != 16 || !key.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+            return Err(RegistrationError::Name);
+        }
+        let registration: Self = serde_json::from_str(text)
+            .map_err(|error| RegistrationError::Contents(error.to_string()))?;
+        if !std::path::Path::new(&registration.workspace).is_absolute() {
+            return Err(RegistrationError::Relative(registration.workspace));
+        }
+        if registration.presence != presence
+            || registration.pid != pid
+            || workspace_key(std::path::Path::new(&registration.workspace)) != key
+        {
+            return Err(RegistrationError::Mismatch);
+        }
+        Ok(registration)
+    }
+}
+
+/// A question waiting for the developer in some workspace's inbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitingQuestion {
+    /// The delivery's id, in its own workspace.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Blocking (an agent waits on it) or interactive.
+    pub mode: DeliveryMode,
+    /// Since when it waits.
+    pub since: Timestamp,
+    /// The agent that sent it over HTTP, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_by: Option<String>,
+}
+
+/// What waits in one workspace: a line of "All workspaces".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceAttention {
+    /// The workspace's folder.
+    pub workspace: String,
+    /// Its folder's name, to show.
+    pub name: String,
+    /// What keeps it registered (a window, a server, a question asked).
+    pub presences: Vec<Presence>,
+    /// Whether it is the workspace of the window or command asking.
+    pub current: bool,
+    /// The questions waiting in its inbox, oldest first.
+    pub questions: Vec<WaitingQuestion>,
+    /// Its agents, waiting ones first ([`crate::agent::arrange`]); gone
+    /// ones left out.
+    pub agents: Vec<AgentRow>,
+    /// What could not be read there, said plainly.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+impl WorkspaceAttention {
+    /// How many things wait on the developer here: each blocking question,
+    /// and each agent waiting at its own prompt with no question here.
+    pub fn waiting(&self) -> usize {
+        self.questions
+            .iter()
+            .filter(|question| question.mode == DeliveryMode::Blocking)
+            .count()
+            + self
+                .agents
+                .iter()
+                .filter(|row| row.shown.waits() && row.record.waiting_on.is_none())
+                .count()
+    }
+
+    /// Whether a window is open on it.
+    pub fn has_window(&self) -> bool {
+        self.presences.contains(&Presence::Window)
+    }
+}
+
+/// The questions waiting in `deliveries`, oldest first: blocking and
+/// interactive ones awaiting feedback.
+pub fn waiting_questions(deliveries: &[Delivery]) -> Vec<WaitingQuestion> {
+    let mut waiting: Vec<WaitingQuestion> = deliveries
+        .iter()
+        .filter(|delivery| {
+            delivery.status == DeliveryStatus::AwaitingFeedback
+                && delivery.mode != DeliveryMode::Passive
+        })
+        .map(|delivery| WaitingQuestion {
+            id: delivery.id.clone(),
+            title: delivery.title.clone(),
+            mode: delivery.mode,
+            since: delivery.created_at,
+            sent_by: delivery.sent_by().map(str::to_owned),
+        })
+        .collect();
+    waiting.sort_by_key(|question| question.since);
+    waiting
+}
+
+/// The agents to show for a workspace: all but the gone ones, waiting
+/// ones first.
+pub fn shown_agents(mut rows: Vec<AgentRow>) -> Vec<AgentRow> {
+    rows.retain(|row| row.shown != AgentState::Gone);
+    crate::agent::arrange(&mut rows);
+    rows
+}
+
+/// The total waiting in `workspaces` ([`WorkspaceAttention::waiting`]).
+pub fn total_waiting(workspaces: &[WorkspaceAttention]) -> usize {
+    workspaces.iter().map(WorkspaceAttention::waiting).sum()
+}
+
+/// Orders "All workspaces": the current one first, then those where the
+/// most waits, then by name.
+pub fn arrange(workspaces: &mut [WorkspaceAttention]) {
+    workspaces.sort_by(|a, b| {
+        b.current
+            .cmp(&a.current)
+            .then(b.waiting().cmp(&a.waiting()))
+            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| a.workspace.cmp(&b.workspace))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registration(workspace: &str, presence: Presence) -> Registration {
+        Registration {
+            workspace: workspace.into(),
+            presence,
+            pid: 4242,
+            since: Timestamp::EPOCH,
+        }
+    }
+
+    #[test]
+    fn a_registration_reads_back_from_its_own_file() {
+        let written = registration("/home/dev/project", Presence::Window);
+        let name = written.file_name();
+        assert!(name.ends_with(".window.4242.json"), "{name}");
+        let text = serde_json::to_string(&written).unwrap();
+        assert_eq!(Registration::read(&name, &text), Ok(written));
+    }
+
+    #[test]
+    fn a_file_whose_name_and_contents_disagree_is_refused() {
+        let written = registration("/home/dev/project", Presence::Window);
+        let text = serde_json::to_string(&written).unwrap();
+        let other = registration("/home/dev/other", Presence::Window).file_name();
+        assert_eq!(
+            Registration::read(&other, &text),
+            Err(RegistrationError::Mismatch)
+        );
+        let server = registration("/home/dev/project", Presence::Server).file_name();
+        assert_eq!(
+            Registration::read(&server, &text),
+            Err(RegistrationError::Mismatch)
+        );
+        for name in [
+            "x.json",
+            "a.window.1.json",
+            "../../etc.window.1.json",
+            "k.window.1",
+        ] {
+            assert_eq!(
+                Registration::read(name, &text),
+                Err(RegistrationError::Name),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_relative_or_unreadable_workspace_is_refused() {
+        let relative = registration("project", Presence::Asking);
+        let text = serde_json::to_string(&relative).unwrap();
+        assert!(matches!(
+            Registration::read(&relative.file_name(), &text),
+            Err(RegistrationError::Relative(_))
+        ));
+        let name = registration("/p", Presence::Window).file_name();
+        assert!(matches!(
+            Registration::read(&name, "{\"workspace\": 3}"),
+            Err(RegistrationError::Contents(_))
+        ));
+    }
+}

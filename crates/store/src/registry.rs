@@ -1,0 +1,253 @@
+//! The Switchboards running on this machine ([`switchboard_model::registry`]):
+//! one file per registration in `workspaces/` of the user's private runtime
+//! folder ([`crate::runtime`]), each held by an exclusive `flock` of its
+//! registering process for as long as it runs. A registration is live
+//! while its lock is held — the kernel drops it when the process ends,
+//! however it ends, so a crashed window never counts (its process id is
+//! kept to show, not to decide) — and removed by its owner when dropped.
+//! A file is written under a temporary name, locked, then renamed into
+//! place, so no reader ever sees an unlocked live one; a file found
+//! unlocked is stale, and the next registration clears it.
+
+use std::{
+    fs::{File, TryLockError},
+    io::Write as _,
+    os::unix::fs::MetadataExt as _,
+    path::{Path, PathBuf},
+};
+
+use switchboard_model::{
+    Timestamp,
+    registry::{MAX_REGISTRATION_BYTES, Presence, Registration},
+};
+
+use crate::{StoreError, Workspace, regular, runtime};
+
+/// The folder, inside the runtime folder, registrations are kept in.
+pub const FOLDER: &str = "workspaces";
+
+/// The registrations' folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registry {
+    folder: PathBuf,
+}
+
+impl Registry {
+    /// The user's: `workspaces/` in the runtime folder, made private when
+    /// missing.
+    pub fn locate() -> Result<Self, StoreError> {
+        Self::at(runtime::locate()?.join(FOLDER))
+    }
+
+    /// The one at `folder`, made private when missing.
+    pub fn at(folder: PathBuf) -> Result<Self, StoreError> {
+        Ok(Self {
+            folder: runtime::private(folder)?,
+        })
+    }
+
+    /// The folder.
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+}
+
+/// A live registration; removed when dropped (and released by the kernel
+/// if the process ends first).
+#[derive(Debug)]
+pub struct Registered {
+    path: PathBuf,
+    _file: File,
+}
+
+impl Registered {
+    /// The registration's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        // Removed while still locked: nobody takes it for stale meanwhile.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl Registry {
+    /// Registers `workspace` as `presence` of this process until the
+    /// returned guard is dropped, clearing stale registrations on the way.
+    pub fn register(
+        &self,
+        workspace: &Workspace,
+        presence: Presence,
+        now: Timestamp,
+    ) -> Result<Registered, StoreError> {
+        let folder = &self.folder;
+        clear_stale(folder);
+        let registration = Registration {
+            workspace: workspace.root().to_string_lossy().into_owned(),
+            presence,
+            pid: std::process::id(),
+            since: now,
+        };
+        let path = folder.join(registration.file_name());
+        let text =
+            serde_json::to_vec_pretty(&registration).map_err(|source| StoreError::Encode {
+                what: "registration",
+                source,
+            })?;
+        let temporary = tempfile::Builder::new()
+            .prefix(".registering-")
+            .tempfile_in(folder)
+            .map_err(StoreError::io("could not create a registration in", folder))?;
+        temporary
+            .as_file()
+            .lock()
+            .map_err(StoreError::io("could not lock", temporary.path()))?;
+        temporary
+            .as_file()
+            .write_all(&text)
+            .map_err(StoreError::io("could not write", temporary.path()))?;
+        let file = temporary
+            .persist(&path)
+            .map_err(|error| StoreError::io("could not register", &path)(error.error))?;
+        Ok(Registered { path, _file: file })
+    }
+
+    /// The live registrations.
+    pub fn list(&self) -> Listed {
+        list_in(&self.folder)
+    }
+
+    /// Blocks until no window is open on any workspace (at once when none
+    /// is): what an agent's question asked with no window of its own waits
+    /// for before it gives up.
+    pub fn wait_no_window(&self) -> Result<(), StoreError> {
+        loop {
+            let window = self
+                .list()
+                .registrations
+                .into_iter()
+                .find(|registration| registration.presence == Presence::Window);
+            let Some(window) = window else {
+                return Ok(());
+            };
+            let path = self.folder.join(window.file_name());
+            // Its owner holds it exclusively: a shared lock is had once it
+            // lets go (or its file is gone, which is the same).
+            if let Ok(file) = regular::open_read(&path) {
+                file.lock_shared()
+                    .map_err(StoreError::io("could not wait on", &path))?;
+            }
+        }
+    }
+}
+
+/// The live registrations, and what was found in the folder but not
+/// taken (said plainly: a file another process wrote there is read
+/// with care).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listed {
+    /// The live registrations, by file name.
+    pub registrations: Vec<Registration>,
+    /// Files that are not registrations, with why.
+    pub problems: Vec<String>,
+}
+
+impl Listed {
+    /// Whether a window is open on any workspace.
+    pub fn any_window(&self) -> bool {
+        self.registrations
+            .iter()
+            .any(|registration| registration.presence == Presence::Window)
+    }
+
+    /// Whether `root` is registered (by anything).
+    pub fn has(&self, root: &Path) -> bool {
+        self.registrations
+            .iter()
+            .any(|registration| Path::new(&registration.workspace) == root)
+    }
+}
+
+/// The user's live registrations ([`Registry::locate`]); a runtime folder
+/// that cannot be used lists nothing and says why.
+pub fn list() -> Listed {
+    match Registry::locate() {
+        Ok(registry) => registry.list(),
+        Err(error) => Listed {
+            registrations: Vec::new(),
+            problems: vec![error.to_string()],
+        },
+    }
+}
+
+fn list_in(folder: &Path) -> Listed {
+    let mut listed = Listed::default();
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return listed;
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".json") && !name.starts_with('.'))
+        .collect();
+    names.sort();
+    for name in names {
+        match read_live(&folder.join(&name), &name) {
+            Ok(Some(registration)) => listed.registrations.push(registration),
+            Ok(None) => {}
+            Err(why) => listed.problems.push(format!("{name}: {why}")),
+        }
+    }
+    listed
+}
+
+/// The registration in `path` if its owner still holds it; `None` when it
+/// is stale.
+fn read_live(path: &Path, name: &str) -> Result<Option<Registration>, String> {
+    let file = regular::open_read(path).map_err(|error| error.to_string())?;
+    match file.try_lock_shared() {
+        Ok(()) => return Ok(None),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(error)) => return Err(error.to_string()),
+    }
+    let text = regular::read_to_string(path, MAX_REGISTRATION_BYTES).map_err(|e| e.to_string())?;
+    Registration::read(name, &text)
+        .map(Some)
+        .map_err(|error| error.to_string())
+}
+
+/// Removes the registrations nobody holds any more (their process ended
+/// without removing them): each is locked first and removed only while
+/// the name still names the file locked, so a live one is never touched.
+fn clear_stale(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(file) = regular::open_read(&path) else {
+            continue;
+        };
+        if file.try_lock().is_err() {
+            continue;
+        }
+        let same = match (file.metadata(), std::fs::symlink_metadata(&path)) {
+            (Ok(held), Ok(named)) => held.ino() == named.ino() && held.dev() == named.dev(),
+            _ => false,
+        };
+        let fresh_temporary = entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".registering-")
+            && file
+                .metadata()
+                .and_then(|meta| meta.modified())
+                .is_ok_and(|modified| modified.elapsed().unwrap_or_default().as_secs() < 60);
+        if same && !fresh_temporary {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! The machine's running Switchboards: registrations held by real
+//! processes, found live while they run and stale once they are killed,
+//! and what waits in each registered workspace.
+
+use std::{
+    io::{BufRead, BufReader, Write as _},
+    process::{Child, Command, Stdio},
+    sync::mpsc,
+    time::Duration,
+};
+
+use serde_json::json;
+use switchboard_model::{
+    ContentType, DeliveryMode, NewDelivery, Timestamp,
+    registry::{Presence, Registration},
+};
+use switchboard_store::{Workspace, clock, everywhere, feedback, registry::Registry};
+
+/// The environment naming what the helper registers: folder, workspace,
+/// presence.
+const REGISTER: &str = "SWITCHBOARD_TEST_REGISTER";
+
+/// Not a test of its own: when the environment says so, this process
+/// registers a workspace and holds it until its stdin closes.
+#[test]
+fn registering_helper() {
+    let Ok(what) = std::env::var(REGISTER) else {
+        return;
+    };
+    let mut parts = what.split('\n');
+    let (folder, root, presence) = (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+    );
+    let registry = Registry::at(folder.into()).unwrap();
+    let workspace = Workspace::open(root.as_ref()).unwrap();
+    let _held = registry
+        .register(&workspace, Presence::parse(presence).unwrap(), clock::now())
+        .unwrap();
+    let mut out = std::io::stdout();
+    writeln!(out, "registered").unwrap();
+    out.flush().unwrap();
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+}
+
+/// Another process registering `root` as `presence` in `registry`;
+/// returns once it holds its registration.
+fn registered_elsewhere(registry: &Registry, root: &std::path::Path, presence: Presence) -> Child {
+    let mut helper = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "registry::registering_helper",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            REGISTER,
+            format!(
+                "{}\n{}\n{}",
+                registry.folder().display(),
+                root.display(),
+                presence.as_str()
+            ),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let said = BufReader::new(helper.stdout.as_mut().unwrap())
+        .lines()
+        .map(Result::unwrap)
+        .find(|line| line.trim_end().ends_with("registered"));
+    assert!(said.is_some(), "the helper registered");
+    helper
+}
+
+#[test]
+fn a_window_in_another_process_counts_until_that_process_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let project = project.canonicalize().unwrap();
+
+    let mut window = registered_elsewhere(&registry, &project, Presence::Window);
+    let listed = registry.list();
+    assert!(listed.problems.is_empty(), "{:?}", listed.problems);
+    assert_eq!(listed.registrations.len(), 1);
+    let registration = &listed.registrations[0];
+    assert_eq!(registration.pid, window.id());
+    assert_eq!(registration.workspace, project.to_string_lossy());
+    assert!(listed.any_window() && listed.has(&project));
+
+    // Someone waits for no window to be open: it ends when the window's
+    // process is killed (no chance to remove its file).
+    let (ended, waited) = mpsc::channel();
+    let waiting = registry.clone();
+    std::thread::spawn(move || ended.send(waiting.wait_no_window().is_ok()));
+    assert!(
+        waited.recv_timeout(Duration::from_millis(300)).is_err(),
+        "still waiting while the window runs"
+    );
+    window.kill().unwrap();
+    window.wait().unwrap();
+    assert_eq!(waited.recv_timeout(Duration::from_secs(10)), Ok(true));
+
+    let listed = registry.list();
+    assert!(listed.registrations.is_empty() && !listed.any_window());
+    let stale = std::fs::read_dir(registry.folder()).unwrap().count();
+    assert_eq!(stale, 1, "the killed window's file is left behind");
+
+    // The next registration clears it; dropping its own removes it.
+    let workspace = Workspace::open(&project).unwrap();
+    let own = registry
+        .register(&workspace, Presence::Server, clock::now())
+        .unwrap();
+    let names: Vec<_> = std::fs::read_dir(registry.folder())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(names, [own.path().to_owned()]);
+    assert_eq!(registry.list().registrations[0].presence, Presence::Server);
+    drop(own);
+    assert_eq!(std::fs::read_dir(registry.folder()).unwrap().count(), 0);
+}
+
+#[test]
+fn what_is_put_in_the_folder_by_hand_is_never_taken_nor_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let registration = Registration {
+        workspace: "/somewhere".into(),
+        presence: Presence::Window,
+        pid: 7,
+        since: Timestamp::EPOCH,
+    };
+    let name = registration.file_name();
+    // A FIFO under a registration's name: opening it would wait forever.
+    nix_mkfifo(&registry.folder().join(&name));
+    // Another workspace's registration under this one's name.
+    let other = Registration {
+        workspace: "/elsewhere".into(),
+        ..registration.clone()
+    };
+    let held = std::fs::File::create(
+        registry
+            .folder()
+            .join(name.replace(".window.7.", ".window.8.")),
+    )
+    .unwrap();
+    std::fs::write(
+        registry
+            .folder()
+            .join(name.replace(".window.7.", ".window.8.")),
+        serde_json::to_string(&other).unwrap(),
+    )
+    .unwrap();
+    held.lock().unwrap();
+    // A huge one, held.
+    let huge_path = registry
+        .folder()
+        .join(name.replace(".window.7.", ".window.9."));
+    let huge = std::fs::File::create(&huge_path).unwrap();
+    huge.set_len(64 * 1024 * 1024).unwrap();
+    huge.lock().unwrap();
+
+    let listed = registry.list();
+    assert!(
+        listed.registrations.is_empty(),
+        "{:?}",
+        listed.registrations
+    );
+    assert_eq!(listed.problems.len(), 3, "{:?}", listed.problems);
+    assert!(
+        listed
+            .problems
+            .iter()
+            .any(|problem| problem.contains("not a regular file")),
+        "{:?}",
+        listed.problems
+    );
+    assert!(
+        listed
+            .problems
+            .iter()
+            .any(|problem| problem.contains("does not match"))
+    );
+    // Nothing there is a window: waiting for none returns at once.
+    registry.wait_no_window().unwrap();
+}
+
+fn nix_mkfifo(path: &std::path::Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn all_workspaces_show_what_waits_in_each_and_answer_only_in_registered_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let make = |name: &str| {
+        let root = dir.path().join(name);
+        std::fs::create_dir(&root).unwrap();
+        Workspace::open(&root).unwrap()
+    };
+    let (here, api, unregistered) = (make("here"), make("api"), make("unregistered"));
+    let later = Timestamp::from_unix_millis(clock::now().unix_millis() + 60_000).unwrap();
+    let question = NewDelivery {
+        mode: DeliveryMode::Blocking,
+        title: "Run the migration?".into(),
+        content_type: ContentType::Markdown,
+        body: "It drops a column.".into(),
+        feedback_schema: Some(json!({"type": "confirm"})),
+    };
+    let (asked, _) = feedback::ask(&api, question.clone(), clock::now(), later).unwrap();
+    feedback::ask(&unregistered, question, clock::now(), later).unwrap();
+    let mut asking = registered_elsewhere(&registry, api.root(), Presence::Asking);
+
+    let listed = registry.list();
+    let lines = everywhere::attention(&listed, &here, clock::now());
+    let names: Vec<_> = lines.iter().map(|line| line.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["here", "api"],
+        "the current one first; only registered ones"
+    );
+    assert!(lines[0].current && lines[0].questions.is_empty());
+    let api_line = &lines[1];
+    assert_eq!(api_line.presences, [Presence::Asking]);
+    assert_eq!(api_line.questions.len(), 1);
+    assert_eq!(api_line.questions[0].id, asked.delivery.id);
+    assert_eq!(api_line.questions[0].title, "Run the migration?");
+    assert_eq!(api_line.waiting(), 1);
+
+    // Answering reaches the registered workspace, nothing else.
+    let reached = everywhere::reachable(&listed, &here, &api.root().to_string_lossy()).unwrap();
+    assert_eq!(reached.root(), api.root());
+    let refused =
+        everywhere::reachable(&listed, &here, &unregistered.root().to_string_lossy()).unwrap_err();
+    assert_eq!(refused.code(), switchboard_model::ErrorCode::NotFound);
+    let through_link = dir.path().join("link");
+    std::os::unix::fs::symlink(api.root(), &through_link).unwrap();
+    assert!(everywhere::reachable(&listed, &here, &through_link.to_string_lossy()).is_err());
+
+    drop(asking.stdin.take());
+    asking.wait().unwrap();
+    let lines = everywhere::attention(&registry.list(), &here, clock::now());
+    assert_eq!(lines.len(), 1, "it ended: only the current one is left");
+}
