@@ -10,8 +10,12 @@ use switchboard_model::agent::{
     announce::{self, Told},
     transcript,
 };
-use switchboard_model::{inbox::newly_waiting, program::ProgramSession};
-use switchboard_store::{Workspace, agents as agent_records, clock, deliveries};
+use switchboard_model::{
+    DeliveryMode, inbox::newly_waiting, program::ProgramSession, registry::WorkspaceAttention,
+};
+use switchboard_store::{
+    Workspace, agents as agent_records, clock, deliveries, everywhere, registry,
+};
 use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
 use tauri_plugin_notification::NotificationExt;
 
@@ -30,6 +34,10 @@ pub fn add_tray(app: &AppHandle) {
     }
 }
 
+/// The blocking questions of other workspaces already announced
+/// (workspace, id; `None` before the first reading), and what they count.
+type Elsewhere = (Option<BTreeSet<(String, String)>>, usize);
+
 /// What was already announced: the blocking questions, and the sessions
 /// waiting for a secret.
 #[derive(Default)]
@@ -41,6 +49,11 @@ pub struct Announced {
     agents: Mutex<Told>,
     /// The questions waiting at start-up are known: newer ones notify.
     primed: std::sync::atomic::AtomicBool,
+    /// What waits in the other running workspaces ("All workspaces"):
+    /// their blocking questions already announced (workspace, id), and the
+    /// count they add.
+    /// (`None` before the first reading.)
+    elsewhere: Mutex<Elsewhere>,
 }
 
 impl Announced {
@@ -56,7 +69,12 @@ impl Announced {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .waiting
             .len();
-        count(&self.questions) + count(&self.secrets) + agents
+        let elsewhere = self
+            .elsewhere
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1;
+        count(&self.questions) + count(&self.secrets) + agents + elsewhere
     }
 }
 
@@ -217,6 +235,65 @@ pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, no
             }
         }
         *known = waiting;
+    }
+    show_count(app, announced.waiting());
+}
+
+/// Reads what waits in the other running workspaces: their count joins the
+/// title's, and a blocking question new since the last call is announced
+/// with its workspace's name (not those found at the first call).
+pub fn elsewhere(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
+    let lines = everywhere::attention(&registry::list(), workspace, clock::now());
+    let others: Vec<&WorkspaceAttention> = lines.iter().filter(|line| !line.current).collect();
+    let waiting: BTreeSet<(String, String)> = others
+        .iter()
+        .flat_map(|line| {
+            line.questions
+                .iter()
+                .filter(|question| question.mode == DeliveryMode::Blocking)
+                .map(|question| (line.workspace.clone(), question.id.clone()))
+        })
+        .collect();
+    let fresh: Vec<(String, String)> = {
+        let mut known = announced
+            .elsewhere
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fresh = match &known.0 {
+            Some(before) => waiting.difference(before).cloned().collect(),
+            None => Vec::new(),
+        };
+        *known = (
+            Some(waiting),
+            others.iter().map(|line| line.waiting()).sum(),
+        );
+        fresh
+    };
+    for (root, id) in &fresh {
+        let Some((line, question)) = others.iter().find_map(|line| {
+            (line.workspace == *root)
+                .then(|| {
+                    line.questions
+                        .iter()
+                        .find(|q| q.id == *id)
+                        .map(|q| (line, q))
+                })
+                .flatten()
+        }) else {
+            continue;
+        };
+        let shown = app
+            .notification()
+            .builder()
+            .title(format!(
+                "An agent in {} is waiting for your answer",
+                line.name
+            ))
+            .body(&question.title)
+            .show();
+        if let Err(error) = shown {
+            tracing::debug!(%error, "no notification service");
+        }
     }
     show_count(app, announced.waiting());
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use switchboard_model::ipc::{EVENT_STORE_CHANGED, StoreChange};
+use switchboard_model::ipc::{EVENT_EVERYWHERE, EVENT_STORE_CHANGED, StoreChange};
 use switchboard_store::{StoreError, Workspace, WorkspaceWatcher, team::Teams};
 use tauri::{AppHandle, Emitter, Manager};
 
@@ -71,4 +71,40 @@ pub fn forward_store_changes(
             attention::agents(&app, &watched, &announced);
         }
     })
+}
+
+/// Follows the other running workspaces ("All workspaces"): reads what
+/// waits there now (off the main thread), then after each change counts it
+/// into the title, announces new blocking questions, and tells the page
+/// ([`EVENT_EVERYWHERE`]). `None` when the runtime folder cannot be used.
+pub fn follow_everywhere(
+    app: &AppHandle,
+    workspace: &Workspace,
+    announced: Arc<Announced>,
+) -> Option<switchboard_store::everywhere::Follower> {
+    let registry = match switchboard_store::registry::Registry::locate() {
+        Ok(registry) => registry,
+        Err(error) => {
+            tracing::warn!(%error, "other workspaces are not followed");
+            return None;
+        }
+    };
+    {
+        let (app, workspace, announced) = (app.clone(), workspace.clone(), Arc::clone(&announced));
+        std::thread::spawn(move || attention::elsewhere(&app, &workspace, &announced));
+    }
+    let (app, watched) = (app.clone(), workspace.clone());
+    let followed = switchboard_store::everywhere::follow(&registry, workspace, move || {
+        attention::elsewhere(&app, &watched, &announced);
+        if let Err(error) = app.emit(EVENT_EVERYWHERE, ()) {
+            tracing::debug!(%error, "the page was not told of another workspace's change");
+        }
+    });
+    match followed {
+        Ok(follower) => Some(follower),
+        Err(error) => {
+            tracing::warn!(%error, "other workspaces are not followed");
+            None
+        }
+    }
 }

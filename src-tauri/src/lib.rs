@@ -139,6 +139,11 @@ pub fn run() -> ExitCode {
             )
             .holding_window();
             state.reach(StartPhase::WebviewCreated, Some(webview_created));
+            state.keep_following(events::follow_everywhere(
+                app.handle(),
+                &state.workspace,
+                std::sync::Arc::clone(&state.announced),
+            ));
             // The window's own HTTP server, when the settings ask for it
             // (read off the start-up path).
             state
@@ -167,6 +172,8 @@ pub fn run() -> ExitCode {
             commands::inbox::add_annotation,
             commands::inbox::export_delivery,
             commands::agents::list_agents,
+            commands::everywhere::everywhere,
+            commands::everywhere::open_workspace,
             commands::agents::codex_hooks_trust,
             commands::launches::launches,
             commands::launches::launch_start,

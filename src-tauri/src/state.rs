@@ -43,6 +43,8 @@ pub struct AppState {
     /// The window's registration on this machine, so every window's "All
     /// workspaces" lists this one (and hooks elsewhere know a window runs).
     _registered: Option<switchboard_store::registry::Registered>,
+    /// Follows the other running workspaces while the window runs.
+    everywhere: Mutex<Option<switchboard_store::everywhere::Follower>>,
 }
 
 impl AppState {
@@ -69,6 +71,7 @@ impl AppState {
             http: Arc::default(),
             _window: None,
             _registered: None,
+            everywhere: Mutex::new(None),
         }
     }
 }
@@ -97,6 +100,14 @@ impl AppState {
             }
         }
         self
+    }
+
+    /// Keeps `follower` for the window's life.
+    pub fn keep_following(&self, follower: Option<switchboard_store::everywhere::Follower>) {
+        *self
+            .everywhere
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = follower;
     }
 
     /// The ms after the process's start of wall-clock time `epoch_ms` (ms

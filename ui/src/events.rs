@@ -2,7 +2,7 @@
 //!
 //! The page listens to each Tauri event exactly once ([`listen_to_shell`]).
 //! A view subscribes with [`on_store_change`], [`on_sidecar`],
-//! [`on_sidecar_health`] or [`on_sessions`] while it is built: the subscription ends when the
+//! [`on_sidecar_health`], [`on_sessions`] or [`on_everywhere`] while it is built: the subscription ends when the
 //! view's reactive owner is cleaned up (the view is left), and the handler
 //! runs under that owner, so work it spawns with
 //! `spawn_local_scoped_with_cancellation` ends with the view too. A view
@@ -18,8 +18,8 @@ use leptos::prelude::{Owner, on_cleanup};
 use serde::de::DeserializeOwned;
 use switchboard_model::{
     ipc::{
-        ChatEvent, EVENT_SESSIONS, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH, EVENT_STORE_CHANGED,
-        SidecarHealth, StoreChange,
+        ChatEvent, EVENT_EVERYWHERE, EVENT_SESSIONS, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH,
+        EVENT_STORE_CHANGED, SidecarHealth, StoreChange,
     },
     program::ProgramSession,
 };
@@ -62,6 +62,7 @@ thread_local! {
     static SIDECAR: RefCell<Subscribers<ChatEvent>> = const { RefCell::new(Subscribers::new("sidecar")) };
     static HEALTH: RefCell<Subscribers<SidecarHealth>> = const { RefCell::new(Subscribers::new("health")) };
     static SESSIONS: RefCell<Subscribers<Vec<ProgramSession>>> = const { RefCell::new(Subscribers::new("sessions")) };
+    static EVERYWHERE: RefCell<Subscribers<()>> = const { RefCell::new(Subscribers::new("everywhere")) };
     /// Waiting for the store's changes to be followed.
     static FOLLOWING: RefCell<Subscribers<()>> = const { RefCell::new(Subscribers::new("following")) };
     /// Whether they are.
@@ -144,6 +145,12 @@ pub fn on_sessions(handler: impl Fn(Vec<ProgramSession>) + 'static) {
     subscribe(&SESSIONS, handler);
 }
 
+/// Calls `handler` whenever what waits in another running workspace may
+/// have changed, while the current view lives.
+pub fn on_everywhere(handler: impl Fn() + 'static) {
+    subscribe(&EVERYWHERE, move |()| handler());
+}
+
 /// Calls `handler` once the store's changes are followed (now, if they
 /// are): a view that read the store before then reads it again. Not called
 /// if the current view is left first.
@@ -173,5 +180,6 @@ pub async fn listen_to_shell() -> Result<(), String> {
     dispatch(&FOLLOWING, ());
     forward(EVENT_SIDECAR, &SIDECAR).await?;
     forward(EVENT_SIDECAR_HEALTH, &HEALTH).await?;
-    forward(EVENT_SESSIONS, &SESSIONS).await
+    forward(EVENT_SESSIONS, &SESSIONS).await?;
+    forward(EVENT_EVERYWHERE, &EVERYWHERE).await
 }

@@ -241,15 +241,43 @@ impl EarlyInbox {
     }
 }
 
-/// One delivery with its rendered body.
-pub async fn get_delivery(id: &str) -> Result<DeliveryDetail, ErrorPayload> {
-    call_with(CMD_GET_DELIVERY, &DeliveryRequest { id: id.to_owned() }).await
+/// One delivery with its rendered body; in `workspace` when it is one of
+/// "All workspaces", else in the window's own.
+pub async fn get_delivery(
+    id: &str,
+    workspace: Option<String>,
+) -> Result<DeliveryDetail, ErrorPayload> {
+    let request = DeliveryRequest {
+        id: id.to_owned(),
+        workspace,
+    };
+    call_with(CMD_GET_DELIVERY, &request).await
 }
 
-/// Notes that the developer opened question `id`.
-pub async fn mark_opened(id: &str) -> Result<bool, ErrorPayload> {
-    let request = DeliveryRequest { id: id.to_owned() };
+/// Notes that the developer opened question `id` (in `workspace`, as
+/// [`get_delivery`]).
+pub async fn mark_opened(id: &str, workspace: Option<String>) -> Result<bool, ErrorPayload> {
+    let request = DeliveryRequest {
+        id: id.to_owned(),
+        workspace,
+    };
     call_with(CMD_MARK_OPENED, &request).await
+}
+
+/// What waits in every running workspace on this machine, this one first.
+pub async fn everywhere()
+-> Result<Vec<switchboard_model::registry::WorkspaceAttention>, ErrorPayload> {
+    call(ipc::CMD_EVERYWHERE).await
+}
+
+/// Opens (or brings forward) the window of running workspace `workspace`.
+pub async fn open_workspace(workspace: &str) -> Result<(), ErrorPayload> {
+    let request = ipc::WorkspaceRequest {
+        workspace: workspace.to_owned(),
+    };
+    call_with::<_, Option<()>>(ipc::CMD_OPEN_WORKSPACE, &request)
+        .await
+        .map(|_| ())
 }
 
 /// The agents seen through hooks and MCP, waiting ones first.
@@ -317,10 +345,11 @@ pub async fn launch_stop(name: &str) -> Result<Launch, ErrorPayload> {
 }
 
 /// Answers, declines or dismisses a delivery.
-pub async fn reply(id: &str, reply: Reply) -> Result<(), ErrorPayload> {
+pub async fn reply(id: &str, reply: Reply, workspace: Option<String>) -> Result<(), ErrorPayload> {
     let request = ReplyRequest {
         id: id.to_owned(),
         reply,
+        workspace,
     };
     call_with::<_, Option<()>>(CMD_REPLY, &request)
         .await

@@ -31,6 +31,12 @@ pub const CMD_MARK_OPENED: &str = "mark_opened";
 pub const CMD_REPLY: &str = "reply";
 /// Command: the agents seen through hooks and MCP, as the Agents view shows them.
 pub const CMD_LIST_AGENTS: &str = "list_agents";
+/// Command: what waits in every running workspace on this machine ("All
+/// workspaces"). Response: `Vec<`[`WorkspaceAttention`](crate::registry::WorkspaceAttention)`>`.
+pub const CMD_EVERYWHERE: &str = "everywhere";
+/// Command: opens (or brings forward) the window of a running workspace.
+/// Request: [`WorkspaceRequest`].
+pub const CMD_OPEN_WORKSPACE: &str = "open_workspace";
 /// Command: whether Codex runs the hooks Switchboard installed in the
 /// workspace. Response: `Option<`[`CodexHooksTrust`](crate::agent::codex_hooks::CodexHooksTrust)`>`.
 pub const CMD_CODEX_HOOKS_TRUST: &str = "codex_hooks_trust";
@@ -311,7 +317,7 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 60] = [
+pub const COMMANDS: [&str; 62] = [
     CMD_LAUNCHES,
     CMD_LAUNCH_START,
     CMD_LAUNCH_DIFF,
@@ -346,6 +352,8 @@ pub const COMMANDS: [&str; 60] = [
     CMD_MARK_OPENED,
     CMD_REPLY,
     CMD_LIST_AGENTS,
+    CMD_EVERYWHERE,
+    CMD_OPEN_WORKSPACE,
     CMD_CODEX_HOOKS_TRUST,
     CMD_ADD_ANNOTATION,
     CMD_GET_THEME,
@@ -376,6 +384,17 @@ pub const COMMANDS: [&str; 60] = [
 
 /// Event carrying a [`StoreChange`] whenever workspace data changes on disk.
 pub const EVENT_STORE_CHANGED: &str = "store-changed";
+
+/// Event (no payload) whenever what waits in another running workspace
+/// may have changed: read [`CMD_EVERYWHERE`] again.
+pub const EVENT_EVERYWHERE: &str = "everywhere-changed";
+
+/// Names a workspace of "All workspaces".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceRequest {
+    /// Its folder, as [`crate::registry::WorkspaceAttention::workspace`].
+    pub workspace: String,
+}
 
 /// The open workspace, as the sidebar shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -540,6 +559,10 @@ pub struct TeamSendRequest {
 pub struct DeliveryRequest {
     /// The delivery id.
     pub id: String,
+    /// The workspace it is in, when not the window's own: one of "All
+    /// workspaces" (anything else is refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
 }
 
 /// A reply to one delivery.
@@ -549,6 +572,10 @@ pub struct ReplyRequest {
     pub id: String,
     /// The answer, or a decline or dismissal.
     pub reply: Reply,
+    /// The workspace it is in, when not the window's own (see
+    /// [`DeliveryRequest::workspace`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
 }
 
 /// One delivery as the delivery view shows it.

@@ -111,3 +111,119 @@ pub fn reachable(
     }
     Ok(workspace)
 }
+
+/// Follows what waits in the other running workspaces: the registrations'
+/// folder, and each registered workspace's inbox data and agent records
+/// (not `current`'s, which its own watcher follows). Stops when dropped.
+#[derive(Debug)]
+pub struct Follower {
+    stop: std::sync::mpsc::Sender<Followed>,
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        let _ = self.stop.send(Followed::Stop);
+    }
+}
+
+enum Followed {
+    Event(notify::Result<notify::Event>),
+    Stop,
+}
+
+/// How long changes are gathered after the first before `on_change` is
+/// told once: an answer writes three files, a registration two.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Starts following ([`Follower`]); `on_change` is called, off the caller's
+/// thread, once for each burst of changes.
+pub fn follow(
+    registry: &crate::registry::Registry,
+    current: &Workspace,
+    on_change: impl Fn() + Send + 'static,
+) -> Result<Follower, StoreError> {
+    use notify::Watcher as _;
+    let (send, receive) = std::sync::mpsc::channel();
+    let events = send.clone();
+    let mut watcher = notify::recommended_watcher(move |event| {
+        let _ = events.send(Followed::Event(event));
+    })
+    .map_err(|source| StoreError::Watch {
+        path: registry.folder().to_owned(),
+        source,
+    })?;
+    watcher
+        .watch(registry.folder(), notify::RecursiveMode::NonRecursive)
+        .map_err(|source| StoreError::Watch {
+            path: registry.folder().to_owned(),
+            source,
+        })?;
+    let (registry, current) = (registry.clone(), current.root().to_owned());
+    std::thread::spawn(move || {
+        let mut watched = std::collections::BTreeSet::new();
+        rewatch(&mut watcher, &registry, &current, &mut watched);
+        while let Ok(Followed::Event(first)) = receive.recv() {
+            let mut registrations = touches(&first, registry.folder());
+            let deadline = std::time::Instant::now() + GATHER;
+            loop {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match receive.recv_timeout(left) {
+                    Ok(Followed::Event(event)) => {
+                        registrations |= touches(&event, registry.folder())
+                    }
+                    Ok(Followed::Stop) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        return;
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                }
+            }
+            if registrations {
+                rewatch(&mut watcher, &registry, &current, &mut watched);
+            }
+            on_change();
+        }
+    });
+    Ok(Follower { stop: send })
+}
+
+/// Whether `event` is in the registrations' folder.
+fn touches(event: &notify::Result<notify::Event>, folder: &std::path::Path) -> bool {
+    match event {
+        Ok(event) => event.paths.iter().any(|path| path.parent() == Some(folder)),
+        Err(_) => true,
+    }
+}
+
+/// Watches the inbox data and agent records of every registered workspace
+/// but `current`, and no others.
+fn rewatch(
+    watcher: &mut notify::RecommendedWatcher,
+    registry: &crate::registry::Registry,
+    current: &std::path::Path,
+    watched: &mut std::collections::BTreeSet<PathBuf>,
+) {
+    use notify::Watcher as _;
+    let wanted: std::collections::BTreeSet<PathBuf> = registry
+        .list()
+        .registrations
+        .iter()
+        .map(|registration| PathBuf::from(&registration.workspace))
+        .filter(|root| root != current)
+        .filter_map(|root| Workspace::open(&root).ok().filter(|w| w.root() == root))
+        .flat_map(|workspace| [workspace.inbox_data_dir(), agents::agents_dir(&workspace)])
+        .collect();
+    for gone in watched.difference(&wanted).cloned().collect::<Vec<_>>() {
+        let _ = watcher.unwatch(&gone);
+        watched.remove(&gone);
+    }
+    for dir in wanted {
+        if !watched.contains(&dir)
+            && dir.is_dir()
+            && watcher
+                .watch(&dir, notify::RecursiveMode::NonRecursive)
+                .is_ok()
+        {
+            watched.insert(dir);
+        }
+    }
+}

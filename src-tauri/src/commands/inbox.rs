@@ -9,7 +9,7 @@ use switchboard_model::{
 use switchboard_store::{annotations, clock, deliveries, feedback};
 use tauri::State;
 
-use super::on_workspace;
+use super::{on_reachable, on_workspace};
 use crate::state::AppState;
 
 /// Deliveries newest first, with warnings about anything unreadable.
@@ -24,7 +24,10 @@ pub async fn get_delivery(
     state: State<'_, AppState>,
     request: DeliveryRequest,
 ) -> Result<DeliveryDetail, ErrorPayload> {
-    Ok(deliveries::detail(&state.workspace, &request.id)?)
+    on_reachable(&state, request.workspace, move |workspace| {
+        deliveries::detail(workspace, &request.id)
+    })
+    .await
 }
 
 /// Notes that the developer opened a question (once, while it waits).
@@ -33,7 +36,7 @@ pub async fn mark_opened(
     state: State<'_, AppState>,
     request: DeliveryRequest,
 ) -> Result<bool, ErrorPayload> {
-    super::on_workspace(&state, move |workspace| {
+    on_reachable(&state, request.workspace, move |workspace| {
         deliveries::mark_opened(workspace, &request.id, switchboard_store::clock::now())
     })
     .await
@@ -43,7 +46,7 @@ pub async fn mark_opened(
 /// learns of it through the sessions file.
 #[tauri::command]
 pub async fn reply(state: State<'_, AppState>, request: ReplyRequest) -> Result<(), ErrorPayload> {
-    on_workspace(&state, move |workspace| {
+    on_reachable(&state, request.workspace, move |workspace| {
         feedback::reply(workspace, &request.id, request.reply, clock::now())
     })
     .await?;

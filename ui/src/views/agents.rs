@@ -126,6 +126,7 @@ pub fn AgentsView(
                 })
             }}
             <AgentRows agents now show_gone on_open_question />
+            <crate::views::everywhere::AllWorkspaces now />
         </section>
     }
     .into_any()

@@ -4,6 +4,7 @@ pub mod agents;
 pub mod chat;
 pub mod composer;
 pub mod edit_line;
+pub mod everywhere;
 pub mod inbox;
 pub mod knowledge;
 pub mod launches;

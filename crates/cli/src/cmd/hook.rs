@@ -111,10 +111,11 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     }
     let now = clock::now();
     let deadline = later(now, Duration::from_secs(args.wait));
-    // Listed in every window's "All workspaces" while it waits.
-    let _asking = window::asking(&workspace, now);
     let (_, session) =
         agents::ask_permission(&workspace, &request, serde_json::Map::new(), now, deadline)?;
+    // Listed in every window's "All workspaces" while it waits (once its
+    // question is there to be read).
+    let _asking = window::asking(&workspace, now);
     let wait = ReplyWait::new();
     let canceller = wait.canceller();
     let watched = workspace.clone();

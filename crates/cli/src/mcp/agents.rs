@@ -219,8 +219,6 @@ impl Server {
             tracing::info!(tool_use = ?args.tool_use_id, "no window is open; nothing asked");
             return Ok(prompt_answer(&Verdict::FallThrough, &input));
         }
-        // Listed in every window's "All workspaces" while it waits.
-        let _asking = window::asking(&workspace, switchboard_store::clock::now());
         let mut closing = window_closing(&workspace);
         // Over HTTP: the token's agent, on its row; locally: the client.
         let caller = super::caller();
@@ -254,6 +252,8 @@ impl Server {
             })
             .await?;
         tracing::info!(id = %delivery.id, tool_use = ?args.tool_use_id, "permission asked; waiting");
+        // Listed in every window's "All workspaces" while it waits.
+        let _asking = window::asking(&workspace, clock::now());
         let waiter = Waiter {
             server: self.clone(),
             session: session.id.clone(),

@@ -7,6 +7,7 @@
 mod agents;
 mod annotations;
 mod chat;
+mod everywhere;
 mod export;
 mod harness;
 mod hostile;
@@ -38,6 +39,7 @@ fn main() -> std::process::ExitCode {
     trials.extend(inbox::trials(&environment));
     trials.extend(navigation::trials(&environment));
     trials.extend(questions::trials(&environment));
+    trials.extend(everywhere::trials(&environment));
     trials.extend(hostile::trials(&environment));
     trials.extend(annotations::trials(&environment));
     trials.extend(theme::trials(&environment));

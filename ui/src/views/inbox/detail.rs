@@ -36,6 +36,17 @@ const FRAME_STYLE: &str = "body{margin:12px 16px;font:14px/1.5 system-ui,sans-se
 #[derive(Debug, Clone, Copy)]
 pub struct AnsweredElsewhere(pub RwSignal<bool>);
 
+/// The workspace a delivery view shows a delivery of, when it is not the
+/// window's own but one of "All workspaces": the view's parts read it from
+/// the context, so an answer goes where the question is.
+#[derive(Debug, Clone, Default)]
+pub struct InWorkspace(pub Option<String>);
+
+/// The workspace the delivery shown is in (`None`: the window's own).
+pub fn in_workspace() -> Option<String> {
+    use_context::<InWorkspace>().and_then(|InWorkspace(workspace)| workspace)
+}
+
 /// The delivery view.
 #[component]
 pub fn DeliveryView(
@@ -43,16 +54,26 @@ pub fn DeliveryView(
     selected: RwSignal<Option<String>>,
     revision: RwSignal<u64>,
     now: RwSignal<Timestamp>,
+    /// The workspace the delivery is in, when not the window's own (it is
+    /// answered there; annotating and saving stay with its own window).
+    #[prop(optional)]
+    workspace: Option<String>,
 ) -> impl IntoView {
     let detail = RwSignal::new(None::<Result<DeliveryDetail, switchboard_model::ErrorPayload>>);
     let elsewhere = RwSignal::new(false);
     provide_context(AnsweredElsewhere(elsewhere));
+    provide_context(InWorkspace(workspace.clone()));
+    let back = if workspace.is_some() {
+        "← All workspaces"
+    } else {
+        "← Inbox"
+    };
     let load_id = id.clone();
     Effect::new(move |_| {
         revision.track();
-        let id = load_id.clone();
+        let (id, workspace) = (load_id.clone(), workspace.clone());
         tasks::fetch(async move {
-            let loaded = ipc::get_delivery(&id).await;
+            let loaded = ipc::get_delivery(&id, workspace).await;
             detail.set(Some(loaded));
         });
     });
@@ -65,8 +86,8 @@ pub fn DeliveryView(
 
     view! {
         <div class="delivery-view" id="delivery-view" data-id=id.clone()>
-            <button class="back" id="delivery-back" title="Back to the inbox (Esc)" on:click=move |_| selected.set(None)>
-                "← Inbox"
+            <button class="back" id="delivery-back" title="Back (Esc)" on:click=move |_| selected.set(None)>
+                {back}
             </button>
             {move || elsewhere.get().then(|| view! {
                 <p class="warning" role="status" id="answered-elsewhere">
@@ -104,9 +125,9 @@ fn DetailBody(
     if delivery.status == switchboard_model::DeliveryStatus::AwaitingFeedback
         && delivery.opened_at().is_none()
     {
-        let id = delivery.id.clone();
+        let (id, workspace) = (delivery.id.clone(), in_workspace());
         tasks::act(async move {
-            let _ = ipc::mark_opened(&id).await;
+            let _ = ipc::mark_opened(&id, workspace).await;
         });
     }
     let bump = Callback::new(move |()| revision.update(|r| *r += 1));
@@ -125,7 +146,9 @@ fn DetailBody(
                 <Body delivery=delivery.clone() body_html=detail.body_html on_saved=bump />
                 <Feedback delivery feedback=detail.feedback on_done=bump />
             </div>
-            <AnnotationList annotations=detail.annotations quotes=detail.quotes body=body_text delivery_id=id on_saved=bump />
+            {in_workspace().is_none().then(|| view! {
+                <AnnotationList annotations=detail.annotations quotes=detail.quotes body=body_text delivery_id=id on_saved=bump />
+            })}
         </div>
     }
 }
@@ -148,7 +171,7 @@ fn DeliveryHeader(delivery: Delivery, now: RwSignal<Timestamp>) -> impl IntoView
                 </span>
                 <time class="age" datetime=created.to_string()>{move || age_label(created, now.get())}</time>
                 <span class="export-buttons">
-                    {formats
+                    {(if in_workspace().is_none() { formats } else { &[] })
                         .iter()
                         .map(|&format| {
                             let id = delivery.id.clone();
@@ -201,7 +224,7 @@ fn Body(delivery: Delivery, body_html: String, on_saved: Callback<()>) -> impl I
                 }
             };
             view! {
-                <SelectionBar delivery_id=delivery.id.clone() selected on_saved />
+                {in_workspace().is_none().then(|| view! { <SelectionBar delivery_id=delivery.id.clone() selected on_saved /> })}
                 <article
                     class="markdown-body"
                     id="delivery-body"
@@ -225,7 +248,7 @@ fn Body(delivery: Delivery, body_html: String, on_saved: Callback<()>) -> impl I
                 }
             };
             view! {
-                <SelectionBar delivery_id=delivery.id.clone() selected on_saved frame=frame_ref />
+                {in_workspace().is_none().then(|| view! { <SelectionBar delivery_id=delivery.id.clone() selected on_saved frame=frame_ref /> })}
                 <iframe
                     class="html-body"
                     id="delivery-frame"

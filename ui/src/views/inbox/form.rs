@@ -73,6 +73,7 @@ fn sender(
     on_done: Callback<()>,
 ) -> impl Fn(Reply) + Copy + Send + Sync + 'static {
     let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
+    let workspace = StoredValue::new(super::detail::in_workspace());
     move |reply: Reply| {
         if let Reply::Answer { answer } = &reply
             && let Err(problems) = schema.with_value(|schema| schema.check_answer(answer))
@@ -81,9 +82,9 @@ fn sender(
             return;
         }
         busy.set(true);
-        let id = id.get_value();
+        let (id, workspace) = (id.get_value(), workspace.get_value());
         tasks::act(async move {
-            match ipc::reply(&id, reply).await {
+            match ipc::reply(&id, reply, workspace).await {
                 Ok(()) => {
                     drafts.forget(&id);
                     errors.set(Vec::new());

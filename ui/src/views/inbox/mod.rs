@@ -3,6 +3,7 @@
 
 mod annotate;
 mod detail;
+pub use detail::DeliveryView;
 pub mod form;
 mod list;
 mod permission;

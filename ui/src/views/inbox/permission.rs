@@ -24,14 +24,16 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
     let form = NodeRef::<html::Section>::new();
     let id = StoredValue::new(id);
     let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
+    let workspace = StoredValue::new(super::detail::in_workspace());
     let send = Callback::new(move |reply: Reply| {
         if busy.get_untracked() {
             return;
         }
         busy.set(true);
         let id = id.get_value();
+        let workspace = workspace.get_value();
         tasks::act(async move {
-            match ipc::reply(&id, reply).await {
+            match ipc::reply(&id, reply, workspace).await {
                 Ok(()) => {
                     on_done.try_run(());
                 }
