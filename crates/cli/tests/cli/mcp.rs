@@ -1038,6 +1038,10 @@ async fn an_elicitation_schema_becomes_the_form_and_its_answer_comes_back_as_con
     let (code, message) = refused(&session, "ask", json!({"title": "t", "content": "c"})).await;
     assert_eq!(code, "INVALID_REQUEST");
     assert!(message.contains("exactly one of schema"), "{message}");
+    assert!(
+        !message.contains("  "),
+        "one space between words: {message:?}"
+    );
     session.cancel().await.unwrap();
 }
 

@@ -276,7 +276,7 @@ impl Server {
             }
             _ => {
                 return Err(ToolError::invalid(
-                    "give exactly one of schema (visual-delivery's form) and requestedSchema                      (MCP elicitation's)",
+                    "give exactly one of schema (visual-delivery's form) and requestedSchema (MCP elicitation's)",
                 ));
             }
         };
