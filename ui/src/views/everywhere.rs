@@ -23,8 +23,18 @@ pub fn AllWorkspaces(now: RwSignal<Timestamp>) -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
     let open_in = RwSignal::new(None::<String>);
     let revision = RwSignal::new(0_u64);
+    // Reads can overlap (each reads every workspace's files): only the
+    // latest one asked for is shown, never an older one finishing last.
+    let asked = StoredValue::new(0_u64);
     let refresh = move || {
-        tasks::fetch(async move { lines.set(Some(ipc::everywhere().await)) });
+        asked.update_value(|asked| *asked += 1);
+        let this = asked.get_value();
+        tasks::fetch(async move {
+            let read = ipc::everywhere().await;
+            if asked.get_value() == this {
+                lines.set(Some(read));
+            }
+        });
         revision.update(|revision| *revision += 1);
     };
     refresh();
