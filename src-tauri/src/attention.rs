@@ -11,26 +11,98 @@ use switchboard_model::agent::{
     transcript,
 };
 use switchboard_model::{
-    DeliveryMode, inbox::newly_waiting, program::ProgramSession, registry::WorkspaceAttention,
+    DeliveryMode,
+    inbox::newly_waiting,
+    program::ProgramSession,
+    registry::{TrayLine, WorkspaceAttention, tray_lines},
 };
 use switchboard_store::{
     Workspace, agents as agent_records, clock, deliveries, everywhere, registry,
 };
-use tauri::{AppHandle, Manager, UserAttentionType, tray::TrayIconBuilder};
+use tauri::{
+    AppHandle, Manager, UserAttentionType,
+    menu::{Menu, MenuItem, PredefinedMenuItem},
+    tray::TrayIconBuilder,
+};
 use tauri_plugin_notification::NotificationExt;
 
 /// The tray icon's id.
 const TRAY: &str = "switchboard";
 
-/// Puts Switchboard in the system tray; a desktop without a tray only
-/// loses the icon, not the count in the title.
-pub fn add_tray(app: &AppHandle) {
-    let mut builder = TrayIconBuilder::with_id(TRAY).tooltip("Switchboard");
+/// How many other workspaces the tray's menu names at most.
+const TRAY_WORKSPACES: usize = 12;
+
+/// The menu item that brings this window forward.
+const SHOW: &str = "show";
+
+/// The prefix of a menu item's id that opens another workspace's window.
+const OPEN: &str = "open:";
+
+/// Puts Switchboard in the system tray, its menu naming the other running
+/// workspaces; a desktop without a tray only loses the icon, not the count
+/// in the title.
+pub fn add_tray(app: &AppHandle, announced: &Announced) {
+    let mut builder = TrayIconBuilder::with_id(TRAY)
+        .tooltip("Switchboard")
+        .on_menu_event(|app, event| on_tray_menu(app, event.id().as_ref()));
     if let Some(icon) = app.default_window_icon() {
         builder = builder.icon(icon.clone());
     }
+    match tray_menu(app, &announced.tray_lines()) {
+        Ok(menu) => builder = builder.menu(&menu),
+        Err(error) => tracing::debug!(%error, "the tray has no menu"),
+    }
     if let Err(error) = builder.build(app) {
         tracing::debug!(%error, "no system tray");
+    }
+}
+
+/// The tray's menu: this window, then a line per other running workspace.
+fn tray_menu(app: &AppHandle, lines: &[TrayLine]) -> tauri::Result<Menu<tauri::Wry>> {
+    let menu = Menu::new(app)?;
+    menu.append(&MenuItem::with_id(
+        app,
+        SHOW,
+        "Show this window",
+        true,
+        None::<&str>,
+    )?)?;
+    if !lines.is_empty() {
+        menu.append(&PredefinedMenuItem::separator(app)?)?;
+        menu.append(&MenuItem::new(app, "All workspaces", false, None::<&str>)?)?;
+    }
+    for line in lines {
+        let item = if line.workspace.is_empty() {
+            MenuItem::new(app, &line.label, false, None::<&str>)?
+        } else {
+            let id = format!("{OPEN}{}", line.workspace);
+            MenuItem::with_id(app, id, &line.label, true, None::<&str>)?
+        };
+        menu.append(&item)?;
+    }
+    Ok(menu)
+}
+
+/// A choice in the tray's menu: this window forward, or another running
+/// workspace's window opened (only one registered now).
+fn on_tray_menu(app: &AppHandle, id: &str) {
+    if id == SHOW {
+        crate::instance::focus(app);
+        return;
+    }
+    let Some(root) = id.strip_prefix(OPEN) else {
+        return;
+    };
+    let Some(state) = app.try_state::<crate::state::AppState>() else {
+        return;
+    };
+    let opened = everywhere::reachable(&registry::list(), &state.workspace, root)
+        .map_err(|error| error.to_string())
+        .and_then(|workspace| {
+            crate::instance::open_window(state.config.config_dir.as_deref(), workspace.root())
+        });
+    if let Err(error) = opened {
+        tracing::warn!(%error, "the workspace's window was not opened");
     }
 }
 
@@ -54,9 +126,18 @@ pub struct Announced {
     /// count they add.
     /// (`None` before the first reading.)
     elsewhere: Mutex<Elsewhere>,
+    /// The tray menu's lines for the other workspaces, as last shown.
+    tray: Mutex<Vec<TrayLine>>,
 }
 
 impl Announced {
+    fn tray_lines(&self) -> Vec<TrayLine> {
+        self.tray
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     fn waiting(&self) -> usize {
         let count = |set: &Mutex<BTreeSet<String>>| {
             set.lock()
@@ -269,6 +350,26 @@ pub fn elsewhere(app: &AppHandle, workspace: &Workspace, announced: &Announced) 
         );
         fresh
     };
+    let tray = tray_lines(&lines, TRAY_WORKSPACES);
+    let changed = {
+        let mut shown = announced
+            .tray
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let changed = *shown != tray;
+        *shown = tray.clone();
+        changed
+    };
+    if changed && let Some(icon) = app.tray_by_id(TRAY) {
+        match tray_menu(app, &tray) {
+            Ok(menu) => {
+                if let Err(error) = icon.set_menu(Some(menu)) {
+                    tracing::debug!(%error, "the tray's menu was not updated");
+                }
+            }
+            Err(error) => tracing::debug!(%error, "the tray's menu was not made"),
+        }
+    }
     for (root, id) in &fresh {
         let Some((line, question)) = others.iter().find_map(|line| {
             (line.workspace == *root)

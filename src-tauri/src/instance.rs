@@ -32,6 +32,25 @@ pub fn focus<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
+/// Opens a window on `root` (one already open there comes forward: one
+/// window per workspace), with the settings folder `config_dir` if this
+/// window was given one; the error is a sentence.
+pub fn open_window(config_dir: Option<&Path>, root: &Path) -> Result<(), String> {
+    let app =
+        std::env::current_exe().map_err(|error| format!("could not find this app: {error}"))?;
+    let mut command = std::process::Command::new(app);
+    if let Some(dir) = config_dir {
+        command.arg("--config-dir").arg(dir);
+    }
+    let mut child = command
+        .arg(root)
+        .spawn()
+        .map_err(|error| format!("could not open a window on {}: {error}", root.display()))?;
+    // Reaped when it ends; it outlives this window otherwise.
+    std::thread::spawn(move || child.wait());
+    Ok(())
+}
+
 /// Turns WebKit's accelerated compositing off for the window (WebKitGTK's
 /// hardware acceleration policy `NEVER`, what `WEBKIT_DISABLE_COMPOSITING_MODE=1`
 /// does): measured with 1,000 deliveries, the web process idles at ~110 MB

@@ -227,9 +227,93 @@ pub fn arrange(workspaces: &mut [WorkspaceAttention]) {
     });
 }
 
+/// One line of the tray's menu for another running workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrayLine {
+    /// What the menu says: its name and what waits there.
+    pub label: String,
+    /// Its folder, which the line opens.
+    pub workspace: String,
+}
+
+/// The tray menu's lines for the other running workspaces of `lines`: those
+/// where something waits first (as [`arrange`] orders them), each saying
+/// how much; at most `limit`, the last saying how many more are in the
+/// Agents view.
+pub fn tray_lines(lines: &[WorkspaceAttention], limit: usize) -> Vec<TrayLine> {
+    let others: Vec<&WorkspaceAttention> = lines.iter().filter(|line| !line.current).collect();
+    let mut tray: Vec<TrayLine> = others
+        .iter()
+        .take(limit)
+        .map(|line| TrayLine {
+            label: match line.waiting() {
+                0 => line.name.clone(),
+                waiting => format!("{} — {waiting} waiting", line.name),
+            },
+            workspace: line.workspace.clone(),
+        })
+        .collect();
+    if others.len() > limit
+        && let Some(last) = tray.last_mut()
+    {
+        let more = others.len() - limit + 1;
+        *last = TrayLine {
+            label: format!("{more} more workspaces: see All workspaces in Agents"),
+            workspace: String::new(),
+        };
+    }
+    tray
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn line(name: &str, current: bool, blocking: usize) -> WorkspaceAttention {
+        WorkspaceAttention {
+            workspace: format!("/home/dev/{name}"),
+            name: name.into(),
+            presences: vec![Presence::Window],
+            current,
+            questions: (0..blocking)
+                .map(|n| WaitingQuestion {
+                    id: format!("d_1_{n:03}"),
+                    title: "Go on?".into(),
+                    mode: DeliveryMode::Blocking,
+                    since: Timestamp::EPOCH,
+                    sent_by: None,
+                })
+                .collect(),
+            agents: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_tray_names_the_other_workspaces_where_something_waits_first() {
+        let mut lines = vec![
+            line("docs", false, 0),
+            line("here", true, 3),
+            line("api", false, 2),
+        ];
+        arrange(&mut lines);
+        let tray = tray_lines(&lines, 10);
+        let labels: Vec<&str> = tray.iter().map(|line| line.label.as_str()).collect();
+        assert_eq!(labels, ["api — 2 waiting", "docs"]);
+        assert_eq!(tray[0].workspace, "/home/dev/api");
+    }
+
+    #[test]
+    fn past_its_limit_the_tray_says_how_many_more_there_are() {
+        let lines: Vec<_> = (0..5).map(|n| line(&format!("w{n}"), false, 0)).collect();
+        let tray = tray_lines(&lines, 3);
+        assert_eq!(tray.len(), 3);
+        assert_eq!(
+            tray[2].label,
+            "3 more workspaces: see All workspaces in Agents"
+        );
+        assert!(tray[2].workspace.is_empty(), "it opens nothing");
+    }
 
     fn registration(workspace: &str, presence: Presence) -> Registration {
         Registration {

@@ -38,20 +38,6 @@ pub async fn open_workspace(
     .await?
     .root()
     .to_owned();
-    let app = std::env::current_exe().map_err(|error| {
-        ErrorPayload::new(ErrorCode::Io, format!("could not find this app: {error}"))
-    })?;
-    let mut command = std::process::Command::new(app);
-    if let Some(dir) = &state.config.config_dir {
-        command.arg("--config-dir").arg(dir);
-    }
-    let mut child = command.arg(&root).spawn().map_err(|error| {
-        ErrorPayload::new(
-            ErrorCode::Io,
-            format!("could not open a window on {}: {error}", root.display()),
-        )
-    })?;
-    // Reaped when it ends; it outlives this window otherwise.
-    std::thread::spawn(move || child.wait());
-    Ok(())
+    crate::instance::open_window(state.config.config_dir.as_deref(), &root)
+        .map_err(|message| ErrorPayload::new(ErrorCode::Io, message))
 }

@@ -24,7 +24,7 @@ pub fn ui_ready(app: AppHandle, state: State<'_, AppState>) {
         let announced = std::sync::Arc::clone(&state.announced);
         let tray_app = app.clone();
         let added = app.run_on_main_thread(move || {
-            attention::add_tray(&tray_app);
+            attention::add_tray(&tray_app, &announced);
             attention::show_waiting(&tray_app, &announced);
         });
         if let Err(error) = added {
