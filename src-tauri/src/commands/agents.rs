@@ -5,7 +5,6 @@ use switchboard_model::{
     ErrorPayload,
     agent::{AgentRow, codex_hooks::CodexHooksTrust},
 };
-use switchboard_store::{agents, clock, codex};
 use tauri::State;
 
 use super::on_workspace;
@@ -14,7 +13,7 @@ use crate::state::AppState;
 /// Every agent session, waiting ones first, each with its last messages.
 #[tauri::command]
 pub async fn list_agents(state: State<'_, AppState>) -> Result<Vec<AgentRow>, ErrorPayload> {
-    on_workspace(&state, |workspace| agents::list(workspace, clock::now())).await
+    on_workspace(&state, switchboard_commands::agents::list_agents).await
 }
 
 /// Whether Codex runs Switchboard's hooks in the workspace (`None`: none
@@ -23,8 +22,5 @@ pub async fn list_agents(state: State<'_, AppState>) -> Result<Vec<AgentRow>, Er
 pub async fn codex_hooks_trust(
     state: State<'_, AppState>,
 ) -> Result<Option<CodexHooksTrust>, ErrorPayload> {
-    on_workspace(&state, |workspace| {
-        codex::hooks_trust_here(workspace.root())
-    })
-    .await
+    on_workspace(&state, switchboard_commands::agents::codex_hooks_trust).await
 }

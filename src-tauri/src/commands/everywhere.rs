@@ -4,7 +4,7 @@
 use switchboard_model::{
     ErrorCode, ErrorPayload, ipc::WorkspaceRequest, registry::WorkspaceAttention,
 };
-use switchboard_store::{clock, everywhere, registry};
+use switchboard_store::{everywhere, registry};
 use tauri::State;
 
 use super::on_workspace;
@@ -15,12 +15,8 @@ use crate::state::AppState;
 pub async fn everywhere(
     state: State<'_, AppState>,
 ) -> Result<Vec<WorkspaceAttention>, ErrorPayload> {
-    on_workspace(&state, |workspace| {
-        Ok(everywhere::attention(
-            &registry::list(),
-            workspace,
-            clock::now(),
-        ))
+    on_workspace(&state, |own| {
+        Ok(switchboard_commands::agents::everywhere(own))
     })
     .await
 }

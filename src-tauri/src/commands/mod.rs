@@ -39,22 +39,3 @@ pub async fn on_workspace<T: Send + 'static>(
         })?
         .map_err(ErrorPayload::from)
 }
-
-/// [`on_workspace`] in the workspace `elsewhere` names, when it names one:
-/// the window's own, or a workspace of "All workspaces" registered now
-/// (`everywhere::reachable`); any other folder is refused.
-pub async fn on_reachable<T: Send + 'static>(
-    state: &AppState,
-    elsewhere: Option<String>,
-    work: impl FnOnce(&Workspace) -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, ErrorPayload> {
-    let Some(root) = elsewhere else {
-        return on_workspace(state, work).await;
-    };
-    on_workspace(state, move |own| {
-        let listed = switchboard_store::registry::list();
-        let workspace = switchboard_store::everywhere::reachable(&listed, own, &root)?;
-        work(&workspace)
-    })
-    .await
-}

@@ -8,8 +8,5 @@ use crate::state::AppState;
 /// The workspace folder this window shows.
 #[tauri::command]
 pub fn workspace_info(state: State<'_, AppState>) -> WorkspaceInfo {
-    WorkspaceInfo {
-        path: state.workspace.root().display().to_string(),
-        name: state.workspace.name(),
-    }
+    switchboard_commands::inbox::workspace_info(&state.workspace)
 }

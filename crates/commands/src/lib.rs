@@ -1,0 +1,11 @@
+//! The commands the window's page calls (`model::ipc`'s `CMD_*`), over the
+//! store: one function per command, which the desktop shell's Tauri
+//! commands call and `switchboard serve` routes a browser's calls to
+//! ([`dispatch`]), so no command has a second implementation. Each takes
+//! the workspace the page shows and returns what the page reads.
+
+pub mod agents;
+mod dispatch;
+pub mod inbox;
+
+pub use dispatch::{BROWSER_COMMANDS, dispatch};
