@@ -133,6 +133,9 @@ pub enum Command {
     /// (stdio): deliver, ask and wait, feedback, annotations, knowledge,
     /// team tasks.
     Mcp(crate::cmd::mcp::McpArgs),
+    /// Serve the inbox to a browser (a phone, another computer through a
+    /// tunnel): paired with a one-time link, loopback only.
+    Serve(crate::cmd::serve::ServeArgs),
 }
 
 impl Command {
@@ -165,6 +168,7 @@ impl Command {
             | Command::Chat(_)
             | Command::Learn(_)
             | Command::Mcp(_)
+            | Command::Serve(_)
             | Command::Hook(_)
             | Command::Connect(_)
             | Command::Hooks(_)

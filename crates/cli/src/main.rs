@@ -11,6 +11,7 @@ mod commands;
 mod failure;
 mod mcp;
 mod pipe;
+mod serve;
 
 use clap::Parser;
 

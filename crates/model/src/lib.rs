@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod annotation;
 pub mod blocking;
+pub mod browser;
 pub mod chat;
 pub mod delivery;
 pub mod error;

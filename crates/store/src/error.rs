@@ -202,6 +202,9 @@ pub enum StoreError {
     /// Something is in the way of landing or discarding an agent's work.
     #[error("{0}")]
     InTheWay(String),
+    /// A pairing code or a browser session is refused.
+    #[error(transparent)]
+    Browser(#[from] switchboard_model::browser::BrowserError),
     /// The user's private runtime folder cannot be used.
     #[error(transparent)]
     Runtime(#[from] crate::runtime::RuntimeError),
@@ -258,6 +261,12 @@ impl StoreError {
             }
             Self::Team(_) => ErrorCode::InvalidRequest,
             Self::Token(switchboard_model::token::TokenError::Unknown(_)) => ErrorCode::NotFound,
+            Self::Browser(switchboard_model::browser::BrowserError::Unknown(_)) => {
+                ErrorCode::NotFound
+            }
+            Self::Browser(switchboard_model::browser::BrowserError::BadCode) => {
+                ErrorCode::Forbidden
+            }
             Self::Token(_) => ErrorCode::InvalidRequest,
             Self::OutsideWorkspace { .. } => ErrorCode::OutsideWorkspace,
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,

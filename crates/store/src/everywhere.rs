@@ -163,13 +163,18 @@ pub fn follow(
         let mut watched = std::collections::BTreeSet::new();
         rewatch(&mut watcher, &registry, &current, &mut watched);
         while let Ok(Followed::Event(first)) = receive.recv() {
+            // Reading a registration or an inbox (as every reader does,
+            // this one too) is no change: only what changes the files is.
+            if !changes(&first) {
+                continue;
+            }
             let mut registrations = touches(&first, registry.folder());
             let deadline = std::time::Instant::now() + GATHER;
             loop {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
                 match receive.recv_timeout(left) {
                     Ok(Followed::Event(event)) => {
-                        registrations |= touches(&event, registry.folder())
+                        registrations |= changes(&event) && touches(&event, registry.folder());
                     }
                     Ok(Followed::Stop) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                         return;
@@ -184,6 +189,23 @@ pub fn follow(
         }
     });
     Ok(Follower { stop: send })
+}
+
+/// Whether `event` changed a file: anything but an access, save a file
+/// written and closed. (A watcher's error counts, to be safe.)
+fn changes(event: &notify::Result<notify::Event>) -> bool {
+    use notify::{
+        EventKind,
+        event::{AccessKind, AccessMode},
+    };
+    match event {
+        Ok(event) => match event.kind {
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+            EventKind::Access(_) => false,
+            _ => true,
+        },
+        Err(_) => true,
+    }
 }
 
 /// Whether `event` is in the registrations' folder.

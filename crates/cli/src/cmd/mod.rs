@@ -16,6 +16,7 @@ pub mod play;
 pub mod probe;
 pub mod rec;
 pub mod run;
+pub mod serve;
 pub mod session;
 pub mod tapes;
 pub mod team;

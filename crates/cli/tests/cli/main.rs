@@ -21,6 +21,7 @@ mod play;
 mod probe;
 mod rec;
 mod revisions;
+mod serve;
 mod session;
 mod tapes;
 mod tasks;
@@ -41,6 +42,17 @@ pub fn switchboard(workspace: &Path, args: &[&str]) -> Output {
         .arg("-C")
         .arg(workspace)
         .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs `switchboard -C workspace ARGS…` with `envs` to completion.
+pub fn switchboard_with(workspace: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace)
+        .args(args)
+        .envs(envs.iter().copied())
         .output()
         .unwrap()
 }

@@ -1,0 +1,110 @@
+//! What the pages hear: the workspace's changes and the other running
+//! workspaces', as the window's shell emits them, each a server-sent event
+//! `{"event": NAME, "payload": …}` on every open stream.
+
+use std::{
+    pin::Pin,
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use hyper::body::{Bytes, Frame};
+use serde_json::json;
+use switchboard_model::ipc::{EVENT_EVERYWHERE, EVENT_STORE_CHANGED};
+use switchboard_store::{StoreError, Workspace, WorkspaceWatcher, everywhere, registry};
+use tokio::sync::{broadcast, mpsc};
+
+/// How often an idle stream says it is alive (a comment line), so a proxy
+/// or a phone's browser keeps it open and a gone page is noticed.
+const HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// The workspace's changes, followed while the server runs.
+pub struct Events {
+    sender: broadcast::Sender<Bytes>,
+    _watcher: WorkspaceWatcher,
+    _others: Option<everywhere::Follower>,
+}
+
+impl Events {
+    /// Starts following `workspace` and the other running workspaces.
+    pub fn follow(workspace: &Workspace) -> Result<Self, StoreError> {
+        let (sender, _) = broadcast::channel(64);
+        let changes = sender.clone();
+        let watcher = WorkspaceWatcher::start(workspace, move |change| {
+            let _ = changes.send(message(EVENT_STORE_CHANGED, &json!(change)));
+        })?;
+        let others = sender.clone();
+        let follower = registry::Registry::locate().and_then(|registry| {
+            everywhere::follow(&registry, workspace, move || {
+                let _ = others.send(message(EVENT_EVERYWHERE, &serde_json::Value::Null));
+            })
+        });
+        let follower = match follower {
+            Ok(follower) => Some(follower),
+            Err(error) => {
+                tracing::warn!(%error, "other workspaces are not followed");
+                None
+            }
+        };
+        Ok(Self {
+            sender,
+            _watcher: watcher,
+            _others: follower,
+        })
+    }
+
+    /// A new page's stream of events, from now on.
+    pub fn stream(&self) -> EventBody {
+        let mut heard = self.sender.subscribe();
+        let (send, receive) = mpsc::channel(16);
+        tokio::spawn(async move {
+            // Says at once that the stream is open.
+            if send.send(Bytes::from_static(b": open\n\n")).await.is_err() {
+                return;
+            }
+            loop {
+                let next = tokio::time::timeout(HEARTBEAT, heard.recv()).await;
+                let bytes = match next {
+                    Ok(Ok(bytes)) => bytes,
+                    // Fell behind: the page reads everything again.
+                    Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                        message(EVENT_STORE_CHANGED, &json!("deliveries"))
+                    }
+                    Ok(Err(broadcast::error::RecvError::Closed)) => return,
+                    Err(_) => Bytes::from_static(b": alive\n\n"),
+                };
+                if send.send(bytes).await.is_err() {
+                    return;
+                }
+            }
+        });
+        EventBody { receive }
+    }
+}
+
+/// One server-sent event.
+fn message(event: &str, payload: &serde_json::Value) -> Bytes {
+    Bytes::from(format!(
+        "data: {}\n\n",
+        json!({"event": event, "payload": payload})
+    ))
+}
+
+/// A page's event stream as a response body.
+pub struct EventBody {
+    receive: mpsc::Receiver<Bytes>,
+}
+
+impl hyper::body::Body for EventBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        self.receive
+            .poll_recv(cx)
+            .map(|bytes| bytes.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}

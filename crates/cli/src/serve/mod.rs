@@ -1,0 +1,143 @@
+//! `switchboard serve`: the window's own page in a browser, over HTTP on
+//! loopback. Pairing, not passwords: a one-time link (`--pair`, printed
+//! with its QR code) is exchanged for a session cookie (HttpOnly,
+//! SameSite=Strict), listed and revoked like tokens (`--sessions`,
+//! `--revoke`). Every request but the pairing one needs the cookie; a
+//! command also needs this origin and a JSON body (no cross-site form can
+//! send one), and only the commands a browser may call run
+//! (`switchboard_commands::dispatch`, the same functions the window's
+//! shell calls). Events reach the page as server-sent events. Every
+//! response carries the page's Content-Security-Policy.
+
+mod events;
+mod page;
+mod routes;
+
+use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+
+use anyhow::{Context, Result};
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use switchboard_store::{Workspace, browsers, clock};
+
+use crate::failure::refuse;
+
+/// The most connections held at once; past it, new ones wait to be
+/// accepted.
+const MAX_CONNECTIONS: usize = 512;
+
+/// How long a connection may take to send its request's head.
+const HEAD_WITHIN: Duration = Duration::from_secs(10);
+
+/// What every request is answered from.
+pub struct Served {
+    /// The workspace the page shows.
+    pub workspace: Workspace,
+    /// The config folder the browser sessions live in.
+    pub config_dir: PathBuf,
+    /// This server's origin, `http://127.0.0.1:PORT`.
+    pub origin: String,
+    /// The page and its policy.
+    pub page: page::Page,
+    /// The workspace's changes, for every page's event stream.
+    pub events: events::Events,
+}
+
+/// Makes a one-time pairing link for the server at `origin`.
+pub fn pairing_link(config_dir: &std::path::Path, origin: &str) -> Result<String> {
+    let code = browsers::new_pairing(config_dir, clock::now())?;
+    Ok(format!("{origin}/pair?code={code}"))
+}
+
+/// The QR code of `link`, drawn with block characters for a terminal.
+pub fn qr(link: &str) -> Option<String> {
+    let code = qrcode::QrCode::new(link.as_bytes()).ok()?;
+    Some(
+        code.render::<qrcode::render::unicode::Dense1x2>()
+            .quiet_zone(true)
+            .build(),
+    )
+}
+
+/// Prints `text` for the person who started the server; a closed stdout
+/// (its reader gone) does not stop the server.
+fn say(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+}
+
+/// Serves `workspace` at `address` (loopback only) until killed; prints the
+/// URL first, and with `pair` a one-time link and its QR code.
+pub fn serve(workspace: Workspace, config_dir: PathBuf, address: &str, pair: bool) -> Result<()> {
+    let Ok(address) = address.parse::<SocketAddr>() else {
+        refuse!("--listen takes an address and port, e.g. 127.0.0.1:8766 (not {address:?})");
+    };
+    if !address.ip().is_loopback() {
+        refuse!(
+            "serving on {address} would reach beyond this machine, which needs TLS (not built yet): \
+             serve on loopback and reach it through an SSH tunnel \
+             (ssh -L 8766:127.0.0.1:8766 this-machine) or a tailnet's HTTPS (see docs/inbox.md)"
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("could not start the server's runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .with_context(|| format!("could not listen on {address}"))?;
+        let local = listener.local_addr()?;
+        let origin = format!("http://{local}");
+        let events = events::Events::follow(&workspace)?;
+        let served = Arc::new(Served {
+            workspace,
+            config_dir,
+            origin: origin.clone(),
+            page: page::Page::load(),
+            events,
+        });
+        say(&format!("{origin}/"));
+        if pair {
+            let link = pairing_link(&served.config_dir, &origin)?;
+            say(&format!(
+                "Open this link once, within 10 minutes, in the browser to pair:\n{link}"
+            ));
+            if let Some(code) = qr(&link) {
+                say(&code);
+            }
+        }
+        let places = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        loop {
+            let Ok(place) = Arc::clone(&places).acquire_owned().await else {
+                return Ok(());
+            };
+            let (stream, _) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    tracing::warn!(%error, "a connection was not accepted");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let served = Arc::clone(&served);
+            tokio::spawn(async move {
+                let service = service_fn(move |request| {
+                    let served = Arc::clone(&served);
+                    async move {
+                        Ok::<_, std::convert::Infallible>(routes::answer(&served, request).await)
+                    }
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(HEAD_WITHIN)
+                    .serve_connection(TokioIo::new(stream), service);
+                if let Err(error) = connection.await {
+                    tracing::debug!(%error, "a browser's connection ended");
+                }
+                drop(place);
+            });
+        }
+    })
+}

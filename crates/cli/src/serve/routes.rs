@@ -1,0 +1,288 @@
+//! Answering one request: the pairing link, the page and its files, a
+//! command, the event stream — each but the pairing link for a paired
+//! browser only, every one with the page's policy.
+
+use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use hyper::{
+    Method, Request, Response, StatusCode,
+    body::{Bytes, Incoming},
+    header::{self, HeaderValue},
+};
+use serde_json::Value;
+use switchboard_model::{ErrorCode, ErrorPayload};
+use switchboard_store::{browsers, clock};
+
+use super::{Served, page};
+
+type Body = BoxBody<Bytes, std::convert::Infallible>;
+
+/// The cookie a paired browser holds.
+const COOKIE: &str = "switchboard_session";
+
+/// The largest command body taken.
+const MAX_BODY: usize = 1024 * 1024;
+
+/// Answers `request`.
+pub async fn answer(served: &Served, request: Request<Incoming>) -> Response<Body> {
+    let mut response = route(served, request).await;
+    let headers = response.headers_mut();
+    if let Ok(policy) = HeaderValue::from_str(&served.page.policy) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
+    let path = request.uri().path().to_owned();
+    if request.method() == Method::GET && path == "/pair" {
+        return pair(served, &request);
+    }
+    if !paired(served, &request) {
+        return if path.starts_with("/api/") {
+            refused(
+                ErrorCode::Forbidden,
+                StatusCode::UNAUTHORIZED,
+                "this browser is not paired (or its session was revoked): run `switchboard serve --pair` and open the link",
+            )
+        } else {
+            html(
+                StatusCode::UNAUTHORIZED,
+                "<p>This browser is not paired with Switchboard (or its session was revoked).</p>\
+                 <p>On the machine, run <code>switchboard serve --pair</code> and open the link it \
+                 prints here.</p>",
+            )
+        };
+    }
+    match (request.method().clone(), path.as_str()) {
+        (Method::GET, "/" | "/index.html") => bytes(
+            StatusCode::OK,
+            "text/html; charset=utf-8",
+            Bytes::from(served.page.html.clone()),
+        ),
+        (Method::GET, "/shim.js") => bytes(
+            StatusCode::OK,
+            "text/javascript; charset=utf-8",
+            Bytes::from_static(page::SHIM.as_bytes()),
+        ),
+        (Method::GET, "/api/events") => {
+            let mut response = Response::new(served.events.stream().boxed());
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            response
+        }
+        (Method::POST, command) if command.starts_with("/api/invoke/") => {
+            let name = command.trim_start_matches("/api/invoke/").to_owned();
+            invoke(served, request, name).await
+        }
+        (Method::GET, file) => match page::file(file.trim_start_matches('/')) {
+            Some(contents) if file != "/index.html" => bytes(
+                StatusCode::OK,
+                page::content_type(file),
+                Bytes::from_static(contents),
+            ),
+            _ => html(StatusCode::NOT_FOUND, "<p>Nothing is here.</p>"),
+        },
+        _ => html(StatusCode::METHOD_NOT_ALLOWED, "<p>Not here.</p>"),
+    }
+}
+
+/// Exchanges a one-time code for a session cookie. The page then links to
+/// the inbox: a cookie set while arriving from another site is not sent
+/// back on that arrival's redirects (SameSite=Strict), but is on a click.
+fn pair(served: &Served, request: &Request<Incoming>) -> Response<Body> {
+    let code = request
+        .uri()
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("code="))
+        .unwrap_or_default();
+    let label = request
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|agent| agent.to_str().ok())
+        .unwrap_or("a browser");
+    match browsers::pair(&served.config_dir, code, label, clock::now()) {
+        Ok((session, cookie)) => {
+            let mut response = html(
+                StatusCode::OK,
+                &format!(
+                    "<p>This browser is paired with Switchboard (session {}).</p>\
+                     <p><a id=\"open-inbox\" href=\"/\">Open the inbox</a></p>",
+                    session.id
+                ),
+            );
+            let secure = if served.origin.starts_with("https:") {
+                "; Secure"
+            } else {
+                ""
+            };
+            if let Ok(value) = HeaderValue::from_str(&format!(
+                "{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/{secure}"
+            )) {
+                response.headers_mut().insert(header::SET_COOKIE, value);
+            }
+            response
+        }
+        Err(error) => html(
+            StatusCode::FORBIDDEN,
+            &format!("<p>{}</p>", escape(&error.to_string())),
+        ),
+    }
+}
+
+/// Whether `request` carries the cookie of a paired browser.
+fn paired(served: &Served, request: &Request<Incoming>) -> bool {
+    let cookie = request
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .find_map(|pair| {
+            pair.trim()
+                .strip_prefix(&format!("{COOKIE}="))
+                .map(str::to_owned)
+        });
+    match cookie {
+        Some(cookie) => match browsers::holder(&served.config_dir, &cookie) {
+            Ok(holder) => holder.is_some(),
+            Err(error) => {
+                tracing::warn!(%error, "the browser sessions could not be read");
+                false
+            }
+        },
+        None => false,
+    }
+}
+
+/// Runs command `name` for a paired page: only from this origin, only
+/// with a JSON body.
+async fn invoke(served: &Served, request: Request<Incoming>, name: String) -> Response<Body> {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|origin| origin.to_str().ok());
+    if origin != Some(served.origin.as_str()) {
+        return refused(
+            ErrorCode::Forbidden,
+            StatusCode::FORBIDDEN,
+            "a command is taken only from this server's own page (its Origin)",
+        );
+    }
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|kind| kind.to_str().ok())
+        .is_some_and(|kind| kind.starts_with("application/json"));
+    if !json {
+        return refused(
+            ErrorCode::InvalidRequest,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "a command's body is JSON (Content-Type: application/json)",
+        );
+    }
+    let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => {
+            return refused(
+                ErrorCode::LimitReached,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "a command's body is 1 MiB at most",
+            );
+        }
+    };
+    let arguments: Value = if body.is_empty() {
+        Value::Null
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(arguments) => arguments,
+            Err(error) => {
+                return refused(
+                    ErrorCode::InvalidRequest,
+                    StatusCode::BAD_REQUEST,
+                    &format!("the body is not JSON: {error}"),
+                );
+            }
+        }
+    };
+    let workspace = served.workspace.clone();
+    let ran = tokio::task::spawn_blocking(move || {
+        switchboard_commands::dispatch(&workspace, &name, &arguments)
+    })
+    .await;
+    match ran {
+        Ok(Ok(value)) => bytes(
+            StatusCode::OK,
+            "application/json",
+            Bytes::from(value.to_string()),
+        ),
+        Ok(Err(payload)) => error(payload),
+        Err(failed) => refused(
+            ErrorCode::Internal,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("the command failed: {failed}"),
+        ),
+    }
+}
+
+fn error(payload: ErrorPayload) -> Response<Body> {
+    let status = match payload.code {
+        ErrorCode::InvalidRequest => StatusCode::BAD_REQUEST,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::AlreadyResponded | ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::Busy | ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    let text = serde_json::to_string(&payload).unwrap_or_default();
+    bytes(status, "application/json", Bytes::from(text))
+}
+
+fn refused(code: ErrorCode, status: StatusCode, message: &str) -> Response<Body> {
+    let mut response = error(ErrorPayload::new(code, message.to_owned()));
+    *response.status_mut() = status;
+    response
+}
+
+fn html(status: StatusCode, body: &str) -> Response<Body> {
+    bytes(
+        status,
+        "text/html; charset=utf-8",
+        Bytes::from(format!(
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
+             content=\"width=device-width\"><title>Switchboard</title></head><body>{body}</body></html>"
+        )),
+    )
+}
+
+fn bytes(status: StatusCode, kind: &'static str, body: Bytes) -> Response<Body> {
+    let mut response = Response::new(Full::new(body).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    response
+}
+
+/// `text` with HTML's special characters escaped.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}

@@ -1,0 +1,287 @@
+//! `switchboard serve`: the inbox in a browser, through the real binary and
+//! raw HTTP as a browser sends it — paired with a one-time link, answering
+//! a blocking agent, and refusing what a browser's session may not do, a
+//! foreign page, a form from another site, a revoked session.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    path::Path,
+    process::{Child, Command, Stdio},
+};
+
+use serde_json::{Value, json};
+
+/// A running `switchboard serve --pair`, killed when dropped.
+struct Served {
+    child: Child,
+    origin: String,
+    link: String,
+    /// What else it prints, read so it never writes into a closed pipe.
+    _rest: std::thread::JoinHandle<()>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(workspace: &Path, config: &Path) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace)
+        .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
+        .env("SWITCHBOARD_CONFIG_DIR", config)
+        .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".test-runtime"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let origin = lines
+        .next()
+        .unwrap()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+    let link = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|line| line.contains("/pair?code="))
+        .unwrap();
+    let rest = std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+    Served {
+        child,
+        origin,
+        link,
+        _rest: rest,
+    }
+}
+
+/// One request as a browser sends it: the status, the headers (lowercase
+/// names) and the body.
+fn request(
+    origin: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    let address = origin.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    ));
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_lowercase(), value.trim().to_owned()))
+        .collect();
+    (status, headers, body.to_owned())
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(each, _)| each == name)
+        .map(|(_, value)| value.as_str())
+}
+
+/// Opens the pairing link; the cookie the browser then holds.
+fn pair(served: &Served) -> String {
+    let path = served.link.trim_start_matches(&served.origin).to_owned();
+    let (status, headers, body) = request(&served.origin, "GET", &path, &[], "");
+    assert_eq!(status, 200, "{body}");
+    let cookie = header(&headers, "set-cookie").unwrap();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+/// A command as the page's shim sends it.
+fn invoke(served: &Served, cookie: &str, command: &str, arguments: &Value) -> (u16, Value) {
+    let (status, _, body) = request(
+        &served.origin,
+        "POST",
+        &format!("/api/invoke/{command}"),
+        &[
+            ("Cookie", cookie),
+            ("Origin", &served.origin),
+            ("Content-Type", "application/json"),
+        ],
+        &arguments.to_string(),
+    );
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+#[test]
+fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let served = serve(&workspace, &config);
+    let agent = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(&workspace)
+        .args(["deliver", "--mode", "blocking", "--title", "Deploy now?"])
+        .args([
+            "--content",
+            "All green.",
+            "--schema",
+            r#"{"type": "confirm"}"#,
+        ])
+        .args(["--timeout", "120"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cookie = pair(&served);
+
+    // The page, with its policy, and the question the agent asked.
+    let (status, headers, page) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
+    assert_eq!(status, 200);
+    assert!(page.contains("/shim.js"), "the page talks to this server");
+    let policy = header(&headers, "content-security-policy").unwrap();
+    assert!(
+        policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"),
+        "{policy}"
+    );
+    let question = crate::when_stored(&workspace, || {
+        let (_, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+        listed["deliveries"]
+            .as_array()?
+            .iter()
+            .find(|delivery| delivery["title"] == "Deploy now?")
+            .cloned()
+    });
+    let id = question["id"].as_str().unwrap();
+
+    // Answered from the browser: the agent gets it at once.
+    let reply =
+        json!({"request": {"id": id, "reply": {"kind": "answer", "answer": {"value": true}}}});
+    let (status, answered) = invoke(&served, &cookie, "reply", &reply);
+    assert_eq!(status, 200, "{answered}");
+    let printed = agent.wait_with_output().unwrap();
+    let line: Value = serde_json::from_slice(&printed.stdout).unwrap();
+    assert_eq!(line["status"], "responded", "{line}");
+    assert_eq!(line["response"]["value"], true);
+    // Answered again (as from the window meanwhile): told, nothing changed.
+    let (status, again) = invoke(&served, &cookie, "reply", &reply);
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (409, Some("ALREADY_RESPONDED"))
+    );
+
+    // What a browser may not do, it is told.
+    let (status, refused) = invoke(&served, &cookie, "launch_start", &json!({"request": {}}));
+    assert_eq!(status, 403);
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("not available in a browser")
+    );
+
+    // Listed, revoked: its next request is refused.
+    let listed = crate::switchboard_with(
+        &workspace,
+        &["serve", "--sessions"],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    let session = String::from_utf8_lossy(&listed.stdout)
+        .split('\t')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(session.starts_with('b'), "{session}");
+    let revoked = crate::switchboard_with(
+        &workspace,
+        &["serve", "--revoke", &session],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    assert!(revoked.status.success());
+    let (status, _) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    assert_eq!(status, 401);
+    let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
+    assert_eq!(status, 401);
+}
+
+#[test]
+fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    // The same link again (stolen after use): nothing.
+    let path = served.link.trim_start_matches(&served.origin).to_owned();
+    let (status, headers, _) = request(&served.origin, "GET", &path, &[], "");
+    assert_eq!(status, 403);
+    assert!(header(&headers, "set-cookie").is_none());
+    // No cookie: 401, page and command alike.
+    let (status, _, _) = request(&served.origin, "GET", "/", &[], "");
+    assert_eq!(status, 401);
+    // Another site's page, with the browser's cookie: refused by origin.
+    let (status, _, body) = request(
+        &served.origin,
+        "POST",
+        "/api/invoke/list_deliveries",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", "http://evil.example"),
+            ("Content-Type", "application/json"),
+        ],
+        "{}",
+    );
+    assert_eq!(status, 403, "{body}");
+    // A cross-site form (it cannot send JSON): refused.
+    let (status, _, body) = request(
+        &served.origin,
+        "POST",
+        "/api/invoke/reply",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", &served.origin),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        "request=1",
+    );
+    assert_eq!(status, 415, "{body}");
+}
+
+#[test]
+fn serving_beyond_loopback_is_refused_with_the_way_to_reach_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = crate::switchboard_with(
+        dir.path(),
+        &["serve", "--listen", "0.0.0.0:0"],
+        &[("SWITCHBOARD_CONFIG_DIR", &dir.path().join("config"))],
+    );
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("TLS") && said.contains("SSH tunnel"),
+        "{said}"
+    );
+}
