@@ -42,7 +42,8 @@ if [ "$want" = test ]; then
   # sqlite3: the interactive program `switchboard rec` is tested against.
   # xdotool: types into the native save dialog the exports open.
   # openssh-server: the sshd `switchboard connect` is tested against.
-  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon at-spi2-core imagemagick sqlite3 xdotool openssh-server)
+  # chromium, chromium-driver: the browser `switchboard serve` is tested in.
+  apt_packages+=(xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon at-spi2-core imagemagick sqlite3 xdotool openssh-server chromium chromium-driver)
 fi
 missing=()
 for pkg in "${apt_packages[@]}"; do

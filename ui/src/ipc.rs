@@ -77,6 +77,17 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
 }
 
+/// Whether the page runs in a browser (`switchboard serve`'s shim set
+/// `window.__SWITCHBOARD_BROWSER__`) rather than the window: what needs the
+/// window (a save dialog) is not offered there.
+pub fn in_browser() -> bool {
+    web_sys::window()
+        .and_then(|window| {
+            js_sys::Reflect::get(&window, &JsValue::from_str("__SWITCHBOARD_BROWSER__")).ok()
+        })
+        .is_some_and(|flag| flag.is_truthy())
+}
+
 /// Calls `command` with no arguments and decodes its answer.
 async fn call<T: DeserializeOwned>(command: &str) -> Result<T, ErrorPayload> {
     decode(command, tauri_invoke(command, JsValue::UNDEFINED).await)

@@ -10,7 +10,7 @@ mod display;
 mod driver;
 pub mod measure;
 pub mod memory;
-mod process;
+pub mod process;
 pub mod project;
 mod session;
 

@@ -171,7 +171,7 @@ fn DeliveryHeader(delivery: Delivery, now: RwSignal<Timestamp>) -> impl IntoView
                 </span>
                 <time class="age" datetime=created.to_string()>{move || age_label(created, now.get())}</time>
                 <span class="export-buttons">
-                    {(if in_workspace().is_none() { formats } else { &[] })
+                    {(if in_workspace().is_none() && !ipc::in_browser() { formats } else { &[] })
                         .iter()
                         .map(|&format| {
                             let id = delivery.id.clone();

@@ -1,0 +1,218 @@
+//! The inbox in a real browser: Debian's Chromium, headless, driven
+//! through its chromedriver, on a phone's screen (360 px wide), against
+//! the real `switchboard serve`. It pairs with the one-time link, sees the
+//! question a blocking agent asks, answers it, and the agent gets the
+//! answer; a form another site posts carries no cookie and is refused; a
+//! revoked browser is turned away.
+
+use std::{
+    io::{BufRead, BufReader},
+    net::TcpStream,
+    path::Path,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail, ensure};
+use fantoccini::{ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{Value, json};
+use switchboard_e2e::{Binaries, WAIT, process::Guarded};
+
+/// A free port on loopback.
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// `switchboard serve --pair` on a free port: its origin and one-time link.
+fn serve(
+    binaries: &Binaries,
+    workspace: &Path,
+    config: &Path,
+) -> Result<(Guarded, String, String)> {
+    let mut child = binaries
+        .cli(workspace)
+        .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
+        .env("SWITCHBOARD_CONFIG_DIR", config)
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("could not start switchboard serve")?;
+    let mut lines = BufReader::new(child.stdout.take().context("its stdout")?).lines();
+    let origin = lines
+        .next()
+        .context("it printed nothing")??
+        .trim_end_matches('/')
+        .to_owned();
+    let link = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|line| line.contains("/pair?code="))
+        .context("no pairing link was printed")?;
+    std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+    Ok((Guarded::new("switchboard serve", child), origin, link))
+}
+
+/// chromedriver on a free port, once it listens.
+fn chromedriver() -> Result<(Guarded, String)> {
+    let port = free_port()?;
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("could not start chromedriver (scripts/setup.sh test installs chromium-driver)")?;
+    let mut driver = Guarded::new("chromedriver", child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        driver.ensure_running()?;
+        if Instant::now() > deadline {
+            bail!("chromedriver did not listen within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok((driver, format!("http://127.0.0.1:{port}")))
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked() -> Result<()> {
+    let binaries = Binaries::locate()?;
+    let dir = tempfile::tempdir()?;
+    let (workspace, config, profile) = (
+        dir.path().join("ws"),
+        dir.path().join("config"),
+        dir.path().join("chromium"),
+    );
+    std::fs::create_dir_all(&workspace)?;
+    let (_server, origin, link) = serve(&binaries, &workspace, &config)?;
+    let agent = binaries
+        .cli(&workspace)
+        .args([
+            "deliver",
+            "--mode",
+            "blocking",
+            "--title",
+            "Ship it?",
+            "--content",
+            "All green.",
+        ])
+        .args(["--schema", r#"{"type": "confirm"}"#, "--timeout", "120"])
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let (_driver, url) = chromedriver()?;
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert("browserName".into(), "chrome".into());
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": "/usr/bin/chromium",
+            // A phone's screen, as Chromium's device mode draws it (a
+            // headless window is never narrower than 500 px).
+            "mobileEmulation": {"deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2.0}},
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=360,780",
+                     format!("--user-data-dir={}", profile.display())],
+        }),
+    );
+    let client = ClientBuilder::new(HttpConnector::new())
+        .capabilities(capabilities)
+        .connect(&url)
+        .await
+        .context("could not start Chromium through chromedriver")?;
+    let find = async |css: &str| {
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("no {css} within {WAIT:?}"))
+    };
+
+    // Paired by the link, as a phone opens it from the QR code.
+    client.goto(&link).await?;
+    find("#open-inbox").await?.click().await?;
+    let question = find("#inbox-list .delivery").await?;
+    ensure!(
+        question.text().await?.contains("Ship it?"),
+        "the agent's question shows"
+    );
+    let width: Value = client
+        .execute("return document.documentElement.scrollWidth", vec![])
+        .await?;
+    if !width.as_f64().is_some_and(|width| width <= 360.0) {
+        let wide = client
+            .execute(
+                "return [...document.querySelectorAll('body *')]\
+                 .filter(e => e.getBoundingClientRect().right > 361).slice(0, 8)\
+                 .map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right))",
+                vec![],
+            )
+            .await?;
+        bail!("the page is wider than a phone's screen: {width} px ({wide})");
+    }
+    question.click().await?;
+    find("#feedback-confirm").await?.click().await?;
+    let output = agent.wait_with_output()?;
+    let line: Value = serde_json::from_slice(&output.stdout)?;
+    ensure!(
+        line["status"] == "responded" && line["response"]["value"] == true,
+        "the agent got the answer: {line}"
+    );
+    ensure!(
+        client.find_all(Locator::Css(".export")).await?.is_empty(),
+        "saving a delivery (a window's dialog) is not offered in a browser"
+    );
+    let shot = client.screenshot().await?;
+    let shots = binaries
+        .cli
+        .parent()
+        .and_then(Path::parent)
+        .context("the target folder")?
+        .join("e2e");
+    std::fs::create_dir_all(&shots)?;
+    std::fs::write(shots.join("browser-phone.png"), shot)?;
+
+    // Another site's form, posted while this browser is paired: the
+    // cookie stays home (SameSite=Strict), so nothing is answered.
+    client.goto("about:blank").await?;
+    client
+        .execute(
+            "const form = document.createElement('form'); form.method = 'post'; \
+             form.enctype = 'text/plain'; form.action = arguments[0]; \
+             const field = document.createElement('input'); field.name = '{\"request\":{\"id\":\"x\",\"x\":\"'; \
+             field.value = '\"}}'; form.appendChild(field); document.body.appendChild(form); form.submit();",
+            vec![json!(format!("{origin}/api/invoke/reply"))],
+        )
+        .await?;
+    let refused = find("body").await?.text().await?;
+    ensure!(
+        refused.contains("not paired"),
+        "a cross-site form is refused: {refused:?}"
+    );
+
+    // Revoked: the next visit is turned away.
+    let listed = binaries
+        .cli(&workspace)
+        .args(["serve", "--sessions"])
+        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .output()?;
+    let session = String::from_utf8_lossy(&listed.stdout)
+        .split('\t')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let revoked = binaries
+        .cli(&workspace)
+        .args(["serve", "--revoke", &session])
+        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .status()?;
+    ensure!(revoked.success(), "could not revoke {session:?}");
+    client.goto(&format!("{origin}/")).await?;
+    let turned_away = find("body").await?.text().await?;
+    ensure!(
+        turned_away.contains("not paired"),
+        "a revoked browser is turned away: {turned_away:?}"
+    );
+    client.close().await?;
+    Ok(())
+}
