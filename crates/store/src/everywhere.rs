@@ -145,7 +145,15 @@ pub fn follow(
     use notify::Watcher as _;
     let (send, receive) = std::sync::mpsc::channel();
     let events = send.clone();
-    let mut watcher = notify::recommended_watcher(move |event| {
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        // Reading a file is no change: the reading each change causes
+        // (here, in the page, in the next window) would wake it again.
+        if event
+            .as_ref()
+            .is_ok_and(|event| crate::watch::is_read_only(&event.kind))
+        {
+            return;
+        }
         let _ = events.send(Followed::Event(event));
     })
     .map_err(|source| StoreError::Watch {

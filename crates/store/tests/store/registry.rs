@@ -250,3 +250,49 @@ fn all_workspaces_show_what_waits_in_each_and_answer_only_in_registered_ones() {
     let lines = everywhere::attention(&registry.list(), &here, clock::now());
     assert_eq!(lines.len(), 1, "it ended: only the current one is left");
 }
+
+#[test]
+fn following_other_workspaces_is_not_woken_by_its_own_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let make = |name: &str| {
+        let root = dir.path().join(name);
+        std::fs::create_dir(&root).unwrap();
+        Workspace::open(&root).unwrap()
+    };
+    let (here, api) = (make("here"), make("api"));
+    let later = Timestamp::from_unix_millis(clock::now().unix_millis() + 60_000).unwrap();
+    let question = NewDelivery {
+        mode: DeliveryMode::Blocking,
+        title: "Run the migration?".into(),
+        content_type: ContentType::Markdown,
+        body: "It drops a column.".into(),
+        feedback_schema: Some(json!({"type": "confirm"})),
+    };
+    feedback::ask(&api, question, clock::now(), later).unwrap();
+    let _here = registry
+        .register(&here, Presence::Window, clock::now())
+        .unwrap();
+    let (told, changes) = mpsc::channel();
+    let (reading, current) = (registry.clone(), here.clone());
+    // As the window does: each change is read at once, everywhere (the
+    // registrations' files, the other workspace's inbox and agents).
+    let _follower = everywhere::follow(&registry, &here, move || {
+        let lines = everywhere::attention(&reading.list(), &current, clock::now());
+        let _ = told.send(lines.len());
+    })
+    .unwrap();
+    let _api = registry
+        .register(&api, Presence::Window, clock::now())
+        .unwrap();
+    assert_eq!(
+        changes.recv_timeout(Duration::from_secs(10)),
+        Ok(2),
+        "a window opening elsewhere is a change"
+    );
+    let again = changes.recv_timeout(Duration::from_millis(500));
+    assert!(
+        again.is_err(),
+        "reading what changed is no change (else it reads forever): {again:?}"
+    );
+}
