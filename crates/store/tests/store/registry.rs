@@ -296,3 +296,27 @@ fn following_other_workspaces_is_not_woken_by_its_own_reading() {
         "reading what changed is no change (else it reads forever): {again:?}"
     );
 }
+
+#[test]
+fn two_questions_of_one_process_keep_their_workspace_listed_until_the_last_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let root = dir.path().join("api");
+    std::fs::create_dir(&root).unwrap();
+    let api = Workspace::open(&root).unwrap();
+    // One MCP server asks two questions in the same workspace at once.
+    let first = registry
+        .register(&api, Presence::Asking, clock::now())
+        .unwrap();
+    let second = registry
+        .register(&api, Presence::Asking, clock::now())
+        .unwrap();
+    drop(first);
+    assert!(
+        registry.list().has(api.root()),
+        "the second question still waits there"
+    );
+    drop(second);
+    assert!(!registry.list().has(api.root()), "none waits there now");
+    assert_eq!(std::fs::read_dir(registry.folder()).unwrap().count(), 0);
+}
