@@ -320,3 +320,81 @@ fn two_questions_of_one_process_keep_their_workspace_listed_until_the_last_ends(
     assert!(!registry.list().has(api.root()), "none waits there now");
     assert_eq!(std::fs::read_dir(registry.folder()).unwrap().count(), 0);
 }
+
+#[test]
+fn the_first_question_and_the_first_agent_of_a_fresh_workspace_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let make = |name: &str| {
+        let root = dir.path().join(name);
+        std::fs::create_dir(&root).unwrap();
+        Workspace::open(&root).unwrap()
+    };
+    let (here, api) = (make("here"), make("api"));
+    // A window on a workspace where nothing was ever asked: no inbox
+    // folder, no agents' folder yet.
+    let _api = registry
+        .register(&api, Presence::Window, clock::now())
+        .unwrap();
+    let (told, changes) = mpsc::channel();
+    let (reading, current) = (registry.clone(), here.clone());
+    let _follower = everywhere::follow(&registry, &here, move || {
+        let lines = everywhere::attention(&reading.list(), &current, clock::now());
+        let _ = told.send((lines[1].questions.len(), lines[1].agents.len()));
+    })
+    .unwrap();
+    // Once the follower watches (a registration is a change it reports),
+    // the first question is asked there.
+    let _here = registry
+        .register(&here, Presence::Window, clock::now())
+        .unwrap();
+    assert_eq!(changes.recv_timeout(Duration::from_secs(10)), Ok((0, 0)));
+    let later = Timestamp::from_unix_millis(clock::now().unix_millis() + 60_000).unwrap();
+    let question = NewDelivery {
+        mode: DeliveryMode::Blocking,
+        title: "Run the migration?".into(),
+        content_type: ContentType::Markdown,
+        body: "It drops a column.".into(),
+        feedback_schema: Some(json!({"type": "confirm"})),
+    };
+    feedback::ask(&api, question.clone(), clock::now(), later).unwrap();
+    assert!(
+        told_within(&changes, |(questions, _)| questions == 1),
+        "the first question there is followed"
+    );
+    // Its inbox removed by hand, and a question asked again.
+    std::fs::remove_dir_all(api.visual_delivery_dir()).unwrap();
+    assert!(told_within(&changes, |(questions, _)| questions == 0));
+    feedback::ask(&api, question, clock::now(), later).unwrap();
+    assert!(
+        told_within(&changes, |(questions, _)| questions == 1),
+        "a question in an inbox made anew is followed"
+    );
+    let seen = switchboard_model::agent::hook::HookInput::parse(
+        json!({"session_id": "5c23dece", "cwd": api.root(), "transcript_path": "",
+               "hook_event_name": "SessionStart"})
+        .to_string()
+        .as_bytes(),
+        None,
+    )
+    .unwrap();
+    switchboard_store::agents::observe(&api, &seen, None, clock::now()).unwrap();
+    assert!(
+        told_within(&changes, |(_, agents)| agents == 1),
+        "the first agent there is followed"
+    );
+}
+
+/// Whether the follower tells of a reading that `wanted` within ten
+/// seconds.
+fn told_within<T>(changes: &mpsc::Receiver<T>, wanted: impl Fn(T) -> bool) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while let Ok(told) =
+        changes.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+    {
+        if wanted(told) {
+            return true;
+        }
+    }
+    false
+}
