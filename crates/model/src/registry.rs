@@ -93,9 +93,10 @@ impl Registration {
         )
     }
 
-    /// Reads a registration file named `name` holding `text`, refusing one
-    /// whose name and contents disagree or whose workspace is relative.
-    pub fn read(name: &str, text: &str) -> Result<Self, RegistrationError> {
+    /// The workspace key, presence and process a registration's file
+    /// name `<key>.<presence>.<pid>.json` holds; anything else is
+    /// refused (it is not a registration's file).
+    pub fn parse_name(name: &str) -> Result<(&str, Presence, u32), RegistrationError> {
         let stem = name.strip_suffix(".json").ok_or(RegistrationError::Name)?;
         let mut parts = stem.split('.');
         let (Some(key), Some(presence), Some(pid), None) =
@@ -108,6 +109,13 @@ impl Registration {
         if key.len() != 16 || !key.bytes().all(|byte| byte.is_ascii_hexdigit()) {
             return Err(RegistrationError::Name);
         }
+        Ok((key, presence, pid))
+    }
+
+    /// Reads a registration file named `name` holding `text`, refusing one
+    /// whose name and contents disagree or whose workspace is relative.
+    pub fn read(name: &str, text: &str) -> Result<Self, RegistrationError> {
+        let (key, presence, pid) = Self::parse_name(name)?;
         let registration: Self = serde_json::from_str(text)
             .map_err(|error| RegistrationError::Contents(error.to_string()))?;
         if !std::path::Path::new(&registration.workspace).is_absolute() {

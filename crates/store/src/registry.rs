@@ -249,11 +249,18 @@ fn read_live(path: &Path, name: &str) -> Result<Option<Registration>, String> {
 /// Removes the registrations nobody holds any more (their process ended
 /// without removing them): each is locked first and removed only while
 /// the name still names the file locked, so a live one is never touched.
+/// Only a registration's name (or a registering one's) is looked at: any
+/// other file in the folder is someone else's.
 fn clear_stale(folder: &Path) {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
     };
     for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if Registration::parse_name(&name).is_err() && !name.starts_with(".registering-") {
+            continue;
+        }
         let path = entry.path();
         let Ok(file) = regular::open_read(&path) else {
             continue;

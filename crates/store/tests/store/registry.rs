@@ -398,3 +398,49 @@ fn told_within<T>(changes: &mpsc::Receiver<T>, wanted: impl Fn(T) -> bool) -> bo
     }
     false
 }
+
+#[test]
+fn registering_clears_only_stale_registrations_never_other_files() {
+    // The runtime folder is the user's to choose (SWITCHBOARD_RUNTIME_DIR):
+    // its `workspaces/` may be a folder of theirs.
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let theirs = ["notes.txt", "project.json", "a.window.1.json"];
+    for name in theirs {
+        std::fs::write(registry.folder().join(name), "keep me").unwrap();
+    }
+    let stale = Registration {
+        workspace: "/somewhere".into(),
+        presence: Presence::Window,
+        pid: 7,
+        since: Timestamp::EPOCH,
+    };
+    std::fs::write(
+        registry.folder().join(stale.file_name()),
+        serde_json::to_string(&stale).unwrap(),
+    )
+    .unwrap();
+    let root = dir.path().join("api");
+    std::fs::create_dir(&root).unwrap();
+    let own = registry
+        .register(
+            &Workspace::open(&root).unwrap(),
+            Presence::Server,
+            clock::now(),
+        )
+        .unwrap();
+    assert!(
+        !registry.folder().join(stale.file_name()).exists(),
+        "the stale registration is cleared"
+    );
+    for name in theirs {
+        assert_eq!(
+            std::fs::read_to_string(registry.folder().join(name))
+                .ok()
+                .as_deref(),
+            Some("keep me"),
+            "{name} is not a registration: it is left alone"
+        );
+    }
+    drop(own);
+}
