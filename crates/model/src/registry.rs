@@ -218,6 +218,34 @@ pub fn shown_agents(mut rows: Vec<AgentRow>) -> Vec<AgentRow> {
     rows
 }
 
+/// The blocking questions of `workspaces`' other lines (not the current
+/// one) to announce now, with their line: each once in a window's life —
+/// a workspace that leaves and comes back (a hook's registration ends,
+/// another begins) does not announce its questions again — and none in a
+/// workspace with a window of its own, which announces them itself.
+/// `announced` (`None` before the first reading, whose questions are only
+/// noted) keeps every question seen (workspace, id; ids are never reused).
+pub fn to_announce<'a>(
+    workspaces: &'a [WorkspaceAttention],
+    announced: &mut Option<std::collections::BTreeSet<(String, String)>>,
+) -> Vec<(&'a WorkspaceAttention, &'a WaitingQuestion)> {
+    let first = announced.is_none();
+    let seen = announced.get_or_insert_with(Default::default);
+    let mut fresh = Vec::new();
+    for line in workspaces.iter().filter(|line| !line.current) {
+        for question in &line.questions {
+            if question.mode != DeliveryMode::Blocking {
+                continue;
+            }
+            let new = seen.insert((line.workspace.clone(), question.id.clone()));
+            if new && !first && !line.has_window() {
+                fresh.push((line, question));
+            }
+        }
+    }
+    fresh
+}
+
 /// The total waiting in `workspaces` ([`WorkspaceAttention::waiting`]).
 pub fn total_waiting(workspaces: &[WorkspaceAttention]) -> usize {
     workspaces.iter().map(WorkspaceAttention::waiting).sum()
@@ -283,6 +311,67 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    fn line(workspace: &str, presence: Presence, ids: &[&str]) -> WorkspaceAttention {
+        WorkspaceAttention {
+            workspace: workspace.into(),
+            name: workspace.rsplit('/').next().unwrap_or_default().into(),
+            presences: vec![presence],
+            current: false,
+            questions: ids
+                .iter()
+                .map(|id| WaitingQuestion {
+                    id: (*id).into(),
+                    title: format!("question {id}"),
+                    mode: DeliveryMode::Blocking,
+                    since: Timestamp::EPOCH,
+                    sent_by: None,
+                })
+                .collect(),
+            agents: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn announced_ids(
+        lines: &[WorkspaceAttention],
+        announced: &mut Option<std::collections::BTreeSet<(String, String)>>,
+    ) -> Vec<String> {
+        to_announce(lines, announced)
+            .into_iter()
+            .map(|(line, question)| format!("{}:{}", line.name, question.id))
+            .collect()
+    }
+
+    #[test]
+    fn a_question_elsewhere_is_announced_once_and_only_where_no_window_announces_it() {
+        let mut announced = None;
+        let mut here = line("/p/here", Presence::Window, &["d_0"]);
+        here.current = true;
+        // The first reading only notes what waits.
+        let first = [here.clone(), line("/p/old", Presence::Asking, &["d_1"])];
+        assert!(announced_ids(&first, &mut announced).is_empty());
+        let lines = [
+            here.clone(),
+            line("/p/old", Presence::Asking, &["d_1"]),
+            line("/p/api", Presence::Window, &["d_2"]),
+            line("/p/cli", Presence::Asking, &["d_3"]),
+        ];
+        assert_eq!(
+            announced_ids(&lines, &mut announced),
+            ["cli:d_3"],
+            "api's own window announces d_2; d_1 was known"
+        );
+        // cli's hook ends and another one asks there: d_3 is not new.
+        let gone = [here.clone()];
+        assert!(announced_ids(&gone, &mut announced).is_empty());
+        let back = [here, line("/p/cli", Presence::Asking, &["d_3", "d_4"])];
+        assert_eq!(
+            announced_ids(&back, &mut announced),
+            ["cli:d_4"],
+            "d_3 was announced when cli first asked"
+        );
     }
 
     #[test]
