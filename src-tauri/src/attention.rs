@@ -11,10 +11,9 @@ use switchboard_model::agent::{
     transcript,
 };
 use switchboard_model::{
-    DeliveryMode,
     inbox::newly_waiting,
     program::ProgramSession,
-    registry::{TrayLine, WorkspaceAttention, tray_lines},
+    registry::{TrayLine, WorkspaceAttention, to_announce, tray_lines},
 };
 use switchboard_store::{
     Workspace, agents as agent_records, clock, deliveries, everywhere, registry,
@@ -106,8 +105,8 @@ fn on_tray_menu(app: &AppHandle, id: &str) {
     }
 }
 
-/// The blocking questions of other workspaces already announced
-/// (workspace, id; `None` before the first reading), and what they count.
+/// The blocking questions of other workspaces already seen (workspace, id;
+/// `None` before the first reading), and what they count.
 type Elsewhere = (Option<BTreeSet<(String, String)>>, usize);
 
 /// What was already announced: the blocking questions, and the sessions
@@ -122,9 +121,8 @@ pub struct Announced {
     /// The questions waiting at start-up are known: newer ones notify.
     primed: std::sync::atomic::AtomicBool,
     /// What waits in the other running workspaces ("All workspaces"):
-    /// their blocking questions already announced (workspace, id), and the
-    /// count they add.
-    /// (`None` before the first reading.)
+    /// their blocking questions already seen (workspace, id; `None`
+    /// before the first reading), and the count they add.
     elsewhere: Mutex<Elsewhere>,
     /// The tray menu's lines for the other workspaces, as last shown.
     tray: Mutex<Vec<TrayLine>>,
@@ -322,33 +320,21 @@ pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, no
 
 /// Reads what waits in the other running workspaces: their count joins the
 /// title's, and a blocking question new since the last call is announced
-/// with its workspace's name (not those found at the first call).
+/// with its workspace's name — once, and only where no window of its own
+/// announces it (not those found at the first call; `registry::to_announce`).
 pub fn elsewhere(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
     let lines = everywhere::attention(&registry::list(), workspace, clock::now());
-    let others: Vec<&WorkspaceAttention> = lines.iter().filter(|line| !line.current).collect();
-    let waiting: BTreeSet<(String, String)> = others
-        .iter()
-        .flat_map(|line| {
-            line.questions
-                .iter()
-                .filter(|question| question.mode == DeliveryMode::Blocking)
-                .map(|question| (line.workspace.clone(), question.id.clone()))
-        })
-        .collect();
-    let fresh: Vec<(String, String)> = {
+    let fresh = {
         let mut known = announced
             .elsewhere
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let fresh = match &known.0 {
-            Some(before) => waiting.difference(before).cloned().collect(),
-            None => Vec::new(),
-        };
-        *known = (
-            Some(waiting),
-            others.iter().map(|line| line.waiting()).sum(),
-        );
-        fresh
+        known.1 = lines
+            .iter()
+            .filter(|line| !line.current)
+            .map(WorkspaceAttention::waiting)
+            .sum();
+        to_announce(&lines, &mut known.0)
     };
     let tray = tray_lines(&lines, TRAY_WORKSPACES);
     let changed = {
@@ -370,19 +356,7 @@ pub fn elsewhere(app: &AppHandle, workspace: &Workspace, announced: &Announced) 
             Err(error) => tracing::debug!(%error, "the tray's menu was not made"),
         }
     }
-    for (root, id) in &fresh {
-        let Some((line, question)) = others.iter().find_map(|line| {
-            (line.workspace == *root)
-                .then(|| {
-                    line.questions
-                        .iter()
-                        .find(|q| q.id == *id)
-                        .map(|q| (line, q))
-                })
-                .flatten()
-        }) else {
-            continue;
-        };
+    for (line, question) in fresh {
         let shown = app
             .notification()
             .builder()

@@ -93,9 +93,10 @@ impl Registration {
         )
     }
 
-    /// Reads a registration file named `name` holding `text`, refusing one
-    /// whose name and contents disagree or whose workspace is relative.
-    pub fn read(name: &str, text: &str) -> Result<Self, RegistrationError> {
+    /// The workspace key, presence and process a registration's file
+    /// name `<key>.<presence>.<pid>.json` holds; anything else is
+    /// refused (it is not a registration's file).
+    pub fn parse_name(name: &str) -> Result<(&str, Presence, u32), RegistrationError> {
         let stem = name.strip_suffix(".json").ok_or(RegistrationError::Name)?;
         let mut parts = stem.split('.');
         let (Some(key), Some(presence), Some(pid), None) =
@@ -108,6 +109,13 @@ impl Registration {
         if key.len() != 16 || !key.bytes().all(|byte| byte.is_ascii_hexdigit()) {
             return Err(RegistrationError::Name);
         }
+        Ok((key, presence, pid))
+    }
+
+    /// Reads a registration file named `name` holding `text`, refusing one
+    /// whose name and contents disagree or whose workspace is relative.
+    pub fn read(name: &str, text: &str) -> Result<Self, RegistrationError> {
+        let (key, presence, pid) = Self::parse_name(name)?;
         let registration: Self = serde_json::from_str(text)
             .map_err(|error| RegistrationError::Contents(error.to_string()))?;
         if !std::path::Path::new(&registration.workspace).is_absolute() {
@@ -208,6 +216,34 @@ pub fn shown_agents(mut rows: Vec<AgentRow>) -> Vec<AgentRow> {
     rows.retain(|row| row.shown != AgentState::Gone);
     crate::agent::arrange(&mut rows);
     rows
+}
+
+/// The blocking questions of `workspaces`' other lines (not the current
+/// one) to announce now, with their line: each once in a window's life —
+/// a workspace that leaves and comes back (a hook's registration ends,
+/// another begins) does not announce its questions again — and none in a
+/// workspace with a window of its own, which announces them itself.
+/// `announced` (`None` before the first reading, whose questions are only
+/// noted) keeps every question seen (workspace, id; ids are never reused).
+pub fn to_announce<'a>(
+    workspaces: &'a [WorkspaceAttention],
+    announced: &mut Option<std::collections::BTreeSet<(String, String)>>,
+) -> Vec<(&'a WorkspaceAttention, &'a WaitingQuestion)> {
+    let first = announced.is_none();
+    let seen = announced.get_or_insert_with(Default::default);
+    let mut fresh = Vec::new();
+    for line in workspaces.iter().filter(|line| !line.current) {
+        for question in &line.questions {
+            if question.mode != DeliveryMode::Blocking {
+                continue;
+            }
+            let new = seen.insert((line.workspace.clone(), question.id.clone()));
+            if new && !first && !line.has_window() {
+                fresh.push((line, question));
+            }
+        }
+    }
+    fresh
 }
 
 /// The total waiting in `workspaces` ([`WorkspaceAttention::waiting`]).
@@ -359,6 +395,67 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    fn line_of(workspace: &str, presence: Presence, ids: &[&str]) -> WorkspaceAttention {
+        WorkspaceAttention {
+            workspace: workspace.into(),
+            name: workspace.rsplit('/').next().unwrap_or_default().into(),
+            presences: vec![presence],
+            current: false,
+            questions: ids
+                .iter()
+                .map(|id| WaitingQuestion {
+                    id: (*id).into(),
+                    title: format!("question {id}"),
+                    mode: DeliveryMode::Blocking,
+                    since: Timestamp::EPOCH,
+                    sent_by: None,
+                })
+                .collect(),
+            agents: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn announced_ids(
+        lines: &[WorkspaceAttention],
+        announced: &mut Option<std::collections::BTreeSet<(String, String)>>,
+    ) -> Vec<String> {
+        to_announce(lines, announced)
+            .into_iter()
+            .map(|(line, question)| format!("{}:{}", line.name, question.id))
+            .collect()
+    }
+
+    #[test]
+    fn a_question_elsewhere_is_announced_once_and_only_where_no_window_announces_it() {
+        let mut announced = None;
+        let mut here = line_of("/p/here", Presence::Window, &["d_0"]);
+        here.current = true;
+        // The first reading only notes what waits.
+        let first = [here.clone(), line_of("/p/old", Presence::Asking, &["d_1"])];
+        assert!(announced_ids(&first, &mut announced).is_empty());
+        let lines = [
+            here.clone(),
+            line_of("/p/old", Presence::Asking, &["d_1"]),
+            line_of("/p/api", Presence::Window, &["d_2"]),
+            line_of("/p/cli", Presence::Asking, &["d_3"]),
+        ];
+        assert_eq!(
+            announced_ids(&lines, &mut announced),
+            ["cli:d_3"],
+            "api's own window announces d_2; d_1 was known"
+        );
+        // cli's hook ends and another one asks there: d_3 is not new.
+        let gone = [here.clone()];
+        assert!(announced_ids(&gone, &mut announced).is_empty());
+        let back = [here, line_of("/p/cli", Presence::Asking, &["d_3", "d_4"])];
+        assert_eq!(
+            announced_ids(&back, &mut announced),
+            ["cli:d_4"],
+            "d_3 was announced when cli first asked"
+        );
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! from its own inbox and agent records, as the window, `switchboard
 //! agents --all` and `switchboard list --all --waiting` show it.
 
-use std::{collections::BTreeMap, path::PathBuf};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+};
 
 use switchboard_model::{
     Timestamp,
@@ -113,8 +116,9 @@ pub fn reachable(
 }
 
 /// Follows what waits in the other running workspaces: the registrations'
-/// folder, and each registered workspace's inbox data and agent records
-/// (not `current`'s, which its own watcher follows). Stops when dropped.
+/// folder, and each registered workspace's inbox data and agent records,
+/// from its root down (not `current`'s, which its own watcher follows).
+/// Reading a file is no change. Stops when dropped.
 #[derive(Debug)]
 pub struct Follower {
     stop: std::sync::mpsc::Sender<Followed>,
@@ -145,7 +149,15 @@ pub fn follow(
     use notify::Watcher as _;
     let (send, receive) = std::sync::mpsc::channel();
     let events = send.clone();
-    let mut watcher = notify::recommended_watcher(move |event| {
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        // Reading a file is no change: the reading each change causes
+        // (here, in the page, in the next window) would wake it again.
+        if event
+            .as_ref()
+            .is_ok_and(|event| crate::watch::is_read_only(&event.kind))
+        {
+            return;
+        }
         let _ = events.send(Followed::Event(event));
     })
     .map_err(|source| StoreError::Watch {
@@ -160,21 +172,16 @@ pub fn follow(
         })?;
     let (registry, current) = (registry.clone(), current.root().to_owned());
     std::thread::spawn(move || {
-        let mut watched = std::collections::BTreeSet::new();
-        rewatch(&mut watcher, &registry, &current, &mut watched);
+        let mut watched = Watched::default();
+        watched.rewatch(&mut watcher, &registry, &current);
         while let Ok(Followed::Event(first)) = receive.recv() {
-            // Reading a registration or an inbox (as every reader does,
-            // this one too) is no change: only what changes the files is.
-            if !changes(&first) {
-                continue;
-            }
-            let mut registrations = touches(&first, registry.folder());
+            let mut meaning = watched.meaning(&first, registry.folder());
             let deadline = std::time::Instant::now() + GATHER;
             loop {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
                 match receive.recv_timeout(left) {
                     Ok(Followed::Event(event)) => {
-                        registrations |= changes(&event) && touches(&event, registry.folder());
+                        meaning = meaning.max(watched.meaning(&event, registry.folder()));
                     }
                     Ok(Followed::Stop) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                         return;
@@ -182,70 +189,182 @@ pub fn follow(
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
                 }
             }
-            if registrations {
-                rewatch(&mut watcher, &registry, &current, &mut watched);
+            if let Meaning::Rewatch(chains) = &meaning {
+                watched.forget(&mut watcher, chains);
+                watched.rewatch(&mut watcher, &registry, &current);
             }
-            on_change();
+            if meaning != Meaning::Nothing {
+                on_change();
+            }
         }
     });
     Ok(Follower { stop: send })
 }
 
-/// Whether `event` changed a file: anything but an access, save a file
-/// written and closed. (A watcher's error counts, to be safe.)
-fn changes(event: &notify::Result<notify::Event>) -> bool {
-    use notify::{
-        EventKind,
-        event::{AccessKind, AccessMode},
-    };
-    match event {
-        Ok(event) => match event.kind {
-            EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-            EventKind::Access(_) => false,
-            _ => true,
-        },
-        Err(_) => true,
-    }
+/// What a burst of events means to the follower.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Meaning {
+    /// Nothing it follows (a file beside the workspace's data).
+    Nothing,
+    /// What waits in a workspace may have changed.
+    Change,
+    /// The registrations changed, or a folder on the way to a workspace's
+    /// data appeared or went (its watch, and those below it, set anew):
+    /// what is watched is set again.
+    Rewatch(std::collections::BTreeSet<PathBuf>),
 }
 
-/// Whether `event` is in the registrations' folder.
-fn touches(event: &notify::Result<notify::Event>, folder: &std::path::Path) -> bool {
-    match event {
-        Ok(event) => event.paths.iter().any(|path| path.parent() == Some(folder)),
-        Err(_) => true,
-    }
-}
-
-/// Watches the inbox data and agent records of every registered workspace
-/// but `current`, and no others.
-fn rewatch(
-    watcher: &mut notify::RecommendedWatcher,
-    registry: &crate::registry::Registry,
-    current: &std::path::Path,
-    watched: &mut std::collections::BTreeSet<PathBuf>,
-) {
-    use notify::Watcher as _;
-    let wanted: std::collections::BTreeSet<PathBuf> = registry
-        .list()
-        .registrations
-        .iter()
-        .map(|registration| PathBuf::from(&registration.workspace))
-        .filter(|root| root != current)
-        .filter_map(|root| Workspace::open(&root).ok().filter(|w| w.root() == root))
-        .flat_map(|workspace| [workspace.inbox_data_dir(), agents::agents_dir(&workspace)])
-        .collect();
-    for gone in watched.difference(&wanted).cloned().collect::<Vec<_>>() {
-        let _ = watcher.unwatch(&gone);
-        watched.remove(&gone);
-    }
-    for dir in wanted {
-        if !watched.contains(&dir)
-            && dir.is_dir()
-            && watcher
-                .watch(&dir, notify::RecursiveMode::NonRecursive)
-                .is_ok()
-        {
-            watched.insert(dir);
+impl Meaning {
+    /// The one meaning both have.
+    fn max(self, other: Self) -> Self {
+        match (self, other) {
+            (Self::Rewatch(mut chains), Self::Rewatch(more)) => {
+                chains.extend(more);
+                Self::Rewatch(chains)
+            }
+            (one, other) => std::cmp::max(one, other),
         }
     }
+}
+
+/// What the follower watches: for each other registered workspace, the
+/// folders from its root down to its inbox data and its agent records,
+/// each non-recursively, as far as they exist — so the first question or
+/// agent of a fresh workspace is seen as its folder is made.
+#[derive(Debug, Default)]
+struct Watched {
+    /// Each folder watched, and the (device, inode) it was watched as: a
+    /// folder removed and made again is watched anew.
+    folders: std::collections::BTreeMap<PathBuf, (u64, u64)>,
+    /// The folders on the way to the data, watched or not yet there.
+    chains: std::collections::BTreeSet<PathBuf>,
+    /// The inbox data and agent records folders: a file changing in one
+    /// is a change.
+    data: std::collections::BTreeSet<PathBuf>,
+}
+
+impl Watched {
+    /// What `event` means.
+    fn meaning(&self, event: &notify::Result<notify::Event>, registrations: &Path) -> Meaning {
+        let Ok(event) = event else {
+            return Meaning::Rewatch(Default::default());
+        };
+        if event.need_rescan() {
+            return Meaning::Rewatch(Default::default());
+        }
+        let mut meaning = Meaning::Nothing;
+        for path in &event.paths {
+            let found = if path.parent() == Some(registrations) {
+                Meaning::Rewatch(Default::default())
+            } else if self.chains.contains(path) {
+                Meaning::Rewatch([path.clone()].into())
+            } else if path
+                .parent()
+                .is_some_and(|folder| self.data.contains(folder))
+            {
+                Meaning::Change
+            } else {
+                Meaning::Nothing
+            };
+            meaning = meaning.max(found);
+        }
+        meaning
+    }
+
+    /// Stops watching the folders at or below each of `chains` (a folder
+    /// there went or came: its watch may be gone with it).
+    fn forget(
+        &mut self,
+        watcher: &mut notify::RecommendedWatcher,
+        chains: &std::collections::BTreeSet<PathBuf>,
+    ) {
+        use notify::Watcher as _;
+        self.folders.retain(|folder, _| {
+            let below = chains.iter().any(|chain| folder.starts_with(chain));
+            if below {
+                let _ = watcher.unwatch(folder);
+            }
+            !below
+        });
+    }
+
+    /// Watches the folders of every registered workspace but `current`,
+    /// and no others.
+    fn rewatch(
+        &mut self,
+        watcher: &mut notify::RecommendedWatcher,
+        registry: &crate::registry::Registry,
+        current: &Path,
+    ) {
+        use notify::Watcher as _;
+        use std::os::unix::fs::MetadataExt as _;
+        let roots: std::collections::BTreeSet<PathBuf> = registry
+            .list()
+            .registrations
+            .iter()
+            .map(|registration| PathBuf::from(&registration.workspace))
+            .filter(|root| root != current)
+            .collect();
+        let (mut chains, mut data) = (Default::default(), Default::default());
+        let mut wanted = std::collections::BTreeMap::new();
+        for root in &roots {
+            let Ok(workspace) = Workspace::open(root) else {
+                continue;
+            };
+            if workspace.root() != root {
+                continue;
+            }
+            let to_inbox = [
+                root.clone(),
+                workspace.visual_delivery_dir(),
+                workspace.inbox_data_dir(),
+            ];
+            let agents = agents::agents_dir(&workspace);
+            let to_agents = [
+                root.clone(),
+                agents.parent().unwrap_or(root).to_owned(),
+                agents,
+            ];
+            for chain in [to_inbox, to_agents] {
+                data_and_chain(&chain, &mut data, &mut chains);
+                for folder in chain {
+                    match std::fs::metadata(&folder) {
+                        Ok(meta) if meta.is_dir() => {
+                            wanted.insert(folder, (meta.dev(), meta.ino()));
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+        self.folders.retain(|folder, watched_as| {
+            let kept = wanted.get(folder) == Some(watched_as);
+            if !kept {
+                let _ = watcher.unwatch(folder);
+            }
+            kept
+        });
+        for (folder, identity) in wanted {
+            if !self.folders.contains_key(&folder)
+                && watcher
+                    .watch(&folder, notify::RecursiveMode::NonRecursive)
+                    .is_ok()
+            {
+                self.folders.insert(folder, identity);
+            }
+        }
+        (self.chains, self.data) = (chains, data);
+    }
+}
+
+/// Notes `chain`'s last folder as data, and every one as on the way.
+fn data_and_chain(
+    chain: &[PathBuf],
+    data: &mut std::collections::BTreeSet<PathBuf>,
+    chains: &mut std::collections::BTreeSet<PathBuf>,
+) {
+    if let Some(last) = chain.last() {
+        data.insert(last.clone());
+    }
+    chains.extend(chain.iter().cloned());
 }

@@ -10,6 +10,7 @@
 //! unlocked is stale, and the next registration clears it.
 
 use std::{
+    collections::BTreeMap,
     fs::{File, TryLockError},
     io::Write as _,
     os::unix::fs::MetadataExt as _,
@@ -53,11 +54,12 @@ impl Registry {
 }
 
 /// A live registration; removed when dropped (and released by the kernel
-/// if the process ends first).
+/// if the process ends first). The same workspace registered again with
+/// the same presence by this process (two questions one server asks at
+/// once) shares the one file, removed when the last guard is dropped.
 #[derive(Debug)]
 pub struct Registered {
     path: PathBuf,
-    _file: File,
 }
 
 impl Registered {
@@ -67,10 +69,29 @@ impl Registered {
     }
 }
 
+/// The registrations this process holds: each file's lock, and how many
+/// guards share it.
+static HELD: std::sync::Mutex<BTreeMap<PathBuf, (File, usize)>> =
+    std::sync::Mutex::new(BTreeMap::new());
+
+fn held() -> std::sync::MutexGuard<'static, BTreeMap<PathBuf, (File, usize)>> {
+    HELD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 impl Drop for Registered {
     fn drop(&mut self) {
-        // Removed while still locked: nobody takes it for stale meanwhile.
-        let _ = std::fs::remove_file(&self.path);
+        let mut held = held();
+        let Some((_, guards)) = held.get_mut(&self.path) else {
+            return;
+        };
+        *guards -= 1;
+        if *guards == 0 {
+            // Removed while still locked: nobody takes it for stale
+            // meanwhile.
+            let _ = std::fs::remove_file(&self.path);
+            held.remove(&self.path);
+        }
     }
 }
 
@@ -84,7 +105,6 @@ impl Registry {
         now: Timestamp,
     ) -> Result<Registered, StoreError> {
         let folder = &self.folder;
-        clear_stale(folder);
         let registration = Registration {
             workspace: workspace.root().to_string_lossy().into_owned(),
             presence,
@@ -92,6 +112,12 @@ impl Registry {
             since: now,
         };
         let path = folder.join(registration.file_name());
+        let mut held = held();
+        if let Some((_, guards)) = held.get_mut(&path) {
+            *guards += 1;
+            return Ok(Registered { path });
+        }
+        clear_stale(folder);
         let text =
             serde_json::to_vec_pretty(&registration).map_err(|source| StoreError::Encode {
                 what: "registration",
@@ -112,7 +138,8 @@ impl Registry {
         let file = temporary
             .persist(&path)
             .map_err(|error| StoreError::io("could not register", &path)(error.error))?;
-        Ok(Registered { path, _file: file })
+        held.insert(path.clone(), (file, 1));
+        Ok(Registered { path })
     }
 
     /// The live registrations.
@@ -222,11 +249,18 @@ fn read_live(path: &Path, name: &str) -> Result<Option<Registration>, String> {
 /// Removes the registrations nobody holds any more (their process ended
 /// without removing them): each is locked first and removed only while
 /// the name still names the file locked, so a live one is never touched.
+/// Only a registration's name (or a registering one's) is looked at: any
+/// other file in the folder is someone else's.
 fn clear_stale(folder: &Path) {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
     };
     for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if Registration::parse_name(&name).is_err() && !name.starts_with(".registering-") {
+            continue;
+        }
         let path = entry.path();
         let Ok(file) = regular::open_read(&path) else {
             continue;

@@ -442,7 +442,7 @@ impl DirChain {
 
 /// Opening, reading or closing a file without writing it changes nothing;
 /// reporting those would make every reader trigger its own refresh.
-fn is_read_only(kind: &EventKind) -> bool {
+pub(crate) fn is_read_only(kind: &EventKind) -> bool {
     matches!(
         kind,
         EventKind::Access(access) if *access != AccessKind::Close(AccessMode::Write)

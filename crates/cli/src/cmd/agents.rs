@@ -65,11 +65,22 @@ pub fn list(workspace: &Workspace, args: &AgentsArgs) -> Result<()> {
     Ok(())
 }
 
+/// The running Switchboards' registrations; what was not taken (a runtime
+/// folder that cannot be used, a file that is no registration) is said
+/// on stderr, so a list of this workspace alone says why.
+pub(super) fn registered() -> registry::Listed {
+    let listed = registry::list();
+    for problem in &listed.problems {
+        eprintln!("warning: {problem}");
+    }
+    listed
+}
+
 /// `switchboard agents --all`: each running workspace, what waits there,
 /// and its agents.
 fn list_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
     let now = clock::now();
-    let lines = everywhere::attention(&registry::list(), workspace, now);
+    let lines = everywhere::attention(&registered(), workspace, now);
     if json {
         println!("{}", serde_json::to_string_pretty(&lines)?);
         return Ok(());

@@ -13,9 +13,7 @@ use switchboard_model::{
     inbox::InboxFilter,
     registry::waiting_questions,
 };
-use switchboard_store::{
-    Workspace, annotations, clock, deliveries, everywhere, feedback, registry,
-};
+use switchboard_store::{Workspace, annotations, clock, deliveries, everywhere, feedback};
 
 use crate::failure::BadInput;
 
@@ -211,7 +209,7 @@ pub fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
 /// running workspace, with the workspace each is in.
 fn list_waiting_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
     let now = clock::now();
-    let lines = everywhere::attention(&registry::list(), workspace, now);
+    let lines = everywhere::attention(&super::agents::registered(), workspace, now);
     let mut rows = Vec::new();
     for line in &lines {
         for problem in &line.problems {

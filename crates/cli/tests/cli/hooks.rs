@@ -850,3 +850,36 @@ fn codex_hooks_are_told_untrusted_until_codex_trusts_them_and_again_once_changed
         "Codex sees the same change: {statuses:?}"
     );
 }
+
+#[test]
+fn every_workspace_listed_from_a_runtime_folder_that_cannot_be_used_says_why() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let runtime = switchboard_store::runtime::private(root.join("runtime")).unwrap();
+    // Made by hand, open to everyone: windows and hooks refuse it.
+    std::fs::create_dir(runtime.join("workspaces")).unwrap();
+    std::fs::set_permissions(
+        runtime.join("workspaces"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    for args in [
+        &["agents", "--all"][..],
+        &["list", "--all", "--waiting", "--json"],
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .env("SWITCHBOARD_RUNTIME_DIR", &runtime)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("is not private (mode 755"),
+            "{args:?} says why it lists this workspace alone: {stderr}"
+        );
+    }
+}

@@ -661,6 +661,106 @@ async fn approve_asks_only_while_a_window_is_open_and_ends_when_it_closes() {
     session.cancel().await.unwrap();
 }
 
+/// Two `approve` calls of one server waiting at once in a workspace with
+/// no window of its own: the first answered, the second still shows in
+/// another workspace's window ("All workspaces"), and is answered there.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_approvals_waiting_at_once_stay_listed_everywhere_until_the_last_is_answered() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let other = elsewhere.path().canonicalize().unwrap();
+    // A window on the other workspace, in the server's runtime folder.
+    let runtime = switchboard_store::runtime::private(root.join(".session-host")).unwrap();
+    let window = switchboard_store::registry::Registry::at(runtime.join("workspaces"))
+        .unwrap()
+        .register(
+            &Workspace::open(&other).unwrap(),
+            switchboard_model::registry::Presence::Window,
+            switchboard_store::clock::now(),
+        )
+        .unwrap();
+    let (session, _) = connect(&root).await;
+    let approve = |command: &str| {
+        let asked = json!({"tool_name": "Bash", "input": {"command": command}});
+        ClientRequest::CallToolRequest(Request::new(
+            CallToolRequestParams::new("approve").with_arguments(arguments(asked)),
+        ))
+    };
+    let first = session
+        .send_cancellable_request(approve("cargo publish"), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let second = session
+        .send_cancellable_request(approve("git push"), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let waiting_everywhere = {
+        let (other, runtime) = (other.clone(), runtime.clone());
+        move || -> Vec<Value> {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .arg("-C")
+                .arg(&other)
+                .args(["list", "--all", "--waiting", "--json"])
+                .env("SWITCHBOARD_RUNTIME_DIR", &runtime)
+                .output()
+                .unwrap();
+            serde_json::from_str(&ok_stdout(&output)).unwrap()
+        }
+    };
+    let listed = {
+        let (root, waiting_everywhere) = (root.clone(), waiting_everywhere.clone());
+        tokio::task::spawn_blocking(move || {
+            crate::when_stored(&root, || {
+                let rows = waiting_everywhere();
+                (rows.len() == 2).then_some(rows)
+            })
+        })
+        .await
+        .unwrap()
+    };
+    let id_of = |command: &str| {
+        listed
+            .iter()
+            .find(|row| row["title"].as_str().unwrap().contains(command))
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let answer = |id: String| ok_stdout(&switchboard(&root, &["answer", &id, "--value", "true"]));
+    answer(id_of("cargo publish"));
+    let result = tokio::time::timeout(Duration::from_secs(20), first.await_response())
+        .await
+        .expect("the first answered")
+        .unwrap();
+    let ServerResult::CallToolResult(result) = result else {
+        panic!("not a tool result: {result:?}");
+    };
+    assert_eq!(approve_answer(&result)["behavior"], "allow");
+
+    let still = tokio::task::spawn_blocking(waiting_everywhere)
+        .await
+        .unwrap();
+    assert_eq!(
+        still.len(),
+        1,
+        "the second still waits, listed in the other window: {still:?}"
+    );
+    assert_eq!(still[0]["workspace"], root.display().to_string());
+    answer(id_of("git push"));
+    let result = tokio::time::timeout(Duration::from_secs(20), second.await_response())
+        .await
+        .expect("the second answered")
+        .unwrap();
+    let ServerResult::CallToolResult(result) = result else {
+        panic!("not a tool result: {result:?}");
+    };
+    assert_eq!(approve_answer(&result)["behavior"], "allow");
+    drop(window);
+    session.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn knowledge_is_searched_added_to_and_voted_on() {
     let workspace = tempfile::tempdir().unwrap();

@@ -250,3 +250,197 @@ fn all_workspaces_show_what_waits_in_each_and_answer_only_in_registered_ones() {
     let lines = everywhere::attention(&registry.list(), &here, clock::now());
     assert_eq!(lines.len(), 1, "it ended: only the current one is left");
 }
+
+#[test]
+fn following_other_workspaces_is_not_woken_by_its_own_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let make = |name: &str| {
+        let root = dir.path().join(name);
+        std::fs::create_dir(&root).unwrap();
+        Workspace::open(&root).unwrap()
+    };
+    let (here, api) = (make("here"), make("api"));
+    let later = Timestamp::from_unix_millis(clock::now().unix_millis() + 60_000).unwrap();
+    let question = NewDelivery {
+        mode: DeliveryMode::Blocking,
+        title: "Run the migration?".into(),
+        content_type: ContentType::Markdown,
+        body: "It drops a column.".into(),
+        feedback_schema: Some(json!({"type": "confirm"})),
+    };
+    feedback::ask(&api, question, clock::now(), later).unwrap();
+    let _here = registry
+        .register(&here, Presence::Window, clock::now())
+        .unwrap();
+    let (told, changes) = mpsc::channel();
+    let (reading, current) = (registry.clone(), here.clone());
+    // As the window does: each change is read at once, everywhere (the
+    // registrations' files, the other workspace's inbox and agents).
+    let _follower = everywhere::follow(&registry, &here, move || {
+        let lines = everywhere::attention(&reading.list(), &current, clock::now());
+        let _ = told.send(lines.len());
+    })
+    .unwrap();
+    let _api = registry
+        .register(&api, Presence::Window, clock::now())
+        .unwrap();
+    assert_eq!(
+        changes.recv_timeout(Duration::from_secs(10)),
+        Ok(2),
+        "a window opening elsewhere is a change"
+    );
+    let again = changes.recv_timeout(Duration::from_millis(500));
+    assert!(
+        again.is_err(),
+        "reading what changed is no change (else it reads forever): {again:?}"
+    );
+}
+
+#[test]
+fn two_questions_of_one_process_keep_their_workspace_listed_until_the_last_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let root = dir.path().join("api");
+    std::fs::create_dir(&root).unwrap();
+    let api = Workspace::open(&root).unwrap();
+    // One MCP server asks two questions in the same workspace at once.
+    let first = registry
+        .register(&api, Presence::Asking, clock::now())
+        .unwrap();
+    let second = registry
+        .register(&api, Presence::Asking, clock::now())
+        .unwrap();
+    drop(first);
+    assert!(
+        registry.list().has(api.root()),
+        "the second question still waits there"
+    );
+    drop(second);
+    assert!(!registry.list().has(api.root()), "none waits there now");
+    assert_eq!(std::fs::read_dir(registry.folder()).unwrap().count(), 0);
+}
+
+#[test]
+fn the_first_question_and_the_first_agent_of_a_fresh_workspace_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let make = |name: &str| {
+        let root = dir.path().join(name);
+        std::fs::create_dir(&root).unwrap();
+        Workspace::open(&root).unwrap()
+    };
+    let (here, api) = (make("here"), make("api"));
+    // A window on a workspace where nothing was ever asked: no inbox
+    // folder, no agents' folder yet.
+    let _api = registry
+        .register(&api, Presence::Window, clock::now())
+        .unwrap();
+    let (told, changes) = mpsc::channel();
+    let (reading, current) = (registry.clone(), here.clone());
+    let _follower = everywhere::follow(&registry, &here, move || {
+        let lines = everywhere::attention(&reading.list(), &current, clock::now());
+        let _ = told.send((lines[1].questions.len(), lines[1].agents.len()));
+    })
+    .unwrap();
+    // Once the follower watches (a registration is a change it reports),
+    // the first question is asked there.
+    let _here = registry
+        .register(&here, Presence::Window, clock::now())
+        .unwrap();
+    assert_eq!(changes.recv_timeout(Duration::from_secs(10)), Ok((0, 0)));
+    let later = Timestamp::from_unix_millis(clock::now().unix_millis() + 60_000).unwrap();
+    let question = NewDelivery {
+        mode: DeliveryMode::Blocking,
+        title: "Run the migration?".into(),
+        content_type: ContentType::Markdown,
+        body: "It drops a column.".into(),
+        feedback_schema: Some(json!({"type": "confirm"})),
+    };
+    feedback::ask(&api, question.clone(), clock::now(), later).unwrap();
+    assert!(
+        told_within(&changes, |(questions, _)| questions == 1),
+        "the first question there is followed"
+    );
+    // Its inbox removed by hand, and a question asked again.
+    std::fs::remove_dir_all(api.visual_delivery_dir()).unwrap();
+    assert!(told_within(&changes, |(questions, _)| questions == 0));
+    feedback::ask(&api, question, clock::now(), later).unwrap();
+    assert!(
+        told_within(&changes, |(questions, _)| questions == 1),
+        "a question in an inbox made anew is followed"
+    );
+    let seen = switchboard_model::agent::hook::HookInput::parse(
+        json!({"session_id": "5c23dece", "cwd": api.root(), "transcript_path": "",
+               "hook_event_name": "SessionStart"})
+        .to_string()
+        .as_bytes(),
+        None,
+    )
+    .unwrap();
+    switchboard_store::agents::observe(&api, &seen, None, clock::now()).unwrap();
+    assert!(
+        told_within(&changes, |(_, agents)| agents == 1),
+        "the first agent there is followed"
+    );
+}
+
+/// Whether the follower tells of a reading that `wanted` within ten
+/// seconds.
+fn told_within<T>(changes: &mpsc::Receiver<T>, wanted: impl Fn(T) -> bool) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while let Ok(told) =
+        changes.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+    {
+        if wanted(told) {
+            return true;
+        }
+    }
+    false
+}
+
+#[test]
+fn registering_clears_only_stale_registrations_never_other_files() {
+    // The runtime folder is the user's to choose (SWITCHBOARD_RUNTIME_DIR):
+    // its `workspaces/` may be a folder of theirs.
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Registry::at(dir.path().join("workspaces")).unwrap();
+    let theirs = ["notes.txt", "project.json", "a.window.1.json"];
+    for name in theirs {
+        std::fs::write(registry.folder().join(name), "keep me").unwrap();
+    }
+    let stale = Registration {
+        workspace: "/somewhere".into(),
+        presence: Presence::Window,
+        pid: 7,
+        since: Timestamp::EPOCH,
+    };
+    std::fs::write(
+        registry.folder().join(stale.file_name()),
+        serde_json::to_string(&stale).unwrap(),
+    )
+    .unwrap();
+    let root = dir.path().join("api");
+    std::fs::create_dir(&root).unwrap();
+    let own = registry
+        .register(
+            &Workspace::open(&root).unwrap(),
+            Presence::Server,
+            clock::now(),
+        )
+        .unwrap();
+    assert!(
+        !registry.folder().join(stale.file_name()).exists(),
+        "the stale registration is cleared"
+    );
+    for name in theirs {
+        assert_eq!(
+            std::fs::read_to_string(registry.folder().join(name))
+                .ok()
+                .as_deref(),
+            Some("keep me"),
+            "{name} is not a registration: it is left alone"
+        );
+    }
+    drop(own);
+}
