@@ -6,6 +6,7 @@
 //! Nothing here skips: a missing tool is an error that names the setup step.
 
 mod binaries;
+pub mod browser;
 mod display;
 mod driver;
 pub mod measure;

@@ -1,0 +1,127 @@
+//! A real browser on the page `switchboard serve` serves: Debian's
+//! Chromium, headless, driven through its chromedriver, on a phone's
+//! screen; and the server itself, paired.
+
+use std::{
+    io::{BufRead, BufReader},
+    net::TcpStream,
+    path::Path,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+use fantoccini::{Client, ClientBuilder};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::json;
+
+use crate::{Binaries, process::Guarded};
+
+/// `switchboard serve --pair` on a free port for `workspace`, its browser
+/// sessions in `config`.
+pub struct Served {
+    /// `http://127.0.0.1:PORT`.
+    pub origin: String,
+    /// The one-time pairing link it printed.
+    pub link: String,
+    _server: Guarded,
+}
+
+impl Served {
+    /// Starts it and reads its origin and link.
+    pub fn start(binaries: &Binaries, workspace: &Path, config: &Path) -> Result<Self> {
+        let mut child = binaries
+            .cli(workspace)
+            .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
+            .env("SWITCHBOARD_CONFIG_DIR", config)
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("could not start switchboard serve")?;
+        let mut lines = BufReader::new(child.stdout.take().context("its stdout")?).lines();
+        let origin = lines
+            .next()
+            .context("it printed nothing")??
+            .trim_end_matches('/')
+            .to_owned();
+        let link = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find(|line| line.contains("/pair?code="))
+            .context("no pairing link was printed")?;
+        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+        Ok(Self {
+            origin,
+            link,
+            _server: Guarded::new("switchboard serve", child),
+        })
+    }
+}
+
+/// Chromium under chromedriver; both end when dropped (close the client
+/// first).
+pub struct Chromium {
+    /// The WebDriver client.
+    pub client: Client,
+    _driver: Guarded,
+}
+
+impl Chromium {
+    /// Starts chromedriver on a free port and Chromium, headless, on a
+    /// 360-px phone's screen (Chromium's device mode: a headless window is
+    /// never narrower than 500 px), its profile in `profile`.
+    pub async fn start(profile: &Path) -> Result<Self> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context(
+                "could not start chromedriver (scripts/setup.sh test installs chromium-driver)",
+            )?;
+        let mut driver = Guarded::new("chromedriver", child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            driver.ensure_running()?;
+            if Instant::now() > deadline {
+                bail!("chromedriver did not listen within 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert("browserName".into(), "chrome".into());
+        capabilities.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         format!("--user-data-dir={}", profile.display())],
+                "mobileEmulation": {"deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2.0}},
+            }),
+        );
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .context("could not start Chromium through chromedriver")?;
+        Ok(Self {
+            client,
+            _driver: driver,
+        })
+    }
+
+    /// Pairs with `served` through its link and opens the inbox.
+    pub async fn pair(&self, served: &Served) -> Result<()> {
+        self.client.goto(&served.link).await?;
+        self.client
+            .wait()
+            .at_most(crate::WAIT)
+            .for_element(fantoccini::Locator::Css("#open-inbox"))
+            .await?
+            .click()
+            .await?;
+        Ok(())
+    }
+}
