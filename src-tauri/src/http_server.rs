@@ -1,9 +1,10 @@
-//! The window's own MCP HTTP server, when the settings ask for it
-//! (`serveHttp`): `switchboard mcp --http 127.0.0.1:PORT` for the
-//! workspace, the CLI beside the app, ended with the app however the app
-//! ends (its stdin is the app's). It follows the settings: started with
-//! the window, and started, stopped or moved to the new port as soon as
-//! they are saved ([`HttpServer::apply`]).
+//! The window's own servers, when the settings ask for them: MCP over
+//! HTTP (`serveHttp`: `switchboard mcp --http 127.0.0.1:PORT`) and the
+//! inbox for browsers (`serveBrowser`: `switchboard serve --listen
+//! 127.0.0.1:PORT`), each for the workspace, the CLI beside the app, ended
+//! with the app however the app ends (its stdin is the app's). Each follows
+//! the settings: started with the window, and started, stopped or moved to
+//! the new port as soon as they are saved ([`HttpServer::apply`]).
 
 use std::{
     io::{BufRead, BufReader},
@@ -26,13 +27,58 @@ impl Running {
     }
 }
 
-/// The window's server: none, or one running.
+/// Which of the window's servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kind {
+    /// MCP over HTTP, for agents.
+    #[default]
+    Mcp,
+    /// The inbox, for paired browsers.
+    Browser,
+}
+
+impl Kind {
+    /// The port the settings ask it to serve on, if they ask for it.
+    fn wanted(self, settings: &switchboard_model::settings::Settings) -> Option<u16> {
+        match self {
+            Self::Mcp => settings.serve_http.then(|| settings.http_port()),
+            Self::Browser => settings.serve_browser.then(|| settings.browser_port()),
+        }
+    }
+
+    /// The CLI's arguments that serve it on `address`.
+    fn arguments(self, address: &str) -> [&str; 4] {
+        match self {
+            Self::Mcp => ["mcp", "--http", address, "--exit-with-stdin"],
+            Self::Browser => ["serve", "--listen", address, "--exit-with-stdin"],
+        }
+    }
+
+    /// What it is, for the log and a failure.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Mcp => "`switchboard mcp --http`",
+            Self::Browser => "`switchboard serve`",
+        }
+    }
+}
+
+/// One of the window's servers: none, or one running.
 #[derive(Default)]
 pub struct HttpServer {
+    kind: Kind,
     running: Mutex<Option<Running>>,
 }
 
 impl HttpServer {
+    /// The server of `kind`, not running yet.
+    pub fn of(kind: Kind) -> Self {
+        Self {
+            kind,
+            running: Mutex::default(),
+        }
+    }
+
     /// The URL it serves at, once it said.
     pub fn url(&self) -> Option<String> {
         self.running
@@ -62,7 +108,7 @@ impl HttpServer {
         let wanted = config_dir
             .and_then(|dir| switchboard_store::settings::load(dir).ok())
             .unwrap_or_default();
-        let port = wanted.serve_http.then(|| wanted.http_port());
+        let port = self.kind.wanted(&wanted);
         // Held throughout, so two saves apply one after the other.
         let mut running = self
             .running
@@ -76,13 +122,17 @@ impl HttpServer {
         }
         if let Some(old) = running.take() {
             old.stop();
-            tracing::info!("stopped serving MCP over HTTP");
+            tracing::info!(server = self.kind.name(), "stopped");
         }
         let Some(port) = port else {
             return Ok(());
         };
-        let started = spawn(workspace, config_dir, port)?;
-        tracing::info!(url = started.url.as_deref(), "serving MCP over HTTP");
+        let started = spawn(self.kind, workspace, config_dir, port)?;
+        tracing::info!(
+            server = self.kind.name(),
+            url = started.url.as_deref(),
+            "serving"
+        );
         *running = Some(started);
         Ok(())
     }
@@ -96,20 +146,21 @@ pub fn cli_beside_app() -> Option<std::path::PathBuf> {
         .filter(|cli| cli.exists())
 }
 
-/// Starts `switchboard mcp --http` on `port` and waits for the URL it
-/// prints; when it ends instead, the last line it wrote on stderr says why.
-fn spawn(workspace: &Path, config_dir: Option<&Path>, port: u16) -> Result<Running, String> {
+/// Starts the server of `kind` on `port` and waits for the URL it prints;
+/// when it ends instead, the last line it wrote on stderr says why.
+fn spawn(
+    kind: Kind,
+    workspace: &Path,
+    config_dir: Option<&Path>,
+    port: u16,
+) -> Result<Running, String> {
     let cli = cli_beside_app().ok_or("no `switchboard` is beside the app")?;
     let mut command = Command::new(cli);
+    let address = format!("127.0.0.1:{port}");
     command
         .arg("-C")
         .arg(workspace)
-        .args([
-            "mcp",
-            "--http",
-            &format!("127.0.0.1:{port}"),
-            "--exit-with-stdin",
-        ])
+        .args(kind.arguments(&address))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -151,7 +202,7 @@ fn spawn(workspace: &Path, config_dir: Option<&Path>, port: u16) -> Result<Runni
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .take()
-        .unwrap_or_else(|| format!("`switchboard mcp --http` on port {port} ended"));
+        .unwrap_or_else(|| format!("{} on port {port} ended", kind.name()));
     Err(why)
 }
 

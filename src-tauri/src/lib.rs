@@ -144,10 +144,13 @@ pub fn run() -> ExitCode {
                 &state.workspace,
                 std::sync::Arc::clone(&state.announced),
             ));
-            // The window's own HTTP server, when the settings ask for it
+            // The window's own servers, when the settings ask for them
             // (read off the start-up path).
             state
                 .http
+                .start(state.workspace.root(), state.config.settings_dir());
+            state
+                .browser
                 .start(state.workspace.root(), state.config.settings_dir());
             program_sessions::follow(
                 app.handle().clone(),
@@ -216,6 +219,7 @@ pub fn run() -> ExitCode {
             commands::team::team_send,
             commands::settings::get_settings,
             commands::settings::save_settings,
+            commands::settings::pair_browser,
             commands::program_sessions::sessions,
             commands::program_sessions::session_replay,
             commands::program_sessions::session_output,

@@ -38,6 +38,9 @@ pub struct AppState {
     _watcher: WorkspaceWatcher,
     /// The window's own MCP HTTP server, when the settings ask for it.
     pub http: Arc<crate::http_server::HttpServer>,
+    /// The window's own server of the inbox for browsers, when the
+    /// settings ask for it.
+    pub browser: Arc<crate::http_server::HttpServer>,
     /// Held while the window runs: agents' hooks ask here only then.
     _window: Option<switchboard_store::window::WindowHold>,
     /// The window's registration on this machine, so every window's "All
@@ -69,6 +72,9 @@ impl AppState {
             sessions: Arc::default(),
             _watcher: watcher,
             http: Arc::default(),
+            browser: Arc::new(crate::http_server::HttpServer::of(
+                crate::http_server::Kind::Browser,
+            )),
             _window: None,
             _registered: None,
             everywhere: Mutex::new(None),

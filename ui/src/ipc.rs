@@ -275,6 +275,12 @@ pub async fn mark_opened(id: &str, workspace: Option<String>) -> Result<bool, Er
     call_with(CMD_MARK_OPENED, &request).await
 }
 
+/// A one-time link pairing a browser with the window's server of the
+/// inbox, with its QR code.
+pub async fn pair_browser() -> Result<ipc::PairingLink, ErrorPayload> {
+    call(ipc::CMD_PAIR_BROWSER).await
+}
+
 /// What waits in every running workspace on this machine, this one first.
 pub async fn everywhere()
 -> Result<Vec<switchboard_model::registry::WorkspaceAttention>, ErrorPayload> {

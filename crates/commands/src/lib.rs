@@ -7,5 +7,6 @@
 pub mod agents;
 mod dispatch;
 pub mod inbox;
+pub mod pairing;
 
 pub use dispatch::{BROWSER_COMMANDS, dispatch};

@@ -34,6 +34,9 @@ pub const CMD_LIST_AGENTS: &str = "list_agents";
 /// Command: what waits in every running workspace on this machine ("All
 /// workspaces"). Response: `Vec<`[`WorkspaceAttention`](crate::registry::WorkspaceAttention)`>`.
 pub const CMD_EVERYWHERE: &str = "everywhere";
+/// Command: a one-time link pairing a browser with the window's server of
+/// the inbox. Response: [`PairingLink`].
+pub const CMD_PAIR_BROWSER: &str = "pair_browser";
 /// Command: opens (or brings forward) the window of a running workspace.
 /// Request: [`WorkspaceRequest`].
 pub const CMD_OPEN_WORKSPACE: &str = "open_workspace";
@@ -317,7 +320,7 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 62] = [
+pub const COMMANDS: [&str; 63] = [
     CMD_LAUNCHES,
     CMD_LAUNCH_START,
     CMD_LAUNCH_DIFF,
@@ -354,6 +357,7 @@ pub const COMMANDS: [&str; 62] = [
     CMD_LIST_AGENTS,
     CMD_EVERYWHERE,
     CMD_OPEN_WORKSPACE,
+    CMD_PAIR_BROWSER,
     CMD_CODEX_HOOKS_TRUST,
     CMD_ADD_ANNOTATION,
     CMD_GET_THEME,
@@ -388,6 +392,16 @@ pub const EVENT_STORE_CHANGED: &str = "store-changed";
 /// Event (no payload) whenever what waits in another running workspace
 /// may have changed: read [`CMD_EVERYWHERE`] again.
 pub const EVENT_EVERYWHERE: &str = "everywhere-changed";
+
+/// A one-time link pairing a browser with the window's server of the
+/// inbox, and its QR code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairingLink {
+    /// The link: open it once, within 10 minutes.
+    pub link: String,
+    /// The QR code's modules, row by row: `#` dark, ` ` light.
+    pub qr: Vec<String>,
+}
 
 /// Names a workspace of "All workspaces".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -135,6 +135,13 @@ pub struct Settings {
     /// The port it serves on (default [`DEFAULT_HTTP_PORT`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http_port: Option<u16>,
+    /// The window serves the inbox to browsers (`switchboard serve`) on
+    /// loopback while it is open (off by default; a browser must be paired).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub serve_browser: bool,
+    /// The port it serves browsers on (default [`DEFAULT_BROWSER_PORT`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_port: Option<u16>,
     /// What the chat talks to; none: the first that works.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_backend: Option<ModelBackend>,
@@ -153,10 +160,19 @@ pub struct Settings {
 /// The port the window's HTTP server uses unless told otherwise.
 pub const DEFAULT_HTTP_PORT: u16 = 47_331;
 
+/// The port the window serves browsers on unless told otherwise (and
+/// `switchboard serve`'s).
+pub const DEFAULT_BROWSER_PORT: u16 = 8_766;
+
 impl Settings {
     /// The port the window's HTTP server uses.
     pub fn http_port(&self) -> u16 {
         self.http_port.unwrap_or(DEFAULT_HTTP_PORT)
+    }
+
+    /// The port the window serves browsers on.
+    pub fn browser_port(&self) -> u16 {
+        self.browser_port.unwrap_or(DEFAULT_BROWSER_PORT)
     }
 }
 
@@ -362,6 +378,12 @@ pub struct SettingsView {
     /// (told by the save that asked for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_error: Option<String>,
+    /// The address the window serves browsers at, while it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_url: Option<String>,
+    /// Why serving browsers did not start, when the settings asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_error: Option<String>,
 }
 
 impl SettingsView {

@@ -77,6 +77,8 @@ pub fn view(dir: &Path) -> Result<SettingsView, StoreError> {
         path: dir.join(FILE).display().to_string(),
         http_url: None,
         http_error: None,
+        browser_url: None,
+        browser_error: None,
     })
 }
 

@@ -210,6 +210,11 @@ fn text_field(
 /// What Save says: the model settings apply at the next message, the HTTP
 /// server at once — or why it did not start.
 fn saved_note(view: &SettingsView) -> Result<String, String> {
+    if let Some(why) = &view.browser_error {
+        return Err(format!(
+            "Saved, but serving the inbox to browsers did not start: {why}"
+        ));
+    }
     match (&view.http_error, &view.http_url) {
         (Some(why), _) => Err(format!(
             "Saved, but serving MCP over HTTP did not start: {why}"
@@ -373,6 +378,61 @@ fn AgentSections(draft: RwSignal<Settings>) -> impl IntoView {
         {check_field("settings-serve-http", "Serve MCP over HTTP on loopback while this window is open (each agent needs a token: switchboard mcp token --name AGENT; starts or stops when you save)", |s| s.serve_http, |s| &mut s.serve_http, draft)}
         {number_field("settings-http-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_HTTP_PORT),
             |s| s.http_port.map(u64::from), |s, v| s.http_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
+        <h2>"The inbox in a browser"</h2>
+        {check_field("settings-serve-browser", "Serve the inbox to paired browsers on loopback while this window is open (a phone reaches it through an SSH tunnel or your tailnet; starts or stops when you save)", |s| s.serve_browser, |s| &mut s.serve_browser, draft)}
+        {number_field("settings-browser-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_BROWSER_PORT),
+            |s| s.browser_port.map(u64::from), |s, v| s.browser_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
+    }
+}
+
+/// While the window serves the inbox to browsers: where, and a button that
+/// makes a one-time pairing link, shown with its QR code.
+#[component]
+fn PairBrowser(url: String) -> impl IntoView {
+    let made = RwSignal::new(None::<Result<switchboard_model::ipc::PairingLink, String>>);
+    let pair = move |_| {
+        tasks::act(async move {
+            made.set(Some(
+                ipc::pair_browser().await.map_err(|failure| failure.message),
+            ));
+        });
+    };
+    view! {
+        <div class="pair-browser">
+            <p class="muted">"Serving the inbox to browsers at " <code id="settings-browser-url">{url}</code></p>
+            <button type="button" id="settings-pair-browser" on:click=pair>"Pair a browser"</button>
+            {move || made.get().map(|made| match made {
+                Ok(made) => view! {
+                    <p>"Open this link once, within 10 minutes, in the browser to pair (scan it with a phone):"</p>
+                    <p><code id="settings-pairing-link" class="pairing-link">{made.link.clone()}</code></p>
+                    <QrCode rows=made.qr />
+                }.into_any(),
+                Err(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
+            })}
+        </div>
+    }
+}
+
+/// A QR code drawn from its rows (`#` dark), one square per module.
+#[component]
+fn QrCode(rows: Vec<String>) -> impl IntoView {
+    let size = rows.len();
+    let path: String = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(y, row)| {
+            row.chars()
+                .enumerate()
+                .filter(|(_, module)| *module == '#')
+                .map(move |(x, _)| format!("M{x} {y}h1v1h-1z"))
+        })
+        .collect();
+    view! {
+        <svg class="pairing-qr" id="settings-pairing-qr" role="img" aria-label="The pairing link as a QR code"
+            viewBox=format!("0 0 {size} {size}") width="200" height="200" shape-rendering="crispEdges">
+            <rect width="100%" height="100%" fill="#fff"></rect>
+            <path d=path fill="#000"></path>
+        </svg>
     }
 }
 
@@ -386,6 +446,7 @@ fn StoredAt(stored: RwSignal<Option<SettingsView>>) -> impl IntoView {
             {view.http_url.clone().map(|url| view! {
                 <p class="muted">"Serving MCP over HTTP at " <code id="settings-http-url">{url}</code></p>
             })}
+            {view.browser_url.clone().map(|url| view! { <PairBrowser url /> })}
             {(!view.overridden.is_empty()).then(|| view! {
                 <ul class="settings-overrides" id="settings-overrides">
                     {view.overridden.iter().map(|(variable, setting)| {

@@ -24,6 +24,10 @@ pub struct ServeArgs {
     /// its next request gets 401.
     #[arg(long, value_name = "ID")]
     pub revoke: Option<String>,
+    /// End when stdin closes (how the window runs it: it ends with the
+    /// window, however the window ends).
+    #[arg(long, hide = true)]
+    pub exit_with_stdin: bool,
 }
 
 /// Serves, lists or revokes.
@@ -44,6 +48,13 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
         let session = browsers::revoke(&config_dir, id)?;
         println!("revoked {} ({})", session.id, session.label);
         return Ok(());
+    }
+    if args.exit_with_stdin {
+        std::thread::spawn(|| {
+            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+            tracing::info!("stdin closed: the server of the inbox ends");
+            std::process::exit(0);
+        });
     }
     crate::serve::serve(workspace, config_dir, &args.listen, args.pair)
 }

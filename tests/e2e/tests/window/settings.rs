@@ -20,6 +20,11 @@ pub fn trials(environment: &Arc<Environment>) -> Vec<libtest_mimic::Trial> {
             "settings::serving_mcp_over_http_starts_and_stops_when_saved",
             serving_mcp_over_http_starts_and_stops_when_saved,
         ),
+        trial(
+            environment,
+            "settings::the_inbox_is_served_to_a_browser_paired_from_settings",
+            the_inbox_is_served_to_a_browser_paired_from_settings,
+        ),
     ]
 }
 
@@ -131,6 +136,106 @@ fn serving_mcp_over_http_starts_and_stops_when_saved(environment: &Environment) 
             .wait_for_text("#settings-note", |text| text.contains("did not start"))
             .await?;
         ensure!(note.starts_with("Saved, but"), "{note:?}");
+        Ok(())
+    })
+}
+
+/// One GET as a browser sends it: the status line and the head.
+fn get(port: u16, path: &str, cookie: Option<&str>) -> Result<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    let cookie = cookie
+        .map(|cookie| format!("Cookie: {cookie}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{cookie}Connection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    Ok(answer)
+}
+
+/// Serving the inbox to browsers is a setting, applied when saved; a
+/// button in Settings makes the one-time pairing link, shown with its QR
+/// code, and that link pairs a browser with the window's server.
+fn the_inbox_is_served_to_a_browser_paired_from_settings(environment: &Environment) -> Result<()> {
+    let workspace = tempfile::tempdir()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    environment.with_app(workspace.path(), async |session: &Session| {
+        go(session, "settings").await?;
+        session.find("#settings-path").await?;
+        let field = session.find("#settings-browser-port").await?;
+        field.clear().await?;
+        field.send_keys(&port.to_string()).await?;
+        session
+            .find("#settings-serve-browser")
+            .await?
+            .click()
+            .await?;
+        session.find("#settings-save").await?.click().await?;
+        let shown = session
+            .wait_for_text("#settings-browser-url", |text| !text.is_empty())
+            .await?;
+        ensure!(shown == format!("http://127.0.0.1:{port}/"), "{shown}");
+        session
+            .find("#settings-pair-browser")
+            .await?
+            .click()
+            .await?;
+        let link = session
+            .wait_for_text("#settings-pairing-link", |text| {
+                text.contains("/pair?code=")
+            })
+            .await?;
+        session.find("#settings-pairing-qr path").await?;
+        session
+            .client
+            .execute(
+                "document.getElementById('settings-pairing-qr').scrollIntoView()",
+                vec![],
+            )
+            .await?;
+        environment.screenshot("settings-pair-browser.png")?;
+        // Not paired yet: turned away.
+        ensure!(
+            get(port, "/", None)?.starts_with("HTTP/1.1 401"),
+            "an unpaired browser is turned away"
+        );
+        let path = link.trim_start_matches(&format!("http://127.0.0.1:{port}"));
+        let paired = get(port, path, None)?;
+        let cookie = paired
+            .lines()
+            .find_map(|line| line.strip_prefix("set-cookie: "))
+            .and_then(|cookie| cookie.split(';').next())
+            .map(str::to_owned);
+        ensure!(
+            paired.starts_with("HTTP/1.1 200"),
+            "the link pairs: {paired}"
+        );
+        let cookie = cookie.ok_or_else(|| anyhow::anyhow!("no cookie was set: {paired}"))?;
+        let page = get(port, "/", Some(&cookie))?;
+        ensure!(
+            page.starts_with("HTTP/1.1 200") && page.contains("/shim.js"),
+            "the paired browser gets the page"
+        );
+
+        // Off again: stopped when saved.
+        session
+            .find("#settings-serve-browser")
+            .await?
+            .click()
+            .await?;
+        session.find("#settings-save").await?.click().await?;
+        session
+            .wait_for_text("#settings-note", |text| text.starts_with("Saved"))
+            .await?;
+        crate::harness::eventually("the server of the inbox stops", || {
+            Ok(get(port, "/", None).is_err())
+        })
+        .await?;
         Ok(())
     })
 }
