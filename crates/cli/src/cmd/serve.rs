@@ -21,7 +21,8 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with_all = ["pair", "revoke"])]
     pub sessions: bool,
     /// Revoke the paired browser with this id (from --sessions) and exit:
-    /// its next request gets 401.
+    /// its next request gets 401, and its open event stream ends at its
+    /// next event (or heartbeat, 15 s).
     #[arg(long, value_name = "ID")]
     pub revoke: Option<String>,
 }

@@ -49,7 +49,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
     if request.method() == Method::GET && path == "/pair" {
         return pair(served, &request);
     }
-    if !paired(served, &request) {
+    let Some(cookie) = paired(served, &request) else {
         return if path.starts_with("/api/") {
             refused(
                 ErrorCode::Forbidden,
@@ -64,7 +64,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
                  prints here.</p>",
             )
         };
-    }
+    };
     match (request.method().clone(), path.as_str()) {
         (Method::GET, "/" | "/index.html") => bytes(
             StatusCode::OK,
@@ -77,7 +77,10 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
             Bytes::from_static(page::SHIM.as_bytes()),
         ),
         (Method::GET, "/api/events") => {
-            let mut response = Response::new(served.events.stream().boxed());
+            // Revoked, the stream ends at its next event or heartbeat.
+            let config_dir = served.config_dir.clone();
+            let still_paired = move || holds(&config_dir, std::slice::from_ref(&cookie)).is_some();
+            let mut response = Response::new(served.events.stream(still_paired).boxed());
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/event-stream"),
@@ -145,28 +148,40 @@ fn pair(served: &Served, request: &Request<Incoming>) -> Response<Body> {
     }
 }
 
-/// Whether `request` carries the cookie of a paired browser.
-fn paired(served: &Served, request: &Request<Incoming>) -> bool {
-    let cookie = request
+/// The cookie of a paired browser that `request` carries, if it carries
+/// one. Every `switchboard_session` cookie counts: another server on this
+/// host (cookies do not keep to a port) may have set one of the same name
+/// that the browser sends first.
+fn paired(served: &Served, request: &Request<Incoming>) -> Option<String> {
+    let presented: Vec<String> = request
         .headers()
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
-        .find_map(|pair| {
+        .filter_map(|pair| {
             pair.trim()
                 .strip_prefix(&format!("{COOKIE}="))
                 .map(str::to_owned)
-        });
-    match cookie {
-        Some(cookie) => match browsers::holder(&served.config_dir, &cookie) {
-            Ok(holder) => holder.is_some(),
-            Err(error) => {
-                tracing::warn!(%error, "the browser sessions could not be read");
-                false
-            }
-        },
-        None => false,
+        })
+        .collect();
+    if presented.is_empty() {
+        return None;
+    }
+    holds(&served.config_dir, &presented)
+}
+
+/// The first of `cookies` that a paired browser holds now.
+fn holds(config_dir: &std::path::Path, cookies: &[String]) -> Option<String> {
+    match browsers::load(config_dir) {
+        Ok(file) => cookies
+            .iter()
+            .find(|cookie| file.holder(cookie).is_some())
+            .cloned(),
+        Err(error) => {
+            tracing::warn!(%error, "the browser sessions could not be read");
+            None
+        }
     }
 }
 

@@ -285,3 +285,89 @@ fn serving_beyond_loopback_is_refused_with_the_way_to_reach_it() {
         "{said}"
     );
 }
+
+#[test]
+fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let address = served.origin.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/events HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\n\r\n"
+    )
+    .unwrap();
+    let mut heard = Vec::new();
+    let mut buffer = [0_u8; 4096];
+    while !String::from_utf8_lossy(&heard).contains(": open") {
+        let read = stream.read(&mut buffer).unwrap();
+        assert!(read > 0, "the stream opens");
+        heard.extend_from_slice(&buffer[..read]);
+    }
+
+    let listed = crate::switchboard_with(
+        &workspace,
+        &["serve", "--sessions"],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    let session = String::from_utf8_lossy(&listed.stdout)
+        .split('\t')
+        .next()
+        .unwrap()
+        .to_owned();
+    let revoked = crate::switchboard_with(
+        &workspace,
+        &["serve", "--revoke", &session],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    assert!(revoked.status.success());
+    // The workspace changes after the revocation: the stream ends instead
+    // of telling the revoked browser.
+    let delivered = crate::switchboard_with(
+        &workspace,
+        &["deliver", "--title", "After revocation", "--content", "x"],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    assert!(delivered.status.success());
+    let mut after = Vec::new();
+    loop {
+        let read = stream.read(&mut buffer).unwrap();
+        after.extend_from_slice(&buffer[..read]);
+        let text = String::from_utf8_lossy(&after);
+        assert!(
+            !text.contains("data:"),
+            "a revoked browser heard an event: {text}"
+        );
+        if read == 0 || text.ends_with("0\r\n\r\n") {
+            break;
+        }
+    }
+}
+
+#[test]
+fn another_servers_cookie_of_the_same_name_does_not_hide_the_paired_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    // Cookies keep to a host, not a port: a page on 127.0.0.1:3000 can set
+    // one of this name (with a longer path, so it is sent first).
+    let both = format!("switchboard_session=set-by-another-port; {cookie}");
+    let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &both)], "");
+    assert_eq!(status, 200);
+    let (status, _, _) = request(
+        &served.origin,
+        "GET",
+        "/",
+        &[("Cookie", "switchboard_session=set-by-another-port")],
+        "",
+    );
+    assert_eq!(status, 401);
+}
