@@ -17,6 +17,12 @@ pub struct ServeArgs {
     /// opened within 10 minutes, it pairs that browser.
     #[arg(long)]
     pub pair: bool,
+    /// Also serve browsers that reach this server through a proxy at this
+    /// origin (repeatable): `https://machine.tailnet.ts.net` for
+    /// `tailscale serve`, `http://127.0.0.1:9000` for an SSH tunnel on
+    /// another port. Any other `Host` is refused.
+    #[arg(long = "origin", value_name = "URL")]
+    pub origins: Vec<String>,
     /// List the paired browsers and exit.
     #[arg(long, conflicts_with_all = ["pair", "revoke"])]
     pub sessions: bool,
@@ -46,5 +52,11 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
         println!("revoked {} ({})", session.id, session.label);
         return Ok(());
     }
-    crate::serve::serve(workspace, config_dir, &args.listen, args.pair)
+    crate::serve::serve(
+        workspace,
+        config_dir,
+        &args.listen,
+        args.pair,
+        &args.origins,
+    )
 }

@@ -46,8 +46,23 @@ pub async fn answer(served: &Served, request: Request<Incoming>) -> Response<Bod
 
 async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
     let path = request.uri().path().to_owned();
+    // A page of another name that resolves here (DNS rebinding) is not
+    // answered, not even the pairing link.
+    let reached = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .and_then(|host| served.reached(host))
+        .map(str::to_owned);
+    let Some(reached) = reached else {
+        return html(
+            StatusCode::MISDIRECTED_REQUEST,
+            "<p>Switchboard is not served under this name. A proxy's address is served with \
+             <code>switchboard serve --origin URL</code>.</p>",
+        );
+    };
     if request.method() == Method::GET && path == "/pair" {
-        return pair(served, &request);
+        return pair(&reached, served, &request);
     }
     let Some(cookie) = paired(served, &request) else {
         return if path.starts_with("/api/") {
@@ -89,7 +104,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         }
         (Method::POST, command) if command.starts_with("/api/invoke/") => {
             let name = command.trim_start_matches("/api/invoke/").to_owned();
-            invoke(served, request, name).await
+            invoke(served, &reached, request, name).await
         }
         (Method::GET, file) => match page::file(file.trim_start_matches('/')) {
             Some(contents) if file != "/index.html" => bytes(
@@ -106,7 +121,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
 /// Exchanges a one-time code for a session cookie. The page then links to
 /// the inbox: a cookie set while arriving from another site is not sent
 /// back on that arrival's redirects (SameSite=Strict), but is on a click.
-fn pair(served: &Served, request: &Request<Incoming>) -> Response<Body> {
+fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Response<Body> {
     let code = request
         .uri()
         .query()
@@ -129,7 +144,7 @@ fn pair(served: &Served, request: &Request<Incoming>) -> Response<Body> {
                     session.id
                 ),
             );
-            let secure = if served.origin.starts_with("https:") {
+            let secure = if reached.starts_with("https:") {
                 "; Secure"
             } else {
                 ""
@@ -185,14 +200,17 @@ fn holds(config_dir: &std::path::Path, cookies: &[String]) -> Option<String> {
     }
 }
 
-/// Runs command `name` for a paired page: only from this origin, only
-/// with a JSON body.
-async fn invoke(served: &Served, request: Request<Incoming>, name: String) -> Response<Body> {
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .and_then(|origin| origin.to_str().ok());
-    if origin != Some(served.origin.as_str()) {
+/// Runs command `name` for a paired page: only from the origin the
+/// request reached (one `Origin`, that one), only with a JSON body.
+async fn invoke(
+    served: &Served,
+    reached: &str,
+    request: Request<Incoming>,
+    name: String,
+) -> Response<Body> {
+    let mut origins = request.headers().get_all(header::ORIGIN).iter();
+    let origin = origins.next().and_then(|origin| origin.to_str().ok());
+    if origin != Some(reached) || origins.next().is_some() {
         return refused(
             ErrorCode::Forbidden,
             StatusCode::FORBIDDEN,
