@@ -5,75 +5,15 @@
 //! answer; a form another site posts carries no cookie and is refused; a
 //! revoked browser is turned away.
 
-use std::{
-    io::{BufRead, BufReader},
-    net::TcpStream,
-    path::Path,
-    process::{Command, Stdio},
-    time::{Duration, Instant},
-};
+use std::{path::Path, process::Stdio};
 
 use anyhow::{Context, Result, bail, ensure};
-use fantoccini::{ClientBuilder, Locator};
-use hyper_util::client::legacy::connect::HttpConnector;
+use fantoccini::Locator;
 use serde_json::{Value, json};
-use switchboard_e2e::{Binaries, WAIT, process::Guarded};
-
-/// A free port on loopback.
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
-/// `switchboard serve --pair` on a free port: its origin and one-time link.
-fn serve(
-    binaries: &Binaries,
-    workspace: &Path,
-    config: &Path,
-) -> Result<(Guarded, String, String)> {
-    let mut child = binaries
-        .cli(workspace)
-        .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
-        .env("SWITCHBOARD_CONFIG_DIR", config)
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("could not start switchboard serve")?;
-    let mut lines = BufReader::new(child.stdout.take().context("its stdout")?).lines();
-    let origin = lines
-        .next()
-        .context("it printed nothing")??
-        .trim_end_matches('/')
-        .to_owned();
-    let link = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find(|line| line.contains("/pair?code="))
-        .context("no pairing link was printed")?;
-    std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
-    Ok((Guarded::new("switchboard serve", child), origin, link))
-}
-
-/// chromedriver on a free port, once it listens.
-fn chromedriver() -> Result<(Guarded, String)> {
-    let port = free_port()?;
-    let child = Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("could not start chromedriver (scripts/setup.sh test installs chromium-driver)")?;
-    let mut driver = Guarded::new("chromedriver", child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        driver.ensure_running()?;
-        if Instant::now() > deadline {
-            bail!("chromedriver did not listen within 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok((driver, format!("http://127.0.0.1:{port}")))
-}
+use switchboard_e2e::{
+    Binaries, WAIT,
+    browser::{Chromium, Served},
+};
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked() -> Result<()> {
@@ -85,7 +25,8 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         dir.path().join("chromium"),
     );
     std::fs::create_dir_all(&workspace)?;
-    let (_server, origin, link) = serve(&binaries, &workspace, &config)?;
+    let served = Served::start(&binaries, &workspace, &config)?;
+    let (origin, link) = (served.origin.clone(), served.link.clone());
     let agent = binaries
         .cli(&workspace)
         .args([
@@ -100,25 +41,8 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         .args(["--schema", r#"{"type": "confirm"}"#, "--timeout", "120"])
         .stdout(Stdio::piped())
         .spawn()?;
-    let (_driver, url) = chromedriver()?;
-    let mut capabilities = serde_json::Map::new();
-    capabilities.insert("browserName".into(), "chrome".into());
-    capabilities.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": "/usr/bin/chromium",
-            // A phone's screen, as Chromium's device mode draws it (a
-            // headless window is never narrower than 500 px).
-            "mobileEmulation": {"deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2.0}},
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=360,780",
-                     format!("--user-data-dir={}", profile.display())],
-        }),
-    );
-    let client = ClientBuilder::new(HttpConnector::new())
-        .capabilities(capabilities)
-        .connect(&url)
-        .await
-        .context("could not start Chromium through chromedriver")?;
+    let chromium = Chromium::start(&profile).await?;
+    let client = chromium.client.clone();
     let find = async |css: &str| {
         client
             .wait()

@@ -17,11 +17,18 @@ pub struct ServeArgs {
     /// opened within 10 minutes, it pairs that browser.
     #[arg(long)]
     pub pair: bool,
+    /// Also serve browsers that reach this server through a proxy at this
+    /// origin (repeatable): `https://machine.tailnet.ts.net` for
+    /// `tailscale serve`, `http://127.0.0.1:9000` for an SSH tunnel on
+    /// another port. Any other `Host` is refused.
+    #[arg(long = "origin", value_name = "URL")]
+    pub origins: Vec<String>,
     /// List the paired browsers and exit.
     #[arg(long, conflicts_with_all = ["pair", "revoke"])]
     pub sessions: bool,
     /// Revoke the paired browser with this id (from --sessions) and exit:
-    /// its next request gets 401.
+    /// its next request gets 401, and its open event stream ends at its
+    /// next event (or heartbeat, 15 s).
     #[arg(long, value_name = "ID")]
     pub revoke: Option<String>,
     /// End when stdin closes (how the window runs it: it ends with the
@@ -56,5 +63,11 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
             std::process::exit(0);
         });
     }
-    crate::serve::serve(workspace, config_dir, &args.listen, args.pair)
+    crate::serve::serve(
+        workspace,
+        config_dir,
+        &args.listen,
+        args.pair,
+        &args.origins,
+    )
 }

@@ -53,8 +53,10 @@ impl Events {
         })
     }
 
-    /// A new page's stream of events, from now on.
-    pub fn stream(&self) -> EventBody {
+    /// A new page's stream of events, from now on, while `still_paired`
+    /// (asked before each event and heartbeat): a revoked browser's
+    /// stream ends at its next one.
+    pub fn stream(&self, still_paired: impl Fn() -> bool + Send + 'static) -> EventBody {
         let mut heard = self.sender.subscribe();
         let (send, receive) = mpsc::channel(16);
         tokio::spawn(async move {
@@ -73,6 +75,9 @@ impl Events {
                     Ok(Err(broadcast::error::RecvError::Closed)) => return,
                     Err(_) => Bytes::from_static(b": alive\n\n"),
                 };
+                if !still_paired() {
+                    return;
+                }
                 if send.send(bytes).await.is_err() {
                     return;
                 }

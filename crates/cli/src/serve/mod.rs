@@ -18,7 +18,7 @@ use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 use anyhow::{Context, Result};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use switchboard_store::{Workspace, browsers, clock};
+use switchboard_store::Workspace;
 
 use crate::failure::refuse;
 
@@ -35,18 +35,45 @@ pub struct Served {
     pub workspace: Workspace,
     /// The config folder the browser sessions live in.
     pub config_dir: PathBuf,
-    /// This server's origin, `http://127.0.0.1:PORT`.
-    pub origin: String,
+    /// Every origin a browser reaches this server at: its own
+    /// (`http://127.0.0.1:PORT`), then the
+    /// proxies' (`--origin`). A request naming another `Host` is refused
+    /// (DNS rebinding), and a command is taken only from the page of the
+    /// origin it reached.
+    pub origins: Vec<String>,
     /// The page and its policy.
     pub page: page::Page,
     /// The workspace's changes, for every page's event stream.
     pub events: events::Events,
 }
 
-/// Makes a one-time pairing link for the server at `origin`.
-pub fn pairing_link(config_dir: &std::path::Path, origin: &str) -> Result<String> {
-    let code = browsers::new_pairing(config_dir, clock::now())?;
-    Ok(format!("{origin}/pair?code={code}"))
+impl Served {
+    /// The origin a request with `Host: host` reached, if it is one of
+    /// this server's.
+    pub fn reached(&self, host: &str) -> Option<&str> {
+        self.origins
+            .iter()
+            .find(|origin| {
+                origin
+                    .split_once("://")
+                    .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host))
+            })
+            .map(String::as_str)
+    }
+}
+
+/// `text` as an origin a browser sends (`https://machine.tailnet.ts.net`,
+/// `http://127.0.0.1:9000`): a scheme, http or https, and a host with
+/// perhaps a port, lowercase; nothing else.
+pub fn origin(text: &str) -> Option<String> {
+    let uri = text.parse::<hyper::Uri>().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?.as_str().to_ascii_lowercase();
+    let bare = matches!(uri.path(), "" | "/")
+        && uri.query().is_none()
+        && !authority.contains('@')
+        && !text.contains('#');
+    (matches!(scheme.as_str(), "http" | "https") && bare).then(|| format!("{scheme}://{authority}"))
 }
 
 /// The QR code of `link`, drawn with block characters for a terminal.
@@ -67,9 +94,27 @@ fn say(text: &str) {
     let _ = writeln!(out, "{text}").and_then(|()| out.flush());
 }
 
-/// Serves `workspace` at `address` (loopback only) until killed; prints the
-/// URL first, and with `pair` a one-time link and its QR code.
-pub fn serve(workspace: Workspace, config_dir: PathBuf, address: &str, pair: bool) -> Result<()> {
+/// Serves `workspace` at `address` (loopback only) until killed, also to
+/// browsers reaching it through a proxy at `proxied` (origins); prints the
+/// URL first, and with `pair` a one-time link (on the first proxy's
+/// origin, if any) and its QR code.
+pub fn serve(
+    workspace: Workspace,
+    config_dir: PathBuf,
+    address: &str,
+    pair: bool,
+    proxied: &[String],
+) -> Result<()> {
+    let mut also = Vec::new();
+    for text in proxied {
+        let Some(origin) = origin(text) else {
+            refuse!(
+                "--origin takes the address a browser opens, a scheme and a host, e.g. \
+                 https://machine.tailnet.ts.net or http://127.0.0.1:9000 (not {text:?})"
+            );
+        };
+        also.push(origin);
+    }
     let Ok(address) = address.parse::<SocketAddr>() else {
         refuse!("--listen takes an address and port, e.g. 127.0.0.1:8766 (not {address:?})");
     };
@@ -91,16 +136,19 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, address: &str, pair: boo
         let local = listener.local_addr()?;
         let origin = format!("http://{local}");
         let events = events::Events::follow(&workspace)?;
+        let shown = also.first().cloned().unwrap_or_else(|| origin.clone());
+        let mut origins = vec![origin.clone()];
+        origins.extend(also);
         let served = Arc::new(Served {
             workspace,
             config_dir,
-            origin: origin.clone(),
+            origins,
             page: page::Page::load(),
             events,
         });
         say(&format!("{origin}/"));
         if pair {
-            let link = pairing_link(&served.config_dir, &origin)?;
+            let link = switchboard_commands::pairing::new_link(&served.config_dir, &shown)?.link;
             say(&format!(
                 "Open this link once, within 10 minutes, in the browser to pair:\n{link}"
             ));
@@ -140,4 +188,32 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, address: &str, pair: boo
             });
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_is_a_scheme_and_a_host_only() {
+        assert_eq!(
+            origin("https://Machine.tailnet.ts.net").as_deref(),
+            Some("https://machine.tailnet.ts.net")
+        );
+        assert_eq!(
+            origin("http://127.0.0.1:9000/").as_deref(),
+            Some("http://127.0.0.1:9000")
+        );
+        for refused in [
+            "machine.tailnet.ts.net",
+            "ftp://machine",
+            "https://machine/inbox",
+            "https://machine/?x",
+            "https://user@machine",
+            "https://machine#x",
+            "",
+        ] {
+            assert_eq!(origin(refused), None, "{refused}");
+        }
+    }
 }

@@ -46,10 +46,25 @@ pub async fn answer(served: &Served, request: Request<Incoming>) -> Response<Bod
 
 async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
     let path = request.uri().path().to_owned();
+    // A page of another name that resolves here (DNS rebinding) is not
+    // answered, not even the pairing link.
+    let reached = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .and_then(|host| served.reached(host))
+        .map(str::to_owned);
+    let Some(reached) = reached else {
+        return html(
+            StatusCode::MISDIRECTED_REQUEST,
+            "<p>Switchboard is not served under this name. A proxy's address is served with \
+             <code>switchboard serve --origin URL</code>.</p>",
+        );
+    };
     if request.method() == Method::GET && path == "/pair" {
-        return pair(served, &request);
+        return pair(&reached, served, &request);
     }
-    if !paired(served, &request) {
+    let Some(cookie) = paired(served, &request) else {
         return if path.starts_with("/api/") {
             refused(
                 ErrorCode::Forbidden,
@@ -64,7 +79,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
                  prints here.</p>",
             )
         };
-    }
+    };
     match (request.method().clone(), path.as_str()) {
         (Method::GET, "/" | "/index.html") => bytes(
             StatusCode::OK,
@@ -77,7 +92,10 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
             Bytes::from_static(page::SHIM.as_bytes()),
         ),
         (Method::GET, "/api/events") => {
-            let mut response = Response::new(served.events.stream().boxed());
+            // Revoked, the stream ends at its next event or heartbeat.
+            let config_dir = served.config_dir.clone();
+            let still_paired = move || holds(&config_dir, std::slice::from_ref(&cookie)).is_some();
+            let mut response = Response::new(served.events.stream(still_paired).boxed());
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/event-stream"),
@@ -86,7 +104,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         }
         (Method::POST, command) if command.starts_with("/api/invoke/") => {
             let name = command.trim_start_matches("/api/invoke/").to_owned();
-            invoke(served, request, name).await
+            invoke(served, &reached, request, name).await
         }
         (Method::GET, file) => match page::file(file.trim_start_matches('/')) {
             Some(contents) if file != "/index.html" => bytes(
@@ -103,7 +121,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
 /// Exchanges a one-time code for a session cookie. The page then links to
 /// the inbox: a cookie set while arriving from another site is not sent
 /// back on that arrival's redirects (SameSite=Strict), but is on a click.
-fn pair(served: &Served, request: &Request<Incoming>) -> Response<Body> {
+fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Response<Body> {
     let code = request
         .uri()
         .query()
@@ -126,7 +144,7 @@ fn pair(served: &Served, request: &Request<Incoming>) -> Response<Body> {
                     session.id
                 ),
             );
-            let secure = if served.origin.starts_with("https:") {
+            let secure = if reached.starts_with("https:") {
                 "; Secure"
             } else {
                 ""
@@ -145,39 +163,54 @@ fn pair(served: &Served, request: &Request<Incoming>) -> Response<Body> {
     }
 }
 
-/// Whether `request` carries the cookie of a paired browser.
-fn paired(served: &Served, request: &Request<Incoming>) -> bool {
-    let cookie = request
+/// The cookie of a paired browser that `request` carries, if it carries
+/// one. Every `switchboard_session` cookie counts: another server on this
+/// host (cookies do not keep to a port) may have set one of the same name
+/// that the browser sends first.
+fn paired(served: &Served, request: &Request<Incoming>) -> Option<String> {
+    let presented: Vec<String> = request
         .headers()
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
-        .find_map(|pair| {
+        .filter_map(|pair| {
             pair.trim()
                 .strip_prefix(&format!("{COOKIE}="))
                 .map(str::to_owned)
-        });
-    match cookie {
-        Some(cookie) => match browsers::holder(&served.config_dir, &cookie) {
-            Ok(holder) => holder.is_some(),
-            Err(error) => {
-                tracing::warn!(%error, "the browser sessions could not be read");
-                false
-            }
-        },
-        None => false,
+        })
+        .collect();
+    if presented.is_empty() {
+        return None;
+    }
+    holds(&served.config_dir, &presented)
+}
+
+/// The first of `cookies` that a paired browser holds now.
+fn holds(config_dir: &std::path::Path, cookies: &[String]) -> Option<String> {
+    match browsers::load(config_dir) {
+        Ok(file) => cookies
+            .iter()
+            .find(|cookie| file.holder(cookie).is_some())
+            .cloned(),
+        Err(error) => {
+            tracing::warn!(%error, "the browser sessions could not be read");
+            None
+        }
     }
 }
 
-/// Runs command `name` for a paired page: only from this origin, only
-/// with a JSON body.
-async fn invoke(served: &Served, request: Request<Incoming>, name: String) -> Response<Body> {
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .and_then(|origin| origin.to_str().ok());
-    if origin != Some(served.origin.as_str()) {
+/// Runs command `name` for a paired page: only from the origin the
+/// request reached (one `Origin`, that one), only with a JSON body.
+async fn invoke(
+    served: &Served,
+    reached: &str,
+    request: Request<Incoming>,
+    name: String,
+) -> Response<Body> {
+    let mut origins = request.headers().get_all(header::ORIGIN).iter();
+    let origin = origins.next().and_then(|origin| origin.to_str().ok());
+    if origin != Some(reached) || origins.next().is_some() {
         return refused(
             ErrorCode::Forbidden,
             StatusCode::FORBIDDEN,

@@ -29,10 +29,15 @@ impl Drop for Served {
 }
 
 fn serve(workspace: &Path, config: &Path) -> Served {
+    serve_with(workspace, config, &[])
+}
+
+fn serve_with(workspace: &Path, config: &Path, more: &[&str]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("-C")
         .arg(workspace)
         .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
+        .args(more)
         .env("SWITCHBOARD_CONFIG_DIR", config)
         .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".test-runtime"))
         .stdout(Stdio::piped())
@@ -71,7 +76,10 @@ fn request(
 ) -> (u16, Vec<(String, String)>, String) {
     let address = origin.trim_start_matches("http://");
     let mut stream = TcpStream::connect(address).unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\n");
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(name, _)| *name == "Host") {
+        head.push_str(&format!("Host: {address}\r\n"));
+    }
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -109,15 +117,28 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 /// Opens the pairing link; the cookie the browser then holds.
 fn pair(served: &Served) -> String {
-    let path = served.link.trim_start_matches(&served.origin).to_owned();
-    let (status, headers, body) = request(&served.origin, "GET", &path, &[], "");
+    let cookie = pair_as(served, &[]);
+    assert!(!cookie.contains("Secure"), "plain HTTP: {cookie}");
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+/// Opens the pairing link with `headers` (a proxy's `Host`); the cookie
+/// line the browser then holds.
+fn pair_as(served: &Served, headers: &[(&str, &str)]) -> String {
+    let path = link_path(served);
+    let (status, headers, body) = request(&served.origin, "GET", &path, headers, "");
     assert_eq!(status, 200, "{body}");
     let cookie = header(&headers, "set-cookie").unwrap();
     assert!(
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
         "{cookie}"
     );
-    cookie.split(';').next().unwrap().to_owned()
+    cookie.to_owned()
+}
+
+/// The pairing link's path, whatever origin it was printed with.
+fn link_path(served: &Served) -> String {
+    served.link[served.link.find("/pair?").unwrap()..].to_owned()
 }
 
 /// A command as the page's shim sends it.
@@ -235,7 +256,7 @@ fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
     let served = serve(&workspace, &config);
     let cookie = pair(&served);
     // The same link again (stolen after use): nothing.
-    let path = served.link.trim_start_matches(&served.origin).to_owned();
+    let path = link_path(&served);
     let (status, headers, _) = request(&served.origin, "GET", &path, &[], "");
     assert_eq!(status, 403);
     assert!(header(&headers, "set-cookie").is_none());
@@ -284,4 +305,155 @@ fn serving_beyond_loopback_is_refused_with_the_way_to_reach_it() {
         said.contains("TLS") && said.contains("SSH tunnel"),
         "{said}"
     );
+}
+
+#[test]
+fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let address = served.origin.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/events HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\n\r\n"
+    )
+    .unwrap();
+    let mut heard = Vec::new();
+    let mut buffer = [0_u8; 4096];
+    while !String::from_utf8_lossy(&heard).contains(": open") {
+        let read = stream.read(&mut buffer).unwrap();
+        assert!(read > 0, "the stream opens");
+        heard.extend_from_slice(&buffer[..read]);
+    }
+
+    let listed = crate::switchboard_with(
+        &workspace,
+        &["serve", "--sessions"],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    let session = String::from_utf8_lossy(&listed.stdout)
+        .split('\t')
+        .next()
+        .unwrap()
+        .to_owned();
+    let revoked = crate::switchboard_with(
+        &workspace,
+        &["serve", "--revoke", &session],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    assert!(revoked.status.success());
+    // The workspace changes after the revocation: the stream ends instead
+    // of telling the revoked browser.
+    let delivered = crate::switchboard_with(
+        &workspace,
+        &["deliver", "--title", "After revocation", "--content", "x"],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    assert!(delivered.status.success());
+    let mut after = Vec::new();
+    loop {
+        let read = stream.read(&mut buffer).unwrap();
+        after.extend_from_slice(&buffer[..read]);
+        let text = String::from_utf8_lossy(&after);
+        assert!(
+            !text.contains("data:"),
+            "a revoked browser heard an event: {text}"
+        );
+        if read == 0 || text.ends_with("0\r\n\r\n") {
+            break;
+        }
+    }
+}
+
+#[test]
+fn another_servers_cookie_of_the_same_name_does_not_hide_the_paired_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    // Cookies keep to a host, not a port: a page on 127.0.0.1:3000 can set
+    // one of this name (with a longer path, so it is sent first).
+    let both = format!("switchboard_session=set-by-another-port; {cookie}");
+    let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &both)], "");
+    assert_eq!(status, 200);
+    let (status, _, _) = request(
+        &served.origin,
+        "GET",
+        "/",
+        &[("Cookie", "switchboard_session=set-by-another-port")],
+        "",
+    );
+    assert_eq!(status, 401);
+}
+
+#[test]
+fn another_name_resolving_here_is_refused_and_a_proxys_origin_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let proxy = "https://machine.tailnet.example";
+    let served = serve_with(&workspace, &config, &["--origin", proxy]);
+    assert!(
+        served.link.starts_with(&format!("{proxy}/pair?code=")),
+        "the link is printed where the browser opens it: {}",
+        served.link
+    );
+    let port = served.origin.rsplit(':').next().unwrap().to_owned();
+    let rebound = format!("rebound.evil.example:{port}");
+
+    // DNS rebinding: a page of another name that resolves here is not
+    // answered, and the code it tried is still good.
+    let (status, headers, _) = request(
+        &served.origin,
+        "GET",
+        &link_path(&served),
+        &[("Host", &rebound)],
+        "",
+    );
+    assert_eq!(status, 421);
+    assert!(header(&headers, "set-cookie").is_none());
+    let cookie = pair_as(&served, &[("Host", "machine.tailnet.example")]);
+    assert!(cookie.contains("; Secure"), "reached over HTTPS: {cookie}");
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let (status, _, _) = request(
+        &served.origin,
+        "GET",
+        "/",
+        &[("Host", &rebound), ("Cookie", &cookie)],
+        "",
+    );
+    assert_eq!(status, 421);
+
+    // Through the proxy (tailscale serve keeps the Host): the page's
+    // commands are taken from the proxy's origin, not from another one.
+    let command = |host: &str, origins: &[&str]| {
+        let mut headers = vec![
+            ("Host", host),
+            ("Cookie", cookie.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        headers.extend(origins.iter().map(|origin| ("Origin", *origin)));
+        request(
+            &served.origin,
+            "POST",
+            "/api/invoke/list_deliveries",
+            &headers,
+            "{}",
+        )
+        .0
+    };
+    assert_eq!(command("machine.tailnet.example", &[proxy]), 200);
+    assert_eq!(command("machine.tailnet.example", &[&served.origin]), 403);
+    assert_eq!(
+        command("machine.tailnet.example", &[proxy, "http://evil.example"]),
+        403
+    );
+    assert_eq!(command(&rebound, &[&format!("http://{rebound}")]), 421);
 }
