@@ -96,7 +96,13 @@ impl BrowserFile {
             id,
             sha256: digest(cookie),
             created_at: now,
-            label: label.chars().take(120).collect(),
+            // One line, as lists show it: control characters (a tab, a
+            // newline in a hostile User-Agent) become spaces.
+            label: label
+                .chars()
+                .take(120)
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect(),
             extra: Map::new(),
         };
         self.sessions.push(session.clone());
@@ -153,9 +159,15 @@ mod tests {
     fn a_code_pairs_once_and_its_session_works_until_revoked() {
         let mut file = with_code("code", 1_000);
         let session = file
-            .pair("code", "cookie", "b1".into(), "Firefox", at(2_000))
+            .pair(
+                "code",
+                "cookie",
+                "b1".into(),
+                "Fire\tfox\nb2\tforged",
+                at(2_000),
+            )
             .unwrap();
-        assert_eq!(session.label, "Firefox");
+        assert_eq!(session.label, "Fire fox b2 forged", "one line, no tabs");
         assert_eq!(file.holder("cookie").map(|s| s.id.as_str()), Some("b1"));
         assert_eq!(file.holder("other"), None);
         assert_eq!(

@@ -19,6 +19,11 @@ type Body = BoxBody<Bytes, std::convert::Infallible>;
 /// The cookie a paired browser holds.
 const COOKIE: &str = "switchboard_session";
 
+/// How long a browser keeps its cookie: a year (the session itself lasts
+/// until it is revoked; a phone that drops session cookies would pair
+/// again at every visit).
+const KEPT_SECS: u64 = 365 * 24 * 60 * 60;
+
 /// The largest command body taken.
 const MAX_BODY: usize = 1024 * 1024;
 
@@ -107,11 +112,20 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
             invoke(served, &reached, request, name).await
         }
         (Method::GET, file) => match page::file(file.trim_start_matches('/')) {
-            Some(contents) if file != "/index.html" => bytes(
-                StatusCode::OK,
-                page::content_type(file),
-                Bytes::from_static(contents),
-            ),
+            Some(contents) if file != "/index.html" => {
+                let mut response = bytes(
+                    StatusCode::OK,
+                    page::content_type(file),
+                    Bytes::from_static(contents),
+                );
+                // Named by their contents' digest: a phone keeps the 2.5 MB
+                // module instead of fetching it at every visit.
+                response.headers_mut().insert(
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("private, max-age=31536000, immutable"),
+                );
+                response
+            }
             _ => html(StatusCode::NOT_FOUND, "<p>Nothing is here.</p>"),
         },
         _ => html(StatusCode::METHOD_NOT_ALLOWED, "<p>Not here.</p>"),
@@ -150,7 +164,7 @@ fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Response
                 ""
             };
             if let Ok(value) = HeaderValue::from_str(&format!(
-                "{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/{secure}"
+                "{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/; Max-Age={KEPT_SECS}{secure}"
             )) {
                 response.headers_mut().insert(header::SET_COOKIE, value);
             }

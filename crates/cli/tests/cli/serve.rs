@@ -130,7 +130,9 @@ fn pair_as(served: &Served, headers: &[(&str, &str)]) -> String {
     assert_eq!(status, 200, "{body}");
     let cookie = header(&headers, "set-cookie").unwrap();
     assert!(
-        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        cookie.contains("HttpOnly")
+            && cookie.contains("SameSite=Strict")
+            && cookie.contains("Max-Age="),
         "{cookie}"
     );
     cookie.to_owned()
@@ -183,6 +185,28 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
     let (status, headers, page) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
     assert_eq!(status, 200);
     assert!(page.contains("/shim.js"), "the page talks to this server");
+    assert_eq!(
+        header(&headers, "cache-control"),
+        Some("no-store"),
+        "the page is read anew"
+    );
+    // Its module, named by its digest, is kept by the browser.
+    if let Some(at) = page.find("switchboard-ui-") {
+        let name = &page[at..];
+        let name = &name[..name.find(".wasm").map_or(0, |end| end + 5)];
+        let (status, headers, _) = request(
+            &served.origin,
+            "GET",
+            &format!("/{name}"),
+            &[("Cookie", &cookie)],
+            "",
+        );
+        assert_eq!(status, 200, "{name}");
+        assert!(
+            header(&headers, "cache-control").is_some_and(|kept| kept.contains("immutable")),
+            "{headers:?}"
+        );
+    }
     let policy = header(&headers, "content-security-policy").unwrap();
     assert!(
         policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"),
