@@ -126,6 +126,10 @@ pub struct Announced {
     elsewhere: Mutex<Elsewhere>,
     /// The tray menu's lines for the other workspaces, as last shown.
     tray: Mutex<Vec<TrayLine>>,
+    /// Held while the other workspaces are read and what they hold is
+    /// stored: the first reading at start-up and the follower's are one
+    /// after the other, so an older one never overwrites a newer.
+    reading: Mutex<()>,
 }
 
 impl Announced {
@@ -323,6 +327,10 @@ pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, no
 /// with its workspace's name — once, and only where no window of its own
 /// announces it (not those found at the first call; `registry::to_announce`).
 pub fn elsewhere(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
+    let _reading = announced
+        .reading
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let lines = everywhere::attention(&registry::list(), workspace, clock::now());
     let fresh = {
         let mut known = announced

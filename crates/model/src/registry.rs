@@ -22,14 +22,23 @@ pub enum Presence {
     Window,
     /// A `switchboard` server serves it (MCP over HTTP).
     Server,
-    /// An agent's question waits in it with no window of its own open:
-    /// registered by the hook that asks, for as long as it waits.
+    /// An agent's question waits in it: registered by the hook or MCP
+    /// `approve` that asks, for as long as it waits.
     Asking,
+    /// `switchboard serve` serves its inbox to paired browsers, which
+    /// answer questions as a window does.
+    Browsers,
 }
 
 impl Presence {
     /// Every presence, in the order files name them.
-    pub const ALL: [Self; 3] = [Self::Window, Self::Server, Self::Asking];
+    pub const ALL: [Self; 4] = [Self::Window, Self::Server, Self::Asking, Self::Browsers];
+
+    /// Whether someone can answer a question through it: a window, or a
+    /// browser paired with `switchboard serve`.
+    pub fn answers(self) -> bool {
+        matches!(self, Self::Window | Self::Browsers)
+    }
 
     /// The spelling in file names and JSON.
     pub fn as_str(self) -> &'static str {
@@ -37,6 +46,7 @@ impl Presence {
             Self::Window => "window",
             Self::Server => "server",
             Self::Asking => "asking",
+            Self::Browsers => "browsers",
         }
     }
 
@@ -244,11 +254,6 @@ pub fn to_announce<'a>(
         }
     }
     fresh
-}
-
-/// The total waiting in `workspaces` ([`WorkspaceAttention::waiting`]).
-pub fn total_waiting(workspaces: &[WorkspaceAttention]) -> usize {
-    workspaces.iter().map(WorkspaceAttention::waiting).sum()
 }
 
 /// Orders "All workspaces": the current one first, then those where the

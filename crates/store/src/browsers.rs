@@ -89,11 +89,6 @@ pub fn pair(
     Ok((session, cookie))
 }
 
-/// The session `cookie` belongs to, if it is paired now.
-pub fn holder(dir: &Path, cookie: &str) -> Result<Option<BrowserSession>, StoreError> {
-    Ok(load(dir)?.holder(cookie).cloned())
-}
-
 /// Removes session `id`; its cookie stops working at once.
 pub fn revoke(dir: &Path, id: &str) -> Result<BrowserSession, StoreError> {
     change(dir, |file| Ok(file.revoke(id)?))

@@ -147,16 +147,17 @@ impl Registry {
         list_in(&self.folder)
     }
 
-    /// Blocks until no window is open on any workspace (at once when none
-    /// is): what an agent's question asked with no window of its own waits
-    /// for before it gives up.
+    /// Blocks until nothing that answers questions (a window, a server of
+    /// the inbox to browsers: [`Presence::answers`]) runs on any workspace
+    /// (at once when none does): what an agent's question waits for before
+    /// it gives up.
     pub fn wait_no_window(&self) -> Result<(), StoreError> {
         loop {
             let window = self
                 .list()
                 .registrations
                 .into_iter()
-                .find(|registration| registration.presence == Presence::Window);
+                .find(|registration| registration.presence.answers());
             let Some(window) = window else {
                 return Ok(());
             };
@@ -183,11 +184,12 @@ pub struct Listed {
 }
 
 impl Listed {
-    /// Whether a window is open on any workspace.
+    /// Whether something that answers questions runs on any workspace: a
+    /// window, or a server of the inbox to browsers.
     pub fn any_window(&self) -> bool {
         self.registrations
             .iter()
-            .any(|registration| registration.presence == Presence::Window)
+            .any(|registration| registration.presence.answers())
     }
 
     /// Whether `root` is registered (by anything).

@@ -137,9 +137,11 @@ fn WorkspaceLine(
                 <span class="workspace-waiting" class:count={waiting > 0}>
                     {if waiting == 0 { "nothing waiting".to_owned() } else { format!("{waiting} waiting") }}
                 </span>
-                <button class="open-window" title="Open this workspace's window (or bring it forward)" on:click=open_window>
+                {(!ipc::in_browser()).then(|| view! {
+                    <button class="open-window" title="Open this workspace's window (or bring it forward)" on:click=open_window>
                     "Open its window"
                 </button>
+                })}
             </div>
             {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
             {line.problems.into_iter().map(|problem| view! { <p class="warning" role="status">{problem}</p> }).collect_view()}

@@ -211,8 +211,13 @@ fn text_field(
 /// server at once — or why it did not start.
 fn saved_note(view: &SettingsView) -> Result<String, String> {
     if let Some(why) = &view.browser_error {
+        let http = view
+            .http_error
+            .as_ref()
+            .map(|http| format!("; serving MCP over HTTP did not start either: {http}"))
+            .unwrap_or_default();
         return Err(format!(
-            "Saved, but serving the inbox to browsers did not start: {why}"
+            "Saved, but serving the inbox to browsers did not start: {why}{http}"
         ));
     }
     match (&view.http_error, &view.http_url) {
@@ -379,7 +384,7 @@ fn AgentSections(draft: RwSignal<Settings>) -> impl IntoView {
         {number_field("settings-http-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_HTTP_PORT),
             |s| s.http_port.map(u64::from), |s, v| s.http_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
         <h2>"The inbox in a browser"</h2>
-        {check_field("settings-serve-browser", "Serve the inbox to paired browsers on loopback while this window is open (a phone reaches it through an SSH tunnel or your tailnet; starts or stops when you save)", |s| s.serve_browser, |s| &mut s.serve_browser, draft)}
+        {check_field("settings-serve-browser", "Serve the inbox to paired browsers on loopback while this window is open (a phone reaches it through an SSH tunnel; starts or stops when you save)", |s| s.serve_browser, |s| &mut s.serve_browser, draft)}
         {number_field("settings-browser-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_BROWSER_PORT),
             |s| s.browser_port.map(u64::from), |s, v| s.browser_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
     }

@@ -69,9 +69,7 @@ impl Events {
                 let bytes = match next {
                     Ok(Ok(bytes)) => bytes,
                     // Fell behind: the page reads everything again.
-                    Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
-                        message(EVENT_STORE_CHANGED, &json!("deliveries"))
-                    }
+                    Ok(Err(broadcast::error::RecvError::Lagged(_))) => read_again(),
                     Ok(Err(broadcast::error::RecvError::Closed)) => return,
                     Err(_) => Bytes::from_static(b": alive\n\n"),
                 };
@@ -85,6 +83,17 @@ impl Events {
         });
         EventBody { receive }
     }
+}
+
+/// What a page that missed events is told: everything it shows may have
+/// changed, so each view reads again.
+fn read_again() -> Bytes {
+    let mut said = Vec::new();
+    for change in ["deliveries", "sessions", "agents", "team", "knowledge"] {
+        said.extend_from_slice(&message(EVENT_STORE_CHANGED, &json!(change)));
+    }
+    said.extend_from_slice(&message(EVENT_EVERYWHERE, &serde_json::Value::Null));
+    Bytes::from(said)
 }
 
 /// One server-sent event.

@@ -136,6 +136,20 @@ pub fn serve(
         let local = listener.local_addr()?;
         let origin = format!("http://{local}");
         let events = events::Events::follow(&workspace)?;
+        // Registered while it serves: agents' questions are asked (and
+        // listed in every window's "All workspaces") as if a window were open.
+        let _registered = switchboard_store::registry::Registry::locate()
+            .and_then(|registry| {
+                registry.register(
+                    &workspace,
+                    switchboard_model::registry::Presence::Browsers,
+                    switchboard_store::clock::now(),
+                )
+            })
+            .inspect_err(|error| {
+                tracing::warn!(%error, "agents' questions are asked here only while a window is open")
+            })
+            .ok();
         let shown = also.first().cloned().unwrap_or_else(|| origin.clone());
         let mut origins = vec![origin.clone()];
         origins.extend(also);

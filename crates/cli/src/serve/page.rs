@@ -34,16 +34,21 @@ impl Page {
                  the CLI again.</p>"
                     .to_owned()
             });
-        let boot = inline_script(&index);
+        Self::of(&index)
+    }
+
+    /// The page made of `index`: the shim put before its boot script, and
+    /// the policy allowing that script by its hash.
+    fn of(index: &str) -> Self {
         let html = match index.find("<script>") {
             Some(at) => format!(
                 "{}<script src=\"/shim.js\"></script>\n    {}",
                 &index[..at],
                 &index[at..]
             ),
-            None => index.clone(),
+            None => index.to_owned(),
         };
-        let boot_hash = boot
+        let boot_hash = inline_script(index)
             .map(|script| {
                 use base64::Engine as _;
                 format!(
@@ -96,19 +101,24 @@ mod tests {
 
     #[test]
     fn the_boot_script_is_allowed_by_its_hash_and_the_shim_comes_first() {
-        let html = "<body><script>boot()</script></body>";
-        assert_eq!(inline_script(html), Some("boot()"));
-        assert_eq!(content_type("x_bg.wasm"), "application/wasm");
-        let page = Page::load();
+        let page = Page::of("<body><div></div><script>boot()</script></body>");
+        assert_eq!(
+            page.html,
+            "<body><div></div><script src=\"/shim.js\"></script>\n    <script>boot()</script></body>"
+        );
+        // The SHA-256 of `boot()`, in base64, and no other inline script.
+        assert!(
+            page.policy.contains(
+                "script-src 'self' 'wasm-unsafe-eval' 'sha256-MeZS89WlF0u+o0hCvHTBt4q1WHU+U+sJKgbdRUc36mY=';"
+            ),
+            "{}",
+            page.policy
+        );
         assert!(
             page.policy.contains("frame-ancestors 'none'"),
             "{}",
             page.policy
         );
-        assert!(!page.policy.contains("unsafe-eval'") || page.policy.contains("wasm-unsafe-eval"));
-        if let Some(at) = page.html.find("<script>") {
-            let shim = page.html.find("/shim.js").unwrap_or(usize::MAX);
-            assert!(shim < at, "the shim loads before the boot script");
-        }
+        assert_eq!(content_type("x_bg.wasm"), "application/wasm");
     }
 }

@@ -26,9 +26,23 @@
   const follow = () => {
     if (source) return;
     source = new EventSource("/api/events");
+    const hand = (event, payload) => {
+      for (const handler of handlers.get(event) ?? []) handler({ event, payload, id: 0 });
+    };
     source.onmessage = (message) => {
       const { event, payload } = JSON.parse(message.data);
-      for (const handler of handlers.get(event) ?? []) handler({ event, payload, id: 0 });
+      hand(event, payload);
+    };
+    // Back after the stream dropped (a phone that slept, a proxy that
+    // closed it): what changed meanwhile was not heard, so each view
+    // reads again.
+    let opened = false;
+    source.onopen = () => {
+      if (opened) {
+        for (const change of ["deliveries", "sessions", "agents", "team", "knowledge"]) hand("store-changed", change);
+        hand("everywhere-changed", null);
+      }
+      opened = true;
     };
   };
   const listen = async (event, handler) => {

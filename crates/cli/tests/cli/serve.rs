@@ -481,3 +481,46 @@ fn another_name_resolving_here_is_refused_and_a_proxys_origin_is_served() {
     );
     assert_eq!(command(&rebound, &[&format!("http://{rebound}")]), 421);
 }
+
+#[test]
+fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let workspace = workspace.canonicalize().unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    // No window anywhere: only the server of the inbox to browsers runs.
+    let event = json!({
+        "session_id": "s-1", "transcript_path": "", "cwd": workspace,
+        "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": "cargo publish"},
+    });
+    let hook = crate::hooks::hook_with(&workspace, "60", &event, &[]);
+    let question = crate::when_stored(&workspace, || {
+        let (_, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+        listed["deliveries"]
+            .as_array()?
+            .iter()
+            .find(|delivery| delivery["status"] == "awaiting_feedback")
+            .cloned()
+    });
+    assert_eq!(
+        question["title"],
+        "Claude Code wants to run `cargo publish`"
+    );
+    let reply = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": true}}}});
+    let (status, answered) = invoke(&served, &cookie, "reply", &reply);
+    assert_eq!(status, 200, "{answered}");
+    let output = hook.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let decision = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        decision.contains("\"allow\""),
+        "the agent is allowed: {decision}"
+    );
+}
