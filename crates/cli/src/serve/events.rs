@@ -18,9 +18,17 @@ use tokio::sync::{broadcast, mpsc};
 /// or a phone's browser keeps it open and a gone page is noticed.
 const HEARTBEAT: Duration = Duration::from_secs(15);
 
+/// How many event streams one paired browser holds open at once (a page
+/// holds one; a few tabs, a reload not yet noticed as closed).
+pub const STREAMS_PER_BROWSER: usize = 8;
+
+/// The streams open per browser (by its cookie's digest).
+type Open = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>;
+
 /// The workspace's changes, followed while the server runs.
 pub struct Events {
     sender: broadcast::Sender<Bytes>,
+    open: Open,
     _watcher: WorkspaceWatcher,
     _others: Option<everywhere::Follower>,
 }
@@ -48,6 +56,7 @@ impl Events {
         };
         Ok(Self {
             sender,
+            open: Open::default(),
             _watcher: watcher,
             _others: follower,
         })
@@ -56,7 +65,28 @@ impl Events {
     /// A new page's stream of events, from now on, while `still_paired`
     /// (asked before each event and heartbeat): a revoked browser's
     /// stream ends at its next one.
-    pub fn stream(&self, still_paired: impl Fn() -> bool + Send + 'static) -> EventBody {
+    /// `None` when browser `holder` (its cookie's digest) already holds
+    /// [`STREAMS_PER_BROWSER`] open.
+    pub fn stream(
+        &self,
+        holder: String,
+        still_paired: impl Fn() -> bool + Send + 'static,
+    ) -> Option<EventBody> {
+        {
+            let mut open = self
+                .open
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let held = open.entry(holder.clone()).or_default();
+            if *held >= STREAMS_PER_BROWSER {
+                return None;
+            }
+            *held += 1;
+        }
+        let place = Place {
+            holder,
+            open: std::sync::Arc::clone(&self.open),
+        };
         let mut heard = self.sender.subscribe();
         let (send, receive) = mpsc::channel(16);
         tokio::spawn(async move {
@@ -81,7 +111,10 @@ impl Events {
                 }
             }
         });
-        EventBody { receive }
+        Some(EventBody {
+            receive,
+            _place: place,
+        })
     }
 }
 
@@ -107,6 +140,29 @@ fn message(event: &str, payload: &serde_json::Value) -> Bytes {
 /// A page's event stream as a response body.
 pub struct EventBody {
     receive: mpsc::Receiver<Bytes>,
+    _place: Place,
+}
+
+/// One of a browser's open streams; given back when its body is dropped
+/// (the page went, the connection closed).
+struct Place {
+    holder: String,
+    open: Open,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut open = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(held) = open.get_mut(&self.holder) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                open.remove(&self.holder);
+            }
+        }
+    }
 }
 
 impl hyper::body::Body for EventBody {

@@ -99,8 +99,19 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         (Method::GET, "/api/events") => {
             // Revoked, the stream ends at its next event or heartbeat.
             let config_dir = served.config_dir.clone();
+            let holder = switchboard_model::token::digest(&cookie);
             let still_paired = move || holds(&config_dir, std::slice::from_ref(&cookie)).is_some();
-            let mut response = Response::new(served.events.stream(still_paired).boxed());
+            let Some(stream) = served.events.stream(holder, still_paired) else {
+                return refused(
+                    ErrorCode::LimitReached,
+                    StatusCode::TOO_MANY_REQUESTS,
+                    &format!(
+                        "this browser holds {} event streams open already; close a page",
+                        super::events::STREAMS_PER_BROWSER
+                    ),
+                );
+            };
+            let mut response = Response::new(stream.boxed());
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/event-stream"),

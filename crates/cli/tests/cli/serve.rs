@@ -524,3 +524,82 @@ fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
         "the agent is allowed: {decision}"
     );
 }
+
+/// Opens `/api/events` as a page does; the connection, once the stream
+/// said it is open, or the refusal's status.
+fn open_events(served: &Served, cookie: &str) -> Result<TcpStream, u16> {
+    let address = served.origin.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET /api/events HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\n\r\n"
+    )
+    .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    let code: u16 = status.split_whitespace().nth(1).unwrap().parse().unwrap();
+    if code != 200 {
+        return Err(code);
+    }
+    for line in reader.lines() {
+        if line.unwrap().starts_with(": open") {
+            break;
+        }
+    }
+    Ok(stream)
+}
+
+#[test]
+fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let mut open: Vec<TcpStream> = (0..8)
+        .map(|_| open_events(&served, &cookie).unwrap())
+        .collect();
+    assert_eq!(
+        open_events(&served, &cookie).err(),
+        Some(429),
+        "a ninth is refused"
+    );
+    // Another browser is not held back by the first.
+    let code =
+        switchboard_store::browsers::new_pairing(&config, switchboard_store::clock::now()).unwrap();
+    let (status, headers, _) = request(
+        &served.origin,
+        "GET",
+        &format!("/pair?code={code}"),
+        &[],
+        "",
+    );
+    assert_eq!(status, 200);
+    let other = header(&headers, "set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    drop(open_events(&served, &other).expect("another browser opens its stream"));
+    // Pages closed: their places come back (at the latest at the stream's
+    // next heartbeat, when the server finds the connection gone).
+    for stream in open.drain(..) {
+        stream.shutdown(std::net::Shutdown::Both).unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
+    loop {
+        match open_events(&served, &cookie) {
+            Ok(_) => break,
+            Err(code) => {
+                assert_eq!(code, 429);
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the closed streams' places never came back"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+        }
+    }
+}
