@@ -7,10 +7,15 @@ use switchboard_model::ipc::PairingLink;
 use switchboard_store::{StoreError, browsers, clock};
 
 /// A new one-time link to the server at `origin` (no trailing slash), its
-/// code kept in `config_dir` as a digest, and the link's QR code.
-pub fn new_link(config_dir: &Path, origin: &str) -> Result<PairingLink, StoreError> {
+/// code kept in `config_dir` as a digest.
+pub fn new_link(config_dir: &Path, origin: &str) -> Result<String, StoreError> {
     let code = browsers::new_pairing(config_dir, clock::now())?;
-    let link = format!("{origin}/pair?code={code}");
+    Ok(format!("{origin}/pair?code={code}"))
+}
+
+/// [`new_link`] with its QR code, as the window's Settings shows it.
+pub fn new_link_with_qr(config_dir: &Path, origin: &str) -> Result<PairingLink, StoreError> {
+    let link = new_link(config_dir, origin)?;
     Ok(PairingLink {
         qr: qr_rows(&link),
         link,
@@ -43,7 +48,7 @@ mod tests {
     #[test]
     fn a_link_pairs_once_and_its_qr_code_is_square() {
         let dir = tempfile::tempdir().unwrap();
-        let made = new_link(dir.path(), "http://127.0.0.1:8766").unwrap();
+        let made = new_link_with_qr(dir.path(), "http://127.0.0.1:8766").unwrap();
         let code = made.link.rsplit("code=").next().unwrap();
         assert_eq!(code.len(), 32);
         assert!(!made.qr.is_empty());

@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::{Timestamp, token::digest};
+use crate::{
+    Timestamp,
+    token::{digest, same},
+};
 
 /// How long a pairing code works, unused: 10 minutes.
 pub const PAIRING_LIFETIME_MS: i64 = 10 * 60 * 1000;
@@ -126,15 +129,6 @@ impl BrowserFile {
             .ok_or_else(|| BrowserError::Unknown(id.to_owned()))?;
         Ok(self.sessions.remove(found))
     }
-}
-
-/// Equal without stopping at the first difference.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0_u8, |differ, (x, y)| differ | (x ^ y))
-            == 0
 }
 
 #[cfg(test)]

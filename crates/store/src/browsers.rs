@@ -11,7 +11,7 @@ use switchboard_model::{
     token::digest,
 };
 
-use crate::{StoreError, lock::DirLock, write_atomic_private};
+use crate::{StoreError, lock::DirLock, tokens::random_hex, write_atomic_private};
 
 /// The file's name in the config folder.
 pub const FILE: &str = "browser-sessions.json";
@@ -49,21 +49,10 @@ fn change<T>(
     Ok(done)
 }
 
-/// `bytes` random bytes from the OS, as lowercase hex.
-fn random_hex(dir: &Path, bytes: usize) -> Result<String, StoreError> {
-    let mut drawn = vec![0_u8; bytes];
-    getrandom::fill(&mut drawn).map_err(|error| StoreError::Io {
-        action: "could not draw random bytes for",
-        path: path(dir),
-        source: std::io::Error::other(error.to_string()),
-    })?;
-    Ok(drawn.iter().map(|byte| format!("{byte:02x}")).collect())
-}
-
 /// Makes a one-time pairing code (32 hex digits) and returns it; only its
 /// digest is kept.
 pub fn new_pairing(dir: &Path, now: Timestamp) -> Result<String, StoreError> {
-    let code = random_hex(dir, 16)?;
+    let code = random_hex(&path(dir), 16)?;
     change(dir, |file| {
         file.forget_expired(now);
         file.pairings.push(Pairing {
@@ -83,8 +72,8 @@ pub fn pair(
     label: &str,
     now: Timestamp,
 ) -> Result<(BrowserSession, String), StoreError> {
-    let cookie = random_hex(dir, 32)?;
-    let id = format!("b{}", random_hex(dir, 4)?);
+    let cookie = random_hex(&path(dir), 32)?;
+    let id = format!("b{}", random_hex(&path(dir), 4)?);
     let session = change(dir, |file| Ok(file.pair(code, &cookie, id, label, now)?))?;
     Ok((session, cookie))
 }

@@ -55,19 +55,24 @@ pub fn create(
     scopes: &Scopes,
     now: Timestamp,
 ) -> Result<String, StoreError> {
-    let mut bytes = [0_u8; 32];
-    getrandom::fill(&mut bytes).map_err(|error| StoreError::Io {
-        action: "could not draw random bytes for",
-        path: path(dir),
-        source: std::io::Error::other(error.to_string()),
-    })?;
-    let token: String = std::iter::once(PREFIX.to_owned())
-        .chain(bytes.iter().map(|byte| format!("{byte:02x}")))
-        .collect();
+    let token = format!("{PREFIX}{}", random_hex(&path(dir), 32)?);
     change(dir, |file| {
         Ok(file.add(name, digest(&token), scopes, now)?)
     })?;
     Ok(token)
+}
+
+/// `bytes` random bytes from the OS, as lowercase hex: what a token, a
+/// pairing code or a browser's cookie is made of (`for_file` names the
+/// file it is for, should the OS refuse).
+pub(crate) fn random_hex(for_file: &Path, bytes: usize) -> Result<String, StoreError> {
+    let mut drawn = vec![0_u8; bytes];
+    getrandom::fill(&mut drawn).map_err(|error| StoreError::Io {
+        action: "could not draw random bytes for",
+        path: for_file.to_owned(),
+        source: std::io::Error::other(error.to_string()),
+    })?;
+    Ok(drawn.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 /// Removes the token naming `name`; it stops working at once.

@@ -79,7 +79,7 @@ pub async fn pair_browser(state: State<'_, AppState>) -> Result<PairingLink, Err
         )
     })?;
     tauri::async_runtime::spawn_blocking(move || {
-        switchboard_commands::pairing::new_link(&dir, origin.trim_end_matches('/'))
+        switchboard_commands::pairing::new_link_with_qr(&dir, origin.trim_end_matches('/'))
     })
     .await
     .map_err(|error| {

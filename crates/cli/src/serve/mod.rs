@@ -162,7 +162,7 @@ pub fn serve(
         });
         say(&format!("{origin}/"));
         if pair {
-            let link = switchboard_commands::pairing::new_link(&served.config_dir, &shown)?.link;
+            let link = switchboard_commands::pairing::new_link(&served.config_dir, &shown)?;
             say(&format!(
                 "Open this link once, within 10 minutes, in the browser to pair:\n{link}"
             ));

@@ -65,6 +65,17 @@ fn serve_with(workspace: &Path, config: &Path, more: &[&str]) -> Served {
     }
 }
 
+/// A temporary folder holding a workspace (`ws`, its canonical path) and a
+/// config folder (`config`, not made yet); the folder goes when dropped.
+fn folders() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let workspace = workspace.canonicalize().unwrap();
+    let config = dir.path().join("config");
+    (dir, workspace, config)
+}
+
 /// One request as a browser sends it: the status, the headers (lowercase
 /// names) and the body.
 fn request(
@@ -161,9 +172,7 @@ fn invoke(served: &Served, cookie: &str, command: &str, arguments: &Value) -> (u
 
 #[test]
 fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
-    let dir = tempfile::tempdir().unwrap();
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
     let agent = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("-C")
@@ -274,9 +283,7 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
 
 #[test]
 fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
     let cookie = pair(&served);
     // The same link again (stolen after use): nothing.
@@ -333,9 +340,7 @@ fn serving_beyond_loopback_is_refused_with_the_way_to_reach_it() {
 
 #[test]
 fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
-    let dir = tempfile::tempdir().unwrap();
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
     let cookie = pair(&served);
     let address = served.origin.trim_start_matches("http://");
@@ -397,9 +402,7 @@ fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
 
 #[test]
 fn another_servers_cookie_of_the_same_name_does_not_hide_the_paired_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
     let cookie = pair(&served);
     // Cookies keep to a host, not a port: a page on 127.0.0.1:3000 can set
@@ -419,9 +422,7 @@ fn another_servers_cookie_of_the_same_name_does_not_hide_the_paired_one() {
 
 #[test]
 fn another_name_resolving_here_is_refused_and_a_proxys_origin_is_served() {
-    let dir = tempfile::tempdir().unwrap();
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let (_dir, workspace, config) = folders();
     let proxy = "https://machine.tailnet.example";
     let served = serve_with(&workspace, &config, &["--origin", proxy]);
     assert!(
@@ -484,10 +485,7 @@ fn another_name_resolving_here_is_refused_and_a_proxys_origin_is_served() {
 
 #[test]
 fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace).unwrap();
-    let workspace = workspace.canonicalize().unwrap();
+    let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
     let cookie = pair(&served);
     // No window anywhere: only the server of the inbox to browsers runs.
@@ -552,9 +550,7 @@ fn open_events(served: &Served, cookie: &str) -> Result<TcpStream, u16> {
 
 #[test]
 fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
     let cookie = pair(&served);
     let mut open: Vec<TcpStream> = (0..8)
