@@ -33,7 +33,7 @@ pub struct AppState {
     /// asked for), for the tray's count once it exists.
     pub announced: Arc<crate::attention::Announced>,
     /// The program sessions as last heard (followed for the window's life).
-    pub sessions: Arc<crate::program_sessions::Followed>,
+    pub sessions: Arc<switchboard_commands::terminals::Followed>,
     /// Kept alive so file changes keep reaching the UI.
     _watcher: WorkspaceWatcher,
     /// The window's own MCP HTTP server, when the settings ask for it.

@@ -2,25 +2,35 @@
 //! the same functions the shell's commands call, for the commands a
 //! browser may use; any other is refused, saying so.
 
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     ipc::{
         CMD_ADD_ANNOTATION, CMD_CODEX_HOOKS_TRUST, CMD_EVERYWHERE, CMD_GET_DELIVERY, CMD_GET_THEME,
-        CMD_LIST_AGENTS, CMD_LIST_DELIVERIES, CMD_MARK_OPENED, CMD_REPLY, CMD_UI_PHASE,
-        CMD_UI_READY, CMD_WORKSPACE_INFO,
+        CMD_LAUNCH_DIFF, CMD_LAUNCH_SEND, CMD_LAUNCH_START, CMD_LAUNCH_STOP, CMD_LAUNCHES,
+        CMD_LIST_AGENTS, CMD_LIST_DELIVERIES, CMD_MARK_OPENED, CMD_PROBE_REPORT, CMD_PROBE_REPORTS,
+        CMD_REPLY, CMD_SESSION_CONTROL, CMD_SESSION_END, CMD_SESSION_OUTPUT, CMD_SESSION_REPLAY,
+        CMD_SESSION_TYPE, CMD_SESSIONS, CMD_TAPE, CMD_TAPES, CMD_TAPES_SEARCH, CMD_TEAM_BOARD,
+        CMD_TEAMS, CMD_UI_PHASE, CMD_UI_READY, CMD_WORKSPACE_INFO, LaunchName, LaunchSend,
     },
+    settings::Settings,
 };
-use switchboard_store::{StoreError, Workspace};
+use switchboard_store::{StoreError, Workspace, probe_reports::ProbeReports, team::ClaudeTeams};
 
-use crate::{agents, inbox};
+use crate::{agents, inbox, launches, tapes, team, terminals};
 
-/// The commands a browser may call: reading the inbox and answering it
-/// (forms, approvals, annotations), the agents and "All workspaces". Never
-/// one that starts a program, an agent or a chat, nor one that writes a
-/// file the developer picks.
-pub const BROWSER_COMMANDS: [&str; 12] = [
+/// The commands any paired browser may call: reading the inbox and
+/// answering it (forms, approvals, annotations), the agents and "All
+/// workspaces", watching the team, the tapes and the program sessions.
+/// Never one that starts a program, an agent or a chat, nor one that
+/// writes a file the developer picks.
+pub const BROWSER_COMMANDS: [&str; 24] = [
     CMD_WORKSPACE_INFO,
     CMD_LIST_DELIVERIES,
     CMD_GET_DELIVERY,
@@ -33,12 +43,157 @@ pub const BROWSER_COMMANDS: [&str; 12] = [
     CMD_EVERYWHERE,
     CMD_UI_READY,
     CMD_UI_PHASE,
+    CMD_TEAMS,
+    CMD_TEAM_BOARD,
+    CMD_TAPES,
+    CMD_TAPE,
+    CMD_TAPES_SEARCH,
+    CMD_SESSIONS,
+    CMD_SESSION_REPLAY,
+    CMD_SESSION_OUTPUT,
+    CMD_PROBE_REPORTS,
+    CMD_PROBE_REPORT,
+    CMD_LAUNCHES,
+    CMD_LAUNCH_DIFF,
 ];
 
-/// Runs command `name` on `own` with `arguments` as the page sends them
-/// (`{"request": …}`, or nothing), answering what the shell's command
-/// answers, as JSON.
-pub fn dispatch(own: &Workspace, name: &str, arguments: &Value) -> Result<Value, ErrorPayload> {
+/// The commands that take a program session over, which a browser calls
+/// only while [`Grants::take_over`].
+pub const TAKE_OVER_COMMANDS: [&str; 3] = [CMD_SESSION_TYPE, CMD_SESSION_CONTROL, CMD_SESSION_END];
+
+/// The commands that start agents or drive them, which a browser calls
+/// only while [`Grants::start`].
+pub const START_COMMANDS: [&str; 3] = [CMD_LAUNCH_START, CMD_LAUNCH_SEND, CMD_LAUNCH_STOP];
+
+/// What the developer lets paired browsers do beyond reading, answering
+/// and watching (Settings: `browserTakeOver`, `browserStart`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// Type into program sessions, take them over and hand them back,
+    /// end them.
+    pub take_over: bool,
+    /// Start agents, type follow-ups into them, stop them.
+    pub start: bool,
+}
+
+impl Grants {
+    /// The grants `settings` give.
+    pub fn of(settings: &Settings) -> Self {
+        Self {
+            take_over: settings.browser_take_over,
+            start: settings.browser_start,
+        }
+    }
+}
+
+/// What a browser's commands reach besides the workspace.
+#[derive(Clone)]
+pub struct Reach {
+    /// The workspace the page shows.
+    pub workspace: Workspace,
+    /// The config folder in effect (settings, the session host's).
+    pub config_dir: PathBuf,
+    /// Claude Code's teams, read beside opencode-teams'.
+    pub claude_teams: Option<ClaudeTeams>,
+    /// ClaudeControl's reports folders, if they are found.
+    pub probe_reports: Option<ProbeReports>,
+    /// The program sessions as last heard ([`terminals::follow`]).
+    pub sessions: Arc<terminals::Followed>,
+    /// The `switchboard` an agent started from here calls for its hooks.
+    pub switchboard: PathBuf,
+}
+
+/// Runs command `name` for a browser, with `grants`, on `reach` with
+/// `arguments` as the page sends them (`{"request": …}`, or nothing),
+/// answering what the shell's command answers, as JSON. Store work runs on
+/// the blocking pool.
+pub async fn dispatch(
+    reach: &Reach,
+    grants: Grants,
+    name: &str,
+    arguments: &Value,
+) -> Result<Value, ErrorPayload> {
+    if TAKE_OVER_COMMANDS.contains(&name) && !grants.take_over {
+        return Err(ErrorPayload::new(
+            ErrorCode::Forbidden,
+            format!(
+                "{name}: a browser watches program sessions only; taking one over is allowed \
+                 in the window's Settings (\"Paired browsers may take program sessions over\")"
+            ),
+        ));
+    }
+    if START_COMMANDS.contains(&name) && !grants.start {
+        return Err(ErrorPayload::new(
+            ErrorCode::Forbidden,
+            format!(
+                "{name}: a browser does not start or drive agents unless the window's Settings \
+                 allow it (\"Paired browsers may start agents\")"
+            ),
+        ));
+    }
+    let own = &reach.workspace;
+    match name {
+        CMD_SESSIONS => encode(reach.sessions.now()),
+        CMD_SESSION_OUTPUT => {
+            encode(terminals::session_output(&client(reach)?, &request(name, arguments)?).await?)
+        }
+        CMD_SESSION_TYPE => {
+            encode(terminals::session_type(&client(reach)?, own, request(name, arguments)?).await?)
+        }
+        CMD_SESSION_CONTROL => {
+            encode(terminals::session_control(&client(reach)?, &request(name, arguments)?).await?)
+        }
+        CMD_SESSION_END => {
+            encode(terminals::session_end(&client(reach)?, &request(name, arguments)?).await?)
+        }
+        CMD_LAUNCHES => encode(terminals::launches(&client(reach)?, own).await?),
+        CMD_LAUNCH_START => encode(
+            launches::start(
+                &client(reach)?,
+                own,
+                &request(name, arguments)?,
+                reach.switchboard.clone(),
+                Some(&reach.config_dir),
+            )
+            .await?,
+        ),
+        CMD_LAUNCH_SEND => {
+            let send: LaunchSend = request(name, arguments)?;
+            encode(
+                switchboard_launch::send(&client(reach)?, own, &send.name, &send.text)
+                    .await
+                    .map_err(|error| error.payload())?,
+            )
+        }
+        CMD_LAUNCH_STOP => {
+            let stop: LaunchName = request(name, arguments)?;
+            encode(
+                switchboard_launch::stop(&client(reach)?, own, &stop.name)
+                    .await
+                    .map_err(|error| error.payload())?,
+            )
+        }
+        CMD_LAUNCH_DIFF => {
+            let diff: LaunchName = request(name, arguments)?;
+            let own = own.clone();
+            let changes = blocking(move || {
+                switchboard_launch::diff(&own, &diff.name).map_err(|error| error.payload())
+            })
+            .await?;
+            encode(changes)
+        }
+        _ => {
+            let reach = reach.clone();
+            let name = name.to_owned();
+            let arguments = arguments.clone();
+            blocking(move || on_store(&reach, &name, &arguments)).await
+        }
+    }
+}
+
+/// The commands that are store work only.
+fn on_store(reach: &Reach, name: &str, arguments: &Value) -> Result<Value, ErrorPayload> {
+    let own = &reach.workspace;
     match name {
         CMD_WORKSPACE_INFO => answer(Ok::<_, StoreError>(inbox::workspace_info(own))),
         CMD_LIST_DELIVERIES => answer(inbox::list_deliveries(own)),
@@ -50,6 +205,24 @@ pub fn dispatch(own: &Workspace, name: &str, arguments: &Value) -> Result<Value,
         CMD_LIST_AGENTS => answer(agents::list_agents(own)),
         CMD_CODEX_HOOKS_TRUST => answer(agents::codex_hooks_trust(own)),
         CMD_EVERYWHERE => answer(Ok::<_, StoreError>(agents::everywhere(own))),
+        CMD_TEAMS => answer(team::teams(own, reach.claude_teams.as_ref())),
+        CMD_TEAM_BOARD => answer(team::team_board(
+            own,
+            reach.claude_teams.as_ref(),
+            &request(name, arguments)?,
+        )),
+        CMD_TAPES => answer(tapes::tapes(own)),
+        CMD_TAPE => answer(tapes::tape(own, &request(name, arguments)?)),
+        CMD_TAPES_SEARCH => answer(tapes::tapes_search(own, &request(name, arguments)?)),
+        CMD_SESSION_REPLAY => answer(terminals::session_replay(own, &request(name, arguments)?)),
+        CMD_PROBE_REPORTS => match &reach.probe_reports {
+            Some(folders) => encode(terminals::probe_reports(folders, own)),
+            None => Err(no_reports()),
+        },
+        CMD_PROBE_REPORT => match &reach.probe_reports {
+            Some(folders) => answer(terminals::probe_report(folders, &request(name, arguments)?)),
+            None => Err(no_reports()),
+        },
         // The window's start-up marks: nothing to record for a browser.
         CMD_UI_READY | CMD_UI_PHASE => Ok(Value::Null),
         _ => Err(ErrorPayload::new(
@@ -57,6 +230,29 @@ pub fn dispatch(own: &Workspace, name: &str, arguments: &Value) -> Result<Value,
             format!("{name} is not available in a browser (yet): use the Switchboard window"),
         )),
     }
+}
+
+fn no_reports() -> ErrorPayload {
+    ErrorPayload::new(
+        ErrorCode::Unavailable,
+        "ClaudeControl's reports folder was not found (no home folder)",
+    )
+}
+
+fn client(reach: &Reach) -> Result<switchboard_session::Client, ErrorPayload> {
+    terminals::client(Some(Path::new(&reach.config_dir)))
+}
+
+/// Runs `work` on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ErrorPayload> + Send + 'static,
+) -> Result<T, ErrorPayload> {
+    tokio::task::spawn_blocking(work).await.map_err(|error| {
+        ErrorPayload::new(
+            ErrorCode::Internal,
+            format!("a background task failed: {error}"),
+        )
+    })?
 }
 
 /// The call's one `request` argument.
@@ -71,7 +267,10 @@ fn request<T: DeserializeOwned>(name: &str, arguments: &Value) -> Result<T, Erro
 }
 
 fn answer<T: Serialize>(result: Result<T, StoreError>) -> Result<Value, ErrorPayload> {
-    let value = result?;
+    encode(result?)
+}
+
+fn encode<T: Serialize>(value: T) -> Result<Value, ErrorPayload> {
     serde_json::to_value(value).map_err(|error| {
         ErrorPayload::new(
             ErrorCode::Internal,
@@ -85,21 +284,35 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use serde_json::json;
-    use switchboard_model::ipc::{CMD_CHAT_SEND, CMD_LAUNCH_START, CMD_SESSION_TYPE, COMMANDS};
+    use switchboard_model::ipc::{CMD_CHAT_SEND, CMD_TASK_CREATE, CMD_TEAM_SEND, COMMANDS};
 
     use super::*;
 
-    #[test]
-    fn a_browser_may_read_and_answer_but_never_start_anything() {
+    fn reach(dir: &Path) -> Reach {
+        Reach {
+            workspace: Workspace::open(dir).unwrap(),
+            config_dir: dir.join("config"),
+            claude_teams: None,
+            probe_reports: None,
+            sessions: Arc::default(),
+            switchboard: PathBuf::from("/nonexistent/switchboard"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_browser_may_read_and_answer_and_watch_but_starts_and_takes_over_only_when_granted() {
         let dir = tempfile::tempdir().unwrap();
-        let own = Workspace::open(dir.path()).unwrap();
+        let reach = reach(dir.path());
+        let none = Grants::default();
         for name in [
-            CMD_LAUNCH_START,
             CMD_CHAT_SEND,
-            CMD_SESSION_TYPE,
+            CMD_TASK_CREATE,
+            CMD_TEAM_SEND,
             "no_such_command",
         ] {
-            let refused = dispatch(&own, name, &json!({"request": {}})).unwrap_err();
+            let refused = dispatch(&reach, none, name, &json!({"request": {}}))
+                .await
+                .unwrap_err();
             assert_eq!(refused.code, ErrorCode::Forbidden, "{name}");
             assert!(
                 refused.message.contains("not available in a browser"),
@@ -107,18 +320,69 @@ mod tests {
                 refused.message
             );
         }
-        for name in BROWSER_COMMANDS {
-            assert!(COMMANDS.contains(&name), "{name} is a command of the page");
+        for name in TAKE_OVER_COMMANDS {
+            let refused = dispatch(&reach, none, name, &json!({"request": {}}))
+                .await
+                .unwrap_err();
+            assert_eq!(refused.code, ErrorCode::Forbidden, "{name}");
+            assert!(
+                refused.message.contains("take program sessions over"),
+                "{}",
+                refused.message
+            );
         }
-        let listed = dispatch(&own, CMD_LIST_DELIVERIES, &Value::Null).unwrap();
+        for name in START_COMMANDS {
+            let refused = dispatch(&reach, none, name, &json!({"request": {}}))
+                .await
+                .unwrap_err();
+            assert_eq!(refused.code, ErrorCode::Forbidden, "{name}");
+            assert!(
+                refused.message.contains("may start agents"),
+                "{}",
+                refused.message
+            );
+        }
+        // Granted, the same calls get as far as their requests.
+        let all = Grants {
+            take_over: true,
+            start: true,
+        };
+        for name in TAKE_OVER_COMMANDS.iter().chain(&START_COMMANDS) {
+            let malformed = dispatch(&reach, all, name, &json!({"request": {"x": 1}}))
+                .await
+                .unwrap_err();
+            assert_eq!(malformed.code, ErrorCode::InvalidRequest, "{name}");
+        }
+        for name in BROWSER_COMMANDS
+            .iter()
+            .chain(&TAKE_OVER_COMMANDS)
+            .chain(&START_COMMANDS)
+        {
+            assert!(COMMANDS.contains(name), "{name} is a command of the page");
+        }
+        let listed = dispatch(&reach, none, CMD_LIST_DELIVERIES, &Value::Null)
+            .await
+            .unwrap();
         assert_eq!(listed["deliveries"], json!([]));
-        let malformed = dispatch(&own, CMD_REPLY, &json!({"request": {"id": 3}})).unwrap_err();
+        let teams = dispatch(&reach, none, CMD_TEAMS, &Value::Null)
+            .await
+            .unwrap();
+        assert_eq!(teams, json!([]));
+        let sessions = dispatch(&reach, none, CMD_SESSIONS, &Value::Null)
+            .await
+            .unwrap();
+        assert_eq!(sessions, json!([]));
+        let malformed = dispatch(&reach, none, CMD_REPLY, &json!({"request": {"id": 3}}))
+            .await
+            .unwrap_err();
         assert_eq!(malformed.code, ErrorCode::InvalidRequest);
         let elsewhere = dispatch(
-            &own,
+            &reach,
+            none,
             CMD_GET_DELIVERY,
             &json!({"request": {"id": "d_1_001", "workspace": "/etc"}}),
         )
+        .await
         .unwrap_err();
         assert_eq!(
             elsewhere.code,

@@ -7,6 +7,10 @@
 pub mod agents;
 mod dispatch;
 pub mod inbox;
+pub mod launches;
 pub mod pairing;
+pub mod tapes;
+pub mod team;
+pub mod terminals;
 
-pub use dispatch::{BROWSER_COMMANDS, dispatch};
+pub use dispatch::{BROWSER_COMMANDS, Grants, Reach, START_COMMANDS, TAKE_OVER_COMMANDS, dispatch};

@@ -142,6 +142,14 @@ pub struct Settings {
     /// The port it serves browsers on (default [`DEFAULT_BROWSER_PORT`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub browser_port: Option<u16>,
+    /// Paired browsers may take program sessions over: type into them,
+    /// hand them back, end them (off: they watch only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub browser_take_over: bool,
+    /// Paired browsers may start agents (and type follow-ups into them,
+    /// stop them); off by default.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub browser_start: bool,
     /// What the chat talks to; none: the first that works.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_backend: Option<ModelBackend>,

@@ -2,14 +2,13 @@
 //! `switchboard-launch`, with the window's environment for the agents it
 //! starts and the `switchboard` beside the app for their hooks.
 
-use switchboard_launch::{Caller, LaunchFailure};
+use switchboard_launch::LaunchFailure;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     agent::launch::{Launch, LaunchRequest, LaunchRow, WorktreeChanges},
     ipc::{LaunchDiscard, LaunchMerge, LaunchName, LaunchSend},
-    settings::Settings,
 };
-use switchboard_store::{clock, settings};
+use switchboard_store::clock;
 use tauri::State;
 
 use super::program_sessions::client;
@@ -22,10 +21,7 @@ fn failed(error: LaunchFailure) -> ErrorPayload {
 /// The started agents, newest first, each with its state.
 #[tauri::command]
 pub async fn launches(state: State<'_, AppState>) -> Result<Vec<LaunchRow>, ErrorPayload> {
-    let client = client(&state)?;
-    switchboard_launch::rows(&client, &state.workspace, clock::now())
-        .await
-        .map_err(failed)
+    switchboard_commands::terminals::launches(&client(&state)?, &state.workspace).await
 }
 
 /// Starts an agent with the window's environment.
@@ -40,20 +36,15 @@ pub async fn launch_start(
             "no `switchboard` is beside the app: the agent's hooks would have nothing to call",
         )
     })?;
-    let settings: Settings = state
-        .config
-        .settings_dir()
-        .and_then(|dir| settings::load(&dir).ok())
-        .unwrap_or_default();
-    let mut env: Vec<(String, String)> = std::env::vars().collect();
-    if let Some(dir) = &state.config.config_dir {
-        env.push(("SWITCHBOARD_CONFIG_DIR".into(), dir.display().to_string()));
-    }
-    let caller = Caller::new(env, switchboard, &settings);
     let client = client(&state)?;
-    switchboard_launch::start(&client, &state.workspace, &request, &caller, clock::now())
-        .await
-        .map_err(failed)
+    switchboard_commands::launches::start(
+        &client,
+        &state.workspace,
+        &request,
+        switchboard,
+        state.config.config_dir.as_deref(),
+    )
+    .await
 }
 
 /// What a started agent changed in its worktree.

@@ -1,9 +1,8 @@
 //! Commands of the Terminals view's reports: the workspace's
-//! investigations, test and fuzz reports (ClaudeControl's folders, through
-//! the store), listed and read whole.
+//! investigations, test and fuzz reports (ClaudeControl's folders), each
+//! one call of `switchboard_commands::terminals`.
 
-use std::path::PathBuf;
-
+use switchboard_commands::terminals;
 use switchboard_model::{
     ErrorPayload,
     probe::view::{ReportList, ReportRequest, ReportView},
@@ -23,7 +22,7 @@ fn folders(state: &AppState) -> Result<ProbeReports, ErrorPayload> {
 pub async fn probe_reports(state: State<'_, AppState>) -> Result<ReportList, ErrorPayload> {
     let folders = folders(&state)?;
     on_workspace(&state, move |workspace| {
-        Ok(folders.for_workspace(workspace.root()))
+        Ok(terminals::probe_reports(&folders, workspace))
     })
     .await
 }
@@ -35,5 +34,5 @@ pub async fn probe_report(
     request: ReportRequest,
 ) -> Result<ReportView, ErrorPayload> {
     let folders = folders(&state)?;
-    on_workspace(&state, move |_| folders.load(&PathBuf::from(&request.path))).await
+    on_workspace(&state, move |_| terminals::probe_report(&folders, &request)).await
 }

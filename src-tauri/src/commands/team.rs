@@ -1,7 +1,7 @@
-//! Commands of the Team view: each a few lines over the store's `team`
-//! module, on the workspace's opencode-teams folder (`Teams::locate`);
-//! Claude Code's teams are only read.
+//! Commands of the Team view: each one call of `switchboard_commands::team`
+//! on the window's workspace.
 
+use switchboard_commands::team;
 use switchboard_model::{
     ErrorPayload,
     ipc::{
@@ -9,10 +9,6 @@ use switchboard_model::{
         TeamSendRequest,
     },
     team::{Task, TeamBoard, TeamEntry},
-};
-use switchboard_store::{
-    clock,
-    team::{self, NewTask, Teams},
 };
 use tauri::State;
 
@@ -25,7 +21,7 @@ use crate::state::AppState;
 pub async fn teams(state: State<'_, AppState>) -> Result<Vec<TeamEntry>, ErrorPayload> {
     let claude = state.config.claude_teams();
     on_workspace(&state, move |workspace| {
-        team::all_teams(workspace, claude.as_ref())
+        team::teams(workspace, claude.as_ref())
     })
     .await
 }
@@ -38,7 +34,7 @@ pub async fn team_board(
 ) -> Result<TeamBoard, ErrorPayload> {
     let claude = state.config.claude_teams();
     on_workspace(&state, move |workspace| {
-        team::board_of(workspace, claude.as_ref(), request.source, &request.team)
+        team::team_board(workspace, claude.as_ref(), &request)
     })
     .await
 }
@@ -50,13 +46,7 @@ pub async fn task_create(
     request: TaskCreateRequest,
 ) -> Result<Task, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let new = NewTask {
-            title: request.title,
-            description: request.description,
-            priority: request.priority,
-            dependencies: request.dependencies,
-        };
-        team::create_task(&Teams::locate(workspace), &request.team, new, clock::now())
+        team::task_create(workspace, request)
     })
     .await
 }
@@ -68,14 +58,7 @@ pub async fn task_claim(
     request: TaskClaimRequest,
 ) -> Result<Task, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::locate(workspace);
-        team::claim_task(
-            &teams,
-            &request.team,
-            &request.id,
-            &request.agent,
-            clock::now(),
-        )
+        team::task_claim(workspace, &request)
     })
     .await
 }
@@ -87,15 +70,7 @@ pub async fn task_advance(
     request: TaskAdvanceRequest,
 ) -> Result<Task, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::locate(workspace);
-        team::advance_task(
-            &teams,
-            &request.team,
-            &request.id,
-            request.status,
-            clock::now(),
-        )
-        .map(|(task, _)| task)
+        team::task_advance(workspace, &request)
     })
     .await
 }
@@ -107,15 +82,7 @@ pub async fn task_deps(
     request: TaskDepsRequest,
 ) -> Result<Task, ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::locate(workspace);
-        team::edit_dependencies(
-            &teams,
-            &request.team,
-            &request.id,
-            &request.add,
-            &request.remove,
-            clock::now(),
-        )
+        team::task_deps(workspace, &request)
     })
     .await
 }
@@ -127,22 +94,7 @@ pub async fn team_send(
     request: TeamSendRequest,
 ) -> Result<(), ErrorPayload> {
     on_workspace(&state, move |workspace| {
-        let teams = Teams::locate(workspace);
-        let now = clock::now();
-        match &request.to {
-            Some(to) => team::send_message(
-                &teams,
-                &request.team,
-                &request.from,
-                to,
-                request.kind,
-                &request.text,
-                now,
-            )
-            .map(drop),
-            None => team::send_broadcast(&teams, &request.team, &request.from, &request.text, now)
-                .map(drop),
-        }
+        team::team_send(workspace, &request)
     })
     .await
 }

@@ -2,7 +2,8 @@
 //! through its chromedriver, on a phone's screen (360 px wide), against
 //! the real `switchboard serve`. It pairs with the one-time link, sees the
 //! question a blocking agent asks, answers it, and the agent gets the
-//! answer; a form another site posts carries no cookie and is refused; a
+//! answer; it watches a program session an agent drives, and is told
+//! taking it over needs the developer's leave; a form another site posts carries no cookie and is refused; a
 //! revoked browser is turned away.
 
 use std::{path::Path, process::Stdio};
@@ -95,6 +96,45 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         .join("e2e");
     std::fs::create_dir_all(&shots)?;
     std::fs::write(shots.join("browser-phone.png"), shot)?;
+
+    // A program an agent drives, watched from the phone; taking it over
+    // is refused until Settings allow it.
+    let session = |args: &[&str]| -> Result<String> {
+        let output = binaries.cli(&workspace).arg("session").args(args).output()?;
+        ensure!(output.status.success(), "session {args:?}: {output:?}");
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    };
+    let name = format!("watched-{}", std::process::id());
+    let id = session(&["start", "--name", &name, "--", "cat"])?;
+    // Ended however the test ends.
+    struct Ends(std::process::Command);
+    impl Drop for Ends {
+        fn drop(&mut self) {
+            let _ = self.0.output();
+        }
+    }
+    let mut kill = binaries.cli(&workspace);
+    kill.args(["session", "kill", &id]);
+    let _ends = Ends(kill);
+    find("#nav-terminals").await?.click().await?;
+    find(&format!(".session-item[data-id='{id}']")).await?;
+    session(&["send", &id, "--line", "typed by an agent"])?;
+    let screen = find("#terminal-screen").await?;
+    let deadline = std::time::Instant::now() + WAIT;
+    while !screen.text().await?.contains("typed by an agent") {
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "the session's output never showed on the phone"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    find("#terminal-take").await?.click().await?;
+    std::fs::write(shots.join("browser-terminals.png"), client.screenshot().await?)?;
+    let refusal = find("#view-terminals .error").await?.text().await?;
+    ensure!(
+        refusal.contains("Settings"),
+        "taking over says how it is allowed: {refusal:?}"
+    );
 
     // Another site's form, posted while this browser is paired: the
     // cookie stays home (SameSite=Strict), so nothing is answered.

@@ -387,6 +387,9 @@ fn AgentSections(draft: RwSignal<Settings>) -> impl IntoView {
         {check_field("settings-serve-browser", "Serve the inbox to paired browsers on loopback while this window is open (a phone reaches it through an SSH tunnel; starts or stops when you save)", |s| s.serve_browser, |s| &mut s.serve_browser, draft)}
         {number_field("settings-browser-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_BROWSER_PORT),
             |s| s.browser_port.map(u64::from), |s, v| s.browser_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
+        <p class="muted">"A paired browser reads and answers the inbox and watches agents, the team, tapes and program sessions. It does more only when you allow it here (it holds for every paired browser, at once):"</p>
+        {check_field("settings-browser-take-over", "Paired browsers may take program sessions over (type into them, hand them back, end them)", |s| s.browser_take_over, |s| &mut s.browser_take_over, draft)}
+        {check_field("settings-browser-start", "Paired browsers may start agents (and type follow-ups into them, stop them)", |s| s.browser_start, |s| &mut s.browser_start, draft)}
     }
 }
 

@@ -10,7 +10,8 @@ use std::{
 
 use hyper::body::{Bytes, Frame};
 use serde_json::json;
-use switchboard_model::ipc::{EVENT_EVERYWHERE, EVENT_STORE_CHANGED};
+use switchboard_commands::terminals;
+use switchboard_model::ipc::{EVENT_EVERYWHERE, EVENT_SESSIONS, EVENT_STORE_CHANGED};
 use switchboard_store::{StoreError, Workspace, WorkspaceWatcher, everywhere, registry};
 use tokio::sync::{broadcast, mpsc};
 
@@ -34,13 +35,19 @@ pub struct Events {
 }
 
 impl Events {
-    /// Starts following `workspace` and the other running workspaces.
-    pub fn follow(workspace: &Workspace) -> Result<Self, StoreError> {
+    /// Starts following `workspace`, its program sessions (kept in
+    /// `sessions` as well) and the other running workspaces. Runs in a
+    /// Tokio runtime.
+    pub fn follow(
+        workspace: &Workspace,
+        sessions: std::sync::Arc<terminals::Followed>,
+    ) -> Result<Self, StoreError> {
         let (sender, _) = broadcast::channel(64);
         let changes = sender.clone();
         let watcher = WorkspaceWatcher::start(workspace, move |change| {
             let _ = changes.send(message(EVENT_STORE_CHANGED, &json!(change)));
         })?;
+        follow_sessions(workspace, sessions, sender.clone());
         let others = sender.clone();
         let follower = registry::Registry::locate().and_then(|registry| {
             everywhere::follow(&registry, workspace, move || {
@@ -116,6 +123,33 @@ impl Events {
             _place: place,
         })
     }
+}
+
+/// Follows the program sessions of `workspace` while the server runs (a
+/// session host is never started for it), each change an
+/// [`EVENT_SESSIONS`] on every stream.
+fn follow_sessions(
+    workspace: &Workspace,
+    sessions: std::sync::Arc<terminals::Followed>,
+    sender: broadcast::Sender<Bytes>,
+) {
+    let client = match switchboard_session::Client::new() {
+        Ok(client) => client,
+        Err(error) => {
+            tracing::warn!(%error, "program sessions are not followed");
+            return;
+        }
+    };
+    let root = workspace.root().to_owned();
+    tokio::spawn(async move {
+        let result = terminals::follow(client, root, &sessions, |now| {
+            let _ = sender.send(message(EVENT_SESSIONS, &json!(now)));
+        })
+        .await;
+        if let Err(error) = result {
+            tracing::warn!(%error, "stopped following the program sessions");
+        }
+    });
 }
 
 /// What a page that missed events is told: everything it shows may have

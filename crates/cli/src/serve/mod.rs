@@ -31,9 +31,11 @@ const HEAD_WITHIN: Duration = Duration::from_secs(10);
 
 /// What every request is answered from.
 pub struct Served {
-    /// The workspace the page shows.
-    pub workspace: Workspace,
-    /// The config folder the browser sessions live in.
+    /// What the page's commands reach: the workspace it shows, the
+    /// sessions followed, the tools' folders.
+    pub reach: switchboard_commands::Reach,
+    /// The config folder the browser sessions (and the settings granting
+    /// them more) live in.
     pub config_dir: PathBuf,
     /// Every origin a browser reaches this server at: its own
     /// (`http://127.0.0.1:PORT`), then the
@@ -135,7 +137,8 @@ pub fn serve(
             .with_context(|| format!("could not listen on {address}"))?;
         let local = listener.local_addr()?;
         let origin = format!("http://{local}");
-        let events = events::Events::follow(&workspace)?;
+        let sessions = Arc::<switchboard_commands::terminals::Followed>::default();
+        let events = events::Events::follow(&workspace, Arc::clone(&sessions))?;
         // Registered while it serves: agents' questions are asked (and
         // listed in every window's "All workspaces") as if a window were open.
         let _registered = switchboard_store::registry::Registry::locate()
@@ -153,8 +156,16 @@ pub fn serve(
         let shown = also.first().cloned().unwrap_or_else(|| origin.clone());
         let mut origins = vec![origin.clone()];
         origins.extend(also);
-        let served = Arc::new(Served {
+        let reach = switchboard_commands::Reach {
             workspace,
+            config_dir: config_dir.clone(),
+            claude_teams: switchboard_store::team::ClaudeTeams::locate(),
+            probe_reports: switchboard_store::probe_reports::ProbeReports::locate(),
+            sessions,
+            switchboard: std::env::current_exe().context("could not find this program's path")?,
+        };
+        let served = Arc::new(Served {
+            reach,
             config_dir,
             origins,
             page: page::Page::load(),

@@ -278,23 +278,26 @@ async fn invoke(
             }
         }
     };
-    let workspace = served.workspace.clone();
-    let ran = tokio::task::spawn_blocking(move || {
-        switchboard_commands::dispatch(&workspace, &name, &arguments)
-    })
-    .await;
-    match ran {
-        Ok(Ok(value)) => bytes(
+    match switchboard_commands::dispatch(&served.reach, grants(served), &name, &arguments).await {
+        Ok(value) => bytes(
             StatusCode::OK,
             "application/json",
             Bytes::from(value.to_string()),
         ),
-        Ok(Err(payload)) => error(payload),
-        Err(failed) => refused(
-            ErrorCode::Internal,
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &format!("the command failed: {failed}"),
-        ),
+        Err(payload) => error(payload),
+    }
+}
+
+/// What the developer's settings let paired browsers do now (read at each
+/// command, so a change in Settings holds at once); none if they cannot be
+/// read.
+fn grants(served: &Served) -> switchboard_commands::Grants {
+    match switchboard_store::settings::load(&served.config_dir) {
+        Ok(settings) => switchboard_commands::Grants::of(&settings),
+        Err(error) => {
+            tracing::warn!(%error, "the settings could not be read: browsers get no grants");
+            switchboard_commands::Grants::default()
+        }
     }
 }
 

@@ -248,7 +248,7 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
     );
 
     // What a browser may not do, it is told.
-    let (status, refused) = invoke(&served, &cookie, "launch_start", &json!({"request": {}}));
+    let (status, refused) = invoke(&served, &cookie, "chat_send", &json!({"request": {}}));
     assert_eq!(status, 403);
     assert!(
         refused["message"]
@@ -598,4 +598,134 @@ fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
             }
         }
     }
+}
+
+/// `switchboard -C WORKSPACE session ARGS…` with the server's host
+/// folder, so the server watches what it starts.
+fn session(workspace: &Path, args: &[&str]) -> String {
+    let cli = std::path::PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+    let output = Command::new(&cli)
+        .arg("-C")
+        .arg(workspace)
+        .arg("session")
+        .args(args)
+        .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".test-runtime"))
+        .env(
+            "SWITCHBOARD_SESSION_HOST",
+            cli.with_file_name("switchboard-session-host"),
+        )
+        .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "session {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settings_allow() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let events = open_events(&served, &cookie).unwrap();
+    let id = session(&workspace, &["start", "--name", "cat", "--", "cat"]);
+    // The session's arrival reaches the page as an event…
+    let mut heard = BufReader::new(events);
+    let mut line = String::new();
+    while !(line.contains("\"sessions\"") && line.contains(&id)) {
+        line.clear();
+        assert_ne!(heard.read_line(&mut line).unwrap(), 0, "the stream ended");
+    }
+    // …and the list the Terminals view first reads has it.
+    let (status, listed) = invoke(&served, &cookie, "sessions", &Value::Null);
+    assert_eq!(status, 200, "{listed}");
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|each| each["id"] == id.as_str()),
+        "{listed}"
+    );
+    // Watching it: its output, read as the Terminals view reads it.
+    session(&workspace, &["send", &id, "--line", "from an agent"]);
+    let read = |since: u64| {
+        invoke(
+            &served,
+            &cookie,
+            "session_output",
+            &json!({"request": {"session": id, "since": since, "wait_ms": 5000}}),
+        )
+    };
+    let mut text = String::new();
+    let mut cursor = 0;
+    while !text.contains("from an agent") {
+        let (status, output) = read(cursor);
+        assert_eq!(status, 200, "{output}");
+        text.push_str(output["text"].as_str().unwrap());
+        cursor = output["cursor"].as_u64().unwrap();
+    }
+    // Typing is taking over: refused until Settings allow it.
+    let typed =
+        json!({"request": {"session": id, "typed": [{"text": "from a phone", "line": true}]}});
+    for (command, arguments) in [
+        ("session_type", typed.clone()),
+        (
+            "session_control",
+            json!({"request": {"session": id, "take": true}}),
+        ),
+        ("session_end", json!({"request": {"session": id}})),
+    ] {
+        let (status, refused) = invoke(&served, &cookie, command, &arguments);
+        assert_eq!(status, 403, "{command}: {refused}");
+        assert!(
+            refused["message"].as_str().unwrap().contains("Settings"),
+            "{refused}"
+        );
+    }
+    let (status, refused) = invoke(
+        &served,
+        &cookie,
+        "launch_start",
+        &json!({"request": {"agent": "claude-code", "prompt": "hi"}}),
+    );
+    assert_eq!(status, 403, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("may start agents"),
+        "{refused}"
+    );
+    std::fs::write(config.join("settings.json"), r#"{"browserTakeOver": true}"#).unwrap();
+    let (status, taken) = invoke(
+        &served,
+        &cookie,
+        "session_control",
+        &json!({"request": {"session": id, "take": true}}),
+    );
+    assert_eq!(status, 200, "{taken}");
+    let (status, typed) = invoke(&served, &cookie, "session_type", &typed);
+    assert_eq!(status, 200, "{typed}");
+    while !text.contains("from a phone") {
+        let (status, output) = read(cursor);
+        assert_eq!(status, 200, "{output}");
+        text.push_str(output["text"].as_str().unwrap());
+        cursor = output["cursor"].as_u64().unwrap();
+    }
+    // The team and the tapes are watched too.
+    for command in ["teams", "tapes"] {
+        let (status, answer) = invoke(&served, &cookie, command, &Value::Null);
+        assert_eq!(status, 200, "{command}: {answer}");
+    }
+    let (status, ended) = invoke(
+        &served,
+        &cookie,
+        "session_end",
+        &json!({"request": {"session": id}}),
+    );
+    assert_eq!(status, 200, "{ended}");
 }

@@ -1,0 +1,97 @@
+//! The Team view's commands: each a few lines over the store's `team`
+//! module, on the workspace's opencode-teams folder (`Teams::locate`);
+//! Claude Code's teams are only read.
+
+use switchboard_model::{
+    ipc::{
+        TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest, TeamRequest,
+        TeamSendRequest,
+    },
+    team::{Task, TeamBoard, TeamEntry},
+};
+use switchboard_store::{
+    StoreError, Workspace, clock,
+    team::{self, ClaudeTeams, NewTask, Teams},
+};
+
+/// The teams with a folder: opencode-teams' by name, then Claude Code's
+/// working in the workspace.
+pub fn teams(own: &Workspace, claude: Option<&ClaudeTeams>) -> Result<Vec<TeamEntry>, StoreError> {
+    team::all_teams(own, claude)
+}
+
+/// One team's board.
+pub fn team_board(
+    own: &Workspace,
+    claude: Option<&ClaudeTeams>,
+    request: &TeamRequest,
+) -> Result<TeamBoard, StoreError> {
+    team::board_of(own, claude, request.source, &request.team)
+}
+
+/// Creates a task.
+pub fn task_create(own: &Workspace, request: TaskCreateRequest) -> Result<Task, StoreError> {
+    let new = NewTask {
+        title: request.title,
+        description: request.description,
+        priority: request.priority,
+        dependencies: request.dependencies,
+    };
+    team::create_task(&Teams::locate(own), &request.team, new, clock::now())
+}
+
+/// Claims a task for a member.
+pub fn task_claim(own: &Workspace, request: &TaskClaimRequest) -> Result<Task, StoreError> {
+    team::claim_task(
+        &Teams::locate(own),
+        &request.team,
+        &request.id,
+        &request.agent,
+        clock::now(),
+    )
+}
+
+/// Moves a task forward; completion cascades.
+pub fn task_advance(own: &Workspace, request: &TaskAdvanceRequest) -> Result<Task, StoreError> {
+    team::advance_task(
+        &Teams::locate(own),
+        &request.team,
+        &request.id,
+        request.status,
+        clock::now(),
+    )
+    .map(|(task, _)| task)
+}
+
+/// Edits a task's dependencies.
+pub fn task_deps(own: &Workspace, request: &TaskDepsRequest) -> Result<Task, StoreError> {
+    team::edit_dependencies(
+        &Teams::locate(own),
+        &request.team,
+        &request.id,
+        &request.add,
+        &request.remove,
+        clock::now(),
+    )
+}
+
+/// Sends a message, or broadcasts it.
+pub fn team_send(own: &Workspace, request: &TeamSendRequest) -> Result<(), StoreError> {
+    let teams = Teams::locate(own);
+    let now = clock::now();
+    match &request.to {
+        Some(to) => team::send_message(
+            &teams,
+            &request.team,
+            &request.from,
+            to,
+            request.kind,
+            &request.text,
+            now,
+        )
+        .map(drop),
+        None => {
+            team::send_broadcast(&teams, &request.team, &request.from, &request.text, now).map(drop)
+        }
+    }
+}
