@@ -40,6 +40,7 @@ bench: setup-test ui-release
 	$(CARGO) bench -p switchboard-e2e --bench launches
 	$(CARGO) bench -p switchboard-e2e --bench everywhere
 	$(CARGO) bench -p switchboard-e2e --bench browser
+	$(CARGO) bench -p switchboard-e2e --bench serve
 	$(CARGO) bench -p switchboard-e2e --bench remote
 	$(CARGO) bench -p switchboard-sidecar --bench prompt
 	$(CARGO) bench -p switchboard-sidecar --bench ttft

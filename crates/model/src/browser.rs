@@ -13,6 +13,11 @@ use crate::{
     token::{digest, same},
 };
 
+/// How many event streams one paired browser holds open at once (a page
+/// holds one; a few tabs, a reload not yet noticed as closed); past them,
+/// `switchboard serve` answers 429.
+pub const STREAMS_PER_BROWSER: usize = 8;
+
 /// How long a pairing code works, unused: 10 minutes.
 pub const PAIRING_LIFETIME_MS: i64 = 10 * 60 * 1000;
 

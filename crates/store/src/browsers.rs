@@ -82,3 +82,74 @@ pub fn pair(
 pub fn revoke(dir: &Path, id: &str) -> Result<BrowserSession, StoreError> {
     change(dir, |file| Ok(file.revoke(id)?))
 }
+
+/// The browser sessions as a server checks them at every request and
+/// event: the file is read again only when it changed. Another process
+/// pairing or revoking a browser replaces it (a rename), which changes
+/// its inode, so a revocation holds at the next check.
+#[derive(Debug)]
+pub struct Current {
+    dir: PathBuf,
+    kept: std::sync::Mutex<Option<(Stamp, std::sync::Arc<BrowserFile>)>>,
+}
+
+/// What tells one version of the file from another: its inode, size and
+/// modification time (none when there is no file).
+type Stamp = Option<(u64, u64, Option<std::time::SystemTime>)>;
+
+impl Current {
+    /// The sessions kept in `dir`.
+    pub fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            kept: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The file as it is now.
+    pub fn file(&self) -> Result<std::sync::Arc<BrowserFile>, StoreError> {
+        use std::os::unix::fs::MetadataExt as _;
+        let path = path(&self.dir);
+        let stamp: Stamp = match std::fs::symlink_metadata(&path) {
+            Ok(meta) => Some((meta.ino(), meta.len(), meta.modified().ok())),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(error) => return Err(StoreError::io("could not read", &path)(error)),
+        };
+        let mut kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((seen, file)) = kept.as_ref()
+            && *seen == stamp
+        {
+            return Ok(std::sync::Arc::clone(file));
+        }
+        let file = std::sync::Arc::new(load(&self.dir)?);
+        *kept = Some((stamp, std::sync::Arc::clone(&file)));
+        Ok(file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn the_current_sessions_are_read_again_once_another_process_changed_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let current = Current::new(dir.path().to_owned());
+        assert!(current.file().unwrap().sessions.is_empty());
+        let code = new_pairing(dir.path(), crate::clock::now()).unwrap();
+        let (session, cookie) = pair(dir.path(), &code, "phone", crate::clock::now()).unwrap();
+        let file = current.file().unwrap();
+        assert!(file.holder(&cookie).is_some());
+        assert!(
+            std::sync::Arc::ptr_eq(&file, &current.file().unwrap()),
+            "unchanged, it is not read again"
+        );
+        revoke(dir.path(), &session.id).unwrap();
+        assert!(current.file().unwrap().holder(&cookie).is_none());
+    }
+}

@@ -24,10 +24,15 @@ pub struct Served {
     pub origin: String,
     /// The one-time pairing link it printed.
     pub link: String,
-    _server: Guarded,
+    server: Guarded,
 }
 
 impl Served {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.server.pid()
+    }
+
     /// Starts it and reads its origin and link.
     pub fn start(binaries: &Binaries, workspace: &Path, config: &Path) -> Result<Self> {
         let mut child = binaries
@@ -52,7 +57,7 @@ impl Served {
         Ok(Self {
             origin,
             link,
-            _server: Guarded::new("switchboard serve", child),
+            server: Guarded::new("switchboard serve", child),
         })
     }
 }

@@ -11,6 +11,7 @@ mod display;
 mod driver;
 pub mod measure;
 pub mod memory;
+pub mod pages;
 pub mod process;
 pub mod project;
 mod session;

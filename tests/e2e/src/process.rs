@@ -16,6 +16,11 @@ impl Guarded {
         Self { child, name }
     }
 
+    /// The process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Fails if the process has already exited.
     pub fn ensure_running(&mut self) -> anyhow::Result<()> {
         match self.child.try_wait()? {

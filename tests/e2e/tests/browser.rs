@@ -6,7 +6,11 @@
 //! taking it over needs the developer's leave; a form another site posts carries no cookie and is refused; a
 //! revoked browser is turned away.
 
-use std::{path::Path, process::Stdio};
+use std::{
+    path::Path,
+    process::Stdio,
+    time::{Duration, Instant},
+};
 
 use anyhow::{Context, Result, bail, ensure};
 use fantoccini::Locator;
@@ -14,6 +18,7 @@ use serde_json::{Value, json};
 use switchboard_e2e::{
     Binaries, WAIT,
     browser::{Chromium, Served},
+    pages,
 };
 
 #[tokio::test(flavor = "current_thread")]
@@ -100,7 +105,11 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
     // A program an agent drives, watched from the phone; taking it over
     // is refused until Settings allow it.
     let session = |args: &[&str]| -> Result<String> {
-        let output = binaries.cli(&workspace).arg("session").args(args).output()?;
+        let output = binaries
+            .cli(&workspace)
+            .arg("session")
+            .args(args)
+            .output()?;
         ensure!(output.status.success(), "session {args:?}: {output:?}");
         Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
     };
@@ -129,7 +138,10 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     find("#terminal-take").await?.click().await?;
-    std::fs::write(shots.join("browser-terminals.png"), client.screenshot().await?)?;
+    std::fs::write(
+        shots.join("browser-terminals.png"),
+        client.screenshot().await?,
+    )?;
     let refusal = find("#view-terminals .error").await?.text().await?;
     ensure!(
         refusal.contains("Settings"),
@@ -178,5 +190,117 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         "a revoked browser is turned away: {turned_away:?}"
     );
     client.close().await?;
+    Ok(())
+}
+
+/// How many paired pages the load test holds at once.
+const PAGES: usize = 200;
+
+/// How long the whole load test may take: pairing every page, each
+/// opening its stream and reading the inbox, the floods, and every page
+/// hearing an agent's delivery (a debug build on two cores takes a few
+/// seconds; a server that stalls under the load never gets there).
+const LOAD_WITHIN: Duration = Duration::from_secs(90);
+
+#[test]
+fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Result<()> {
+    let binaries = Binaries::locate()?;
+    let dir = tempfile::tempdir()?;
+    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
+    std::fs::create_dir_all(&workspace)?;
+    let served = Served::start(&binaries, &workspace, &config)?;
+    let origin = served.origin.clone();
+    let started = Instant::now();
+    let cookies = (0..PAGES)
+        .map(|_| pages::pair(&origin, &config))
+        .collect::<Result<Vec<_>>>()?;
+    // Every page at once: its event stream, then the inbox read.
+    let opening: Vec<_> = cookies
+        .iter()
+        .map(|cookie| {
+            let (origin, cookie) = (origin.clone(), cookie.clone());
+            std::thread::spawn(move || -> Result<pages::Events> {
+                let events = pages::Events::open(&origin, &cookie)?;
+                let (status, listed) =
+                    pages::invoke(&origin, &cookie, "list_deliveries", &Value::Null)?;
+                ensure!(status == 200, "list_deliveries answered {status}: {listed}");
+                Ok(events)
+            })
+        })
+        .collect();
+    // Meanwhile, floods: bodies past the limit, unpaired calls, one
+    // browser's streams past its share.
+    let floods: Vec<_> = (0..20)
+        .map(|each| {
+            let (origin, cookie) = (origin.clone(), cookies[each].clone());
+            std::thread::spawn(move || -> Result<()> {
+                let huge = vec![b' '; 2 << 20];
+                let (status, _, _) = pages::request(
+                    &origin,
+                    "POST",
+                    "/api/invoke/list_deliveries",
+                    &[
+                        ("Cookie", &cookie),
+                        ("Origin", &origin),
+                        ("Content-Type", "application/json"),
+                    ],
+                    &huge,
+                )?;
+                ensure!(status == 413, "a 2 MiB body answered {status}");
+                let (status, _) = pages::invoke(
+                    &origin,
+                    "switchboard_session=forged",
+                    "list_deliveries",
+                    &Value::Null,
+                )?;
+                ensure!(status == 401, "an unpaired call answered {status}");
+                Ok(())
+            })
+        })
+        .collect();
+    let mut streams = Vec::new();
+    for page in opening {
+        streams.push(
+            page.join()
+                .map_err(|_| anyhow::anyhow!("a page panicked"))??,
+        );
+    }
+    for flood in floods {
+        flood
+            .join()
+            .map_err(|_| anyhow::anyhow!("a flood panicked"))??;
+    }
+    let share: Vec<_> = (1..switchboard_model::browser::STREAMS_PER_BROWSER)
+        .map(|_| pages::Events::open(&origin, &cookies[0]))
+        .collect::<Result<_>>()?;
+    let past = pages::Events::open(&origin, &cookies[0]).err();
+    ensure!(
+        past.as_ref()
+            .and_then(|error| error.downcast_ref::<pages::Refused>())
+            .map(|refused| refused.0)
+            == Some(429),
+        "one browser's streams past its share are refused: {past:?}"
+    );
+    drop(share);
+    // An agent delivers: every page hears it.
+    binaries.deliver(&workspace, "For every page", "hello")?;
+    let hearing: Vec<_> = streams
+        .into_iter()
+        .map(|mut events| {
+            std::thread::spawn(move || {
+                events.until(|line| line.contains("store-changed") && line.contains("deliveries"))
+            })
+        })
+        .collect();
+    for page in hearing {
+        page.join()
+            .map_err(|_| anyhow::anyhow!("a page panicked"))??;
+    }
+    let took = started.elapsed();
+    println!("{PAGES} pages paired, served and told in {took:?}");
+    ensure!(
+        took < LOAD_WITHIN,
+        "{PAGES} pages took {took:?}, past {LOAD_WITHIN:?}"
+    );
     Ok(())
 }

@@ -19,9 +19,7 @@ use tokio::sync::{broadcast, mpsc};
 /// or a phone's browser keeps it open and a gone page is noticed.
 const HEARTBEAT: Duration = Duration::from_secs(15);
 
-/// How many event streams one paired browser holds open at once (a page
-/// holds one; a few tabs, a reload not yet noticed as closed).
-pub const STREAMS_PER_BROWSER: usize = 8;
+pub use switchboard_model::browser::STREAMS_PER_BROWSER;
 
 /// The streams open per browser (by its cookie's digest).
 type Open = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>;

@@ -43,6 +43,8 @@ pub struct Served {
     /// (DNS rebinding), and a command is taken only from the page of the
     /// origin it reached.
     pub origins: Vec<String>,
+    /// The paired browsers, as checked at each request and event.
+    pub browsers: Arc<switchboard_store::browsers::Current>,
     /// The page and its policy.
     pub page: page::Page,
     /// The workspace's changes, for every page's event stream.
@@ -166,6 +168,7 @@ pub fn serve(
         };
         let served = Arc::new(Served {
             reach,
+            browsers: Arc::new(switchboard_store::browsers::Current::new(config_dir.clone())),
             config_dir,
             origins,
             page: page::Page::load(),

@@ -98,9 +98,9 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         ),
         (Method::GET, "/api/events") => {
             // Revoked, the stream ends at its next event or heartbeat.
-            let config_dir = served.config_dir.clone();
+            let browsers = std::sync::Arc::clone(&served.browsers);
             let holder = switchboard_model::token::digest(&cookie);
-            let still_paired = move || holds(&config_dir, std::slice::from_ref(&cookie)).is_some();
+            let still_paired = move || holds(&browsers, std::slice::from_ref(&cookie)).is_some();
             let Some(stream) = served.events.stream(holder, still_paired) else {
                 return refused(
                     ErrorCode::LimitReached,
@@ -208,12 +208,12 @@ fn paired(served: &Served, request: &Request<Incoming>) -> Option<String> {
     if presented.is_empty() {
         return None;
     }
-    holds(&served.config_dir, &presented)
+    holds(&served.browsers, &presented)
 }
 
 /// The first of `cookies` that a paired browser holds now.
-fn holds(config_dir: &std::path::Path, cookies: &[String]) -> Option<String> {
-    match browsers::load(config_dir) {
+fn holds(browsers: &browsers::Current, cookies: &[String]) -> Option<String> {
+    match browsers.file() {
         Ok(file) => cookies
             .iter()
             .find(|cookie| file.holder(cookie).is_some())
