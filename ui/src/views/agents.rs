@@ -43,13 +43,23 @@ impl Agents {
             selected: RwSignal::new(None),
             codex_hooks: RwSignal::new(None),
         };
+        // Reads overlap (a change while one is out): only the latest one
+        // asked for is shown, never an older one finishing last.
+        let asked = StoredValue::new(0_u64);
         let refresh = move || {
+            asked.update_value(|asked| *asked += 1);
+            let this = asked.get_value();
             tasks::fetch(async move {
-                match ipc::list_agents().await {
+                let rows = ipc::list_agents().await;
+                let trust = ipc::codex_hooks_trust().await;
+                if asked.get_value() != this {
+                    return;
+                }
+                match rows {
                     Ok(rows) => agents.rows.set(rows),
                     Err(error) => leptos::logging::error!("agents: {}", error.message),
                 }
-                match ipc::codex_hooks_trust().await {
+                match trust {
                     Ok(trust) => agents.codex_hooks.set(trust),
                     Err(error) => leptos::logging::error!("codex hooks: {}", error.message),
                 }
