@@ -908,3 +908,71 @@ fn a_launch_file_written_by_another_process_reaches_no_branch_folder_or_session(
     let listed: Value = serde_json::from_str(&project.ok(&server, &["list", "--json"])).unwrap();
     assert_eq!(listed, json!([]), "forged launches are not listed");
 }
+
+#[test]
+fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
+    use std::io::BufRead as _;
+
+    use crate::serve::{invoke_at, pair_at};
+
+    let server = MessagesServer::start(vec![Turn::text("Started from a phone.")]);
+    let project = Project::new();
+    let config = project.temp.path().join("config");
+    // `switchboard serve` as the developer runs it: Claude Code on PATH,
+    // talking to the scripted model, the project's session host.
+    let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+    let mut serving = Command::new(&cli)
+        .arg("-C")
+        .arg(&project.root)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("PATH", project.path())
+        .envs(project.claude.environment(&server.url()))
+        .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
+        .env(
+            "SWITCHBOARD_SESSION_HOST",
+            cli.with_file_name("switchboard-session-host"),
+        )
+        .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
+        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut printed = std::io::BufReader::new(serving.stdout.take().unwrap());
+    let mut origin = String::new();
+    printed.read_line(&mut origin).unwrap();
+    let origin = origin.trim().trim_end_matches('/').to_owned();
+    let cookie = pair_at(&origin, &config);
+    let start = json!({"request": {"agent": "claude-code", "name": "phone", "prompt": "Say hi."}});
+
+    let (status, refused) = invoke_at(&origin, &cookie, "launch_start", &start);
+    assert_eq!(status, 403, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("may start agents"),
+        "{refused}"
+    );
+    assert_eq!(project.ok(&server, &["list", "--json"]).trim(), "[]");
+
+    std::fs::write(config.join("settings.json"), r#"{"browserStart": true}"#).unwrap();
+    let (status, started) = invoke_at(&origin, &cookie, "launch_start", &start);
+    assert_eq!(status, 200, "{started}");
+    assert_eq!(started["name"], "phone");
+    project.row_when(&server, "phone", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    let (status, rows) = invoke_at(&origin, &cookie, "launches", &Value::Null);
+    assert_eq!(status, 200, "{rows}");
+    assert_eq!(rows[0]["launch"]["name"], "phone", "{rows}");
+    let (status, stopped) = invoke_at(
+        &origin,
+        &cookie,
+        "launch_stop",
+        &json!({"request": {"name": "phone"}}),
+    );
+    assert_eq!(status, 200, "{stopped}");
+    let _ = serving.kill();
+    let _ = serving.wait();
+}

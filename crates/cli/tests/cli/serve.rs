@@ -156,18 +156,43 @@ fn link_path(served: &Served) -> String {
 
 /// A command as the page's shim sends it.
 fn invoke(served: &Served, cookie: &str, command: &str, arguments: &Value) -> (u16, Value) {
+    invoke_at(&served.origin, cookie, command, arguments)
+}
+
+/// A command as the page's shim sends it to the server at `origin`.
+pub(crate) fn invoke_at(
+    origin: &str,
+    cookie: &str,
+    command: &str,
+    arguments: &Value,
+) -> (u16, Value) {
     let (status, _, body) = request(
-        &served.origin,
+        origin,
         "POST",
         &format!("/api/invoke/{command}"),
         &[
             ("Cookie", cookie),
-            ("Origin", &served.origin),
+            ("Origin", origin),
             ("Content-Type", "application/json"),
         ],
         &arguments.to_string(),
     );
     (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// Pairs a browser with the server at `origin` whose sessions live in
+/// `config`, with a code made there; its cookie.
+pub(crate) fn pair_at(origin: &str, config: &Path) -> String {
+    let code =
+        switchboard_store::browsers::new_pairing(config, switchboard_store::clock::now()).unwrap();
+    let (status, headers, body) = request(origin, "GET", &format!("/pair?code={code}"), &[], "");
+    assert_eq!(status, 200, "{body}");
+    header(&headers, "set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
 }
 
 #[test]
@@ -562,22 +587,7 @@ fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
         "a ninth is refused"
     );
     // Another browser is not held back by the first.
-    let code =
-        switchboard_store::browsers::new_pairing(&config, switchboard_store::clock::now()).unwrap();
-    let (status, headers, _) = request(
-        &served.origin,
-        "GET",
-        &format!("/pair?code={code}"),
-        &[],
-        "",
-    );
-    assert_eq!(status, 200);
-    let other = header(&headers, "set-cookie")
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let other = pair_at(&served.origin, &config);
     drop(open_events(&served, &other).expect("another browser opens its stream"));
     // Pages closed: their places come back (at the latest at the stream's
     // next heartbeat, when the server finds the connection gone).
