@@ -28,17 +28,26 @@ pub struct Served {
 }
 
 impl Served {
+    /// The runtime folder of the server whose config folder is `config`
+    /// (a process that starts program sessions it watches uses it too).
+    pub fn runtime(config: &Path) -> std::path::PathBuf {
+        config.with_file_name("rt")
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.server.pid()
     }
 
-    /// Starts it and reads its origin and link.
+    /// Starts it and reads its origin and link. Its runtime folder (the
+    /// session host it watches, the workspace's registration) is `rt`
+    /// beside `config`: [`Served::runtime`].
     pub fn start(binaries: &Binaries, workspace: &Path, config: &Path) -> Result<Self> {
         let mut child = binaries
             .cli(workspace)
             .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
             .env("SWITCHBOARD_CONFIG_DIR", config)
+            .env("SWITCHBOARD_RUNTIME_DIR", Self::runtime(config))
             .stdout(Stdio::piped())
             .spawn()
             .context("could not start switchboard serve")?;

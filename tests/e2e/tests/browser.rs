@@ -109,6 +109,7 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
             .cli(&workspace)
             .arg("session")
             .args(args)
+            .env("SWITCHBOARD_RUNTIME_DIR", Served::runtime(&config))
             .output()?;
         ensure!(output.status.success(), "session {args:?}: {output:?}");
         Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
@@ -123,7 +124,8 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         }
     }
     let mut kill = binaries.cli(&workspace);
-    kill.args(["session", "kill", &id]);
+    kill.args(["session", "kill", &id])
+        .env("SWITCHBOARD_RUNTIME_DIR", Served::runtime(&config));
     let _ends = Ends(kill);
     find("#nav-terminals").await?.click().await?;
     find(&format!(".session-item[data-id='{id}']")).await?;
