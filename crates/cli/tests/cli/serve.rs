@@ -623,6 +623,34 @@ fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
     }
 }
 
+/// `switchboard -C workspace ARGS…` run to its end, which a refusal
+/// reaches at once: one that serves instead is killed after a minute and
+/// fails the test.
+fn refusal(workspace: &Path, args: &[&str], config: &Path) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace)
+        .args(args)
+        .env("SWITCHBOARD_CONFIG_DIR", config)
+        .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".test-runtime"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    let (ended, end) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = ended.send(child.wait_with_output());
+    });
+    match end.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            panic!("{args:?} served instead of being refused");
+        }
+    }
+}
+
 /// A client of a TLS server that trusts only `root` (a PEM certificate
 /// file): one request to `address` (`127.0.0.1:PORT`) as to `name` (its
 /// SNI, the name checked in the certificate, and the `Host` unless
@@ -823,10 +851,10 @@ fn a_developers_certificate_serves_and_bad_tls_flags_are_refused_with_their_code
     let missing = dir.path().join("missing.pem");
     let missing_arg = missing.to_str().unwrap();
     let refused = |args: &[&str], says: &str| {
-        let output = crate::switchboard_with(
+        let output = refusal(
             &workspace,
             &[&["serve", "--listen", "127.0.0.1:0"], args].concat(),
-            &[("SWITCHBOARD_CONFIG_DIR", &config)],
+            &config,
         );
         let said = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {said}");
@@ -868,11 +896,7 @@ fn a_developers_certificate_serves_and_bad_tls_flags_are_refused_with_their_code
 #[test]
 fn beyond_loopback_is_refused_without_tls_and_served_with_it_under_its_names_only() {
     let (_dir, workspace, config) = folders();
-    let output = crate::switchboard_with(
-        &workspace,
-        &["serve", "--listen", "0.0.0.0:0"],
-        &[("SWITCHBOARD_CONFIG_DIR", &config)],
-    );
+    let output = refusal(&workspace, &["serve", "--listen", "0.0.0.0:0"], &config);
     let said = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{said}");
     assert!(
