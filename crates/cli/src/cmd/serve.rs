@@ -35,7 +35,8 @@ pub struct ServeArgs {
     /// Another name the made certificate covers (repeatable): a host name
     /// or an address a phone opens, e.g. 192.168.1.20 or machine.local
     /// (localhost, this machine's name and the --listen address are
-    /// covered already).
+    /// covered already). With --tls-cert, the name shown first, when the
+    /// certificate covers it.
     #[arg(long = "tls-name", value_name = "NAME")]
     pub tls_names: Vec<String>,
     /// Print a one-time pairing link (and its QR code) once serving:

@@ -154,7 +154,10 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Re
         extra.push(name);
     }
     if !extra.is_empty() && options.tls.is_none() {
-        refuse!("--tls-name names what the certificate covers: give it with --tls-self-signed");
+        refuse!(
+            "--tls-name names what a TLS certificate covers: give it with --tls-self-signed \
+             (or --tls-cert and --tls-key)"
+        );
     }
     let tls = match &options.tls {
         Some(source) => Some(tls::load(
