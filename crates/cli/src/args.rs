@@ -134,8 +134,12 @@ pub enum Command {
     /// team tasks.
     Mcp(crate::cmd::mcp::McpArgs),
     /// Serve the inbox to a browser (a phone, another computer through a
-    /// tunnel): paired with a one-time link, loopback only.
+    /// tunnel, or over TLS): paired with a one-time link.
     Serve(crate::cmd::serve::ServeArgs),
+    /// Print a new one-time pairing link (and its QR code) for the
+    /// `switchboard serve` already serving this workspace (the window's
+    /// own too).
+    Pair(crate::cmd::serve::PairArgs),
 }
 
 impl Command {
@@ -169,6 +173,7 @@ impl Command {
             | Command::Learn(_)
             | Command::Mcp(_)
             | Command::Serve(_)
+            | Command::Pair(_)
             | Command::Hook(_)
             | Command::Connect(_)
             | Command::Hooks(_)

@@ -65,6 +65,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Rec(args) => cmd::rec::run(&workspace, args),
         Command::Mcp(args) => cmd::mcp::run(workspace, named, args).map(|()| 0),
         Command::Serve(args) => cmd::serve::run(workspace, &args).map(|()| 0),
+        Command::Pair(args) => cmd::serve::pair(&workspace, &args).map(|()| 0),
         Command::Close(args) => cmd::inbox::close(&workspace, &args).map(|()| 0),
     }
 }

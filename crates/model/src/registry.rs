@@ -69,6 +69,12 @@ pub struct Registration {
     pub pid: u32,
     /// When it registered.
     pub since: Timestamp,
+    /// Where a browser opens it, for a server of the inbox to browsers
+    /// (`switchboard serve`): the origin its pairing links are made with,
+    /// so `switchboard pair` makes one for it. None for anything else
+    /// (and in files written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// The largest registration file read: a path and a few fields.
@@ -362,6 +368,7 @@ mod tests {
             presence,
             pid: 4242,
             since: Timestamp::EPOCH,
+            origin: None,
         }
     }
 
@@ -371,7 +378,15 @@ mod tests {
         let name = written.file_name();
         assert!(name.ends_with(".window.4242.json"), "{name}");
         let text = serde_json::to_string(&written).unwrap();
-        assert_eq!(Registration::read(&name, &text), Ok(written));
+        assert!(!text.contains("origin"), "none is not written: {text}");
+        assert_eq!(Registration::read(&name, &text), Ok(written.clone()));
+        // A server of the inbox to browsers keeps where it is opened.
+        let serving = Registration {
+            origin: Some("https://127.0.0.1:8766".into()),
+            ..registration("/home/dev/project", Presence::Browsers)
+        };
+        let text = serde_json::to_string(&serving).unwrap();
+        assert_eq!(Registration::read(&serving.file_name(), &text), Ok(serving));
     }
 
     #[test]

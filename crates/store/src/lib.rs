@@ -9,6 +9,7 @@
 pub mod agents;
 pub mod annotations;
 mod atomic;
+pub mod browser_tls;
 pub mod browsers;
 pub mod chains;
 pub mod chats;

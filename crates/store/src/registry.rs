@@ -104,12 +104,26 @@ impl Registry {
         presence: Presence,
         now: Timestamp,
     ) -> Result<Registered, StoreError> {
+        self.register_at(workspace, presence, None, now)
+    }
+
+    /// [`Registry::register`], saying where a browser opens it (`origin`,
+    /// a server of the inbox to browsers): what `switchboard pair` makes
+    /// its links with.
+    pub fn register_at(
+        &self,
+        workspace: &Workspace,
+        presence: Presence,
+        origin: Option<&str>,
+        now: Timestamp,
+    ) -> Result<Registered, StoreError> {
         let folder = &self.folder;
         let registration = Registration {
             workspace: workspace.root().to_string_lossy().into_owned(),
             presence,
             pid: std::process::id(),
             since: now,
+            origin: origin.map(str::to_owned),
         };
         let path = folder.join(registration.file_name());
         let mut held = held();

@@ -1,18 +1,44 @@
 //! `switchboard serve`: the inbox in a browser on any device that reaches
-//! this machine's loopback (an SSH tunnel, a tailnet's HTTPS), paired with
-//! a one-time link; and the paired browsers, listed and revoked.
+//! this machine's loopback (an SSH tunnel, a tailnet's HTTPS) or, over TLS,
+//! this machine; paired with a one-time link; and the paired browsers,
+//! listed and revoked. `switchboard pair`: a new link for the server
+//! already serving this workspace.
+
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use switchboard_store::{Workspace, browsers, settings};
+use switchboard_model::{ErrorCode, ErrorPayload, registry::Presence};
+use switchboard_store::{Workspace, browsers, registry, settings};
 
 /// `switchboard serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Where to listen: a loopback address and port (port 0 picks a free
-    /// one). Anything beyond this machine needs TLS, not built yet.
+    /// Where to listen: an address and port (port 0 picks a free one).
+    /// Anything but loopback needs TLS (--tls-self-signed, or --tls-cert
+    /// and --tls-key).
     #[arg(long, default_value = "127.0.0.1:8766")]
     pub listen: String,
+    /// Serve over TLS with this certificate (PEM, perhaps followed by its
+    /// chain); with --tls-key.
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM, unencrypted).
+    #[arg(long, value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+    /// Serve over TLS with a certificate made for this machine (kept in
+    /// the config folder's browser-tls/, made anew when it expires or a
+    /// name is missing); its fingerprint is printed, for a browser's
+    /// user to check.
+    #[arg(long)]
+    pub tls_self_signed: bool,
+    /// Another name the made certificate covers (repeatable): a host name
+    /// or an address a phone opens, e.g. 192.168.1.20 or machine.local
+    /// (localhost, this machine's name and the --listen address are
+    /// covered already). With --tls-cert, the name shown first, when the
+    /// certificate covers it.
+    #[arg(long = "tls-name", value_name = "NAME")]
+    pub tls_names: Vec<String>,
     /// Print a one-time pairing link (and its QR code) once serving:
     /// opened within 10 minutes, it pairs that browser.
     #[arg(long)]
@@ -63,11 +89,80 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
             std::process::exit(0);
         });
     }
+    let tls = crate::serve::tls::Source::from_flags(
+        args.tls_cert.as_deref(),
+        args.tls_key.as_deref(),
+        args.tls_self_signed,
+    )?;
     crate::serve::serve(
         workspace,
         config_dir,
-        &args.listen,
-        args.pair,
-        &args.origins,
+        &crate::serve::Options {
+            listen: args.listen.clone(),
+            pair: args.pair,
+            proxied: args.origins.clone(),
+            tls,
+            tls_names: args.tls_names.clone(),
+        },
     )
+}
+
+/// `switchboard pair`.
+#[derive(Debug, Args)]
+pub struct PairArgs {}
+
+/// Prints a new one-time link (and its QR code) for the `switchboard
+/// serve` already serving this workspace — the window's own included —
+/// made on the origin it registered; its code, kept in the shared
+/// config folder, is the running server's to take.
+pub fn pair(workspace: &Workspace, _args: &PairArgs) -> Result<()> {
+    let config_dir = settings::config_dir()
+        .context("this system has no config folder; set SWITCHBOARD_CONFIG_DIR")?;
+    let origins = serving(workspace.root());
+    let Some(origin) = origins.first() else {
+        return Err(ErrorPayload::new(
+            ErrorCode::Unavailable,
+            format!(
+                "no `switchboard serve` serves {} now: start one with `switchboard serve --pair` \
+                 (which prints a link itself), or in the window's Settings, \"Serve the inbox to \
+                 paired browsers\"",
+                workspace.root().display()
+            ),
+        )
+        .into());
+    };
+    let link = switchboard_commands::pairing::new_link(&config_dir, origin)?;
+    println!("Open this link once, within 10 minutes, in the browser to pair:\n{link}");
+    if let Some(code) = crate::serve::qr(&link) {
+        println!("{code}");
+    }
+    for other in &origins[1..] {
+        println!("(also served at {other}: the same link works there with that address)");
+    }
+    Ok(())
+}
+
+/// The origins the running servers of `root` to browsers registered,
+/// newest first.
+fn serving(root: &Path) -> Vec<String> {
+    let mut found: Vec<_> = registry::list()
+        .registrations
+        .into_iter()
+        .filter(|registration| {
+            registration.presence == Presence::Browsers
+                && Path::new(&registration.workspace) == root
+        })
+        .filter_map(|registration| {
+            let origin = crate::serve::origin(registration.origin.as_deref()?)?;
+            Some((registration.since, origin))
+        })
+        .collect();
+    found.sort_by_key(|(since, _)| std::cmp::Reverse(*since));
+    let mut origins: Vec<String> = Vec::new();
+    for (_, origin) in found {
+        if !origins.contains(&origin) {
+            origins.push(origin);
+        }
+    }
+    origins
 }

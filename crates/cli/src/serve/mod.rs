@@ -1,5 +1,5 @@
 //! `switchboard serve`: the window's own page in a browser, over HTTP on
-//! loopback. Pairing, not passwords: a one-time link (`--pair`, printed
+//! loopback or over TLS anywhere (`tls`). Pairing, not passwords: a one-time link (`--pair`, printed
 //! with its QR code) is exchanged for a session cookie (HttpOnly,
 //! SameSite=Strict), listed and revoked like tokens (`--sessions`,
 //! `--revoke`). Every request but the pairing one needs the cookie; a
@@ -12,6 +12,7 @@
 mod events;
 mod page;
 mod routes;
+pub mod tls;
 
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
@@ -38,8 +39,8 @@ pub struct Served {
     /// them more) live in.
     pub config_dir: PathBuf,
     /// Every origin a browser reaches this server at: its own
-    /// (`http://127.0.0.1:PORT`), then the
-    /// proxies' (`--origin`). A request naming another `Host` is refused
+    /// (`http://127.0.0.1:PORT`; over TLS, `https://NAME:PORT` for each
+    /// name its certificate covers), then the proxies' (`--origin`). A request naming another `Host` is refused
     /// (DNS rebinding), and a command is taken only from the page of the
     /// origin it reached.
     pub origins: Vec<String>,
@@ -58,9 +59,12 @@ impl Served {
         self.origins
             .iter()
             .find(|origin| {
-                origin
-                    .split_once("://")
-                    .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host))
+                origin.split_once("://").is_some_and(|(scheme, authority)| {
+                    // A browser leaves out the scheme's own port.
+                    let default = if scheme == "https" { ":443" } else { ":80" };
+                    authority.eq_ignore_ascii_case(host)
+                        || authority.eq_ignore_ascii_case(&format!("{host}{default}"))
+                })
             })
             .map(String::as_str)
     }
@@ -98,19 +102,31 @@ fn say(text: &str) {
     let _ = writeln!(out, "{text}").and_then(|()| out.flush());
 }
 
-/// Serves `workspace` at `address` (loopback only) until killed, also to
-/// browsers reaching it through a proxy at `proxied` (origins); prints the
-/// URL first, and with `pair` a one-time link (on the first proxy's
-/// origin, if any) and its QR code.
-pub fn serve(
-    workspace: Workspace,
-    config_dir: PathBuf,
-    address: &str,
-    pair: bool,
-    proxied: &[String],
-) -> Result<()> {
+/// How `switchboard serve` is asked to serve.
+pub struct Options {
+    /// The address and port to listen on (`--listen`).
+    pub listen: String,
+    /// Print a pairing link once serving (`--pair`).
+    pub pair: bool,
+    /// The proxies' origins (`--origin`).
+    pub proxied: Vec<String>,
+    /// Where TLS's certificate comes from, if served over TLS.
+    pub tls: Option<tls::Source>,
+    /// More names a made certificate covers (`--tls-name`).
+    pub tls_names: Vec<String>,
+}
+
+/// How long a connection may take to finish its TLS handshake.
+const HANDSHAKE_WITHIN: Duration = Duration::from_secs(10);
+
+/// Serves `workspace` as `options` say until killed: on loopback, or over
+/// TLS anywhere; also to browsers reaching it through a proxy (origins).
+/// Prints the URL first (and the certificate's fingerprint), and with
+/// `pair` a one-time link (on the first proxy's origin, if any) and its QR
+/// code.
+pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Result<()> {
     let mut also = Vec::new();
-    for text in proxied {
+    for text in &options.proxied {
         let Some(origin) = origin(text) else {
             refuse!(
                 "--origin takes the address a browser opens, a scheme and a host, e.g. \
@@ -119,16 +135,42 @@ pub fn serve(
         };
         also.push(origin);
     }
-    let Ok(address) = address.parse::<SocketAddr>() else {
-        refuse!("--listen takes an address and port, e.g. 127.0.0.1:8766 (not {address:?})");
-    };
-    if !address.ip().is_loopback() {
+    let Ok(address) = options.listen.parse::<SocketAddr>() else {
         refuse!(
-            "serving on {address} would reach beyond this machine, which needs TLS (not built yet): \
-             serve on loopback and reach it through an SSH tunnel \
-             (ssh -L 8766:127.0.0.1:8766 this-machine) or a tailnet's HTTPS (see docs/inbox.md)"
+            "--listen takes an address and port, e.g. 127.0.0.1:8766 (not {:?})",
+            options.listen
+        );
+    };
+    if !address.ip().is_loopback() && options.tls.is_none() {
+        refuse!(
+            "serving on {address} would reach beyond this machine, which needs TLS. Either \
+             give it TLS (--tls-self-signed for a certificate made for this machine, or \
+             --tls-cert FILE --tls-key FILE), or serve on loopback and reach it through an \
+             SSH tunnel (ssh -L 8766:127.0.0.1:8766 this-machine) or a tailnet's HTTPS \
+             (tailscale serve 8766, with --origin; see docs/inbox.md)"
         );
     }
+    let mut extra = Vec::new();
+    for text in &options.tls_names {
+        let Some(name) = tls::Name::parse(text) else {
+            refuse!("--tls-name takes a host name or an IP address (not {text:?})");
+        };
+        extra.push(name);
+    }
+    if !extra.is_empty() && options.tls.is_none() {
+        refuse!(
+            "--tls-name names what a TLS certificate covers: give it with --tls-self-signed \
+             (or --tls-cert and --tls-key)"
+        );
+    }
+    let tls = match &options.tls {
+        Some(source) => Some(tls::load(
+            source,
+            &config_dir,
+            &tls::wanted(&extra, address.ip(), &also),
+        )?),
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -138,16 +180,28 @@ pub fn serve(
             .await
             .with_context(|| format!("could not listen on {address}"))?;
         let local = listener.local_addr()?;
-        let origin = format!("http://{local}");
-        let sessions = Arc::<switchboard_commands::terminals::Followed>::default();
-        let events = events::Events::follow(&workspace, Arc::clone(&sessions))?;
+        // Over TLS, every name the certificate covers, and no other.
+        let own: Vec<String> = match &tls {
+            Some(tls) => tls
+                .names
+                .iter()
+                .map(|name| format!("https://{}", name.authority(local.port())))
+                .collect(),
+            None => vec![format!("http://{local}")],
+        };
+        let origin = own.first().cloned().unwrap_or_default();
+        let shown = also.first().cloned().unwrap_or_else(|| origin.clone());
         // Registered while it serves: agents' questions are asked (and
-        // listed in every window's "All workspaces") as if a window were open.
+        // listed in every window's "All workspaces") as if a window were
+        // open; `switchboard pair` makes its links on `shown`. Registered
+        // before the other workspaces are followed, so a page that opens
+        // its stream at once is not told of this server's own arrival.
         let _registered = switchboard_store::registry::Registry::locate()
             .and_then(|registry| {
-                registry.register(
+                registry.register_at(
                     &workspace,
                     switchboard_model::registry::Presence::Browsers,
+                    Some(&shown),
                     switchboard_store::clock::now(),
                 )
             })
@@ -155,8 +209,9 @@ pub fn serve(
                 tracing::warn!(%error, "agents' questions are asked here only while a window is open")
             })
             .ok();
-        let shown = also.first().cloned().unwrap_or_else(|| origin.clone());
-        let mut origins = vec![origin.clone()];
+        let sessions = Arc::<switchboard_commands::terminals::Followed>::default();
+        let events = events::Events::follow(&workspace, Arc::clone(&sessions))?;
+        let mut origins = own;
         origins.extend(also);
         let reach = switchboard_commands::Reach {
             workspace,
@@ -175,7 +230,18 @@ pub fn serve(
             events,
         });
         say(&format!("{origin}/"));
-        if pair {
+        let acceptor = tls.map(|tls| {
+            say(&format!("TLS certificate's SHA-256 fingerprint: {}", tls.fingerprint));
+            if let Some(made) = &tls.made {
+                say(&format!(
+                    "(made for this machine and kept in {}: a browser warns until it is \
+                     trusted; check that the fingerprint it shows is this one)",
+                    made.display()
+                ));
+            }
+            tls.acceptor
+        });
+        if options.pair {
             let link = switchboard_commands::pairing::new_link(&served.config_dir, &shown)?;
             say(&format!(
                 "Open this link once, within 10 minutes, in the browser to pair:\n{link}"
@@ -198,24 +264,45 @@ pub fn serve(
                 }
             };
             let served = Arc::clone(&served);
+            let acceptor = acceptor.clone();
             tokio::spawn(async move {
-                let service = service_fn(move |request| {
-                    let served = Arc::clone(&served);
-                    async move {
-                        Ok::<_, std::convert::Infallible>(routes::answer(&served, request).await)
+                match acceptor {
+                    None => connection(served, stream).await,
+                    // A handshake that never ends (or is no handshake:
+                    // plain HTTP) ends this connection only.
+                    Some(acceptor) => {
+                        match tokio::time::timeout(HANDSHAKE_WITHIN, acceptor.accept(stream)).await
+                        {
+                            Ok(Ok(stream)) => connection(served, stream).await,
+                            Ok(Err(error)) => {
+                                tracing::debug!(%error, "a TLS handshake failed");
+                            }
+                            Err(_) => tracing::debug!("a TLS handshake took too long"),
+                        }
                     }
-                });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(HEAD_WITHIN)
-                    .serve_connection(TokioIo::new(stream), service);
-                if let Err(error) = connection.await {
-                    tracing::debug!(%error, "a browser's connection ended");
                 }
                 drop(place);
             });
         }
     })
+}
+
+/// Serves one browser's connection until it ends.
+async fn connection<Stream>(served: Arc<Served>, stream: Stream)
+where
+    Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |request| {
+        let served = Arc::clone(&served);
+        async move { Ok::<_, std::convert::Infallible>(routes::answer(&served, request).await) }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEAD_WITHIN)
+        .serve_connection(TokioIo::new(stream), service);
+    if let Err(error) = connection.await {
+        tracing::debug!(%error, "a browser's connection ended");
+    }
 }
 
 #[cfg(test)]

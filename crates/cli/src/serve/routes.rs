@@ -74,14 +74,14 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
             refused(
                 ErrorCode::Forbidden,
                 StatusCode::UNAUTHORIZED,
-                "this browser is not paired (or its session was revoked): run `switchboard serve --pair` and open the link",
+                "this browser is not paired (or its session was revoked): run `switchboard pair` on the machine and open the link",
             )
         } else {
             html(
                 StatusCode::UNAUTHORIZED,
                 "<p>This browser is not paired with Switchboard (or its session was revoked).</p>\
-                 <p>On the machine, run <code>switchboard serve --pair</code> and open the link it \
-                 prints here.</p>",
+                 <p>On the machine, run <code>switchboard pair</code> (or, in the window's \
+                 Settings, <b>Pair a browser</b>) and open the link it prints here.</p>",
             )
         };
     };

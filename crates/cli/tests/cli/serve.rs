@@ -17,6 +17,8 @@ struct Served {
     child: Child,
     origin: String,
     link: String,
+    /// The TLS certificate's fingerprint it printed, if it serves TLS.
+    fingerprint: Option<String>,
     /// What else it prints, read so it never writes into a closed pipe.
     _rest: std::thread::JoinHandle<()>,
 }
@@ -33,11 +35,21 @@ fn serve(workspace: &Path, config: &Path) -> Served {
 }
 
 fn serve_with(workspace: &Path, config: &Path, more: &[&str]) -> Served {
+    serve_args(
+        workspace,
+        config,
+        &[&["--listen", "127.0.0.1:0", "--pair"], more].concat(),
+    )
+}
+
+/// `switchboard serve ARGS…` (`--pair` among them), once it printed its
+/// link.
+fn serve_args(workspace: &Path, config: &Path, args: &[&str]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .arg("-C")
         .arg(workspace)
-        .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
-        .args(more)
+        .arg("serve")
+        .args(args)
         .env("SWITCHBOARD_CONFIG_DIR", config)
         .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".test-runtime"))
         .stdout(Stdio::piped())
@@ -51,16 +63,23 @@ fn serve_with(workspace: &Path, config: &Path, more: &[&str]) -> Served {
         .unwrap()
         .trim_end_matches('/')
         .to_owned();
+    let mut fingerprint = None;
     let link = lines
         .by_ref()
         .map(Result::unwrap)
-        .find(|line| line.contains("/pair?code="))
+        .find(|line| {
+            if let Some(printed) = line.strip_prefix("TLS certificate's SHA-256 fingerprint: ") {
+                fingerprint = Some(printed.to_owned());
+            }
+            line.contains("/pair?code=")
+        })
         .unwrap();
     let rest = std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
     Served {
         child,
         origin,
         link,
+        fingerprint,
         _rest: rest,
     }
 }
@@ -86,10 +105,29 @@ fn request(
     body: &str,
 ) -> (u16, Vec<(String, String)>, String) {
     let address = origin.trim_start_matches("http://");
-    let mut stream = TcpStream::connect(address).unwrap();
+    exchange(
+        TcpStream::connect(address).unwrap(),
+        address,
+        method,
+        path,
+        headers,
+        body,
+    )
+}
+
+/// One request over `stream` (a `Host` of `host` unless `headers` give
+/// one); the server's answer.
+fn exchange(
+    mut stream: impl Read + Write,
+    host: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
     let mut head = format!("{method} {path} HTTP/1.1\r\n");
     if !headers.iter().any(|(name, _)| *name == "Host") {
-        head.push_str(&format!("Host: {address}\r\n"));
+        head.push_str(&format!("Host: {host}\r\n"));
     }
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -100,7 +138,8 @@ fn request(
     ));
     stream.write_all(head.as_bytes()).unwrap();
     let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).unwrap();
+    // Over TLS, an end without close_notify is an error after the answer.
+    let _ = stream.read_to_end(&mut answer);
     let text = String::from_utf8_lossy(&answer).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     let mut lines = head.lines();
@@ -345,22 +384,6 @@ fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
         "request=1",
     );
     assert_eq!(status, 415, "{body}");
-}
-
-#[test]
-fn serving_beyond_loopback_is_refused_with_the_way_to_reach_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let output = crate::switchboard_with(
-        dir.path(),
-        &["serve", "--listen", "0.0.0.0:0"],
-        &[("SWITCHBOARD_CONFIG_DIR", &dir.path().join("config"))],
-    );
-    assert!(!output.status.success());
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        said.contains("TLS") && said.contains("SSH tunnel"),
-        "{said}"
-    );
 }
 
 #[test]
@@ -738,4 +761,422 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
         &json!({"request": {"session": id}}),
     );
     assert_eq!(status, 200, "{ended}");
+}
+
+/// `switchboard -C workspace ARGS…` run to its end, which a refusal
+/// reaches at once: one that serves instead is killed after a minute and
+/// fails the test.
+fn refusal(workspace: &Path, args: &[&str], config: &Path) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(workspace)
+        .args(args)
+        .env("SWITCHBOARD_CONFIG_DIR", config)
+        .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".test-runtime"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    let (ended, end) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = ended.send(child.wait_with_output());
+    });
+    match end.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            panic!("{args:?} served instead of being refused");
+        }
+    }
+}
+
+/// A client of a TLS server that trusts only `root` (a PEM certificate
+/// file): one request to `address` (`127.0.0.1:PORT`) as to `name` (its
+/// SNI, the name checked in the certificate, and the `Host` unless
+/// `headers` give one).
+fn tls_request(
+    root: &Path,
+    address: &str,
+    name: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    let root = native_tls::Certificate::from_pem(&std::fs::read(root).unwrap()).unwrap();
+    let connector = native_tls::TlsConnector::builder()
+        .add_root_certificate(root)
+        .build()
+        .unwrap();
+    let stream = connector
+        .connect(name, TcpStream::connect(address).unwrap())
+        .unwrap();
+    let port = address.rsplit(':').next().unwrap();
+    exchange(
+        stream,
+        &format!("{name}:{port}"),
+        method,
+        path,
+        headers,
+        body,
+    )
+}
+
+/// `127.0.0.1:PORT` of a server whose origin is `origin`.
+fn loopback(origin: &str) -> String {
+    format!("127.0.0.1:{}", origin.rsplit(':').next().unwrap())
+}
+
+/// The certificate `switchboard serve --tls-self-signed` made.
+fn made_cert(config: &Path) -> std::path::PathBuf {
+    config.join("browser-tls/cert.pem")
+}
+
+/// The SHA-256 fingerprint of the PEM certificate at `path`, as printed.
+fn fingerprint_of(path: &Path) -> String {
+    let cert = openssl::x509::X509::from_pem(&std::fs::read(path).unwrap()).unwrap();
+    cert.digest(openssl::hash::MessageDigest::sha256())
+        .unwrap()
+        .iter()
+        .map(|byte| format!("{byte:02X}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// Pairs over TLS at `address` as `name` with `served`'s link: the
+/// cookie line the browser holds.
+fn tls_pair(served: &Served, root: &Path, address: &str, name: &str) -> String {
+    let (status, headers, body) =
+        tls_request(root, address, name, "GET", &link_path(served), &[], "");
+    assert_eq!(status, 200, "{body}");
+    header(&headers, "set-cookie").unwrap().to_owned()
+}
+
+#[test]
+fn a_self_signed_server_pairs_over_https_with_a_secure_cookie_and_keeps_its_certificate() {
+    let (_dir, workspace, config) = folders();
+    let served = serve_with(&workspace, &config, &["--tls-self-signed"]);
+    let address = loopback(&served.origin);
+    assert_eq!(
+        served.origin,
+        format!("https://{address}"),
+        "the printed URL"
+    );
+    assert!(
+        served
+            .link
+            .starts_with(&format!("https://{address}/pair?code=")),
+        "{}",
+        served.link
+    );
+    let cert = made_cert(&config);
+    let fingerprint = fingerprint_of(&cert);
+    assert_eq!(served.fingerprint.as_deref(), Some(fingerprint.as_str()));
+    let mode = |name: &str| {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(config.join("browser-tls").join(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("key.pem"), 0o600, "the key is its owner's only");
+
+    // Paired over HTTPS (the certificate trusted, checked for 127.0.0.1):
+    // the cookie is sent back over HTTPS only.
+    let cookie = tls_pair(&served, &cert, &address, "127.0.0.1");
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let (status, _, body) = tls_request(
+        &cert,
+        &address,
+        "127.0.0.1",
+        "POST",
+        "/api/invoke/list_deliveries",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", &served.origin),
+            ("Content-Type", "application/json"),
+        ],
+        "{}",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("deliveries"), "{body}");
+    // Under localhost too, which it covers.
+    let (status, _, _) = tls_request(
+        &cert,
+        &address,
+        "localhost",
+        "GET",
+        "/",
+        &[("Cookie", &cookie)],
+        "",
+    );
+    assert_eq!(status, 200);
+    drop(served);
+
+    // Served again: the same certificate, not one a phone must check anew.
+    let again = serve_with(&workspace, &config, &["--tls-self-signed"]);
+    assert_eq!(again.fingerprint.as_deref(), Some(fingerprint.as_str()));
+    assert_eq!(fingerprint_of(&cert), fingerprint);
+}
+
+/// A certificate for `localhost` and 127.0.0.1 with an RSA key, as a
+/// developer's own (the key in the older PKCS#1 form): the PEM texts.
+fn developers_certificate() -> (Vec<u8>, Vec<u8>) {
+    use openssl::{
+        asn1::Asn1Time, hash::MessageDigest, pkey::PKey, rsa::Rsa, x509::X509,
+        x509::X509NameBuilder, x509::extension::SubjectAlternativeName,
+    };
+    let rsa = Rsa::generate(2048).unwrap();
+    let key = PKey::from_rsa(rsa.clone()).unwrap();
+    let mut name = X509NameBuilder::new().unwrap();
+    name.append_entry_by_text("CN", "localhost").unwrap();
+    let name = name.build();
+    let mut builder = X509::builder().unwrap();
+    builder.set_version(2).unwrap();
+    builder.set_subject_name(&name).unwrap();
+    builder.set_issuer_name(&name).unwrap();
+    builder.set_pubkey(&key).unwrap();
+    builder
+        .set_not_before(&Asn1Time::days_from_now(0).unwrap())
+        .unwrap();
+    builder
+        .set_not_after(&Asn1Time::days_from_now(30).unwrap())
+        .unwrap();
+    let names = SubjectAlternativeName::new()
+        .dns("localhost")
+        .ip("127.0.0.1")
+        .build(&builder.x509v3_context(None, None))
+        .unwrap();
+    builder.append_extension(names).unwrap();
+    builder.sign(&key, MessageDigest::sha256()).unwrap();
+    (
+        builder.build().to_pem().unwrap(),
+        rsa.private_key_to_pem().unwrap(),
+    )
+}
+
+#[test]
+fn a_developers_certificate_serves_and_bad_tls_flags_are_refused_with_their_code() {
+    let (dir, workspace, config) = folders();
+    let (cert, key) = developers_certificate();
+    let cert_file = dir.path().join("cert.pem");
+    let key_file = dir.path().join("key.pem");
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let (cert_arg, key_arg) = (cert_file.to_str().unwrap(), key_file.to_str().unwrap());
+    let served = serve_with(
+        &workspace,
+        &config,
+        &["--tls-cert", cert_arg, "--tls-key", key_arg],
+    );
+    assert_eq!(served.fingerprint, Some(fingerprint_of(&cert_file)));
+    let address = loopback(&served.origin);
+    let cookie = tls_pair(&served, &cert_file, &address, "localhost");
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    drop(served);
+    assert!(
+        !made_cert(&config).exists(),
+        "nothing is made beside the developer's own"
+    );
+
+    // What does not make TLS is refused before anything is served.
+    let (other_cert, other_key) = developers_certificate();
+    let other_key_file = dir.path().join("other-key.pem");
+    std::fs::write(&other_key_file, &other_key).unwrap();
+    drop(other_cert);
+    let other_key_arg = other_key_file.to_str().unwrap();
+    let missing = dir.path().join("missing.pem");
+    let missing_arg = missing.to_str().unwrap();
+    let refused = |args: &[&str], says: &str| {
+        let output = refusal(
+            &workspace,
+            &[&["serve", "--listen", "127.0.0.1:0"], args].concat(),
+            &config,
+        );
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {said}");
+        assert!(
+            said.contains("error[INVALID_REQUEST]") && said.contains(says),
+            "{args:?}: {said}"
+        );
+    };
+    refused(
+        &["--tls-cert", missing_arg, "--tls-key", key_arg],
+        "could not be read",
+    );
+    refused(
+        &["--tls-cert", key_arg, "--tls-key", key_arg],
+        "not a PEM certificate",
+    );
+    refused(
+        &["--tls-cert", cert_arg, "--tls-key", cert_arg],
+        "not a PEM private key",
+    );
+    refused(
+        &["--tls-cert", cert_arg, "--tls-key", other_key_arg],
+        "is not the key of",
+    );
+    refused(&["--tls-cert", cert_arg], "--tls-key FILE");
+    refused(&["--tls-key", key_arg], "--tls-cert FILE");
+    refused(
+        &[
+            "--tls-self-signed",
+            "--tls-cert",
+            cert_arg,
+            "--tls-key",
+            key_arg,
+        ],
+        "--tls-self-signed makes its own",
+    );
+}
+
+#[test]
+fn beyond_loopback_is_refused_without_tls_and_served_with_it_under_its_names_only() {
+    let (_dir, workspace, config) = folders();
+    let output = refusal(&workspace, &["serve", "--listen", "0.0.0.0:0"], &config);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("error[INVALID_REQUEST]")
+            && said.contains("--tls-self-signed")
+            && said.contains("--tls-cert")
+            && said.contains("SSH tunnel")
+            && said.contains("tailnet"),
+        "the three ways: {said}"
+    );
+
+    let served = serve_args(
+        &workspace,
+        &config,
+        &[
+            "--listen",
+            "0.0.0.0:0",
+            "--pair",
+            "--tls-self-signed",
+            "--tls-name",
+            "phone-facing.example",
+        ],
+    );
+    let cert = made_cert(&config);
+    let port = served.origin.rsplit(':').next().unwrap().to_owned();
+    assert_eq!(
+        served.origin,
+        format!("https://phone-facing.example:{port}"),
+        "the name given is the one shown"
+    );
+    let address = format!("127.0.0.1:{port}");
+    // A name the certificate covers (connected here, as a phone whose
+    // DNS says so): paired.
+    let cookie = tls_pair(&served, &cert, &address, "localhost");
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let (status, _, _) = tls_request(
+        &cert,
+        &address,
+        "phone-facing.example",
+        "GET",
+        "/",
+        &[("Cookie", &cookie)],
+        "",
+    );
+    assert_eq!(status, 200);
+    // Another name that resolves here (DNS rebinding), or the address
+    // itself, which the certificate does not cover: refused.
+    for host in [format!("rebound.evil.example:{port}"), address.clone()] {
+        let (status, _, _) = tls_request(
+            &cert,
+            &address,
+            "localhost",
+            "GET",
+            "/",
+            &[("Host", &host), ("Cookie", &cookie)],
+            "",
+        );
+        assert_eq!(status, 421, "{host}");
+    }
+}
+
+#[test]
+fn plain_http_or_silence_on_the_tls_port_ends_that_connection_only() {
+    let (_dir, workspace, config) = folders();
+    let served = serve_with(&workspace, &config, &["--tls-self-signed"]);
+    let cert = made_cert(&config);
+    let address = loopback(&served.origin);
+    // A connection that says nothing.
+    let mut silent = TcpStream::connect(&address).unwrap();
+    // Plain HTTP sent to the TLS port: no answer but the end.
+    let mut plain = TcpStream::connect(&address).unwrap();
+    write!(plain, "GET / HTTP/1.1\r\nHost: {address}\r\n\r\n").unwrap();
+    let mut heard = Vec::new();
+    let _ = plain.read_to_end(&mut heard);
+    assert!(
+        !String::from_utf8_lossy(&heard).contains("HTTP/1.1"),
+        "no page over plain HTTP"
+    );
+    // Meanwhile TLS still serves.
+    let (status, _, _) = tls_request(&cert, &address, "127.0.0.1", "GET", "/", &[], "");
+    assert_eq!(status, 401, "served (and not paired)");
+    // The silent one is let go once its handshake is overdue (10 s).
+    silent
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut buffer = [0_u8; 64];
+    let read = silent.read(&mut buffer);
+    assert!(
+        matches!(read, Ok(0))
+            || read
+                .as_ref()
+                .is_err_and(|error| error.kind() == std::io::ErrorKind::ConnectionReset),
+        "the server closes it: {read:?}"
+    );
+}
+
+#[test]
+fn switchboard_pair_makes_a_link_the_running_server_takes() {
+    let (_dir, workspace, config) = folders();
+    let runtime = workspace.join(".test-runtime");
+    let envs = [
+        ("SWITCHBOARD_CONFIG_DIR", config.as_path()),
+        ("SWITCHBOARD_RUNTIME_DIR", runtime.as_path()),
+    ];
+    // None runs: said, with how to start one.
+    let output = crate::switchboard_with(&workspace, &["pair"], &envs);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(9), "{said}");
+    assert!(
+        said.contains("error[UNAVAILABLE]") && said.contains("switchboard serve"),
+        "{said}"
+    );
+
+    let served = serve(&workspace, &config);
+    let output = crate::switchboard_with(&workspace, &["pair"], &envs);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed = String::from_utf8_lossy(&output.stdout);
+    let link = printed
+        .lines()
+        .find(|line| line.contains("/pair?code="))
+        .unwrap();
+    assert!(
+        link.starts_with(&format!("{}/pair?code=", served.origin)),
+        "made on the running server's origin: {link}"
+    );
+    assert_ne!(link, served.link, "a new code");
+    let path = &link[link.find("/pair?").unwrap()..];
+    let (status, headers, body) = request(&served.origin, "GET", path, &[], "");
+    assert_eq!(status, 200, "{body}");
+    let cookie = header(&headers, "set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
+    assert_eq!(status, 200, "paired");
 }

@@ -136,6 +136,7 @@ fn what_is_put_in_the_folder_by_hand_is_never_taken_nor_waited_on() {
         presence: Presence::Window,
         pid: 7,
         since: Timestamp::EPOCH,
+        origin: None,
     };
     let name = registration.file_name();
     // A FIFO under a registration's name: opening it would wait forever.
@@ -414,6 +415,7 @@ fn registering_clears_only_stale_registrations_never_other_files() {
         presence: Presence::Window,
         pid: 7,
         since: Timestamp::EPOCH,
+        origin: None,
     };
     std::fs::write(
         registry.folder().join(stale.file_name()),
