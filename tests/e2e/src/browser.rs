@@ -43,9 +43,21 @@ impl Served {
     /// session host it watches, the workspace's registration) is `rt`
     /// beside `config`: [`Served::runtime`].
     pub fn start(binaries: &Binaries, workspace: &Path, config: &Path) -> Result<Self> {
+        Self::start_with(binaries, workspace, config, &[])
+    }
+
+    /// [`Served::start`] with more of `switchboard serve`'s flags
+    /// (`--tls-self-signed`).
+    pub fn start_with(
+        binaries: &Binaries,
+        workspace: &Path,
+        config: &Path,
+        more: &[&str],
+    ) -> Result<Self> {
         let mut child = binaries
             .cli(workspace)
             .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
+            .args(more)
             .env("SWITCHBOARD_CONFIG_DIR", config)
             .env("SWITCHBOARD_RUNTIME_DIR", Self::runtime(config))
             .stdout(Stdio::piped())
@@ -84,6 +96,15 @@ impl Chromium {
     /// 360-px phone's screen (Chromium's device mode: a headless window is
     /// never narrower than 500 px), its profile in `profile`.
     pub async fn start(profile: &Path) -> Result<Self> {
+        Self::start_trusting(profile, None).await
+    }
+
+    /// [`Chromium::start`], trusting the certificate whose public key's
+    /// SHA-256 digest (base64) is `spki` as a phone's user does once they
+    /// checked its fingerprint (Chromium's
+    /// `--ignore-certificate-errors-spki-list`, which holds for that key
+    /// only).
+    pub async fn start_trusting(profile: &Path, spki: Option<&str>) -> Result<Self> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")?
             .local_addr()?
             .port();
@@ -104,14 +125,22 @@ impl Chromium {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        let mut args = vec![
+            "--headless=new".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--disable-gpu".to_owned(),
+            format!("--user-data-dir={}", profile.display()),
+        ];
+        if let Some(spki) = spki {
+            args.push(format!("--ignore-certificate-errors-spki-list={spki}"));
+        }
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("browserName".into(), "chrome".into());
         capabilities.insert(
             "goog:chromeOptions".into(),
             json!({
                 "binary": "/usr/bin/chromium",
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         format!("--user-data-dir={}", profile.display())],
+                "args": args,
                 "mobileEmulation": {"deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2.0}},
             }),
         );
@@ -138,4 +167,13 @@ impl Chromium {
             .await?;
         Ok(())
     }
+}
+
+/// The base64 SHA-256 digest of the public key of the PEM certificate at
+/// `cert` (what [`Chromium::start_trusting`] takes).
+pub fn spki_digest(cert: &Path) -> Result<String> {
+    let cert = openssl::x509::X509::from_pem(&std::fs::read(cert)?)?;
+    let key = cert.public_key()?.public_key_to_der()?;
+    let digest = openssl::hash::hash(openssl::hash::MessageDigest::sha256(), &key)?;
+    Ok(openssl::base64::encode_block(&digest))
 }

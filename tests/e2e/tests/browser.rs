@@ -306,3 +306,71 @@ fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Re
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn over_tls_a_phone_trusting_the_made_certificate_pairs_with_a_secure_cookie_and_answers()
+-> Result<()> {
+    let binaries = Binaries::locate()?;
+    let dir = tempfile::tempdir()?;
+    let (workspace, config, profile) = (
+        dir.path().join("ws"),
+        dir.path().join("config"),
+        dir.path().join("chromium"),
+    );
+    std::fs::create_dir_all(&workspace)?;
+    let served = Served::start_with(&binaries, &workspace, &config, &["--tls-self-signed"])?;
+    ensure!(
+        served.origin.starts_with("https://") && served.link.starts_with("https://"),
+        "served over TLS: {} {}",
+        served.origin,
+        served.link
+    );
+    // The phone's user checked the fingerprint and trusts this key only.
+    let spki =
+        switchboard_e2e::browser::spki_digest(&switchboard_store::browser_tls::cert_path(&config))?;
+    let agent = binaries
+        .cli(&workspace)
+        .args(["deliver", "--mode", "blocking", "--title", "Over TLS?"])
+        .args([
+            "--content",
+            "Yes or no.",
+            "--schema",
+            r#"{"type": "confirm"}"#,
+        ])
+        .args(["--timeout", "120"])
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let chromium = Chromium::start_trusting(&profile, Some(&spki)).await?;
+    let client = chromium.client.clone();
+    chromium.pair(&served).await?;
+    let cookies = client.get_all_cookies().await?;
+    let cookie = cookies
+        .iter()
+        .find(|cookie| cookie.name() == "switchboard_session")
+        .context("the browser holds the session cookie")?;
+    ensure!(
+        cookie.secure() == Some(true) && cookie.http_only() == Some(true),
+        "over HTTPS the cookie is Secure and HttpOnly: {cookie:?}"
+    );
+    let question = client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#inbox-list .delivery"))
+        .await?;
+    ensure!(question.text().await?.contains("Over TLS?"));
+    question.click().await?;
+    client
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#feedback-confirm"))
+        .await?
+        .click()
+        .await?;
+    let line: Value = serde_json::from_slice(&agent.wait_with_output()?.stdout)?;
+    ensure!(
+        line["status"] == "responded" && line["response"]["value"] == true,
+        "the agent got the answer given over TLS: {line}"
+    );
+    client.close().await?;
+    Ok(())
+}
