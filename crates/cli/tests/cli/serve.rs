@@ -1180,3 +1180,76 @@ fn switchboard_pair_makes_a_link_the_running_server_takes() {
     let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
     assert_eq!(status, 200, "paired");
 }
+
+/// `command` (with `arguments`) from `count` browsers' pages at once, each
+/// answer's status, or none past `within`.
+fn invoke_all(
+    served: &Served,
+    cookie: &str,
+    command: &str,
+    arguments: &Value,
+    count: usize,
+    within: std::time::Duration,
+) -> Option<Vec<u16>> {
+    let (answered, answers) = std::sync::mpsc::channel();
+    for _ in 0..count {
+        let (origin, cookie, command, arguments, answered) = (
+            served.origin.clone(),
+            cookie.to_owned(),
+            command.to_owned(),
+            arguments.clone(),
+            answered.clone(),
+        );
+        std::thread::spawn(move || {
+            let _ = answered.send(invoke_at(&origin, &cookie, &command, &arguments).0);
+        });
+    }
+    let deadline = std::time::Instant::now() + within;
+    (0..count)
+        .map(|_| {
+            answers.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+        })
+        .collect::<Result<_, _>>()
+        .ok()
+}
+
+#[test]
+fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_nothing_up() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let settings = config.join("settings.json");
+    let end = json!({"request": {"session": "s_000000000000"}});
+    let within = std::time::Duration::from_secs(20);
+    // A FIFO first (opened, it would wait for a writer forever, holding
+    // the server's threads: more commands than it has), then a device (a
+    // symlink to /dev/zero, read without end), then wrong types.
+    nix::unistd::mkfifo(&settings, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let answered = invoke_all(&served, &cookie, "session_end", &end, 8, within);
+    assert_eq!(
+        answered,
+        Some(vec![403; 8]),
+        "refused at once, taking over not granted"
+    );
+    let (status, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    assert_eq!(status, 200, "the rest is served: {listed}");
+    std::fs::remove_file(&settings).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &settings).unwrap();
+    let answered = invoke_all(&served, &cookie, "session_end", &end, 2, within);
+    assert_eq!(answered, Some(vec![403; 2]), "a device");
+    std::fs::remove_file(&settings).unwrap();
+    for wrong in [
+        r#"{"browserTakeOver": "true"}"#,
+        r#"{"browserTakeOver": 1}"#,
+        r#"{"browserTakeOver": false, "browserTakeOver": true}"#,
+        r#"[{"browserTakeOver": true}]"#,
+    ] {
+        std::fs::write(&settings, wrong).unwrap();
+        let (status, refused) = invoke(&served, &cookie, "session_end", &end);
+        assert_eq!(status, 403, "{wrong}: {refused}");
+    }
+    // Granted, the same call gets as far as the session host.
+    std::fs::write(&settings, r#"{"browserTakeOver": true}"#).unwrap();
+    let (status, answer) = invoke(&served, &cookie, "session_end", &end);
+    assert_ne!(status, 403, "{answer}");
+}
