@@ -1253,3 +1253,43 @@ fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_not
     let (status, answer) = invoke(&served, &cookie, "session_end", &end);
     assert_ne!(status, 403, "{answer}");
 }
+
+#[test]
+fn a_browser_revoked_by_a_tool_writing_in_place_and_keeping_the_time_is_refused_at_once() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let (status, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    assert_eq!(status, 200, "paired: {listed}");
+    // Another tool (an editor, `cp -p` of a copy) writes the file in
+    // place: the same inode, the same size, the modification time put
+    // back; its one session's digest is no longer this cookie's.
+    let file = config.join("browser-sessions.json");
+    let before = std::fs::metadata(&file).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let sessions: Value = serde_json::from_str(&text).unwrap();
+    let digest = sessions["sessions"][0]["sha256"].as_str().unwrap();
+    let other: String = digest
+        .chars()
+        .map(|c| if c == '0' { '1' } else { '0' })
+        .collect();
+    let revoked = text.replace(digest, &other);
+    assert_eq!(revoked.len(), text.len());
+    let mut writing = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&file)
+        .unwrap();
+    writing.write_all(revoked.as_bytes()).unwrap();
+    writing.set_modified(before.modified().unwrap()).unwrap();
+    drop(writing);
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+    use std::os::unix::fs::MetadataExt as _;
+    assert_eq!(after.ino(), before.ino(), "written in place");
+    let (status, refused) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    assert_eq!(status, 401, "revoked: {refused}");
+}
