@@ -1219,7 +1219,7 @@ fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_not
     let served = serve(&workspace, &config);
     let cookie = pair(&served);
     let settings = config.join("settings.json");
-    let end = json!({"request": {"session": "s_000000000000"}});
+    let end = json!({"request": {"session": "ps-000000000000"}});
     let within = std::time::Duration::from_secs(20);
     // A FIFO first (opened, it would wait for a writer forever, holding
     // the server's threads: more commands than it has), then a device (a
@@ -1292,4 +1292,34 @@ fn a_browser_revoked_by_a_tool_writing_in_place_and_keeping_the_time_is_refused_
     assert_eq!(after.ino(), before.ino(), "written in place");
     let (status, refused) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
     assert_eq!(status, 401, "revoked: {refused}");
+}
+
+#[test]
+fn a_session_log_that_is_a_fifo_or_a_device_is_refused_at_once_to_a_browser() {
+    let (_dir, workspace, config) = folders();
+    let logs = workspace.join(".switchboard/sessions");
+    std::fs::create_dir_all(&logs).unwrap();
+    // Put there by an agent, or a cloned repository's symlink.
+    nix::unistd::mkfifo(
+        &logs.join("ps-aaaaaaaaaaaa.cast"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/dev/zero", logs.join("ps-bbbbbbbbbbbb.cast")).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let within = std::time::Duration::from_secs(20);
+    // More replays at once than the server has threads, the FIFO first.
+    for session in ["ps-aaaaaaaaaaaa", "ps-bbbbbbbbbbbb"] {
+        let replay = json!({"request": {"session": session}});
+        let answered = invoke_all(&served, &cookie, "session_replay", &replay, 4, within)
+            .unwrap_or_else(|| panic!("{session}: the replays were not answered"));
+        assert!(
+            answered.iter().all(|status| *status >= 400),
+            "{session}: {answered:?}"
+        );
+    }
+    let (status, listed) = invoke(&served, &cookie, "sessions", &Value::Null);
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed, json!([]), "neither is a log");
 }
