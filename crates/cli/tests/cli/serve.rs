@@ -1019,6 +1019,18 @@ fn a_developers_certificate_serves_and_bad_tls_flags_are_refused_with_their_code
         &["--tls-cert", cert_arg, "--tls-key", other_key_arg],
         "is not the key of",
     );
+    // A FIFO (opened, it would wait for a writer) or a device (read
+    // without end) in a file's place: refused at once.
+    let fifo = dir.path().join("fifo.pem");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    refused(
+        &["--tls-cert", fifo.to_str().unwrap(), "--tls-key", key_arg],
+        "is not a regular file",
+    );
+    refused(
+        &["--tls-cert", cert_arg, "--tls-key", "/dev/zero"],
+        "is not a regular file",
+    );
     refused(&["--tls-cert", cert_arg], "--tls-key FILE");
     refused(&["--tls-key", key_arg], "--tls-cert FILE");
     refused(
