@@ -73,6 +73,13 @@ pub fn keep_or_replace<E: From<StoreError>>(
     Ok(decided)
 }
 
+/// A developer's PEM file (`--tls-cert`, `--tls-key`) whole: refused with
+/// `InvalidInput` when it is no regular file (a FIFO is never waited on, a
+/// device never read without end) and `FileTooLarge` past 256 KiB.
+pub fn read_given(path: &Path) -> std::io::Result<Vec<u8>> {
+    crate::regular::read(path, MAX_PEM_BYTES)
+}
+
 /// The text of `path`, none when it is missing.
 fn read(path: &Path) -> Result<Option<String>, StoreError> {
     match crate::regular::read_to_string(path, MAX_PEM_BYTES) {

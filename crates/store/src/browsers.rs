@@ -86,16 +86,20 @@ pub fn revoke(dir: &Path, id: &str) -> Result<BrowserSession, StoreError> {
 /// The browser sessions as a server checks them at every request and
 /// event: the file is read again only when it changed. Another process
 /// pairing or revoking a browser replaces it (a rename), which changes
-/// its inode, so a revocation holds at the next check.
+/// its inode; a tool writing it in place changes its status-change time,
+/// which no tool sets back (unlike the modification time, which `cp -p`
+/// or `touch -d` do). Either way a revocation holds at the next check.
 #[derive(Debug)]
 pub struct Current {
     dir: PathBuf,
     kept: std::sync::Mutex<Option<(Stamp, std::sync::Arc<BrowserFile>)>>,
 }
 
-/// What tells one version of the file from another: its inode, size and
-/// modification time (none when there is no file).
-type Stamp = Option<(u64, u64, Option<std::time::SystemTime>)>;
+/// What tells one version of the file from another, the file a symlink
+/// names included (it is what is read): its device and inode, size, and
+/// modification and status-change times to the nanosecond (none when
+/// there is no file).
+type Stamp = Option<(u64, u64, u64, i64, i64, i64, i64)>;
 
 impl Current {
     /// The sessions kept in `dir`.
@@ -110,8 +114,16 @@ impl Current {
     pub fn file(&self) -> Result<std::sync::Arc<BrowserFile>, StoreError> {
         use std::os::unix::fs::MetadataExt as _;
         let path = path(&self.dir);
-        let stamp: Stamp = match std::fs::symlink_metadata(&path) {
-            Ok(meta) => Some((meta.ino(), meta.len(), meta.modified().ok())),
+        let stamp: Stamp = match std::fs::metadata(&path) {
+            Ok(meta) => Some((
+                meta.dev(),
+                meta.ino(),
+                meta.size(),
+                meta.mtime(),
+                meta.mtime_nsec(),
+                meta.ctime(),
+                meta.ctime_nsec(),
+            )),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
             Err(error) => return Err(StoreError::io("could not read", &path)(error)),
         };
@@ -150,6 +162,23 @@ mod tests {
             "unchanged, it is not read again"
         );
         revoke(dir.path(), &session.id).unwrap();
+        assert!(current.file().unwrap().holder(&cookie).is_none());
+    }
+
+    #[test]
+    fn a_sessions_file_kept_behind_a_symlink_is_read_again_when_what_it_names_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("kept");
+        let config = dir.path().join("config");
+        std::fs::create_dir_all(&config).unwrap();
+        let code = new_pairing(&kept, crate::clock::now()).unwrap();
+        let (_, cookie) = pair(&kept, &code, "phone", crate::clock::now()).unwrap();
+        std::os::unix::fs::symlink(path(&kept), path(&config)).unwrap();
+        let current = Current::new(config);
+        assert!(current.file().unwrap().holder(&cookie).is_some());
+        // Revoked where the file lives (replaced there, the symlink left).
+        let id = load(&kept).unwrap().sessions[0].id.clone();
+        revoke(&kept, &id).unwrap();
         assert!(current.file().unwrap().holder(&cookie).is_none());
     }
 }

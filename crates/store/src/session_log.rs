@@ -150,6 +150,9 @@ pub struct Logged {
 /// How much of a log's end is read for its last event.
 const TAIL: u64 = 1024;
 
+/// The longest header line read.
+const MAX_HEADER: u64 = 1 << 20;
+
 /// The last line of `file` (its last [`TAIL`] bytes).
 fn last_line(file: &mut File) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
@@ -177,11 +180,14 @@ pub fn list(workspace_root: &Path) -> Result<Vec<Logged>, StoreError> {
         else {
             continue;
         };
-        let Ok(mut file) = File::open(&path) else {
+        let Ok(mut file) = crate::regular::open_read(&path) else {
             continue;
         };
+        // The header is one line of a few fields: a file with no line
+        // end for long is not a log.
         let mut first = String::new();
-        if std::io::BufRead::read_line(&mut std::io::BufReader::new(&file), &mut first).is_err() {
+        let mut header = std::io::Read::take(std::io::BufReader::new(&file), MAX_HEADER);
+        if std::io::BufRead::read_line(&mut header, &mut first).is_err() {
             continue;
         }
         if let Ok(header) = serde_json::from_str::<LogHeader>(&first) {
@@ -290,9 +296,14 @@ pub fn read(workspace_root: &Path, id: &str) -> Result<Log, StoreError> {
         .take_while(|part| part.exists())
         .collect();
     parts.push(dir.join(format!("{id}.cast")));
+    // Each part a regular file (a FIFO or a device put in its place is
+    // refused, never waited on or read without end), all of them within
+    // the store's bound.
+    let mut left = crate::regular::DATA_LIMIT;
     for part in &parts {
-        match std::fs::read(part) {
+        match crate::regular::read(part, left) {
             Ok(bytes) => {
+                left = left.saturating_sub(bytes.len() as u64);
                 text.push_str(&String::from_utf8_lossy(&bytes));
                 text.push('\n');
             }

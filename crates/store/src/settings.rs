@@ -15,6 +15,10 @@ use crate::{StoreError, atomic::write_atomic_private};
 /// The settings file's name.
 pub const FILE: &str = "settings.json";
 
+/// The largest settings file read: a few fields and an API key take a few
+/// KiB.
+const MAX_BYTES: u64 = 1 << 20;
+
 /// The folder the settings live in, if the OS has a config directory.
 pub fn config_dir() -> Option<PathBuf> {
     std::env::var_os("SWITCHBOARD_CONFIG_DIR")
@@ -24,10 +28,12 @@ pub fn config_dir() -> Option<PathBuf> {
 }
 
 /// The stored settings in `dir`; defaults when there is no file yet. A
-/// file that does not parse is an error (and is left as it is).
+/// file that does not parse is an error (and is left as it is), and so is
+/// one that is no regular file (a FIFO, a device: never waited on, never
+/// read without end) or holds more than a MiB.
 pub fn load(dir: &Path) -> Result<Settings, StoreError> {
     let path = dir.join(FILE);
-    match std::fs::read_to_string(&path) {
+    match crate::regular::read_to_string(&path, MAX_BYTES) {
         Ok(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
             path,
             reason: error.to_string(),

@@ -203,7 +203,7 @@ pub fn load(source: &Source, config_dir: &Path, wanted: &[Name]) -> Result<Tls> 
 /// The developer's certificate (with its chain) and key, refused when a
 /// file cannot be read, is not PEM, or the key is not the certificate's.
 fn given(cert: &Path, key: &Path) -> Result<(Vec<X509>, PKey<Private>)> {
-    let cert_text = std::fs::read(cert).bad_input(format!(
+    let cert_text = browser_tls::read_given(cert).bad_input(format!(
         "--tls-cert {}: the certificate could not be read",
         cert.display()
     ))?;
@@ -214,7 +214,7 @@ fn given(cert: &Path, key: &Path) -> Result<(Vec<X509>, PKey<Private>)> {
             cert.display()
         );
     };
-    let key_text = std::fs::read(key).bad_input(format!(
+    let key_text = browser_tls::read_given(key).bad_input(format!(
         "--tls-key {}: the private key could not be read",
         key.display()
     ))?;

@@ -1019,6 +1019,18 @@ fn a_developers_certificate_serves_and_bad_tls_flags_are_refused_with_their_code
         &["--tls-cert", cert_arg, "--tls-key", other_key_arg],
         "is not the key of",
     );
+    // A FIFO (opened, it would wait for a writer) or a device (read
+    // without end) in a file's place: refused at once.
+    let fifo = dir.path().join("fifo.pem");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    refused(
+        &["--tls-cert", fifo.to_str().unwrap(), "--tls-key", key_arg],
+        "is not a regular file",
+    );
+    refused(
+        &["--tls-cert", cert_arg, "--tls-key", "/dev/zero"],
+        "is not a regular file",
+    );
     refused(&["--tls-cert", cert_arg], "--tls-key FILE");
     refused(&["--tls-key", key_arg], "--tls-cert FILE");
     refused(
@@ -1179,4 +1191,147 @@ fn switchboard_pair_makes_a_link_the_running_server_takes() {
         .to_owned();
     let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
     assert_eq!(status, 200, "paired");
+}
+
+/// `command` (with `arguments`) from `count` browsers' pages at once, each
+/// answer's status, or none past `within`.
+fn invoke_all(
+    served: &Served,
+    cookie: &str,
+    command: &str,
+    arguments: &Value,
+    count: usize,
+    within: std::time::Duration,
+) -> Option<Vec<u16>> {
+    let (answered, answers) = std::sync::mpsc::channel();
+    for _ in 0..count {
+        let (origin, cookie, command, arguments, answered) = (
+            served.origin.clone(),
+            cookie.to_owned(),
+            command.to_owned(),
+            arguments.clone(),
+            answered.clone(),
+        );
+        std::thread::spawn(move || {
+            let _ = answered.send(invoke_at(&origin, &cookie, &command, &arguments).0);
+        });
+    }
+    let deadline = std::time::Instant::now() + within;
+    (0..count)
+        .map(|_| {
+            answers.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+        })
+        .collect::<Result<_, _>>()
+        .ok()
+}
+
+#[test]
+fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_nothing_up() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let settings = config.join("settings.json");
+    let end = json!({"request": {"session": "ps-000000000000"}});
+    let within = std::time::Duration::from_secs(20);
+    // A FIFO first (opened, it would wait for a writer forever, holding
+    // the server's threads: more commands than it has), then a device (a
+    // symlink to /dev/zero, read without end), then wrong types.
+    nix::unistd::mkfifo(&settings, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let answered = invoke_all(&served, &cookie, "session_end", &end, 8, within);
+    assert_eq!(
+        answered,
+        Some(vec![403; 8]),
+        "refused at once, taking over not granted"
+    );
+    let (status, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    assert_eq!(status, 200, "the rest is served: {listed}");
+    std::fs::remove_file(&settings).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &settings).unwrap();
+    let answered = invoke_all(&served, &cookie, "session_end", &end, 2, within);
+    assert_eq!(answered, Some(vec![403; 2]), "a device");
+    std::fs::remove_file(&settings).unwrap();
+    for wrong in [
+        r#"{"browserTakeOver": "true"}"#,
+        r#"{"browserTakeOver": 1}"#,
+        r#"{"browserTakeOver": false, "browserTakeOver": true}"#,
+        r#"[{"browserTakeOver": true}]"#,
+    ] {
+        std::fs::write(&settings, wrong).unwrap();
+        let (status, refused) = invoke(&served, &cookie, "session_end", &end);
+        assert_eq!(status, 403, "{wrong}: {refused}");
+    }
+    // Granted, the same call gets as far as the session host.
+    std::fs::write(&settings, r#"{"browserTakeOver": true}"#).unwrap();
+    let (status, answer) = invoke(&served, &cookie, "session_end", &end);
+    assert_ne!(status, 403, "{answer}");
+}
+
+#[test]
+fn a_browser_revoked_by_a_tool_writing_in_place_and_keeping_the_time_is_refused_at_once() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let (status, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    assert_eq!(status, 200, "paired: {listed}");
+    // Another tool (an editor, `cp -p` of a copy) writes the file in
+    // place: the same inode, the same size, the modification time put
+    // back; its one session's digest is no longer this cookie's.
+    let file = config.join("browser-sessions.json");
+    let before = std::fs::metadata(&file).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let sessions: Value = serde_json::from_str(&text).unwrap();
+    let digest = sessions["sessions"][0]["sha256"].as_str().unwrap();
+    let other: String = digest
+        .chars()
+        .map(|c| if c == '0' { '1' } else { '0' })
+        .collect();
+    let revoked = text.replace(digest, &other);
+    assert_eq!(revoked.len(), text.len());
+    let mut writing = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&file)
+        .unwrap();
+    writing.write_all(revoked.as_bytes()).unwrap();
+    writing.set_modified(before.modified().unwrap()).unwrap();
+    drop(writing);
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+    use std::os::unix::fs::MetadataExt as _;
+    assert_eq!(after.ino(), before.ino(), "written in place");
+    let (status, refused) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    assert_eq!(status, 401, "revoked: {refused}");
+}
+
+#[test]
+fn a_session_log_that_is_a_fifo_or_a_device_is_refused_at_once_to_a_browser() {
+    let (_dir, workspace, config) = folders();
+    let logs = workspace.join(".switchboard/sessions");
+    std::fs::create_dir_all(&logs).unwrap();
+    // Put there by an agent, or a cloned repository's symlink.
+    nix::unistd::mkfifo(
+        &logs.join("ps-aaaaaaaaaaaa.cast"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/dev/zero", logs.join("ps-bbbbbbbbbbbb.cast")).unwrap();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let within = std::time::Duration::from_secs(20);
+    // More replays at once than the server has threads, the FIFO first.
+    for session in ["ps-aaaaaaaaaaaa", "ps-bbbbbbbbbbbb"] {
+        let replay = json!({"request": {"session": session}});
+        let answered = invoke_all(&served, &cookie, "session_replay", &replay, 4, within)
+            .unwrap_or_else(|| panic!("{session}: the replays were not answered"));
+        assert!(
+            answered.iter().all(|status| *status >= 400),
+            "{session}: {answered:?}"
+        );
+    }
+    let (status, listed) = invoke(&served, &cookie, "sessions", &Value::Null);
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed, json!([]), "neither is a log");
 }
