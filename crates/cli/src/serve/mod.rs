@@ -11,6 +11,7 @@
 
 mod events;
 mod page;
+mod peers;
 mod routes;
 pub mod tls;
 
@@ -251,17 +252,24 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Re
             }
         }
         let places = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        let peers = peers::Peers::default();
         loop {
             let Ok(place) = Arc::clone(&places).acquire_owned().await else {
                 return Ok(());
             };
-            let (stream, _) = match listener.accept().await {
+            let (stream, peer) = match listener.accept().await {
                 Ok(accepted) => accepted,
                 Err(error) => {
                     tracing::warn!(%error, "a connection was not accepted");
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }
+            };
+            // One address past its share is closed at once, its place
+            // given back: it cannot hold up everyone else.
+            let Some(peer_place) = peers.take(peer.ip()) else {
+                tracing::debug!(%peer, "a peer past its share of connections was closed");
+                continue;
             };
             let served = Arc::clone(&served);
             let acceptor = acceptor.clone();
@@ -281,7 +289,7 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Re
                         }
                     }
                 }
-                drop(place);
+                drop((place, peer_place));
             });
         }
     })

@@ -1335,3 +1335,44 @@ fn a_session_log_that_is_a_fifo_or_a_device_is_refused_at_once_to_a_browser() {
     assert_eq!(status, 200, "{listed}");
     assert_eq!(listed, json!([]), "neither is a log");
 }
+
+#[test]
+fn one_address_flooding_silent_connections_does_not_hold_up_a_paired_browser() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let address: std::net::SocketAddr =
+        served.origin.trim_start_matches("http://").parse().unwrap();
+    // 600 connections that never send a byte, from another address of
+    // this machine (as a LAN host would): more than the server's places.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let flood: Vec<tokio::net::TcpStream> = runtime.block_on(async {
+        let mut held = Vec::new();
+        for _ in 0..600 {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+            held.push(socket.connect(address).await.unwrap());
+        }
+        held
+    });
+    // The paired browser is answered at once, not when the flood's
+    // connections time out (10 s).
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    write!(
+        stream,
+        "GET / HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut status = String::new();
+    BufReader::new(&stream)
+        .read_line(&mut status)
+        .expect("answered while another address floods");
+    assert!(status.contains(" 200 "), "{status}");
+    drop(flood);
+}

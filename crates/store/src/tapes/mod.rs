@@ -29,6 +29,11 @@ pub const TAPES_DIR: &str = switchboard_model::tape::view::TAPES_DIR;
 /// How long a write waits for another writer's lock.
 pub const LOCK_WAIT: Duration = Duration::from_secs(5);
 
+/// The most a tape is read to: far over a recorded session's, short of
+/// what a file made to exhaust memory holds (a larger one is a problem,
+/// never read).
+pub const TAPE_LIMIT: u64 = 64 << 20;
+
 /// A tape that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TapeProblem {
@@ -108,7 +113,7 @@ impl Tapes {
     pub fn load(&self) -> Result<Loaded, StoreError> {
         let mut loaded = Loaded::default();
         for (path, file) in self.files()? {
-            let text = match std::fs::read(&file) {
+            let text = match crate::regular::read(&file, TAPE_LIMIT) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => text,
                     Err(error) => {
@@ -151,8 +156,8 @@ impl Tapes {
     /// its line:column.
     pub fn get(&self, id: &str) -> Result<Tape, StoreError> {
         let path = self.find(id)?;
-        let text =
-            std::fs::read_to_string(&path).map_err(StoreError::io("could not read", &path))?;
+        let text = crate::regular::read_to_string(&path, TAPE_LIMIT)
+            .map_err(StoreError::io("could not read", &path))?;
         codec::decode(&text).map_err(|error| StoreError::Corrupt {
             path,
             reason: error.to_string(),
@@ -215,7 +220,8 @@ impl Tapes {
         change: impl FnOnce(&mut Tape) -> Result<bool, StoreError>,
     ) -> Result<bool, StoreError> {
         let held = Held::take(path)?;
-        let text = std::fs::read_to_string(path).map_err(StoreError::io("could not read", path))?;
+        let text = crate::regular::read_to_string(path, TAPE_LIMIT)
+            .map_err(StoreError::io("could not read", path))?;
         let mut tape = codec::decode(&text).map_err(|error| StoreError::Corrupt {
             path: path.to_owned(),
             reason: error.to_string(),

@@ -95,6 +95,29 @@ fn a_broken_tape_is_listed_and_the_others_load() {
 }
 
 #[test]
+fn a_tape_past_the_limit_is_a_problem_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tapes");
+    fs::create_dir_all(root.join("bc")).unwrap();
+    fs::write(root.join("bc/sum.json5"), WRITTEN).unwrap();
+    // Sparse: past the limit on disk's word, nothing written.
+    fs::File::create(root.join("bc/huge.json5"))
+        .unwrap()
+        .set_len(switchboard_store::tapes::TAPE_LIMIT + 1)
+        .unwrap();
+    let loaded = Tapes::at(&root).load().unwrap();
+    assert_eq!(loaded.tapes.len(), 1);
+    assert_eq!(loaded.problems[0].path, "bc/huge.json5");
+    assert!(
+        loaded.problems[0].reason.contains("more than"),
+        "{}",
+        loaded.problems[0].reason
+    );
+    let refused = Tapes::at(&root).get("bc/huge").unwrap_err();
+    assert!(format!("{refused:?}").contains("more than"), "{refused:?}");
+}
+
+#[test]
 fn tapes_are_written_in_claudecontrols_form_under_its_lock() {
     let dir = tempfile::tempdir().unwrap();
     let tapes = Tapes::at(dir.path().join("tapes"));

@@ -1,0 +1,88 @@
+//! Each peer's share of the server's connections: one address (a LAN
+//! host flooding silent connections, a page's long-polls) holds
+//! [`PER_PEER`] at most, so it cannot take every place from the others.
+//! The loopback addresses a proxy or an SSH tunnel connects from are not
+//! counted: every browser behind them shares that address.
+
+use std::{
+    collections::HashMap,
+    net::{IpAddr, Ipv4Addr, Ipv6Addr},
+    sync::{Arc, Mutex, PoisonError},
+};
+
+/// The most connections one address holds at once.
+pub const PER_PEER: usize = 64;
+
+/// The connections each address holds now.
+#[derive(Default, Clone)]
+pub struct Peers(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+impl Peers {
+    /// A place for a connection from `ip`; none when it holds its share.
+    pub fn take(&self, ip: IpAddr) -> Option<Place> {
+        let ip = ip.to_canonical();
+        if ip == IpAddr::V4(Ipv4Addr::LOCALHOST) || ip == IpAddr::V6(Ipv6Addr::LOCALHOST) {
+            return Some(Place(None));
+        }
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = held.entry(ip).or_default();
+        if *count >= PER_PEER {
+            return None;
+        }
+        *count += 1;
+        Some(Place(Some((self.clone(), ip))))
+    }
+}
+
+/// One connection's place, given back when it is dropped.
+pub struct Place(Option<(Peers, IpAddr)>);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let Some((peers, ip)) = self.0.take() else {
+            return;
+        };
+        let mut held = peers.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&ip) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                held.remove(&ip);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_holds_its_share_and_gets_places_back_and_loopback_is_not_counted() {
+        let peers = Peers::default();
+        let lan = IpAddr::V4(Ipv4Addr::new(192, 168, 1, 20));
+        let held: Vec<Place> = (0..PER_PEER).filter_map(|_| peers.take(lan)).collect();
+        assert_eq!(held.len(), PER_PEER);
+        assert!(peers.take(lan).is_none(), "past its share");
+        assert!(
+            peers
+                .take(IpAddr::V4(Ipv4Addr::new(192, 168, 1, 21)))
+                .is_some(),
+            "another address is not held up"
+        );
+        drop(held);
+        assert!(peers.take(lan).is_some(), "given back");
+        let proxied: Vec<Place> = (0..PER_PEER * 2)
+            .filter_map(|_| peers.take(IpAddr::V4(Ipv4Addr::LOCALHOST)))
+            .collect();
+        assert_eq!(
+            proxied.len(),
+            PER_PEER * 2,
+            "a proxy's browsers share 127.0.0.1"
+        );
+        assert!(
+            peers
+                .take("::ffff:127.0.0.1".parse().unwrap_or(lan))
+                .is_some()
+        );
+    }
+}
