@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 use switchboard_e2e::{
     Binaries,
-    browser::Served,
+    browser::{Folders, Served},
     measure::percentile,
     memory::{summed, tree_memory},
     pages,
@@ -21,13 +21,12 @@ const ROUNDS: usize = 5;
 
 fn main() -> Result<()> {
     let binaries = Binaries::locate()?;
-    let dir = tempfile::tempdir()?;
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace)?;
-    let served = Served::start(&binaries, &workspace, &config)?;
+    let folders = Folders::new()?;
+    let (workspace, config) = (&folders.workspace, &folders.config);
+    let served = Served::start(&binaries, workspace, config)?;
     let origin = served.origin.clone();
     let cookies = (0..PAGES)
-        .map(|_| pages::pair(&origin, &config))
+        .map(|_| pages::pair(&origin, config))
         .collect::<Result<Vec<_>>>()?;
     let idle = summed(&tree_memory(served.pid())).0;
     let mut streams = Vec::new();
@@ -40,7 +39,7 @@ fn main() -> Result<()> {
     let mut heard = Vec::new();
     for round in 0..ROUNDS {
         let asked = Instant::now();
-        binaries.deliver(&workspace, &format!("Round {round}"), "hello")?;
+        binaries.deliver(workspace, &format!("Round {round}"), "hello")?;
         let listening: Vec<_> = streams
             .into_iter()
             .map(|mut events| {

@@ -177,3 +177,31 @@ pub fn spki_digest(cert: &Path) -> Result<String> {
     let digest = openssl::hash::hash(openssl::hash::MessageDigest::sha256(), &key)?;
     Ok(openssl::base64::encode_block(&digest))
 }
+
+/// A browser test's folders, gone when dropped: the workspace (`ws`,
+/// made), the config folder the server keeps its browsers in (`config`)
+/// and Chromium's profile (`chromium`).
+pub struct Folders {
+    /// The workspace.
+    pub workspace: std::path::PathBuf,
+    /// The server's config folder.
+    pub config: std::path::PathBuf,
+    /// Chromium's profile.
+    pub profile: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Folders {
+    /// New folders in a temporary one.
+    pub fn new() -> Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(&workspace)?;
+        Ok(Self {
+            workspace,
+            config: dir.path().join("config"),
+            profile: dir.path().join("chromium"),
+            _dir: dir,
+        })
+    }
+}

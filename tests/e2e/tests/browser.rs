@@ -17,24 +17,19 @@ use fantoccini::Locator;
 use serde_json::{Value, json};
 use switchboard_e2e::{
     Binaries, WAIT,
-    browser::{Chromium, Served},
+    browser::{Chromium, Folders, Served},
     pages,
 };
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked() -> Result<()> {
     let binaries = Binaries::locate()?;
-    let dir = tempfile::tempdir()?;
-    let (workspace, config, profile) = (
-        dir.path().join("ws"),
-        dir.path().join("config"),
-        dir.path().join("chromium"),
-    );
-    std::fs::create_dir_all(&workspace)?;
-    let served = Served::start(&binaries, &workspace, &config)?;
+    let folders = Folders::new()?;
+    let (workspace, config, profile) = (&folders.workspace, &folders.config, &folders.profile);
+    let served = Served::start(&binaries, workspace, config)?;
     let (origin, link) = (served.origin.clone(), served.link.clone());
     let agent = binaries
-        .cli(&workspace)
+        .cli(workspace)
         .args([
             "deliver",
             "--mode",
@@ -47,7 +42,7 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         .args(["--schema", r#"{"type": "confirm"}"#, "--timeout", "120"])
         .stdout(Stdio::piped())
         .spawn()?;
-    let chromium = Chromium::start(&profile).await?;
+    let chromium = Chromium::start(profile).await?;
     let client = chromium.client.clone();
     let find = async |css: &str| {
         client
@@ -106,10 +101,10 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
     // is refused until Settings allow it.
     let session = |args: &[&str]| -> Result<String> {
         let output = binaries
-            .cli(&workspace)
+            .cli(workspace)
             .arg("session")
             .args(args)
-            .env("SWITCHBOARD_RUNTIME_DIR", Served::runtime(&config))
+            .env("SWITCHBOARD_RUNTIME_DIR", Served::runtime(config))
             .output()?;
         ensure!(output.status.success(), "session {args:?}: {output:?}");
         Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
@@ -123,9 +118,9 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
             let _ = self.0.output();
         }
     }
-    let mut kill = binaries.cli(&workspace);
+    let mut kill = binaries.cli(workspace);
     kill.args(["session", "kill", &id])
-        .env("SWITCHBOARD_RUNTIME_DIR", Served::runtime(&config));
+        .env("SWITCHBOARD_RUNTIME_DIR", Served::runtime(config));
     let _ends = Ends(kill);
     find("#nav-terminals").await?.click().await?;
     find(&format!(".session-item[data-id='{id}']")).await?;
@@ -170,9 +165,9 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
 
     // Revoked: the next visit is turned away.
     let listed = binaries
-        .cli(&workspace)
+        .cli(workspace)
         .args(["serve", "--sessions"])
-        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .env("SWITCHBOARD_CONFIG_DIR", config)
         .output()?;
     let session = String::from_utf8_lossy(&listed.stdout)
         .split('\t')
@@ -180,9 +175,9 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         .unwrap_or_default()
         .to_owned();
     let revoked = binaries
-        .cli(&workspace)
+        .cli(workspace)
         .args(["serve", "--revoke", &session])
-        .env("SWITCHBOARD_CONFIG_DIR", &config)
+        .env("SWITCHBOARD_CONFIG_DIR", config)
         .status()?;
     ensure!(revoked.success(), "could not revoke {session:?}");
     client.goto(&format!("{origin}/")).await?;
@@ -207,14 +202,13 @@ const LOAD_WITHIN: Duration = Duration::from_secs(90);
 #[test]
 fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Result<()> {
     let binaries = Binaries::locate()?;
-    let dir = tempfile::tempdir()?;
-    let (workspace, config) = (dir.path().join("ws"), dir.path().join("config"));
-    std::fs::create_dir_all(&workspace)?;
-    let served = Served::start(&binaries, &workspace, &config)?;
+    let folders = Folders::new()?;
+    let (workspace, config) = (&folders.workspace, &folders.config);
+    let served = Served::start(&binaries, workspace, config)?;
     let origin = served.origin.clone();
     let started = Instant::now();
     let cookies = (0..PAGES)
-        .map(|_| pages::pair(&origin, &config))
+        .map(|_| pages::pair(&origin, config))
         .collect::<Result<Vec<_>>>()?;
     // Every page at once: its event stream, then the inbox read.
     let opening: Vec<_> = cookies
@@ -285,7 +279,7 @@ fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Re
     );
     drop(share);
     // An agent delivers: every page hears it.
-    binaries.deliver(&workspace, "For every page", "hello")?;
+    binaries.deliver(workspace, "For every page", "hello")?;
     let hearing: Vec<_> = streams
         .into_iter()
         .map(|mut events| {
@@ -311,14 +305,9 @@ fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Re
 async fn over_tls_a_phone_trusting_the_made_certificate_pairs_with_a_secure_cookie_and_answers()
 -> Result<()> {
     let binaries = Binaries::locate()?;
-    let dir = tempfile::tempdir()?;
-    let (workspace, config, profile) = (
-        dir.path().join("ws"),
-        dir.path().join("config"),
-        dir.path().join("chromium"),
-    );
-    std::fs::create_dir_all(&workspace)?;
-    let served = Served::start_with(&binaries, &workspace, &config, &["--tls-self-signed"])?;
+    let folders = Folders::new()?;
+    let (workspace, config, profile) = (&folders.workspace, &folders.config, &folders.profile);
+    let served = Served::start_with(&binaries, workspace, config, &["--tls-self-signed"])?;
     ensure!(
         served.origin.starts_with("https://") && served.link.starts_with("https://"),
         "served over TLS: {} {}",
@@ -327,9 +316,9 @@ async fn over_tls_a_phone_trusting_the_made_certificate_pairs_with_a_secure_cook
     );
     // The phone's user checked the fingerprint and trusts this key only.
     let spki =
-        switchboard_e2e::browser::spki_digest(&switchboard_store::browser_tls::cert_path(&config))?;
+        switchboard_e2e::browser::spki_digest(&switchboard_store::browser_tls::cert_path(config))?;
     let agent = binaries
-        .cli(&workspace)
+        .cli(workspace)
         .args(["deliver", "--mode", "blocking", "--title", "Over TLS?"])
         .args([
             "--content",
@@ -340,7 +329,7 @@ async fn over_tls_a_phone_trusting_the_made_certificate_pairs_with_a_secure_cook
         .args(["--timeout", "120"])
         .stdout(Stdio::piped())
         .spawn()?;
-    let chromium = Chromium::start_trusting(&profile, Some(&spki)).await?;
+    let chromium = Chromium::start_trusting(profile, Some(&spki)).await?;
     let client = chromium.client.clone();
     chromium.pair(&served).await?;
     let cookies = client.get_all_cookies().await?;
