@@ -11,6 +11,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
+    agent::launch::{LaunchRequest, never_asks},
     ipc::{
         CMD_ADD_ANNOTATION, CMD_CODEX_HOOKS_TRUST, CMD_EVERYWHERE, CMD_GET_DELIVERY, CMD_GET_THEME,
         CMD_LAUNCH_DIFF, CMD_LAUNCH_SEND, CMD_LAUNCH_START, CMD_LAUNCH_STOP, CMD_LAUNCHES,
@@ -18,6 +19,9 @@ use switchboard_model::{
         CMD_REPLY, CMD_SESSION_CONTROL, CMD_SESSION_END, CMD_SESSION_OUTPUT, CMD_SESSION_REPLAY,
         CMD_SESSION_TYPE, CMD_SESSIONS, CMD_TAPE, CMD_TAPES, CMD_TAPES_SEARCH, CMD_TEAM_BOARD,
         CMD_TEAMS, CMD_UI_PHASE, CMD_UI_READY, CMD_WORKSPACE_INFO, LaunchName, LaunchSend,
+    },
+    program::view::{
+        SessionControlRequest, SessionOutputRequest, SessionRequest, SessionTypeRequest,
     },
     settings::Settings,
 };
@@ -113,6 +117,17 @@ pub async fn dispatch(
     name: &str,
     arguments: &Value,
 ) -> Result<Value, ErrorPayload> {
+    let known = BROWSER_COMMANDS
+        .iter()
+        .chain(&TAKE_OVER_COMMANDS)
+        .chain(&START_COMMANDS)
+        .any(|command| *command == name);
+    if !known {
+        return Err(ErrorPayload::new(
+            ErrorCode::Forbidden,
+            format!("{name} is not available in a browser (yet): use the Switchboard window"),
+        ));
+    }
     if TAKE_OVER_COMMANDS.contains(&name) && !grants.take_over {
         return Err(ErrorPayload::new(
             ErrorCode::Forbidden,
@@ -135,28 +150,46 @@ pub async fn dispatch(
     match name {
         CMD_SESSIONS => encode(reach.sessions.now()),
         CMD_SESSION_OUTPUT => {
-            encode(terminals::session_output(&client(reach)?, &request(name, arguments)?).await?)
+            let output: SessionOutputRequest = request(name, arguments)?;
+            ours(reach, &output.session)?;
+            encode(terminals::session_output(&client(reach)?, &output).await?)
         }
         CMD_SESSION_TYPE => {
-            encode(terminals::session_type(&client(reach)?, own, request(name, arguments)?).await?)
+            let typed: SessionTypeRequest = request(name, arguments)?;
+            ours(reach, &typed.session)?;
+            encode(terminals::session_type(&client(reach)?, own, typed).await?)
         }
         CMD_SESSION_CONTROL => {
-            encode(terminals::session_control(&client(reach)?, &request(name, arguments)?).await?)
+            let control: SessionControlRequest = request(name, arguments)?;
+            ours(reach, &control.session)?;
+            encode(terminals::session_control(&client(reach)?, &control).await?)
         }
         CMD_SESSION_END => {
-            encode(terminals::session_end(&client(reach)?, &request(name, arguments)?).await?)
+            let end: SessionRequest = request(name, arguments)?;
+            ours(reach, &end.session)?;
+            encode(terminals::session_end(&client(reach)?, &end).await?)
         }
         CMD_LAUNCHES => encode(terminals::launches(&client(reach)?, own).await?),
-        CMD_LAUNCH_START => encode(
-            launches::start(
-                &client(reach)?,
-                own,
-                &request(name, arguments)?,
-                reach.switchboard.clone(),
-                Some(&reach.config_dir),
+        CMD_LAUNCH_START => {
+            let start: LaunchRequest = request(name, arguments)?;
+            if never_asks(start.permission_mode.as_deref()) {
+                return Err(ErrorPayload::new(
+                    ErrorCode::Forbidden,
+                    "a browser does not start an agent that never asks before it acts \
+                     (bypassPermissions, never): start it from the window or a terminal",
+                ));
+            }
+            encode(
+                launches::start(
+                    &client(reach)?,
+                    own,
+                    &start,
+                    reach.switchboard.clone(),
+                    Some(&reach.config_dir),
+                )
+                .await?,
             )
-            .await?,
-        ),
+        }
         CMD_LAUNCH_SEND => {
             let send: LaunchSend = request(name, arguments)?;
             encode(
@@ -220,7 +253,11 @@ fn on_store(reach: &Reach, name: &str, arguments: &Value) -> Result<Value, Error
             None => Err(no_reports()),
         },
         CMD_PROBE_REPORT => match &reach.probe_reports {
-            Some(folders) => answer(terminals::probe_report(folders, &request(name, arguments)?)),
+            Some(folders) => answer(terminals::probe_report(
+                folders,
+                own,
+                &request(name, arguments)?,
+            )),
             None => Err(no_reports()),
         },
         // The window's start-up marks: nothing to record for a browser.
@@ -229,6 +266,19 @@ fn on_store(reach: &Reach, name: &str, arguments: &Value) -> Result<Value, Error
             ErrorCode::Forbidden,
             format!("{name} is not available in a browser (yet): use the Switchboard window"),
         )),
+    }
+}
+
+/// Refuses session `id` unless it is one of this workspace's (the
+/// session host serves every workspace of the user's).
+fn ours(reach: &Reach, id: &str) -> Result<(), ErrorPayload> {
+    if reach.sessions.now().iter().any(|session| session.id == id) {
+        Ok(())
+    } else {
+        Err(ErrorPayload::new(
+            ErrorCode::NotFound,
+            format!("no session {id:?} in this workspace"),
+        ))
     }
 }
 

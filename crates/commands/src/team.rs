@@ -7,7 +7,7 @@ use switchboard_model::{
         TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest, TeamRequest,
         TeamSendRequest,
     },
-    team::{Task, TeamBoard, TeamEntry},
+    team::{Task, TeamBoard, TeamEntry, TeamError, TeamSource},
 };
 use switchboard_store::{
     StoreError, Workspace, clock,
@@ -20,12 +20,20 @@ pub fn teams(own: &Workspace, claude: Option<&ClaudeTeams>) -> Result<Vec<TeamEn
     team::all_teams(own, claude)
 }
 
-/// One team's board.
+/// One team's board: opencode-teams' in the workspace, or a Claude Code
+/// team working in it (one [`teams`] lists, never another's).
 pub fn team_board(
     own: &Workspace,
     claude: Option<&ClaudeTeams>,
     request: &TeamRequest,
 ) -> Result<TeamBoard, StoreError> {
+    if request.source == TeamSource::ClaudeCode
+        && !teams(own, claude)?
+            .iter()
+            .any(|entry| entry.source == request.source && entry.name == request.team)
+    {
+        return Err(TeamError::TeamMissing(request.team.clone()).into());
+    }
     team::board_of(own, claude, request.source, &request.team)
 }
 

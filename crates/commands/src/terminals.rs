@@ -112,7 +112,10 @@ pub fn session_replay(own: &Workspace, request: &SessionRequest) -> Result<TapeV
     Ok(view::view(&request.session, &tape))
 }
 
-/// A session's output since a cursor.
+/// The longest one read waits for new output (the view asks again).
+pub const MAX_WAIT_MS: u64 = 60_000;
+
+/// A session's output since a cursor, waiting [`MAX_WAIT_MS`] at most.
 pub async fn session_output(
     client: &Client,
     request: &SessionOutputRequest,
@@ -122,7 +125,7 @@ pub async fn session_output(
             &request.session,
             request.since,
             false,
-            request.wait_ms,
+            request.wait_ms.map(|wait| wait.min(MAX_WAIT_MS)),
             request.tail,
         )
         .await
@@ -214,10 +217,22 @@ pub fn probe_reports(folders: &ProbeReports, own: &Workspace) -> ReportList {
     folders.for_workspace(own.root())
 }
 
-/// One report, whole (only a file of the reports folders).
+/// One report of this workspace's, whole (only a file its list names).
 pub fn probe_report(
     folders: &ProbeReports,
+    own: &Workspace,
     request: &ReportRequest,
 ) -> Result<ReportView, StoreError> {
+    let listed = folders
+        .for_workspace(own.root())
+        .reports
+        .iter()
+        .any(|report| report.path == request.path);
+    if !listed {
+        return Err(StoreError::NotFound {
+            what: "report of this workspace",
+            id: request.path.clone(),
+        });
+    }
     folders.load(&PathBuf::from(&request.path))
 }

@@ -34,5 +34,8 @@ pub async fn probe_report(
     request: ReportRequest,
 ) -> Result<ReportView, ErrorPayload> {
     let folders = folders(&state)?;
-    on_workspace(&state, move |_| terminals::probe_report(&folders, &request)).await
+    on_workspace(&state, move |workspace| {
+        terminals::probe_report(&folders, workspace, &request)
+    })
+    .await
 }

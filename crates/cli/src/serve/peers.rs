@@ -79,10 +79,15 @@ mod tests {
             PER_PEER * 2,
             "a proxy's browsers share 127.0.0.1"
         );
-        assert!(
-            peers
-                .take("::ffff:127.0.0.1".parse().unwrap_or(lan))
-                .is_some()
-        );
+        // An IPv4 address mapped into IPv6 is the same address.
+        let mapped = IpAddr::V6(Ipv4Addr::new(192, 168, 1, 20).to_ipv6_mapped());
+        let held: Vec<Place> = (0..PER_PEER).filter_map(|_| peers.take(lan)).collect();
+        assert_eq!(held.len(), PER_PEER);
+        assert!(peers.take(mapped).is_none(), "counted with its IPv4 form");
+        let loopback = IpAddr::V6(Ipv4Addr::LOCALHOST.to_ipv6_mapped());
+        let proxied: Vec<Place> = (0..PER_PEER * 2)
+            .filter_map(|_| peers.take(loopback))
+            .collect();
+        assert_eq!(proxied.len(), PER_PEER * 2, "mapped loopback is loopback");
     }
 }

@@ -67,7 +67,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         );
     };
     if request.method() == Method::GET && path == "/pair" {
-        return pair(&reached, served, &request);
+        return pair(&reached, served, &request).await;
     }
     let Some(cookie) = paired(served, &request) else {
         return if path.starts_with("/api/") {
@@ -146,7 +146,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
 /// Exchanges a one-time code for a session cookie. The page then links to
 /// the inbox: a cookie set while arriving from another site is not sent
 /// back on that arrival's redirects (SameSite=Strict), but is on a click.
-fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Response<Body> {
+async fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Response<Body> {
     let code = request
         .uri()
         .query()
@@ -154,12 +154,33 @@ fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Response
         .split('&')
         .find_map(|pair| pair.strip_prefix("code="))
         .unwrap_or_default();
+    // Only a code of the shape one is made in touches the file (its lock,
+    // a write): anyone on the network may ask.
+    if code.len() != 32 || !code.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+        return html(
+            StatusCode::FORBIDDEN,
+            "<p>This is not a pairing link: run <code>switchboard pair</code> for one.</p>",
+        );
+    }
     let label = request
         .headers()
         .get(header::USER_AGENT)
         .and_then(|agent| agent.to_str().ok())
-        .unwrap_or("a browser");
-    match browsers::pair(&served.config_dir, code, label, clock::now()) {
+        .unwrap_or("a browser")
+        .to_owned();
+    let (config_dir, code) = (served.config_dir.clone(), code.to_owned());
+    let paired = tokio::task::spawn_blocking(move || {
+        browsers::pair(&config_dir, &code, &label, clock::now())
+    })
+    .await
+    .unwrap_or_else(|failed| {
+        Err(switchboard_store::StoreError::Io {
+            action: "could not pair",
+            path: std::path::PathBuf::new(),
+            source: std::io::Error::other(failed.to_string()),
+        })
+    });
+    match paired {
         Ok((session, cookie)) => {
             let mut response = html(
                 StatusCode::OK,
@@ -278,7 +299,8 @@ async fn invoke(
             }
         }
     };
-    match switchboard_commands::dispatch(&served.reach, grants(served), &name, &arguments).await {
+    let grants = grants(served.config_dir.clone()).await;
+    match switchboard_commands::dispatch(&served.reach, grants, &name, &arguments).await {
         Ok(value) => bytes(
             StatusCode::OK,
             "application/json",
@@ -291,10 +313,16 @@ async fn invoke(
 /// What the developer's settings let paired browsers do now (read at each
 /// command, so a change in Settings holds at once); none if they cannot be
 /// read.
-fn grants(served: &Served) -> switchboard_commands::Grants {
-    match switchboard_store::settings::load(&served.config_dir) {
-        Ok(settings) => switchboard_commands::Grants::of(&settings),
+async fn grants(config_dir: std::path::PathBuf) -> switchboard_commands::Grants {
+    let read =
+        tokio::task::spawn_blocking(move || switchboard_store::settings::load(&config_dir)).await;
+    match read {
+        Ok(Ok(settings)) => switchboard_commands::Grants::of(&settings),
         Err(error) => {
+            tracing::warn!(%error, "the settings could not be read: browsers get no grants");
+            switchboard_commands::Grants::default()
+        }
+        Ok(Err(error)) => {
             tracing::warn!(%error, "the settings could not be read: browsers get no grants");
             switchboard_commands::Grants::default()
         }

@@ -957,6 +957,17 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
     assert_eq!(project.ok(&server, &["list", "--json"]).trim(), "[]");
 
     std::fs::write(config.join("settings.json"), r#"{"browserStart": true}"#).unwrap();
+    // Granted, still never one that would act without asking.
+    for (agent, mode) in [("claude-code", "bypassPermissions"), ("codex", "never")] {
+        let (status, refused) = invoke_at(
+            &origin,
+            &cookie,
+            "launch_start",
+            &json!({"request": {"agent": agent, "prompt": "Hi", "permission_mode": mode}}),
+        );
+        assert_eq!(status, 403, "{mode}: {refused}");
+    }
+    assert_eq!(project.ok(&server, &["list", "--json"]).trim(), "[]");
     let (status, started) = invoke_at(&origin, &cookie, "launch_start", &start);
     assert_eq!(status, 200, "{started}");
     assert_eq!(started["name"], "phone");

@@ -355,6 +355,27 @@ fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
     let (status, headers, _) = request(&served.origin, "GET", &path, &[], "");
     assert_eq!(status, 403);
     assert!(header(&headers, "set-cookie").is_none());
+    // Codes not of a code's shape are turned away before the sessions'
+    // file (its lock, a write) is touched.
+    let before = std::fs::metadata(config.join("browser-sessions.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    for code in ["../../etc", "x", &"z".repeat(32), &"a".repeat(4096)] {
+        let (status, _, _) = request(
+            &served.origin,
+            "GET",
+            &format!("/pair?code={code}"),
+            &[],
+            "",
+        );
+        assert_eq!(status, 403, "{code}");
+    }
+    let after = std::fs::metadata(config.join("browser-sessions.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after, "the file was not written");
     // No cookie: 401, page and command alike.
     let (status, _, _) = request(&served.origin, "GET", "/", &[], "");
     assert_eq!(status, 401);
@@ -636,13 +657,18 @@ fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
 /// `switchboard -C WORKSPACE session ARGS…` with the server's host
 /// folder, so the server watches what it starts.
 fn session(workspace: &Path, args: &[&str]) -> String {
+    session_at(&workspace.join(".test-runtime"), workspace, args)
+}
+
+/// [`session`] on the host in `runtime`.
+fn session_at(runtime: &Path, workspace: &Path, args: &[&str]) -> String {
     let cli = std::path::PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
     let output = Command::new(&cli)
         .arg("-C")
         .arg(workspace)
         .arg("session")
         .args(args)
-        .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".test-runtime"))
+        .env("SWITCHBOARD_RUNTIME_DIR", runtime)
         .env(
             "SWITCHBOARD_SESSION_HOST",
             cli.with_file_name("switchboard-session-host"),
@@ -754,6 +780,49 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
         let (status, answer) = invoke(&served, &cookie, command, &Value::Null);
         assert_eq!(status, 200, "{command}: {answer}");
     }
+    // Another workspace's session on the same host: not this page's, to
+    // watch or to take over, whatever the settings allow.
+    let elsewhere = workspace.with_file_name("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let theirs = session_at(
+        &workspace.join(".test-runtime"),
+        &elsewhere,
+        &["start", "--name", "theirs", "--", "cat"],
+    );
+    for (command, arguments) in [
+        (
+            "session_output",
+            json!({"request": {"session": theirs, "since": 0}}),
+        ),
+        (
+            "session_type",
+            json!({"request": {"session": theirs, "typed": [{"text": "x"}]}}),
+        ),
+        ("session_end", json!({"request": {"session": theirs}})),
+    ] {
+        let (status, refused) = invoke(&served, &cookie, command, &arguments);
+        assert_eq!(status, 404, "{command}: {refused}");
+    }
+    session_at(
+        &workspace.join(".test-runtime"),
+        &elsewhere,
+        &["kill", &theirs],
+    );
+    // A wait past what any page asks is cut short, not a panic.
+    let (status, _) = invoke(
+        &served,
+        &cookie,
+        "session_type",
+        &json!({"request": {"session": id, "typed": [{"text": "last", "line": true}]}}),
+    );
+    assert_eq!(status, 200);
+    let (status, output) = invoke(
+        &served,
+        &cookie,
+        "session_output",
+        &json!({"request": {"session": id, "since": cursor, "wait_ms": u64::MAX}}),
+    );
+    assert_eq!(status, 200, "{output}");
     let (status, ended) = invoke(
         &served,
         &cookie,

@@ -523,6 +523,15 @@ pub const CLAUDE_CODE_MODES: &[&str] = &["default", "acceptEdits", "plan", "bypa
 /// asks before anything its sandbox does not allow.
 pub const CODEX_MODES: &[&str] = &["on-request", "untrusted", "never"];
 
+/// The modes in which an agent never asks before it acts (Claude Code's
+/// `bypassPermissions`, Codex's `never`): what a browser may not start.
+pub const NEVER_ASKS: &[&str] = &["bypassPermissions", "never"];
+
+/// Whether an agent started in `mode` never asks before it acts.
+pub fn never_asks(mode: Option<&str>) -> bool {
+    mode.is_some_and(|mode| NEVER_ASKS.contains(&mode))
+}
+
 /// The permission mode a started `agent` runs in: `asked`, checked, else
 /// its first.
 pub fn permission_mode(agent: AgentKind, asked: Option<&str>) -> Result<String, LaunchError> {
