@@ -1,8 +1,9 @@
 //! Each peer's share of the server's connections: one address (a LAN
 //! host flooding silent connections, a page's long-polls) holds
 //! [`PER_PEER`] at most, so it cannot take every place from the others.
-//! The loopback addresses a proxy or an SSH tunnel connects from are not
-//! counted: every browser behind them shares that address.
+//! An IPv6 peer is its /64. The loopback addresses a proxy or an SSH
+//! tunnel connects from are not counted: every browser behind them shares
+//! that address.
 
 use std::{
     collections::HashMap,
@@ -24,6 +25,7 @@ impl Peers {
         if ip == IpAddr::V4(Ipv4Addr::LOCALHOST) || ip == IpAddr::V6(Ipv6Addr::LOCALHOST) {
             return Some(Place(None));
         }
+        let ip = network(ip);
         let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let count = held.entry(ip).or_default();
         if *count >= PER_PEER {
@@ -31,6 +33,15 @@ impl Peers {
         }
         *count += 1;
         Some(Place(Some((self.clone(), ip))))
+    }
+}
+
+/// What counts as one peer: an IPv4 address, or an IPv6 address's /64
+/// (one host holds a whole /64 and picks any address in it).
+fn network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from_bits(v6.to_bits() & !u128::from(u64::MAX))),
     }
 }
 
@@ -89,5 +100,18 @@ mod tests {
             .filter_map(|_| peers.take(loopback))
             .collect();
         assert_eq!(proxied.len(), PER_PEER * 2, "mapped loopback is loopback");
+        // One IPv6 host's /64 is one peer, whichever of its addresses.
+        let host = |last: u16| IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 1, 0, 0, 0, last));
+        let held: Vec<Place> = (0..PER_PEER)
+            .filter_map(|each| peers.take(host(u16::try_from(each).unwrap_or(0))))
+            .collect();
+        assert_eq!(held.len(), PER_PEER);
+        assert!(peers.take(host(9999)).is_none(), "the same /64");
+        assert!(
+            peers
+                .take(IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 2, 0, 0, 0, 1)))
+                .is_some(),
+            "another /64"
+        );
     }
 }
