@@ -272,7 +272,7 @@ fn on_store(reach: &Reach, name: &str, arguments: &Value) -> Result<Value, Error
 /// Refuses session `id` unless it is one of this workspace's (the
 /// session host serves every workspace of the user's).
 fn ours(reach: &Reach, id: &str) -> Result<(), ErrorPayload> {
-    if reach.sessions.now().iter().any(|session| session.id == id) {
+    if reach.sessions.has(id) {
         Ok(())
     } else {
         Err(ErrorPayload::new(

@@ -60,6 +60,15 @@ impl Followed {
             .clone()
     }
 
+    /// Whether session `id` is one of them.
+    pub fn has(&self, id: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .any(|session| session.id == id)
+    }
+
     fn set(&self, sessions: Vec<ProgramSession>) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = sessions;
     }

@@ -299,7 +299,16 @@ async fn invoke(
             }
         }
     };
-    let grants = grants(served.config_dir.clone()).await;
+    // The settings are read only for a command a grant decides.
+    let granted = switchboard_commands::TAKE_OVER_COMMANDS
+        .iter()
+        .chain(&switchboard_commands::START_COMMANDS)
+        .any(|command| *command == name);
+    let grants = if granted {
+        grants(served.config_dir.clone()).await
+    } else {
+        switchboard_commands::Grants::default()
+    };
     match switchboard_commands::dispatch(&served.reach, grants, &name, &arguments).await {
         Ok(value) => bytes(
             StatusCode::OK,
@@ -311,8 +320,8 @@ async fn invoke(
 }
 
 /// What the developer's settings let paired browsers do now (read at each
-/// command, so a change in Settings holds at once); none if they cannot be
-/// read.
+/// command a grant decides, so a change in Settings holds at once); none
+/// if they cannot be read.
 async fn grants(config_dir: std::path::PathBuf) -> switchboard_commands::Grants {
     let read =
         tokio::task::spawn_blocking(move || switchboard_store::settings::load(&config_dir)).await;
