@@ -222,6 +222,28 @@ fn the_inbox_is_served_to_a_browser_paired_from_settings(environment: &Environme
             "the paired browser gets the page"
         );
 
+        // Taking a session over is the developer's to allow, here.
+        let origin = format!("http://127.0.0.1:{port}");
+        let end = serde_json::json!({"request": {"session": "ps-000000000000"}});
+        let (status, refused) =
+            switchboard_e2e::pages::invoke(&origin, &cookie, "session_end", &end)?;
+        ensure!(status == 403, "not allowed yet: {status} {refused}");
+        session
+            .find("#settings-browser-take-over")
+            .await?
+            .click()
+            .await?;
+        session.find("#settings-save").await?.click().await?;
+        session
+            .wait_for_text("#settings-note", |text| text.starts_with("Saved"))
+            .await?;
+        let (status, answer) =
+            switchboard_e2e::pages::invoke(&origin, &cookie, "session_end", &end)?;
+        ensure!(
+            status == 404,
+            "allowed once saved, so the unknown session is what is refused: {status} {answer}"
+        );
+
         // Off again: stopped when saved.
         session
             .find("#settings-serve-browser")
