@@ -193,6 +193,28 @@ fn link_path(served: &Served) -> String {
     served.link[served.link.find("/pair?").unwrap()..].to_owned()
 }
 
+/// Lists the paired browsers as the developer does (`serve --sessions`)
+/// and revokes the first (`serve --revoke`).
+fn revoke_the_only_browser(workspace: &Path, config: &Path) {
+    let listed = crate::switchboard_with(
+        workspace,
+        &["serve", "--sessions"],
+        &[("SWITCHBOARD_CONFIG_DIR", config)],
+    );
+    let session = String::from_utf8_lossy(&listed.stdout)
+        .split('\t')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(session.starts_with('b'), "{session}");
+    let revoked = crate::switchboard_with(
+        workspace,
+        &["serve", "--revoke", &session],
+        &[("SWITCHBOARD_CONFIG_DIR", config)],
+    );
+    assert!(revoked.status.success());
+}
+
 /// A command as the page's shim sends it.
 fn invoke(served: &Served, cookie: &str, command: &str, arguments: &Value) -> (u16, Value) {
     invoke_at(&served.origin, cookie, command, arguments)
@@ -322,23 +344,7 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
     );
 
     // Listed, revoked: its next request is refused.
-    let listed = crate::switchboard_with(
-        &workspace,
-        &["serve", "--sessions"],
-        &[("SWITCHBOARD_CONFIG_DIR", &config)],
-    );
-    let session = String::from_utf8_lossy(&listed.stdout)
-        .split('\t')
-        .next()
-        .unwrap()
-        .to_owned();
-    assert!(session.starts_with('b'), "{session}");
-    let revoked = crate::switchboard_with(
-        &workspace,
-        &["serve", "--revoke", &session],
-        &[("SWITCHBOARD_CONFIG_DIR", &config)],
-    );
-    assert!(revoked.status.success());
+    revoke_the_only_browser(&workspace, &config);
     let (status, _) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
     assert_eq!(status, 401);
     let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
@@ -430,22 +436,7 @@ fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
         heard.extend_from_slice(&buffer[..read]);
     }
 
-    let listed = crate::switchboard_with(
-        &workspace,
-        &["serve", "--sessions"],
-        &[("SWITCHBOARD_CONFIG_DIR", &config)],
-    );
-    let session = String::from_utf8_lossy(&listed.stdout)
-        .split('\t')
-        .next()
-        .unwrap()
-        .to_owned();
-    let revoked = crate::switchboard_with(
-        &workspace,
-        &["serve", "--revoke", &session],
-        &[("SWITCHBOARD_CONFIG_DIR", &config)],
-    );
-    assert!(revoked.status.success());
+    revoke_the_only_browser(&workspace, &config);
     // The workspace changes after the revocation: the stream ends instead
     // of telling the revoked browser.
     let delivered = crate::switchboard_with(
