@@ -921,6 +921,14 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
     // `switchboard serve` as the developer runs it: Claude Code on PATH,
     // talking to the scripted model, the project's session host.
     let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+    /// The server, ended however the test ends.
+    struct Serving(std::process::Child);
+    impl Drop for Serving {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
     let mut serving = Command::new(&cli)
         .arg("-C")
         .arg(&project.root)
@@ -939,6 +947,7 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
         .spawn()
         .unwrap();
     let mut printed = std::io::BufReader::new(serving.stdout.take().unwrap());
+    let _serving = Serving(serving);
     let mut origin = String::new();
     printed.read_line(&mut origin).unwrap();
     let origin = origin.trim().trim_end_matches('/').to_owned();
@@ -984,6 +993,4 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
         &json!({"request": {"name": "phone"}}),
     );
     assert_eq!(status, 200, "{stopped}");
-    let _ = serving.kill();
-    let _ = serving.wait();
 }
