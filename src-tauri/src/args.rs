@@ -102,6 +102,7 @@ pub fn parse(arguments: impl IntoIterator<Item = OsString>) -> Result<Launch, St
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn parsed(arguments: &[&str]) -> Result<Launch, String> {

@@ -243,6 +243,7 @@ pub fn run() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     /// The handlers `generate_handler!` registers, by name (Tauri names a
     /// command after its function).
     fn registered() -> Vec<String> {

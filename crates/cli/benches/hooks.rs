@@ -7,6 +7,7 @@
 //!   hook's decision on its stdout.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 #[path = "../../store/benches/support/table.rs"]
 mod table;

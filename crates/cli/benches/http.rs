@@ -7,6 +7,7 @@
 //!   `tasks/get` every 100 ms: its p99, and the server's memory.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 #[path = "../../store/benches/support/table.rs"]
 mod table;

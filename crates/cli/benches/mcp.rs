@@ -8,6 +8,7 @@
 //!   (which builds the index) and the calls after it.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 #[path = "../../store/benches/support/table.rs"]
 mod table;

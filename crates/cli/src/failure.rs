@@ -131,6 +131,7 @@ pub fn report(error: &anyhow::Error, json: bool) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn refused() -> anyhow::Result<()> {

@@ -332,6 +332,7 @@ fn encode<T: Serialize>(value: T) -> Result<Value, ErrorPayload> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use serde_json::json;
     use switchboard_model::ipc::{CMD_CHAT_SEND, CMD_TASK_CREATE, CMD_TEAM_SEND, COMMANDS};

@@ -91,7 +91,7 @@ pub async fn stop(
 /// What the agent changed in its worktree since its base.
 pub fn diff(workspace: &Workspace, name: &str) -> Result<WorktreeChanges, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
-    Ok(worktrees::changes(worktree_of(&launch)?)?)
+    Ok(worktrees::changes(workspace, worktree_of(&launch)?)?)
 }
 
 /// Merges the agent's work into its base (`commit_first`: its uncommitted

@@ -195,6 +195,7 @@ pub fn snap_to_text(runs: &[MappedRun], start: u64, end: u64) -> Option<(u64, u6
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

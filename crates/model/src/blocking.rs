@@ -310,6 +310,7 @@ impl AwaitOutcome {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn asked(title: &str) -> NewDelivery {

@@ -138,6 +138,7 @@ impl BrowserFile {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn at(ms: i64) -> Timestamp {

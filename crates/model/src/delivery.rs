@@ -337,6 +337,7 @@ pub fn sort_newest_first(deliveries: &mut [Delivery]) {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
     use crate::IdKind;
 

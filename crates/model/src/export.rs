@@ -180,6 +180,7 @@ pub struct ExportedText {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn delivery(kind: &str, title: &str, body: &str) -> Delivery {

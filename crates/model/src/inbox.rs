@@ -285,6 +285,7 @@ pub fn fold_decided(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use serde_json::json;
 
     use super::*;

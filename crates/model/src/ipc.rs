@@ -453,7 +453,7 @@ pub enum StoreChange {
     /// An investigation, test or fuzz report in ClaudeControl's folders.
     ProbeReports,
     /// An agent session's record in `.switchboard/agents/`, or a started
-    /// agent's in `.switchboard/launches/`.
+    /// agent's in the workspace's records.
     Agents,
 }
 

@@ -29,6 +29,7 @@ pub mod sidecar;
 pub mod tape;
 pub mod task;
 pub mod team;
+pub mod terminal_text;
 pub mod theme;
 pub mod time;
 pub mod token;

@@ -314,6 +314,7 @@ pub fn tray_lines(lines: &[WorkspaceAttention], limit: usize) -> Vec<TrayLine> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn line(name: &str, current: bool, blocking: usize) -> WorkspaceAttention {

@@ -442,6 +442,7 @@ impl<'a> Utf16Offsets<'a> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]
@@ -653,6 +654,7 @@ mod tests {
 #[cfg(test)]
 mod selections {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use proptest::prelude::*;
 

@@ -407,6 +407,7 @@ impl SettingsView {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

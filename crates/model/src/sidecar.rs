@@ -219,6 +219,7 @@ pub enum ResponseBody {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

@@ -101,7 +101,8 @@ pub enum TaskError {
     },
 }
 
-/// One tool call run as a task, as `.switchboard/tasks/<id>.json` keeps it.
+/// One tool call run as a task, as `tasks/<id>.json` of the workspace's
+/// records keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolTask {
     /// Its entity id (`t_…`); the client knows it as [`task_id`] of it.
@@ -268,6 +269,7 @@ pub const WORKER_LOST_MESSAGE: &str = "the process running the call ended before
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use serde_json::json;
 
     use super::*;

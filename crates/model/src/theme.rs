@@ -77,6 +77,7 @@ fn flatten(prefix: &str, value: &Value, result: &mut ThemeVariables) {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use serde_json::json;
 
     use super::*;

@@ -125,6 +125,7 @@ pub fn age_label(then: Timestamp, now: Timestamp) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn at(text: &str) -> Timestamp {

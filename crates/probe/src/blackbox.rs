@@ -329,6 +329,10 @@ async fn exits(client: &Client, target: &Target, timing: Timing) -> Result<TestR
 }
 
 /// CPU time (ticks) and resident memory (KiB) of process `pid`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the kernel's own files, not the workspace's"
+)]
 fn usage(pid: u32) -> Option<(u64, u64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name (which may hold spaces) in parentheses.

@@ -300,6 +300,7 @@ async fn interrupt(client: &Client, id: &str, step_ms: u64) -> Result<(), ProbeE
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

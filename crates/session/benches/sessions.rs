@@ -6,6 +6,7 @@
 //! 20 busy sessions.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 use std::{
     io::Read,

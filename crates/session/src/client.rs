@@ -605,11 +605,18 @@ fn start_host(client: &Client) -> Result<(), ClientError> {
         path: host.to_owned(),
         reason,
     };
+    // The host's own log, in its private runtime folder (checked: ours,
+    // 0700, no link).
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "appended to, in the private runtime folder"
+    )]
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(runtime.log())
-        .map_err(|error| failed(format!("its log {}: {error}", runtime.log().display())))?;
+        .open(runtime.log());
+    let log =
+        log.map_err(|error| failed(format!("its log {}: {error}", runtime.log().display())))?;
     let mut child = Command::new(host)
         .env("SWITCHBOARD_RUNTIME_DIR", runtime.path())
         .envs(client.host_env.iter().map(|(key, value)| (key, value)))
@@ -627,9 +634,13 @@ fn start_host(client: &Client) -> Result<(), ClientError> {
     if line.trim() == "ready" {
         return Ok(());
     }
-    let last = std::fs::read_to_string(runtime.log())
-        .ok()
-        .and_then(|log| log.lines().last().map(str::to_owned))
-        .unwrap_or_else(|| "it ended without a word".into());
+    let last = switchboard_store::regular::read_to_string_in(
+        runtime.path(),
+        &runtime.log(),
+        switchboard_store::regular::DATA_LIMIT,
+    )
+    .ok()
+    .and_then(|log| log.lines().last().map(str::to_owned))
+    .unwrap_or_else(|| "it ended without a word".into());
     Err(failed(last))
 }

@@ -486,6 +486,7 @@ pub fn timeout_millis(secs: f64) -> Result<u64, ArgumentError> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

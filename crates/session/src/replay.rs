@@ -251,6 +251,7 @@ impl Replay {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
     use switchboard_model::tape::codec::decode;

@@ -54,6 +54,7 @@ impl RuntimeDir {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;

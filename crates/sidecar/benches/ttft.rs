@@ -15,6 +15,7 @@
 //!   beside a turn through the sidecar.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 use std::{
     io::{BufRead, BufReader, Write},

@@ -362,6 +362,7 @@ fn lexical(raw: &str) -> Result<Vec<String>, Refusal> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn list(mode: ChatMode) -> AllowList {

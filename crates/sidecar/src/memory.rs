@@ -208,7 +208,7 @@ impl MemoryCache {
                 .get(&path)
                 .is_some_and(|c| c.modified == modified && c.len == len);
             if !fresh {
-                let Ok(text) = std::fs::read_to_string(&path) else {
+                let Ok(text) = contain::read_inside(workspace, &path) else {
                     continue;
                 };
                 self.files.insert(
@@ -242,6 +242,7 @@ impl MemoryCache {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

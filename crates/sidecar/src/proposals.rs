@@ -187,6 +187,7 @@ pub fn preview(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn proposal() -> Proposal {

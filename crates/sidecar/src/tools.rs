@@ -315,7 +315,9 @@ fn search(root: &Path, query: &str) -> String {
             {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            let Ok(text) =
+                switchboard_store::regular::read_to_string_in(root, &entry.path(), 256 * 1024)
+            else {
                 continue;
             };
             let relative = entry
@@ -344,6 +346,7 @@ fn search(root: &Path, query: &str) -> String {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use switchboard_model::knowledge::learning::parse;
 

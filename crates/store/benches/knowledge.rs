@@ -5,6 +5,7 @@
 //! in the same run.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 #[path = "support/table.rs"]
 mod table;

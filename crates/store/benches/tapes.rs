@@ -4,6 +4,7 @@
 //! bucket (same program, folder and prompt) holds 500 exchanges.
 
 #![allow(clippy::unwrap_used)] // A benchmark: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 #[path = "support/table.rs"]
 mod table;

@@ -56,9 +56,9 @@ pub fn update(
     change: impl FnOnce(Option<AgentRecord>) -> AgentRecord,
 ) -> Result<AgentRecord, StoreError> {
     let dir = agents_dir(workspace);
-    let lock = DirLock::acquire(&dir)?;
+    let lock = DirLock::acquire_within(workspace.root(), &dir)?;
     let path = lock.file(&format!("{}.json", AgentRecord::key(agent, session_id)));
-    let stored = match json_file::read::<AgentRecord>(&path, "agent", session_id) {
+    let stored = match json_file::read::<AgentRecord>(lock.within(), &path, "agent", session_id) {
         Ok(record) => Some(record),
         Err(StoreError::NotFound { .. }) => None,
         Err(error) => {
@@ -207,7 +207,7 @@ pub fn last_messages(record: &AgentRecord) -> Vec<TranscriptMessage> {
 pub fn states(workspace: &Workspace, now: Timestamp) -> Result<Vec<AgentRow>, StoreError> {
     let mut rows = Vec::new();
     for path in walk::files_in(&agents_dir(workspace), "json")? {
-        let record: AgentRecord = match json_file::read(&path, "agent", "") {
+        let record: AgentRecord = match json_file::read(workspace.root(), &path, "agent", "") {
             Ok(record) => record,
             Err(error) => {
                 tracing::warn!(%error, "an agent record was skipped");
@@ -233,10 +233,11 @@ pub fn states(workspace: &Workspace, now: Timestamp) -> Result<Vec<AgentRow>, St
 /// Removes the records of agents gone for more than [`GONE_KEPT_MS`].
 pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError> {
     let dir = agents_dir(workspace);
-    let _lock = DirLock::acquire(&dir)?;
+    let _lock = DirLock::acquire_within(workspace.root(), &dir)?;
     let mut removed = 0;
     for path in walk::files_in(&dir, "json")? {
-        let Ok(record) = json_file::read::<AgentRecord>(&path, "agent", "") else {
+        let Ok(record) = json_file::read::<AgentRecord>(workspace.root(), &path, "agent", "")
+        else {
             continue;
         };
         let shown = record.shown_state(now, record.process.map_or(Liveness::Unknown, liveness));
@@ -263,7 +264,8 @@ pub fn transcript_tail(path: &Path, count: usize) -> Vec<TranscriptMessage> {
     {
         return Vec::new();
     }
-    let Ok(mut file) = regular::open_read(path) else {
+    // Where the agent's own tool keeps it, which its hook names.
+    let Ok(mut file) = regular::open_read_in(Path::new(regular::ANYWHERE), path) else {
         return Vec::new();
     };
     let Ok(length) = file.metadata().map(|meta| meta.len()) else {
@@ -398,7 +400,7 @@ pub fn on_disk(workspace: &Workspace, cwd: &str, file: &str) -> OnDisk {
     if !within(&root, &real) {
         return withheld(outside);
     }
-    let file = match regular::open_read(&real) {
+    let file = match regular::open_read_in(&root, &real) {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::InvalidInput => {
             return withheld("The file is not a regular file, so nothing of it is shown");

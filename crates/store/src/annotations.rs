@@ -19,7 +19,7 @@ pub fn add(
     let delivery: Delivery = deliveries::get(workspace, &new.delivery_id)?;
     new.validate(&delivery.content.body)?;
     let dir = workspace.inbox_data_dir();
-    let lock = DirLock::acquire_sweeping(&dir)?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &dir)?;
     let (annotation, _) = records::append_one(
         &lock,
         ANNOTATIONS_FILE,
@@ -33,8 +33,7 @@ pub fn add(
 
 /// The annotations of delivery `id`, oldest first.
 pub fn for_delivery(workspace: &Workspace, id: &str) -> Result<Vec<Annotation>, StoreError> {
-    let annotations: Vec<Annotation> =
-        records::read_decoded(&workspace.inbox_data_dir(), ANNOTATIONS_FILE)?;
+    let annotations: Vec<Annotation> = records::read_decoded(workspace, ANNOTATIONS_FILE)?;
     Ok(annotations
         .into_iter()
         .filter(|annotation| annotation.delivery_id == id)

@@ -77,12 +77,14 @@ pub fn keep_or_replace<E: From<StoreError>>(
 /// `InvalidInput` when it is no regular file (a FIFO is never waited on, a
 /// device never read without end) and `FileTooLarge` past 256 KiB.
 pub fn read_given(path: &Path) -> std::io::Result<Vec<u8>> {
-    crate::regular::read(path, MAX_PEM_BYTES)
+    let named = Path::new(crate::regular::ANYWHERE);
+    crate::regular::read_in(named, path, MAX_PEM_BYTES, crate::regular::LastLink::Follow)
 }
 
 /// The text of `path`, none when it is missing.
 fn read(path: &Path) -> Result<Option<String>, StoreError> {
-    match crate::regular::read_to_string(path, MAX_PEM_BYTES) {
+    let folder = path.parent().unwrap_or(Path::new(crate::regular::ANYWHERE));
+    match crate::regular::read_to_string_in(folder, path, MAX_PEM_BYTES) {
         Ok(text) => Ok(Some(text)),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(error) => Err(StoreError::io("could not read", path)(error)),
@@ -92,6 +94,7 @@ fn read(path: &Path) -> Result<Option<String>, StoreError> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use std::os::unix::fs::PermissionsExt as _;
 

@@ -23,7 +23,9 @@ fn path(dir: &Path) -> PathBuf {
 /// The pairings and sessions in `dir` (none when there is no file).
 pub fn load(dir: &Path) -> Result<BrowserFile, StoreError> {
     let path = path(dir);
-    match crate::regular::read_to_string(&path, 1 << 20) {
+    // In the config folder, which may be linked anywhere.
+    let anywhere = Path::new(crate::regular::ANYWHERE);
+    match crate::regular::read_to_string_in(anywhere, &path, 1 << 20) {
         Ok(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
             path,
             reason: error.to_string(),
@@ -145,6 +147,7 @@ impl Current {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

@@ -40,7 +40,7 @@ impl Chains {
 
     /// Chain `name` (its `name` and `id` default to the file's stem).
     pub fn get(&self, name: &str) -> Result<Chain, StoreError> {
-        let mut chain: Chain = crate::json_file::read(&self.path(name)?, "chain", name)?;
+        let mut chain: Chain = crate::json_file::read(&self.dir, &self.path(name)?, "chain", name)?;
         if chain.name.is_empty() {
             chain.name = name.to_owned();
         }
@@ -69,6 +69,7 @@ impl Chains {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

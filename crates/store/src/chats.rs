@@ -11,10 +11,7 @@
 //! the sidecar (saving a turn) and the app (resume, trash, summary edits)
 //! change these files at the same time.
 
-use std::{
-    io::ErrorKind,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use switchboard_model::{
     Timestamp,
@@ -41,7 +38,12 @@ fn sessions_dir(workspace: &Workspace) -> PathBuf {
 
 /// Naide's project settings as a JSON object, if the file holds one.
 fn project_config(workspace: &Workspace) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let text = std::fs::read_to_string(workspace.root().join(PROJECT_CONFIG)).ok()?;
+    let text = crate::regular::read_to_string_in(
+        workspace.root(),
+        &workspace.root().join(PROJECT_CONFIG),
+        crate::regular::DATA_LIMIT,
+    )
+    .ok()?;
     match serde_json::from_str(&text).ok()? {
         serde_json::Value::Object(map) => Some(map),
         _ => None,
@@ -112,16 +114,16 @@ fn is_slot(path: &Path) -> bool {
 }
 
 fn read_session(path: &Path) -> Result<Option<ChatSession>, StoreError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|error| StoreError::Corrupt {
+    // Within the chats' own folder.
+    let folder = path.parent().unwrap_or(Path::new("."));
+    crate::regular::read_text_in(folder, path, crate::regular::DATA_LIMIT)?
+        .map(|text| {
+            serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
                 path: path.to_owned(),
                 reason: error.to_string(),
-            }),
-        Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(StoreError::io("could not read", path)(error)),
-    }
+            })
+        })
+        .transpose()
 }
 
 fn write_session(path: &Path, session: &ChatSession) -> Result<(), StoreError> {
@@ -419,6 +421,7 @@ fn archive_locked(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

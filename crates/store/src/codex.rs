@@ -20,6 +20,10 @@ use crate::StoreError;
 /// The project's hooks file, relative to its folder.
 pub const HOOKS_FILE: &str = ".codex/hooks.json";
 
+/// The most of Codex's configuration or hooks file read: a few KiB are
+/// usual; a file made to exhaust memory is refused.
+const MAX_BYTES: u64 = 4 << 20;
+
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.
 pub fn home() -> Option<PathBuf> {
     std::env::var_os("CODEX_HOME")
@@ -57,17 +61,7 @@ struct StateEntry {
 /// file does not exist).
 pub fn trust_config(home: &Path) -> Result<CodexTrustConfig, StoreError> {
     let path = home.join("config.toml");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(StoreError::Io {
-                action: "could not read",
-                path,
-                source,
-            });
-        }
-    };
+    let text = crate::regular::read_text_in(home, &path, MAX_BYTES)?.unwrap_or_default();
     let parsed: ConfigFile = toml::from_str(&text).map_err(|error| StoreError::Corrupt {
         path: path.clone(),
         reason: error.to_string(),
@@ -120,9 +114,12 @@ fn main_checkout(checkout: &Path) -> Option<PathBuf> {
     if dot_git.is_dir() {
         return Some(checkout.to_owned());
     }
-    let pointer = std::fs::read_to_string(&dot_git).ok()?;
+    let pointer = crate::regular::read_to_string_in(checkout, &dot_git, 4096).ok()?;
     let git_dir = checkout.join(pointer.trim().strip_prefix("gitdir:")?.trim());
-    let common = std::fs::read_to_string(git_dir.join("commondir")).ok()?;
+    // Where git's own pointer leads.
+    let anywhere = Path::new(crate::regular::ANYWHERE);
+    let common =
+        crate::regular::read_to_string_in(anywhere, &git_dir.join("commondir"), 4096).ok()?;
     let common = git_dir.join(common.trim()).canonicalize().ok()?;
     common.parent().map(Path::to_owned)
 }
@@ -133,16 +130,8 @@ fn main_checkout(checkout: &Path) -> Option<PathBuf> {
 /// too).
 pub fn hooks_trust(folder: &Path, home: &Path) -> Result<Option<CodexHooksTrust>, StoreError> {
     let path = folder.join(HOOKS_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(StoreError::Io {
-                action: "could not read",
-                path,
-                source,
-            });
-        }
+    let Some(text) = crate::regular::read_text_in(folder, &path, MAX_BYTES)? else {
+        return Ok(None);
     };
     let Ok(hooks) = serde_json::from_str::<serde_json::Value>(&text) else {
         return Ok(None);
@@ -172,6 +161,7 @@ pub fn hooks_trust_here(folder: &Path) -> Result<Option<CodexHooksTrust>, StoreE
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

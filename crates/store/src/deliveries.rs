@@ -32,7 +32,7 @@ pub struct Appended {
 /// untouched, as is each record that does not decode.
 pub fn list(workspace: &Workspace) -> Result<DeliveryList, StoreError> {
     let path = workspace.inbox_data_dir().join(DELIVERIES_FILE);
-    let raw = match records::read_raw(&path) {
+    let raw = match records::read_raw(workspace.root(), &path) {
         Ok(raw) => raw,
         Err(error @ StoreError::Corrupt { .. }) => {
             return Ok(DeliveryList {
@@ -61,7 +61,7 @@ pub fn append(
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
     new.validate()?;
-    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &workspace.inbox_data_dir())?;
     append_locked(&lock, new, Default::default(), now)
 }
 
@@ -74,7 +74,7 @@ pub fn append_marked(
     now: Timestamp,
 ) -> Result<Appended, StoreError> {
     new.validate()?;
-    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &workspace.inbox_data_dir())?;
     append_locked(&lock, new, extra, now)
 }
 
@@ -106,8 +106,7 @@ pub(crate) fn append_locked(
 
 /// The delivery with `id`.
 pub fn get(workspace: &Workspace, id: &str) -> Result<Delivery, StoreError> {
-    let deliveries: Vec<Delivery> =
-        records::read_decoded(&workspace.inbox_data_dir(), DELIVERIES_FILE)?;
+    let deliveries: Vec<Delivery> = records::read_decoded(workspace, DELIVERIES_FILE)?;
     deliveries
         .into_iter()
         .find(|delivery| delivery.id == id)
@@ -164,7 +163,8 @@ pub fn export(
 /// inbox's lock), so a reply — its record, the delivery's new status — is
 /// seen whole or not at all.
 pub fn detail_settled(workspace: &Workspace, id: &str) -> Result<DeliveryDetail, StoreError> {
-    let _lock = crate::lock::DirLock::acquire_shared(&workspace.inbox_data_dir())?;
+    let _lock =
+        crate::lock::DirLock::acquire_shared(workspace.root(), &workspace.inbox_data_dir())?;
     detail(workspace, id)
 }
 
@@ -195,7 +195,7 @@ fn change_one(
     change: impl FnOnce(&mut Delivery) -> Result<bool, StoreError>,
 ) -> Result<(Delivery, bool), StoreError> {
     let dir = workspace.inbox_data_dir();
-    let lock = DirLock::acquire_sweeping(&dir)?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &dir)?;
     let mut file = Editable::load(&lock, DELIVERIES_FILE, now)?;
     let index = file.position(id).ok_or_else(|| StoreError::NotFound {
         what: "delivery",

@@ -149,6 +149,26 @@ pub enum StoreError {
         /// The session.
         session: String,
     },
+    /// A merge would replace files of the developer's checkout that git
+    /// does not track (an ignored `.env`, an untracked note).
+    #[error(
+        "merging into {base} would replace files in {} that git does not track: {} — move them away (or commit them), then merge",
+        checkout.display(),
+        files.join(", ")
+    )]
+    WouldReplace {
+        /// The base branch.
+        base: String,
+        /// The checkout it is in.
+        checkout: PathBuf,
+        /// The files, relative to the checkout.
+        files: Vec<String>,
+    },
+    /// No folder for Switchboard's own records: no config folder.
+    #[error(
+        "no folder for Switchboard's own records: set HOME, or SWITCHBOARD_CONFIG_DIR to a folder only you can write"
+    )]
+    NoConfigDir,
     /// No folder for ClaudeControl's reports: no home folder.
     #[error("no home folder: set CLAUDE_CONTROL_HOME to where ClaudeControl keeps its reports")]
     NoReportsHome,
@@ -242,7 +262,8 @@ impl StoreError {
             | Self::Search { .. }
             | Self::Git { .. } => ErrorCode::Io,
             Self::Launch(error) => error.code(),
-            Self::Conflict { .. } => ErrorCode::Conflict,
+            Self::NoConfigDir => ErrorCode::Unavailable,
+            Self::Conflict { .. } | Self::WouldReplace { .. } => ErrorCode::Conflict,
             Self::InTheWay(_) => ErrorCode::InvalidRequest,
             Self::BadName { .. }
             | Self::NoReportsHome

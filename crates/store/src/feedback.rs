@@ -62,7 +62,7 @@ pub fn reply(
     now: Timestamp,
 ) -> Result<Replied, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let lock = DirLock::acquire_sweeping(&dir)?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &dir)?;
     // Both files are read before anything is written, and an unparsable
     // one refuses the answer where it lies: moved aside, the question (or
     // the agents waiting on it) would be lost with it.
@@ -168,7 +168,7 @@ pub fn ask_marked(
     timeout_at: Timestamp,
 ) -> Result<(Appended, BlockingSession), StoreError> {
     new.validate()?;
-    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &workspace.inbox_data_dir())?;
     put_locked(&lock, new, extra, now, timeout_at)
 }
 
@@ -203,7 +203,7 @@ pub fn ask_again(
     timeout_at: Timestamp,
 ) -> Result<(Delivery, BlockingSession), StoreError> {
     new.validate()?;
-    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &workspace.inbox_data_dir())?;
     /// A delivery's title alone: read first, so only questions with the
     /// same title are decoded whole (bodies can be large).
     #[derive(serde::Deserialize)]
@@ -263,7 +263,7 @@ pub fn leave(
     session_id: &str,
     now: Timestamp,
 ) -> Result<Option<AwaitOutcome>, StoreError> {
-    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &workspace.inbox_data_dir())?;
     let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
     let index = sessions
         .position(session_id)
@@ -305,7 +305,7 @@ pub fn open_session(
     now: Timestamp,
     timeout_at: Timestamp,
 ) -> Result<BlockingSession, StoreError> {
-    let lock = DirLock::acquire_sweeping(&workspace.inbox_data_dir())?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &workspace.inbox_data_dir())?;
     deliveries::get(workspace, id)?.check_open_for_reply()?;
     append_session(&lock, id, now, timeout_at)
 }
@@ -329,8 +329,7 @@ fn append_session(
 
 /// The session with `session_id`, as stored now.
 pub fn session(workspace: &Workspace, session_id: &str) -> Result<BlockingSession, StoreError> {
-    let sessions: Vec<BlockingSession> =
-        records::read_decoded(&workspace.inbox_data_dir(), SESSIONS_FILE)?;
+    let sessions: Vec<BlockingSession> = records::read_decoded(workspace, SESSIONS_FILE)?;
     sessions
         .into_iter()
         .find(|session| session.id == session_id)
@@ -388,7 +387,7 @@ fn end_wait(
     ending: Ending,
 ) -> Result<AwaitOutcome, StoreError> {
     let dir = workspace.inbox_data_dir();
-    let lock = DirLock::acquire_sweeping(&dir)?;
+    let lock = DirLock::acquire_sweeping(workspace.root(), &dir)?;
     let mut sessions = Editable::load(&lock, SESSIONS_FILE, now)?;
     let index = sessions
         .position(session_id)
@@ -453,8 +452,7 @@ fn end_wait(
 
 /// The feedback records for delivery `id`, oldest first.
 pub fn responses_for(workspace: &Workspace, id: &str) -> Result<Vec<FeedbackResponse>, StoreError> {
-    let responses: Vec<FeedbackResponse> =
-        records::read_decoded(&workspace.inbox_data_dir(), FEEDBACK_FILE)?;
+    let responses: Vec<FeedbackResponse> = records::read_decoded(workspace, FEEDBACK_FILE)?;
     Ok(responses
         .into_iter()
         .filter(|response| response.delivery_id == id)
@@ -662,8 +660,7 @@ pub fn settled_outcome(
             response: first.values,
         }));
     }
-    let sessions: Vec<BlockingSession> =
-        records::read_decoded(&workspace.inbox_data_dir(), SESSIONS_FILE)?;
+    let sessions: Vec<BlockingSession> = records::read_decoded(workspace, SESSIONS_FILE)?;
     let last_closed = sessions
         .iter()
         .rev()

@@ -1,7 +1,11 @@
-//! Running git for the worktrees of started agents: its arguments are
-//! data (never a shell line), it never prompts, its hooks and
-//! configuration are the repository's own, and what it says on failure
-//! becomes a [`StoreError::Git`].
+//! Running git for the worktrees of started agents, one way: its
+//! arguments are data (never a shell line), it never prompts, no hook runs
+//! (the repository's, or one an agent wrote into its worktree and pointed
+//! a relative `core.hooksPath` at), no file monitor or external diff runs,
+//! a worktree's attributes (and so its filters and diff drivers) are read
+//! from its base commit, never from what the agent wrote, git's own
+//! variables in our environment are not passed on, and what it says on
+//! failure becomes a [`StoreError::Git`].
 
 use std::{
     path::Path,
@@ -24,24 +28,56 @@ pub(crate) fn run(dir: &Path, args: &[&str]) -> Result<String, StoreError> {
     Err(failed(dir, args, &output))
 }
 
+/// The hooks folder git is pointed at: one that holds no hook.
+const NO_HOOKS: &str = "core.hooksPath=/dev/null";
+
+/// git's variables that would send a run elsewhere than it names, or run
+/// a program (a Switchboard started from a git hook inherits them).
+const GIT_PLACES: [&str; 9] = [
+    "GIT_EXTERNAL_DIFF",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+];
+
 /// git in `dir` with `args`, however it ended.
 pub(crate) fn output(dir: &Path, args: &[&str]) -> Result<Output, StoreError> {
-    Command::new("git")
+    output_with(dir, args, None)
+}
+
+/// [`output`], with the attributes read from the tree `attributes` (a
+/// commit) when given, instead of the working tree's `.gitattributes`
+/// (`GIT_ATTR_SOURCE`, git 2.40 and later).
+fn output_with(dir: &Path, args: &[&str], attributes: Option<&str>) -> Result<Output, StoreError> {
+    let mut command = Command::new("git");
+    command
         .arg("-C")
         .arg(dir)
-        // No file monitor a repository's configuration could name runs.
-        .args(["-c", "core.fsmonitor=false"])
+        // No hook or file monitor a configuration names runs (external
+        // diffs and text conversions are turned off where a diff is made).
+        .args(["-c", NO_HOOKS, "-c", "core.fsmonitor=false"])
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_EDITOR", "true")
+        .env("GIT_PAGER", "cat")
         .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|error| StoreError::Git {
-            action: action(args),
-            dir: dir.to_owned(),
-            said: format!("could not run git ({error}); is git installed?"),
-        })
+        .stdin(Stdio::null());
+    for variable in GIT_PLACES {
+        command.env_remove(variable);
+    }
+    if let Some(commit) = attributes {
+        command.env("GIT_ATTR_SOURCE", commit);
+    }
+    command.output().map_err(|error| StoreError::Git {
+        action: action(args),
+        dir: dir.to_owned(),
+        said: format!("could not run git ({error}); is git installed?"),
+    })
 }
 
 /// The error for a git run that failed.
@@ -120,10 +156,16 @@ fn tree_options(worktree: &Worktree) -> Vec<String> {
     ]
 }
 
-/// [`run`] in `worktree`, with the git folder recorded when it was made.
+/// [`run`] in `worktree`, with the git folder recorded when it was made
+/// and the attributes of its base commit.
 pub(crate) fn run_tree(worktree: &Worktree, args: &[&str]) -> Result<String, StoreError> {
     let options = tree_options(worktree);
     let mut all: Vec<&str> = options.iter().map(String::as_str).collect();
     all.extend_from_slice(args);
-    run(Path::new(&worktree.path), &all)
+    let dir = Path::new(&worktree.path);
+    let output = output_with(dir, &all, Some(&worktree.base_commit))?;
+    if output.status.success() {
+        return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
+    }
+    Err(failed(dir, &all, &output))
 }

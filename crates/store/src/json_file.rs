@@ -11,14 +11,16 @@ use serde::{Serialize, de::DeserializeOwned};
 
 use crate::{StoreError, regular, write_atomic};
 
-/// The document at `path`: `NotFound` (a `what` named `id`) when there is
-/// none, `Corrupt` when it does not parse as `T`.
+/// The document at `path`, read within the folder `within`: `NotFound` (a
+/// `what` named `id`) when there is none, `Corrupt` when it does not parse
+/// as `T`.
 pub(crate) fn read<T: DeserializeOwned>(
+    within: &Path,
     path: &Path,
     what: &'static str,
     id: &str,
 ) -> Result<T, StoreError> {
-    let text = match regular::read_to_string(path, regular::DATA_LIMIT) {
+    let text = match regular::read_to_string_in(within, path, regular::DATA_LIMIT) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(StoreError::NotFound {
@@ -53,4 +55,15 @@ pub(crate) fn write(
     let text = serde_json::to_string_pretty(value)
         .map_err(|source| StoreError::Encode { what, source })?;
     write_atomic(path, text.as_bytes())
+}
+
+/// [`write`], the file readable by its owner only.
+pub(crate) fn write_private(
+    path: &Path,
+    value: &impl Serialize,
+    what: &'static str,
+) -> Result<(), StoreError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|source| StoreError::Encode { what, source })?;
+    crate::write_atomic_private(path, text.as_bytes())
 }

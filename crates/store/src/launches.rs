@@ -1,6 +1,11 @@
-//! The agents Switchboard started: one `.switchboard/launches/<name>.json`
+//! The agents Switchboard started: one `<records>/launches/<name>.json`
 //! per agent, its name reserved before anything is made for it, changed
-//! under the folder's lock and written atomically.
+//! under the folder's lock and written atomically, readable by its owner
+//! only. The records live outside the workspace
+//! ([`Workspace::records_dir`]): whatever works in the workspace (an
+//! agent, a cloned repository) could write a file there, and a record
+//! names the git folder its review and merge run git with, and holds the
+//! agent's prompt.
 
 use std::path::PathBuf;
 
@@ -11,12 +16,17 @@ use switchboard_model::{
 
 use crate::{StoreError, Workspace, json_file, lock::DirLock, walk};
 
-/// The launches folder, relative to the workspace.
-pub const LAUNCHES_DIR: &str = ".switchboard/launches";
+/// The launches folder's name in the workspace's records.
+pub const LAUNCHES_DIR: &str = "launches";
 
 /// The launches folder of `workspace`.
-pub fn launches_dir(workspace: &Workspace) -> PathBuf {
-    workspace.root().join(LAUNCHES_DIR)
+pub fn launches_dir(workspace: &Workspace) -> Result<PathBuf, StoreError> {
+    workspace.records_folder(LAUNCHES_DIR, false)
+}
+
+/// [`launches_dir`], made (private) when missing, for a change.
+fn writable_dir(workspace: &Workspace) -> Result<PathBuf, StoreError> {
+    workspace.records_folder(LAUNCHES_DIR, true)
 }
 
 /// How long a launch reserved and not yet in a session counts as running
@@ -35,11 +45,12 @@ pub fn reserve(
     running: impl Fn(&Launch) -> bool,
 ) -> Result<(), StoreError> {
     check_name(&launch.name)?;
-    let lock = DirLock::acquire(&launches_dir(workspace))?;
+    let dir = writable_dir(workspace)?;
+    let lock = DirLock::acquire(&dir)?;
     let now = launch.started.unix_millis();
-    let taken = walk::files_in(&launches_dir(workspace), "json")?
+    let taken = walk::files_in(&dir, "json")?
         .iter()
-        .filter_map(|path| json_file::read::<Launch>(path, "agent", "").ok())
+        .filter_map(|path| json_file::read::<Launch>(&dir, path, "agent", "").ok())
         .filter(|other| {
             running(other)
                 || (other.session.is_empty()
@@ -58,18 +69,15 @@ pub fn reserve(
     if path.exists() {
         return Err(LaunchError::NameTaken(launch.name.clone()).into());
     }
-    json_file::write(&path, launch, "launch")
+    json_file::write_private(&path, launch, "launch")
 }
 
 /// The launch named `name`, checked ([`Launch::check`]: any process in
 /// the workspace can write its file).
 pub fn get(workspace: &Workspace, name: &str) -> Result<Launch, StoreError> {
     check_name(name)?;
-    let launch: Launch = json_file::read(
-        &launches_dir(workspace).join(format!("{name}.json")),
-        "agent",
-        name,
-    )?;
+    let dir = launches_dir(workspace)?;
+    let launch: Launch = json_file::read(&dir, &dir.join(format!("{name}.json")), "agent", name)?;
     launch.check(&workspace.root().display().to_string(), name)?;
     Ok(launch)
 }
@@ -81,19 +89,19 @@ pub fn update(
     change: impl FnOnce(&mut Launch),
 ) -> Result<Launch, StoreError> {
     check_name(name)?;
-    let lock = DirLock::acquire(&launches_dir(workspace))?;
+    let lock = DirLock::acquire(&writable_dir(workspace)?)?;
     let path = lock.file(&format!("{name}.json"));
-    let mut launch: Launch = json_file::read(&path, "agent", name)?;
+    let mut launch: Launch = json_file::read(lock.within(), &path, "agent", name)?;
     launch.check(&workspace.root().display().to_string(), name)?;
     change(&mut launch);
-    json_file::write(&path, &launch, "launch")?;
+    json_file::write_private(&path, &launch, "launch")?;
     Ok(launch)
 }
 
 /// Forgets the launch named `name` (one that never started).
 pub fn remove(workspace: &Workspace, name: &str) -> Result<(), StoreError> {
     check_name(name)?;
-    let lock = DirLock::acquire(&launches_dir(workspace))?;
+    let lock = DirLock::acquire(&writable_dir(workspace)?)?;
     let path = lock.file(&format!("{name}.json"));
     match std::fs::remove_file(&path) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
@@ -106,14 +114,14 @@ pub fn remove(workspace: &Workspace, name: &str) -> Result<(), StoreError> {
 /// Every launch of the workspace, newest first; unreadable files are
 /// skipped with a warning.
 pub fn list(workspace: &Workspace) -> Result<Vec<Launch>, StoreError> {
-    let dir = launches_dir(workspace);
+    let dir = launches_dir(workspace)?;
     let mut launches = Vec::new();
     for path in walk::files_in(&dir, "json")? {
         let Some(name) = path.file_stem().and_then(|stem| stem.to_str()) else {
             continue;
         };
         let root = workspace.root().display().to_string();
-        match json_file::read::<Launch>(&path, "agent", name) {
+        match json_file::read::<Launch>(&dir, &path, "agent", name) {
             Ok(launch) if launch.check(&root, name).is_ok() => launches.push(launch),
             Ok(_) => tracing::warn!(?path, "a launch that breaks its rules is skipped"),
             Err(error) => tracing::warn!(%error, "an unreadable launch is skipped"),

@@ -31,7 +31,7 @@ pub mod process;
 pub mod program_configs;
 mod records;
 pub mod registry;
-mod regular;
+pub mod regular;
 pub mod runtime;
 pub mod search;
 pub mod session_log;

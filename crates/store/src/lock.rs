@@ -20,6 +20,9 @@ use crate::{StoreError, regular};
 pub(crate) struct DirLock {
     _file: File,
     dir: PathBuf,
+    /// The folder its files are read within (the workspace, for a folder
+    /// of the workspace's).
+    within: PathBuf,
 }
 
 /// A shared hold of a data directory's lock: no change is being written
@@ -31,15 +34,22 @@ pub(crate) struct SharedDirLock {
 
 impl DirLock {
     /// Blocks until this process holds the lock on `dir`, creating `dir` and
-    /// its lock file as needed.
+    /// its lock file as needed; its files are read within `dir`.
     pub(crate) fn acquire(dir: &Path) -> Result<Self, StoreError> {
+        Self::acquire_within(dir, dir)
+    }
+
+    /// [`DirLock::acquire`] for a folder `dir` of the workspace (or other
+    /// folder) `within`: its files, and its lock, are read within that.
+    pub(crate) fn acquire_within(within: &Path, dir: &Path) -> Result<Self, StoreError> {
         crate::own_folders::create_dir_all(dir)?;
-        let (file, path) = lock_file(dir)?;
+        let (file, path) = lock_file(within, dir)?;
         file.lock()
             .map_err(StoreError::io("could not lock", &path))?;
         Ok(Self {
             _file: file,
             dir: dir.to_path_buf(),
+            within: within.to_path_buf(),
         })
     }
 
@@ -48,14 +58,22 @@ impl DirLock {
         self.dir.join(name)
     }
 
+    /// The folder the locked directory's files are read within.
+    pub(crate) fn within(&self) -> &Path {
+        &self.within
+    }
+
     /// Blocks until no other process changes `dir` (a shared hold: readers
     /// do not wait for each other), for a read that must see a change whole
     /// or not at all. `None` when `dir` does not exist: nothing to read.
-    pub(crate) fn acquire_shared(dir: &Path) -> Result<Option<SharedDirLock>, StoreError> {
+    pub(crate) fn acquire_shared(
+        within: &Path,
+        dir: &Path,
+    ) -> Result<Option<SharedDirLock>, StoreError> {
         if !dir.is_dir() {
             return Ok(None);
         }
-        let (file, path) = lock_file(dir)?;
+        let (file, path) = lock_file(within, dir)?;
         file.lock_shared()
             .map_err(StoreError::io("could not lock", &path))?;
         Ok(Some(SharedDirLock { _file: file }))
@@ -66,8 +84,8 @@ impl DirLock {
     /// files of writes that were killed before their rename: holding the
     /// lock, no write of ours can be in flight there. Only names
     /// `write_atomic` gives (`.{name}.{random}.tmp`) are touched.
-    pub(crate) fn acquire_sweeping(dir: &Path) -> Result<Self, StoreError> {
-        let lock = Self::acquire(dir)?;
+    pub(crate) fn acquire_sweeping(within: &Path, dir: &Path) -> Result<Self, StoreError> {
+        let lock = Self::acquire_within(within, dir)?;
         if let Ok(entries) = std::fs::read_dir(dir) {
             for entry in entries.flatten() {
                 let name = entry.file_name();
@@ -85,14 +103,13 @@ impl DirLock {
     }
 }
 
-/// The `.lock` file of `dir`, opened (created if need be).
-fn lock_file(dir: &Path) -> Result<(File, PathBuf), StoreError> {
+/// The `.lock` file of `dir`, opened within `within` (created if need be).
+fn lock_file(within: &Path, dir: &Path) -> Result<(File, PathBuf), StoreError> {
     let path = dir.join(".lock");
-    let file = regular::open(
-        &path,
-        File::options().create(true).truncate(false).write(true),
-    )
-    .map_err(StoreError::io("could not open lock file", &path))?;
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    let file = regular::open_in(within, &path, &mut options, regular::LastLink::Follow)
+        .map_err(StoreError::io("could not open lock file", &path))?;
     Ok((file, path))
 }
 
@@ -113,27 +130,24 @@ impl RecordLock {
     /// Blocks until this handle holds the lock on `path` (exclusive, or
     /// shared for reads), creating the file (0644) and its folder as needed.
     pub(crate) fn acquire(path: &Path, exclusive: bool) -> Result<Self, StoreError> {
-        use std::os::unix::fs::OpenOptionsExt;
-
+        use cap_std::fs::OpenOptionsExt;
         use nix::{
             errno::Errno,
             fcntl::{FcntlArg, fcntl},
             libc,
         };
 
-        if let Some(dir) = path.parent() {
-            crate::own_folders::create_dir_all(dir)?;
-        }
-        let file = regular::open(
-            path,
-            File::options()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o644),
-        )
-        .map_err(StoreError::io("could not open lock file", path))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        crate::own_folders::create_dir_all(dir)?;
+        let mut options = cap_std::fs::OpenOptions::new();
+        options
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o644);
+        let file = regular::open_in(dir, path, &mut options, regular::LastLink::Follow)
+            .map_err(StoreError::io("could not open lock file", path))?;
         let kind = if exclusive {
             libc::F_WRLCK
         } else {

@@ -81,6 +81,7 @@ pub fn create_dir_all(dir: &Path) -> Result<(), StoreError> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

@@ -57,6 +57,10 @@ pub struct Identity {
 /// What process `pid` runs, while it runs (and may be read).
 pub fn identity(pid: u32) -> Option<Identity> {
     let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the kernel's own file, not the workspace's"
+    )]
     let mut line = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     if line.last() == Some(&0) {
         line.pop();
@@ -145,6 +149,10 @@ pub(crate) struct ProcStat {
 impl ProcStat {
     /// The process `pid`'s line, while it runs.
     pub fn read(pid: u32) -> Option<Self> {
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the kernel's own file, not the workspace's"
+        )]
         let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // `pid (name) state ppid …`: the name may hold spaces and parens.
         let (head, rest) = text.rsplit_once(')')?;

@@ -59,7 +59,7 @@ impl ProgramConfigs {
 
     /// Configuration `name`.
     pub fn get(&self, name: &str) -> Result<ProgramConfig, StoreError> {
-        crate::json_file::read(&self.path(name)?, "program configuration", name)
+        crate::json_file::read(&self.dir, &self.path(name)?, "program configuration", name)
     }
 
     /// Writes `config` as `NAME.json` (replacing one of that name).
@@ -72,6 +72,7 @@ impl ProgramConfigs {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

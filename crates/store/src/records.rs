@@ -20,9 +20,10 @@ use crate::{StoreError, lock::DirLock, regular, write_atomic};
 /// One record, exactly as stored.
 pub(crate) type RawRecord = Box<RawValue>;
 
-/// Reads `path` as a JSON array of records. A missing file is an empty array.
-pub(crate) fn read_raw(path: &Path) -> Result<Vec<RawRecord>, StoreError> {
-    let text = match regular::read_to_string(path, regular::DATA_LIMIT) {
+/// Reads `path` (inside `within`) as a JSON array of records. A missing
+/// file is an empty array.
+pub(crate) fn read_raw(within: &Path, path: &Path) -> Result<Vec<RawRecord>, StoreError> {
+    let text = match regular::read_to_string_in(within, path, regular::DATA_LIMIT) {
         Ok(text) => text,
         Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
         Err(error) => return Err(StoreError::io("could not read", path)(error)),
@@ -36,13 +37,14 @@ pub(crate) fn read_raw(path: &Path) -> Result<Vec<RawRecord>, StoreError> {
     })
 }
 
-/// The records of the data file `name` in `dir` that decode as `T` (the
-/// others are skipped; listing reports them). A missing file is empty.
+/// The records of the inbox data file `name` of `workspace` that decode
+/// as `T` (the others are skipped; listing reports them). A missing file
+/// is empty.
 pub(crate) fn read_decoded<T: DeserializeOwned>(
-    dir: &Path,
+    workspace: &crate::Workspace,
     name: &str,
 ) -> Result<Vec<T>, StoreError> {
-    let raw = read_raw(&dir.join(name))?;
+    let raw = read_raw(workspace.root(), &workspace.inbox_data_dir().join(name))?;
     Ok(decode_all(&raw, name).0)
 }
 
@@ -132,7 +134,7 @@ impl<'lock> Editable<'lock> {
         now: Timestamp,
     ) -> Result<Self, StoreError> {
         let path = lock.file(name);
-        let records = match read_raw(&path) {
+        let records = match read_raw(lock.within(), &path) {
             Ok(records) => records,
             Err(StoreError::Corrupt { reason, .. }) => {
                 let backup = back_up_corrupt(&path, now)?;
@@ -154,7 +156,7 @@ impl<'lock> Editable<'lock> {
     /// could only lose.
     pub(crate) fn load_existing(lock: &'lock DirLock, name: &str) -> Result<Self, StoreError> {
         let path = lock.file(name);
-        let records = read_raw(&path)?;
+        let records = read_raw(lock.within(), &path)?;
         Ok(Self {
             path,
             records,
@@ -221,7 +223,12 @@ pub(crate) fn append_one<T: Serialize>(
     make: impl FnOnce(EntityId) -> T,
 ) -> Result<(T, Option<PathBuf>), StoreError> {
     let path = &lock.file(name);
-    let (text, backed_up) = match regular::read(path, regular::DATA_LIMIT) {
+    let (text, backed_up) = match regular::read_in(
+        lock.within(),
+        path,
+        regular::DATA_LIMIT,
+        regular::LastLink::Follow,
+    ) {
         Ok(bytes) => match validate_array(&bytes) {
             Ok(()) => (bytes, None),
             Err(reason) => {
@@ -280,14 +287,23 @@ fn next_id_in(text: &[u8], kind: IdKind, now: Timestamp) -> EntityId {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]
     fn missing_and_blank_files_are_empty() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(read_raw(&dir.path().join("none.json")).unwrap().is_empty());
+        assert!(
+            read_raw(dir.path(), &dir.path().join("none.json"))
+                .unwrap()
+                .is_empty()
+        );
         fs::write(dir.path().join("blank.json"), " \n").unwrap();
-        assert!(read_raw(&dir.path().join("blank.json")).unwrap().is_empty());
+        assert!(
+            read_raw(dir.path(), &dir.path().join("blank.json"))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
@@ -296,7 +312,7 @@ mod tests {
         let path = dir.path().join("bad.json");
         for text in ["[{\"id\":", "{\"not\":\"an array\"}"] {
             fs::write(&path, text).unwrap();
-            let error = read_raw(&path).unwrap_err();
+            let error = read_raw(dir.path(), &path).unwrap_err();
             assert!(
                 matches!(error, StoreError::Corrupt { .. }),
                 "{text}: {error}"
@@ -319,7 +335,7 @@ mod tests {
         write_raw(&path, &records).unwrap();
         let expected = "[\n  {\n    \"id\": \"x\",\n    \"nested\": {\n      \"a\": [\n        1\n      ]\n    }\n  },\n  {\n    \"id\": \"y\"\n  }\n]\n";
         assert_eq!(fs::read_to_string(&path).unwrap(), expected);
-        let again = read_raw(&path).unwrap();
+        let again = read_raw(dir.path(), &path).unwrap();
         write_raw(&path, &again).unwrap();
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
@@ -361,12 +377,12 @@ mod tests {
             text.starts_with("[{\"id\":\"d_7_009\",\"x\":[1,2]},\n  {"),
             "{text}"
         );
-        assert_eq!(read_raw(&path).unwrap().len(), 2);
+        assert_eq!(read_raw(dir.path(), &path).unwrap().len(), 2);
 
         fs::write(&path, "[]").unwrap();
         append_one(&lock, "list.json", now, IdKind::Delivery, "test", make).unwrap();
         assert_eq!(
-            read_raw(&path).unwrap().len(),
+            read_raw(dir.path(), &path).unwrap().len(),
             1,
             "an empty array takes its first record"
         );
@@ -388,7 +404,7 @@ mod tests {
             fs::read_to_string(backup).unwrap(),
             "{\"not\": \"an array\"}"
         );
-        assert_eq!(read_raw(&path).unwrap().len(), 1);
+        assert_eq!(read_raw(dir.path(), &path).unwrap().len(), 1);
     }
 
     #[test]

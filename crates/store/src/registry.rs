@@ -178,7 +178,7 @@ impl Registry {
             let path = self.folder.join(window.file_name());
             // Its owner holds it exclusively: a shared lock is had once it
             // lets go (or its file is gone, which is the same).
-            if let Ok(file) = regular::open_read(&path) {
+            if let Ok(file) = regular::open_read_in(&self.folder, &path) {
                 file.lock_shared()
                     .map_err(StoreError::io("could not wait on", &path))?;
             }
@@ -250,13 +250,15 @@ fn list_in(folder: &Path) -> Listed {
 /// The registration in `path` if its owner still holds it; `None` when it
 /// is stale.
 fn read_live(path: &Path, name: &str) -> Result<Option<Registration>, String> {
-    let file = regular::open_read(path).map_err(|error| error.to_string())?;
+    let folder = path.parent().unwrap_or(Path::new(regular::ANYWHERE));
+    let file = regular::open_read_in(folder, path).map_err(|error| error.to_string())?;
     match file.try_lock_shared() {
         Ok(()) => return Ok(None),
         Err(TryLockError::WouldBlock) => {}
         Err(TryLockError::Error(error)) => return Err(error.to_string()),
     }
-    let text = regular::read_to_string(path, MAX_REGISTRATION_BYTES).map_err(|e| e.to_string())?;
+    let text = regular::read_to_string_in(folder, path, MAX_REGISTRATION_BYTES)
+        .map_err(|e| e.to_string())?;
     Registration::read(name, &text)
         .map(Some)
         .map_err(|error| error.to_string())
@@ -278,7 +280,7 @@ fn clear_stale(folder: &Path) {
             continue;
         }
         let path = entry.path();
-        let Ok(file) = regular::open_read(&path) else {
+        let Ok(file) = regular::open_read_in(folder, &path) else {
             continue;
         };
         if file.try_lock().is_err() {

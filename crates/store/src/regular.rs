@@ -1,26 +1,113 @@
-//! Files the store opens where an agent or another process may have put
-//! something else: a FIFO (opening it would wait for a writer, forever), a
-//! device (`/dev/zero` reads without end), a directory. Each is opened
-//! without blocking, checked to be a regular file on the handle it opened
-//! (no race between a check and the open), and read with a bound.
+//! The one way a file is read where an agent, a cloned repository or
+//! another process may have put something else in its place: a FIFO
+//! (opening it would wait for a writer, forever), a device (`/dev/zero`
+//! reads without end), a folder, or a symbolic link out of the folder it
+//! belongs in (`theme.json -> ~/.ssh/id_ed25519`).
+//!
+//! Every read names the folder the file must stay in (`within`: the
+//! workspace, a worktree, the config or runtime folder). The path is
+//! resolved beneath it — on Linux by `openat2` with `RESOLVE_BENEATH`,
+//! through cap-std — so a link may lead anywhere inside it and nowhere
+//! outside; the file is opened without blocking, checked to be a regular
+//! file on the handle it opened (no race between a check and the open),
+//! and read with a bound. Nothing in the project opens a file for reading
+//! another way (`clippy.toml`'s `disallowed-methods`).
+
+#![allow(clippy::disallowed_methods)] // The one place that may open files.
 
 use std::{
-    fs::{File, OpenOptions},
+    fs::File,
     io::{self, Read},
-    os::unix::fs::OpenOptionsExt,
-    path::Path,
+    path::{Component, Path, PathBuf},
 };
+
+use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt, OpenOptionsSyncExt};
+use cap_std::{ambient_authority, fs::Dir};
 
 /// The most a data file of the store's is read to: far over any real
 /// inbox or record, short of what a file made to exhaust memory holds.
-pub(crate) const DATA_LIMIT: u64 = 1 << 30;
+pub const DATA_LIMIT: u64 = 1 << 30;
 
-/// Opens `path` with `options`, never waiting: `O_NONBLOCK`, so a FIFO
-/// opens at once (or fails), and refused with `InvalidInput` unless what
-/// was opened is a regular file. On a regular file `O_NONBLOCK` changes
-/// nothing.
-pub(crate) fn open(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
-    let file = options.custom_flags(nix::libc::O_NONBLOCK).open(path)?;
+/// The folder of a file read wherever it is: one the developer named (a
+/// certificate given on the command line) or keeps (the config folder,
+/// which a dotfiles manager may link elsewhere), or one git or an agent's
+/// own tool points at by design (a worktree's `commondir`, a transcript).
+/// Every such read is marked by using it.
+pub const ANYWHERE: &str = "/";
+
+/// Whether a link as the path's last part is followed (staying within).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LastLink {
+    /// Followed, if it leads somewhere within.
+    Follow,
+    /// Refused: the file itself must be no link (a review shows what git
+    /// would store, never what a link of the agent's points at).
+    Refuse,
+}
+
+/// `path` relative to `within` (it may be given either way), refused with
+/// `PermissionDenied` when it climbs out (`..`) or is absolute elsewhere.
+fn beneath(within: &Path, path: &Path) -> io::Result<PathBuf> {
+    let relative = if path.is_absolute() {
+        path.strip_prefix(within)
+            .map_err(|_| outside(within, path))?
+            .to_path_buf()
+    } else {
+        path.to_path_buf()
+    };
+    if relative
+        .components()
+        .any(|part| !matches!(part, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(outside(within, path));
+    }
+    Ok(relative)
+}
+
+fn outside(within: &Path, path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "{} leads outside {}: it is not read",
+            path.display(),
+            within.display()
+        ),
+    )
+}
+
+/// Opens `path`, which must stay inside the folder `within`, with
+/// `options`, never waiting: a FIFO opens at once (or fails), and what was
+/// opened is refused with `InvalidInput` unless it is a regular file.
+pub fn open_in(
+    within: &Path,
+    path: &Path,
+    options: &mut cap_std::fs::OpenOptions,
+    last: LastLink,
+) -> io::Result<File> {
+    let relative = beneath(within, path)?;
+    let dir = Dir::open_ambient_dir(within, ambient_authority())?;
+    options.nonblock(true).follow(match last {
+        LastLink::Follow => FollowSymlinks::Yes,
+        LastLink::Refuse => FollowSymlinks::No,
+    });
+    let opened = match dir.open_with(&relative, options) {
+        // A link written as an absolute path is refused beneath a folder
+        // even when it leads inside: where it leads, resolved, is opened
+        // beneath the folder again (so a link swapped in meanwhile is
+        // refused all the same).
+        Err(error)
+            if error.kind() == io::ErrorKind::PermissionDenied && last == LastLink::Follow =>
+        {
+            match resolved_inside(within, path) {
+                Some(real) => dir.open_with(&real, options),
+                None => Err(error),
+            }
+        }
+        other => other,
+    };
+    let file = opened
+        .map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", path.display())))?
+        .into_std();
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -31,15 +118,32 @@ pub(crate) fn open(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
     Ok(file)
 }
 
-/// Opens the regular file `path` for reading (see [`open`]).
-pub(crate) fn open_read(path: &Path) -> io::Result<File> {
-    open(path, OpenOptions::new().read(true))
+/// Where `path` leads, relative to `within`, when every link on the way
+/// resolves inside it.
+fn resolved_inside(within: &Path, path: &Path) -> Option<PathBuf> {
+    let within = within.canonicalize().ok()?;
+    let real = within.join(path).canonicalize().ok()?;
+    real.strip_prefix(&within).ok().map(Path::to_path_buf)
 }
 
-/// Reads the regular file `path` whole, refused with `FileTooLarge` when
-/// it holds more than `limit` bytes (the file is never read past it).
-pub(crate) fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let file = open_read(path)?;
+/// Options that read (for [`open_in`]).
+pub fn reading() -> cap_std::fs::OpenOptions {
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true);
+    options
+}
+
+/// Opens the regular file `path` inside `within` for reading (see
+/// [`open_in`]).
+pub fn open_read_in(within: &Path, path: &Path) -> io::Result<File> {
+    open_in(within, path, &mut reading(), LastLink::Follow)
+}
+
+/// Reads the regular file `path` inside `within` whole, refused with
+/// `FileTooLarge` when it holds more than `limit` bytes (the file is never
+/// read past it).
+pub fn read_in(within: &Path, path: &Path, limit: u64, last: LastLink) -> io::Result<Vec<u8>> {
+    let file = open_in(within, path, &mut reading(), last)?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
@@ -51,37 +155,99 @@ pub(crate) fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// [`read`] as UTF-8 text (`InvalidData` when it is not).
-pub(crate) fn read_to_string(path: &Path, limit: u64) -> io::Result<String> {
-    String::from_utf8(read(path, limit)?)
+/// [`read_in`] as UTF-8 text (`InvalidData` when it is not).
+pub fn read_to_string_in(within: &Path, path: &Path, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_in(within, path, limit, LastLink::Follow)?)
         .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
+}
+
+/// [`read_to_string_in`] for a file that may be missing (`None`), its
+/// failures as the store's (`StoreError::Io`, "could not read").
+pub fn read_text_in(
+    within: &Path,
+    path: &Path,
+    limit: u64,
+) -> Result<Option<String>, crate::StoreError> {
+    match read_to_string_in(within, path, limit) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(crate::StoreError::Io {
+            action: "could not read",
+            path: path.to_owned(),
+            source,
+        }),
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+    use std::os::unix::fs::symlink;
 
     use super::*;
 
     #[test]
-    fn a_fifo_a_device_and_a_folder_are_refused_at_once_and_a_file_is_read_within_its_bound() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("fifo");
+    fn a_fifo_a_device_a_folder_and_a_way_out_are_refused_at_once_and_a_file_is_read_within_its_bound()
+     {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("ws");
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        let fifo = root.join("fifo");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
-        // Without O_NONBLOCK this open would wait for a writer forever.
-        for path in [fifo.as_path(), Path::new("/dev/zero"), dir.path()] {
-            let error = read(path, 1024).unwrap_err();
-            assert_eq!(error.kind(), io::ErrorKind::InvalidInput, "{path:?}");
+        symlink(&fifo, root.join("theme.json")).unwrap();
+        symlink("/dev/zero", root.join("zero.json")).unwrap();
+        std::fs::write(temp.path().join("secret"), "AKIA-SECRET").unwrap();
+        symlink(temp.path().join("secret"), root.join("leak.md")).unwrap();
+        symlink(temp.path(), root.join("up")).unwrap();
+        // Without O_NONBLOCK the FIFO's open would wait for a writer
+        // forever; without the bound /dev/zero would fill memory.
+        for (path, kind) in [
+            (fifo.clone(), io::ErrorKind::InvalidInput),
+            (root.join("theme.json"), io::ErrorKind::InvalidInput),
+            (root.join("docs"), io::ErrorKind::InvalidInput),
+            (root.join("leak.md"), io::ErrorKind::PermissionDenied),
+            (root.join("up/secret"), io::ErrorKind::PermissionDenied),
+            (
+                root.join("docs/../../secret"),
+                io::ErrorKind::PermissionDenied,
+            ),
+            (temp.path().join("secret"), io::ErrorKind::PermissionDenied),
+        ] {
+            let error = read_in(&root, &path, 1024, LastLink::Follow).unwrap_err();
+            assert_eq!(error.kind(), kind, "{path:?}: {error}");
         }
-        let writing = open(&fifo, OpenOptions::new().write(true).create(true));
-        assert!(writing.is_err(), "a FIFO is not opened for writing either");
-        let file = dir.path().join("data.json");
+        let zero = read_in(&root, &root.join("zero.json"), 1024, LastLink::Follow).unwrap_err();
+        assert_ne!(
+            zero.kind(),
+            io::ErrorKind::FileTooLarge,
+            "never read: {zero}"
+        );
+
+        let file = root.join("docs/data.json");
         std::fs::write(&file, "0123456789").unwrap();
-        assert_eq!(read(&file, 10).unwrap(), b"0123456789");
         assert_eq!(
-            read(&file, 9).unwrap_err().kind(),
+            read_in(&root, &file, 10, LastLink::Follow).unwrap(),
+            b"0123456789"
+        );
+        assert_eq!(
+            read_in(&root, Path::new("docs/data.json"), 9, LastLink::Follow)
+                .unwrap_err()
+                .kind(),
             io::ErrorKind::FileTooLarge
         );
-        assert_eq!(read_to_string(&file, 64).unwrap(), "0123456789");
+        // A link that stays inside is followed, unless the file itself
+        // must be no link.
+        symlink(&file, root.join("inner.json")).unwrap();
+        let inner = root.join("inner.json");
+        assert_eq!(read_to_string_in(&root, &inner, 64).unwrap(), "0123456789");
+        assert!(read_in(&root, &inner, 64, LastLink::Refuse).is_err());
+        let mut writing = cap_std::fs::OpenOptions::new();
+        writing.write(true).create(true);
+        assert!(
+            open_in(&root, &fifo, &mut writing, LastLink::Follow).is_err(),
+            "a FIFO is not opened for writing either"
+        );
     }
 }

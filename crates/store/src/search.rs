@@ -268,11 +268,12 @@ impl SearchIndex {
             )?;
         }
         let manifest_path = dir.join("files.json");
-        let manifest: Manifest = std::fs::read_to_string(&manifest_path)
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .filter(|manifest: &Manifest| manifest.version == INDEX_VERSION)
-            .unwrap_or_default();
+        let manifest: Manifest =
+            crate::regular::read_to_string_in(&dir, &manifest_path, crate::regular::DATA_LIMIT)
+                .ok()
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .filter(|manifest: &Manifest| manifest.version == INDEX_VERSION)
+                .unwrap_or_default();
         let (schema, fields) = schema();
         let opened = MmapDirectory::open(&dir)
             .map_err(|error| StoreError::Search {

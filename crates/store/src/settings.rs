@@ -33,7 +33,10 @@ pub fn config_dir() -> Option<PathBuf> {
 /// read without end) or holds more than a MiB.
 pub fn load(dir: &Path) -> Result<Settings, StoreError> {
     let path = dir.join(FILE);
-    match crate::regular::read_to_string(&path, MAX_BYTES) {
+    // The developer's own file, which a dotfiles manager may link
+    // anywhere: read wherever it is (a regular file, bounded).
+    let anywhere = Path::new(crate::regular::ANYWHERE);
+    match crate::regular::read_to_string_in(anywhere, &path, MAX_BYTES) {
         Ok(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
             path,
             reason: error.to_string(),
@@ -90,6 +93,7 @@ pub fn view(dir: &Path) -> Result<SettingsView, StoreError> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;

@@ -1,6 +1,9 @@
 //! Tool calls run as tasks, as files the store owns: one
-//! `.switchboard/tasks/<id>.json` per call, made and changed under the
-//! folder's lock and written atomically, so the worker running the call,
+//! `<records>/tasks/<id>.json` per call — outside the workspace
+//! ([`Workspace::records_dir`]: the worker runs the tool and arguments
+//! its record names, for the caller it names, so nothing that works in
+//! the workspace may write one), readable by its owner only — made and
+//! changed under the folder's lock and written atomically, so the worker running the call,
 //! any `switchboard mcp` process asked about it (stdio or HTTP, after a
 //! restart) and the window agree on where it is. A working task whose
 //! worker is gone is failed when it is next read; ended tasks are kept a
@@ -17,15 +20,20 @@ use switchboard_model::{
 
 use crate::{StoreError, Workspace, json_file, lock::DirLock, process::liveness, walk};
 
-/// The tasks folder, relative to the workspace.
-pub const TASKS_DIR: &str = ".switchboard/tasks";
+/// The tasks folder's name in the workspace's records.
+pub const TASKS_DIR: &str = "tasks";
 
 /// How long an ended task is kept: a week.
 pub const ENDED_KEPT_MS: i64 = 7 * 24 * 60 * 60 * 1000;
 
 /// The tasks folder of `workspace`.
-pub fn tasks_dir(workspace: &Workspace) -> PathBuf {
-    workspace.root().join(TASKS_DIR)
+pub fn tasks_dir(workspace: &Workspace) -> Result<PathBuf, StoreError> {
+    workspace.records_folder(TASKS_DIR, false)
+}
+
+/// [`tasks_dir`], made (private) when missing, for a change.
+fn writable_dir(workspace: &Workspace) -> Result<PathBuf, StoreError> {
+    workspace.records_folder(TASKS_DIR, true)
 }
 
 fn file_name(id: &str) -> Result<String, StoreError> {
@@ -56,7 +64,7 @@ pub fn create(
     sent_by: Option<String>,
     now: Timestamp,
 ) -> Result<ToolTask, StoreError> {
-    let dir = tasks_dir(workspace);
+    let dir = writable_dir(workspace)?;
     let lock = DirLock::acquire(&dir)?;
     let existing = ids(&dir)?;
     let id = EntityId::next(
@@ -67,7 +75,7 @@ pub fn create(
     .to_string();
     let mut task = ToolTask::new(id, tool, arguments, now);
     task.sent_by = sent_by;
-    json_file::write(&lock.file(&file_name(&task.id)?), &task, "task")?;
+    json_file::write_private(&lock.file(&file_name(&task.id)?), &task, "task")?;
     Ok(task)
 }
 
@@ -78,19 +86,20 @@ pub fn update(
     id: &str,
     change: impl FnOnce(&mut ToolTask) -> Result<(), TaskError>,
 ) -> Result<ToolTask, StoreError> {
-    let lock = DirLock::acquire(&tasks_dir(workspace))?;
+    let lock = DirLock::acquire(&writable_dir(workspace)?)?;
     let path = lock.file(&file_name(id)?);
-    let mut task: ToolTask = json_file::read(&path, "task", id)?;
+    let mut task: ToolTask = json_file::read(lock.within(), &path, "task", id)?;
     change(&mut task)?;
-    json_file::write(&path, &task, "task")?;
+    json_file::write_private(&path, &task, "task")?;
     Ok(task)
 }
 
 /// Task `id` as it is now: a working task whose worker ended without a
 /// word is failed (and stored so) here.
 pub fn get(workspace: &Workspace, id: &str, now: Timestamp) -> Result<ToolTask, StoreError> {
-    let path = tasks_dir(workspace).join(file_name(id)?);
-    let task: ToolTask = json_file::read(&path, "task", id)?;
+    let dir = tasks_dir(workspace)?;
+    let path = dir.join(file_name(id)?);
+    let task: ToolTask = json_file::read(&dir, &path, "task", id)?;
     if task.state != TaskState::Working || !worker_ended(&task) {
         return Ok(task);
     }
@@ -117,9 +126,9 @@ pub fn cancel(
     caller: Option<&str>,
     now: Timestamp,
 ) -> Result<(ToolTask, Option<ProcessMark>), StoreError> {
-    let lock = DirLock::acquire(&tasks_dir(workspace))?;
+    let lock = DirLock::acquire(&writable_dir(workspace)?)?;
     let path = lock.file(&file_name(id)?);
-    let mut task: ToolTask = json_file::read(&path, "task", id)?;
+    let mut task: ToolTask = json_file::read(lock.within(), &path, "task", id)?;
     if !task.belongs_to(caller) {
         return Err(StoreError::NotFound {
             what: "task",
@@ -127,7 +136,7 @@ pub fn cancel(
         });
     }
     task.cancel(now)?;
-    json_file::write(&path, &task, "task")?;
+    json_file::write_private(&path, &task, "task")?;
     drop(lock);
     let worker = task
         .worker
@@ -135,18 +144,23 @@ pub fn cancel(
     Ok((task, worker))
 }
 
-/// The log a worker of task `id` writes its errors to (made empty).
+/// The log a worker of task `id` writes its errors to (made empty,
+/// readable by its owner only).
 pub fn open_log(workspace: &Workspace, id: &str) -> Result<std::fs::File, StoreError> {
-    let dir = tasks_dir(workspace);
-    crate::own_folders::create_dir_all(&dir)?;
+    use cap_std::fs::OpenOptionsExt;
+
+    let dir = writable_dir(workspace)?;
     let path = dir.join(format!("{}.log", file_name(id)?.trim_end_matches(".json")));
-    std::fs::File::create(&path).map_err(StoreError::io("could not create", &path))
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true).mode(0o600);
+    crate::regular::open_in(&dir, &path, &mut options, crate::regular::LastLink::Refuse)
+        .map_err(StoreError::io("could not create", &path))
 }
 
 /// Forgets the tasks that ended more than [`ENDED_KEPT_MS`] before `now`;
 /// returns how many.
 pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError> {
-    let dir = tasks_dir(workspace);
+    let dir = tasks_dir(workspace)?;
     if !dir.is_dir() {
         return Ok(0);
     }
@@ -156,7 +170,7 @@ pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError>
         let Ok(path) = file_name(&id).map(|name| lock.file(&name)) else {
             continue;
         };
-        let Ok(task) = json_file::read::<ToolTask>(&path, "task", &id) else {
+        let Ok(task) = json_file::read::<ToolTask>(&dir, &path, "task", &id) else {
             continue;
         };
         let old = now.unix_millis() - task.updated_at.unix_millis() > ENDED_KEPT_MS;

@@ -1,7 +1,5 @@
 //! The theme overrides: `.visual-delivery/custom/theme.json`.
 
-use std::io::ErrorKind;
-
 use switchboard_model::theme::{ThemeVariables, theme_variables};
 
 use crate::{StoreError, Workspace};
@@ -9,14 +7,15 @@ use crate::{StoreError, Workspace};
 /// The theme file's name inside the custom directory.
 pub const THEME_FILE: &str = "theme.json";
 
+/// The largest theme file read: a few CSS variables take a few KiB.
+const MAX_BYTES: u64 = 1 << 20;
+
 /// The theme's CSS variables. No file means no overrides; a file that does
 /// not parse is a warning (and is left alone), never an error.
 pub fn load(workspace: &Workspace) -> Result<ThemeVariables, StoreError> {
     let path = workspace.custom_dir().join(THEME_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(ThemeVariables::default()),
-        Err(error) => return Err(StoreError::io("could not read", &path)(error)),
+    let Some(text) = crate::regular::read_text_in(workspace.root(), &path, MAX_BYTES)? else {
+        return Ok(ThemeVariables::default());
     };
     match serde_json::from_str(&text) {
         Ok(theme) => Ok(theme_variables(&theme)),

@@ -182,8 +182,9 @@ struct DirChain {
     report_dirs: Vec<PathBuf>,
     /// `.switchboard/agents/`.
     agents_dir: PathBuf,
-    /// `.switchboard/launches/`: started agents, shown with the agents.
-    launches_dir: PathBuf,
+    /// The launches folder in the workspace's records (outside it):
+    /// started agents, shown with the agents.
+    launches_dir: Option<PathBuf>,
 }
 
 impl DirChain {
@@ -204,17 +205,27 @@ impl DirChain {
             .collect();
         let tapes_root = root.join(crate::tapes::TAPES_DIR);
         let agents_dir = crate::agents::agents_dir(workspace);
-        let launches_dir = crate::launches::launches_dir(workspace);
+        let launches_dir = crate::launches::launches_dir(workspace).ok();
         let mut dirs = vec![
             root.to_owned(),
             tapes_root.clone(),
             root.join(".switchboard"),
             agents_dir.clone(),
-            launches_dir.clone(),
             workspace.visual_delivery_dir(),
             data_dir.clone(),
             custom_dir.clone(),
         ];
+        // The records' folders from above the config folder down, so the
+        // first launch's folder is seen as it is made.
+        if let Some(launches) = &launches_dir {
+            let mut chain: Vec<PathBuf> = launches
+                .ancestors()
+                .take(5)
+                .map(Path::to_path_buf)
+                .collect();
+            chain.reverse();
+            dirs.extend(chain);
+        }
         for dir in knowledge_dirs.iter().chain(&team_roots).chain(&report_dirs) {
             // Each watched folder's parents, so its appearance is seen.
             if let Some(parent) = dir.parent()
@@ -346,7 +357,7 @@ impl DirChain {
             vec![StoreChange::Tapes]
         } else if self.report_dirs.iter().any(|known| known == dir) {
             vec![StoreChange::ProbeReports]
-        } else if *dir == self.agents_dir || *dir == self.launches_dir {
+        } else if *dir == self.agents_dir || self.launches_dir.as_deref() == Some(dir) {
             vec![StoreChange::Agents]
         } else {
             Vec::new()
@@ -421,7 +432,7 @@ impl DirChain {
             }
             // An agent's record or a started agent's written (a rename onto
             // its name) or removed.
-            if (parent == self.agents_dir || parent == self.launches_dir)
+            if (parent == self.agents_dir || self.launches_dir.as_deref() == Some(parent))
                 && path
                     .extension()
                     .is_some_and(|extension| extension == "json")

@@ -39,9 +39,13 @@ pub fn hold(workspace: &Workspace) -> Result<WindowHold, StoreError> {
     if let Some(dir) = path.parent() {
         crate::own_folders::create_dir_all(dir)?;
     }
-    let file = regular::open(
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    let file = regular::open_in(
+        workspace.root(),
         &path,
-        File::options().create(true).truncate(false).write(true),
+        &mut options,
+        regular::LastLink::Follow,
     )
     .map_err(StoreError::io("could not open lock file", &path))?;
     match file.try_lock() {
@@ -58,7 +62,7 @@ pub fn hold(workspace: &Workspace) -> Result<WindowHold, StoreError> {
 /// anything: no lock file means no window, and so does anything there
 /// but a regular file (a FIFO would otherwise hold every hook call).
 pub fn is_open(workspace: &Workspace) -> bool {
-    let Ok(file) = regular::open_read(&lock_path(workspace)) else {
+    let Ok(file) = regular::open_read_in(workspace.root(), &lock_path(workspace)) else {
         return false;
     };
     matches!(file.try_lock_shared(), Err(TryLockError::WouldBlock))
@@ -67,7 +71,7 @@ pub fn is_open(workspace: &Workspace) -> bool {
 /// Blocks until no window holds `workspace` (at once when none does).
 pub fn wait_closed(workspace: &Workspace) -> Result<(), StoreError> {
     let path = lock_path(workspace);
-    let Ok(file) = regular::open_read(&path) else {
+    let Ok(file) = regular::open_read_in(workspace.root(), &path) else {
         return Ok(());
     };
     file.lock_shared()
@@ -109,6 +113,7 @@ pub fn wait_unseen(workspace: &Workspace) -> Result<(), StoreError> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

@@ -1,8 +1,16 @@
-//! A workspace folder and where each kind of data lives inside it.
+//! A workspace folder, where each kind of data lives inside it, and the
+//! folder outside it where Switchboard keeps its own records of it.
 
 use std::path::{Path, PathBuf};
 
 use crate::StoreError;
+
+/// The folder of the config folder that holds each workspace's records.
+const RECORDS_DIR: &str = "workspaces";
+
+/// How many hex digits of the SHA-256 of a workspace's path name its
+/// records' folder.
+const RECORDS_KEY_LEN: usize = 24;
 
 /// The folder visual-delivery compatible data lives in, relative to the root.
 const VISUAL_DELIVERY_DIR: &str = ".visual-delivery";
@@ -11,6 +19,9 @@ const VISUAL_DELIVERY_DIR: &str = ".visual-delivery";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
     root: PathBuf,
+    /// Where its records live, when set here rather than found in the
+    /// config folder (tests).
+    records: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -29,7 +40,41 @@ impl Workspace {
                 source: std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
             });
         }
-        Ok(Self { root })
+        Ok(Self {
+            root,
+            records: None,
+        })
+    }
+
+    /// The same workspace with its records kept in `dir` instead of the
+    /// config folder's (a test's own folder).
+    #[must_use]
+    pub fn with_records_dir(mut self, dir: PathBuf) -> Self {
+        self.records = Some(dir);
+        self
+    }
+
+    /// Where Switchboard keeps its own records of this workspace — the
+    /// agents it started, the tool calls it runs as tasks: outside the
+    /// workspace, which anyone who works in it (an agent, a cloned
+    /// repository) can write, in the config folder's
+    /// `workspaces/<key>/` (the key a digest of the workspace's path),
+    /// which only its user can. The folder is made when first written.
+    pub fn records_dir(&self) -> Result<PathBuf, StoreError> {
+        if let Some(dir) = &self.records {
+            return Ok(dir.clone());
+        }
+        let config = crate::settings::config_dir().ok_or(StoreError::NoConfigDir)?;
+        Ok(self.records_dir_in(&config))
+    }
+
+    /// The workspace's records folder in the config folder `config` (see
+    /// [`Workspace::records_dir`]).
+    pub fn records_dir_in(&self, config: &Path) -> PathBuf {
+        let digest = switchboard_model::token::digest(&self.root.to_string_lossy());
+        config
+            .join(RECORDS_DIR)
+            .join(&digest[..RECORDS_KEY_LEN.min(digest.len())])
     }
 
     /// Opens the workspace `path` belongs to: when `path` is inside a
@@ -42,6 +87,23 @@ impl Workspace {
             Some(main) => Ok(Self::open(&main).unwrap_or(opened)),
             None => Ok(opened),
         }
+    }
+
+    /// The folder `kind` of [`Workspace::records_dir`] (`launches`,
+    /// `tasks`), made private (0700, with every folder it makes on the way)
+    /// when `make` and it is missing.
+    pub(crate) fn records_folder(&self, kind: &str, make: bool) -> Result<PathBuf, StoreError> {
+        use std::os::unix::fs::DirBuilderExt;
+
+        let dir = self.records_dir()?.join(kind);
+        if make {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&dir)
+                .map_err(StoreError::io("could not make", &dir))?;
+        }
+        Ok(dir)
     }
 
     /// The workspace folder.
@@ -89,10 +151,16 @@ fn main_worktree_of(dir: &Path) -> Option<PathBuf> {
             // A main working tree, or something that is not git's.
             return None;
         }
-        let link = crate::regular::read_to_string(&dot_git, GIT_LINK_LIMIT).ok()?;
+        let link = crate::regular::read_to_string_in(folder, &dot_git, GIT_LINK_LIMIT).ok()?;
         let git_dir = folder.join(link.strip_prefix("gitdir:")?.trim());
         let common =
-            crate::regular::read_to_string(&git_dir.join("commondir"), GIT_LINK_LIMIT).ok()?;
+            // Where git's own pointer leads.
+            crate::regular::read_to_string_in(
+                Path::new(crate::regular::ANYWHERE),
+                &git_dir.join("commondir"),
+                GIT_LINK_LIMIT,
+            )
+            .ok()?;
         let common = git_dir.join(common.trim()).canonicalize().ok()?;
         if common.file_name()? != ".git" {
             // A bare repository has no main working tree.

@@ -133,8 +133,10 @@ fn no_link_between(root: &Path, dir: &Path) -> Result<(), StoreError> {
 }
 
 /// What the agent changed in `worktree` since its base: its commits, and
-/// each file changed, committed or not, with its diff.
-pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
+/// each file changed, committed or not, with its diff — a new file marked
+/// when the developer's checkout of the base holds a file of its path
+/// that git does not track (merging would replace it).
+pub fn changes(workspace: &Workspace, worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
     let dir = Path::new(&worktree.path);
     let base = worktree.base_commit.as_str();
     let commits = git::run_tree(
@@ -160,6 +162,12 @@ pub fn changes(worktree: &Worktree) -> Result<WorktreeChanges, StoreError> {
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.truncate(FILES_LIMIT);
+    if let Some(checkout) = checked_out_at(workspace.root(), &worktree.base)? {
+        for file in &mut files {
+            file.replaces_untracked =
+                file.change == FileChange::Added && in_checkout(&checkout, &file.path);
+        }
+    }
     let uncommitted = git::run_tree(
         worktree,
         &["status", "--porcelain", "-z", "--untracked-files=all"],
@@ -207,6 +215,7 @@ fn tracked_changes(worktree: &Worktree, base: &str) -> Result<Vec<ChangedFile>, 
             added: None,
             removed: None,
             diff: String::new(),
+            replaces_untracked: false,
         });
         if files.len() >= FILES_LIMIT {
             break;
@@ -238,6 +247,7 @@ fn tracked_changes(worktree: &Worktree, base: &str) -> Result<Vec<ChangedFile>, 
                 "diff",
                 "--no-color",
                 "--no-ext-diff",
+                "--no-textconv",
                 "--no-renames",
                 base,
                 "--",
@@ -249,12 +259,22 @@ fn tracked_changes(worktree: &Worktree, base: &str) -> Result<Vec<ChangedFile>, 
     Ok(files)
 }
 
-/// A file git does not track yet, shown as new.
+/// A file git does not track yet, shown as new: as git would store it —
+/// a regular file inside the worktree by its text, a link by where it
+/// points (never the text of what it points at), anything else not at all.
 fn new_file(dir: &Path, path: &str) -> ChangedFile {
-    let text = regular::read(&dir.join(path), NEW_FILE_LIMIT + 1)
-        .ok()
-        .filter(|bytes| bytes.len() as u64 <= NEW_FILE_LIMIT)
-        .and_then(|bytes| String::from_utf8(bytes).ok());
+    let full = dir.join(path);
+    let link = std::fs::symlink_metadata(&full)
+        .is_ok_and(|meta| meta.file_type().is_symlink())
+        .then(|| std::fs::read_link(&full).ok())
+        .flatten()
+        .map(|target| format!("{}\n", target.display()));
+    let text = link.or_else(|| {
+        regular::read_in(dir, &full, NEW_FILE_LIMIT + 1, regular::LastLink::Refuse)
+            .ok()
+            .filter(|bytes| bytes.len() as u64 <= NEW_FILE_LIMIT)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+    });
     ChangedFile {
         path: path.to_owned(),
         change: FileChange::Added,
@@ -263,7 +283,43 @@ fn new_file(dir: &Path, path: &str) -> ChangedFile {
         diff: text
             .map(|text| new_file_diff(path, &text))
             .unwrap_or_default(),
+        replaces_untracked: false,
     }
+}
+
+/// Whether `path` (relative) names anything in the checkout at `checkout`
+/// — a file, a link, a folder — without following a link on the way.
+fn in_checkout(checkout: &Path, path: &str) -> bool {
+    std::fs::symlink_metadata(checkout.join(path)).is_ok()
+}
+
+/// The files merging `tree` into `base_commit` adds that the checkout at
+/// `checkout` already holds, untracked or ignored (git replaces an
+/// ignored one without a word).
+fn replaced_in_checkout(
+    root: &Path,
+    checkout: &Path,
+    base_commit: &str,
+    tree: &str,
+) -> Result<Vec<String>, StoreError> {
+    let added = git::run(
+        root,
+        &[
+            "diff",
+            "--name-only",
+            "--no-renames",
+            "--diff-filter=A",
+            "-z",
+            base_commit,
+            tree,
+            "--",
+        ],
+    )?;
+    Ok(added
+        .split('\0')
+        .filter(|path| !path.is_empty() && in_checkout(checkout, path))
+        .map(str::to_owned)
+        .collect())
 }
 
 /// Merges the agent's branch into its base branch. With `commit_first`,
@@ -337,12 +393,21 @@ pub fn merge(
     let message = format!("Merge agent {name} ({})", worktree.branch);
     match checked_out_at(root, base)? {
         Some(checkout) => {
+            let replaced = replaced_in_checkout(root, &checkout, &base_commit, &tree)?;
+            if !replaced.is_empty() {
+                return Err(StoreError::WouldReplace {
+                    base: base.clone(),
+                    checkout,
+                    files: replaced,
+                });
+            }
             let output = git::output(
                 &checkout,
                 &[
                     "merge",
                     "--no-ff",
                     "--no-edit",
+                    "--no-overwrite-ignore",
                     "-m",
                     &message,
                     &branch_commit,
@@ -443,7 +508,8 @@ fn base_busy(root: &Path, branch: &str) -> Result<Option<&'static str>, StoreErr
             ("rebase-apply/head-name", "being rebased"),
             ("BISECT_START", "being bisected"),
         ] {
-            let named = regular::read_to_string(&dir.join(file), 4096).unwrap_or_default();
+            let named =
+                regular::read_to_string_in(&common, &dir.join(file), 4096).unwrap_or_default();
             let named = named.trim();
             if named == wanted || named == branch {
                 return Ok(Some(doing));

@@ -5,6 +5,7 @@
 //! screen), both observed by the same MutationObserver against the wall
 //! clock the harness reads (median and p95 of 20 each).
 
+#![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
 use anyhow::{Context, Result, ensure};
 use serde_json::json;
 use switchboard_e2e::{

@@ -10,6 +10,7 @@
 //! Timed in the page by a MutationObserver against the wall clock the
 //! harness reads.
 
+#![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
 use anyhow::{Context, Result};
 use serde_json::json;
 use switchboard_e2e::{

@@ -15,6 +15,7 @@
 //!   memory (PSS of the app and its web processes; the session host and
 //!   its agents apart), beside the same with no agent running.
 
+#![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
 use std::{
     io::Read,
     path::Path,

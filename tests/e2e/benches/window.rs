@@ -16,6 +16,7 @@
 //!   each burst, then a marked line with its own wall clock → that line on
 //!   the view's screen (median and p95 of 20), timed the same way.
 
+#![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
 use std::{
     collections::BTreeMap,
     io::{BufRead, BufReader},

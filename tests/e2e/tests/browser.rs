@@ -6,6 +6,7 @@
 //! taking it over needs the developer's leave; a form another site posts carries no cookie and is refused; a
 //! revoked browser is turned away.
 
+#![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
 use std::{
     path::Path,
     process::Stdio,

@@ -3,6 +3,7 @@
 //! or refuses the model's writes, and keeps the chat with its summary.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 use std::{path::Path, process::Output};
 

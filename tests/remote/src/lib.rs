@@ -4,6 +4,7 @@
 //! is sent is exactly what the test says).
 
 #![allow(clippy::unwrap_used)] // A test fixture: failing loudly is right.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},

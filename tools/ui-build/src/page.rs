@@ -89,6 +89,7 @@ pub fn assemble(template: &str, parts: &Parts<'_>) -> Result<String, PageError> 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

@@ -386,6 +386,7 @@ fn ActionBar(actions: Actions, runs: bool, confirm: RwSignal<bool>) -> impl Into
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

@@ -223,28 +223,13 @@ async fn dispatch(
             if args.json {
                 print_json(&changes)
             } else {
-                println!(
-                    "{} since {}: {} commit(s), {} file(s), {} uncommitted",
-                    changes.branch,
-                    changes.base,
-                    changes.commits.len(),
-                    changes.files.len(),
-                    changes.uncommitted
+                // Coloured on a terminal, unless NO_COLOR (no-color.org) is set.
+                let colour = std::io::IsTerminal::is_terminal(&std::io::stdout())
+                    && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+                print!(
+                    "{}",
+                    switchboard_model::agent::review::terminal_review(&changes, colour)
                 );
-                for file in &changes.files {
-                    let count =
-                        |n: Option<u64>| n.map_or_else(|| "-".to_owned(), |n| n.to_string());
-                    println!(
-                        "{} +{} -{} {}",
-                        file.change.letter(),
-                        count(file.added),
-                        count(file.removed),
-                        file.path
-                    );
-                }
-                for file in &changes.files {
-                    print!("{}", file.diff);
-                }
                 Ok(())
             }
         }

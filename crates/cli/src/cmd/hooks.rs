@@ -206,13 +206,8 @@ pub fn install(workspace: &Workspace, command: &HooksCommand) -> Result<()> {
     };
     let plan = plan(args);
     let path = workspace.root().join(plan.file);
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => {
-            return Err(error).with_context(|| format!("could not read {}", path.display()));
-        }
-    };
+    let existing = switchboard_store::regular::read_text_in(workspace.root(), &path, 1 << 20)?
+        .unwrap_or_default();
     let edited = edit(&existing, &plan, installing).with_context(|| {
         format!(
             "{} was left as it is because it could not be edited safely",
@@ -265,6 +260,7 @@ pub fn install(workspace: &Workspace, command: &HooksCommand) -> Result<()> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

@@ -26,6 +26,10 @@ fn mode(mode: Mode) -> DeliveryMode {
 }
 
 /// Reads `--schema JSON` or `--schema @FILE`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a file its caller named on the command line (it may be a pipe: <(…))"
+)]
 fn read_schema(text: &str) -> Result<Value> {
     let json = match text.strip_prefix('@') {
         Some(path) => std::fs::read_to_string(path)
@@ -35,6 +39,10 @@ fn read_schema(text: &str) -> Result<Value> {
     serde_json::from_str(&json).bad_input("--schema is not valid JSON")
 }
 
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a file its caller named on the command line (it may be a pipe: <(…))"
+)]
 fn read_body(args: &DeliverArgs) -> Result<String> {
     match (&args.content, &args.content_file) {
         (Some(text), _) => Ok(text.clone()),

@@ -139,8 +139,12 @@ pub fn run(workspace: &Workspace, command: TapesCommand) -> Result<bool> {
             let mut checked = 0;
             for (path, file) in tapes.files()? {
                 checked += 1;
-                let text = std::fs::read_to_string(&file)
-                    .with_context(|| format!("could not read {}", file.display()));
+                let text = switchboard_store::regular::read_to_string_in(
+                    tapes.root(),
+                    &file,
+                    switchboard_store::regular::DATA_LIMIT,
+                )
+                .with_context(|| format!("could not read {}", file.display()));
                 let found = match text {
                     Ok(text) => match validate(&text, strict) {
                         Ok(found) => found

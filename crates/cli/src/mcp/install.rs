@@ -308,13 +308,8 @@ pub fn run(workspace: &Workspace, client: Client, write: bool, http: Option<&str
         println!("{}", snippet(client, &entry)?);
         return Ok(());
     }
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => {
-            return Err(error).with_context(|| format!("could not read {}", path.display()));
-        }
-    };
+    let existing = switchboard_store::regular::read_text_in(workspace.root(), &path, 1 << 20)?
+        .unwrap_or_default();
     let edited = if client == Client::Codex {
         edit_toml(&existing, &entry)
     } else {
@@ -351,6 +346,7 @@ pub fn run(workspace: &Workspace, client: Client, write: bool, http: Option<&str
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

@@ -308,6 +308,7 @@ fn plain(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn object(value: Value) -> Map<String, Value> {

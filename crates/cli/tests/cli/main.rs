@@ -1,6 +1,7 @@
 //! The `switchboard` binary as agents run it: real processes on temp folders.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 mod blocking;
 mod conformance;
@@ -35,6 +36,14 @@ use std::{
 };
 
 use serde_json::Value;
+
+/// The folder Switchboard keeps its own records of the workspace at `root`
+/// in, under the config folder `config` (outside the workspace).
+pub fn records(config: &Path, root: &Path) -> std::path::PathBuf {
+    switchboard_store::Workspace::open(root)
+        .unwrap()
+        .records_dir_in(config)
+}
 
 /// Runs `switchboard -C workspace ARGS…` to completion.
 pub fn switchboard(workspace: &Path, args: &[&str]) -> Output {

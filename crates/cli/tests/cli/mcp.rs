@@ -1804,14 +1804,16 @@ pub(crate) struct Stateless {
 }
 
 impl Stateless {
-    /// `switchboard mcp` on `workspace`, with a session host and
-    /// ClaudeControl's folders of the workspace's own.
+    /// `switchboard mcp` on `workspace`, with a session host, a config
+    /// folder (`.config`) and ClaudeControl's folders of the workspace's
+    /// own.
     pub(crate) fn start(workspace: &Path) -> Self {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .arg("-C")
             .arg(workspace)
             .arg("mcp")
             .env("SWITCHBOARD_RUNTIME_DIR", workspace.join(".session-host"))
+            .env("SWITCHBOARD_CONFIG_DIR", workspace.join(".config"))
             .env("SWITCHBOARD_SESSION_HOST_LINGER_SECS", "1")
             .env("CLAUDE_CONTROL_HOME", workspace.join(".claude-control"))
             .stdin(std::process::Stdio::piped())

@@ -4,7 +4,8 @@
 //! `session_expect` is a task that completes when the program prints what
 //! it waits for, a short one stays a plain call; `tasks/cancel` of a chain
 //! stops its worker, which ends the program it ran — and of a record
-//! written to name another process, signals nothing.
+//! written to name another process, signals nothing; a record written in
+//! the workspace is no task at all.
 
 use std::{path::Path, time::Duration};
 
@@ -172,10 +173,27 @@ fn cancelling_a_chain_stops_its_worker_and_the_program_it_ran() {
             .as_str()
             .is_some_and(|message| message.contains("sleep 120"))
     });
-    let record: Value = serde_json::from_slice(
-        &std::fs::read(root.join(format!(".switchboard/tasks/{id}.json"))).unwrap(),
-    )
-    .unwrap();
+    let tasks = crate::records(&root.join(".config"), root).join("tasks");
+    let record_file = tasks.join(format!("{id}.json"));
+    let record: Value = serde_json::from_slice(&std::fs::read(&record_file).unwrap()).unwrap();
+    // Private: the record names what the worker runs, for whom.
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&record_file)
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
+    assert_eq!(
+        std::fs::metadata(&tasks).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    assert!(
+        !root.join(".switchboard/tasks").exists(),
+        "no task record is kept in the workspace"
+    );
     let worker = record["worker"]["pid"].as_u64().unwrap();
 
     let cancelled = server.call("tasks/cancel", json!({"taskId": task}));
@@ -222,18 +240,26 @@ fn cancelling_a_task_whose_record_names_another_process_signals_nothing() {
         .unwrap();
     let marked = switchboard_store::process::mark(victim.id()).unwrap();
     let id = "t_1764000000_001";
+    let forged = json!({
+        "id": id, "tool": "run_chain", "arguments": {"name": "x"}, "state": "working",
+        "created_at": "2026-11-26T00:00:00.000Z", "updated_at": "2026-11-26T00:00:00.000Z",
+        "worker": {"pid": marked.pid, "start": marked.start},
+    })
+    .to_string();
+    // Written in the workspace, where an agent can write: no such task.
     std::fs::create_dir_all(root.join(".switchboard/tasks")).unwrap();
-    std::fs::write(
-        root.join(format!(".switchboard/tasks/{id}.json")),
-        json!({
-            "id": id, "tool": "run_chain", "arguments": {"name": "x"}, "state": "working",
-            "created_at": "2026-11-26T00:00:00.000Z", "updated_at": "2026-11-26T00:00:00.000Z",
-            "worker": {"pid": marked.pid, "start": marked.start},
-        })
-        .to_string(),
-    )
-    .unwrap();
+    std::fs::write(root.join(format!(".switchboard/tasks/{id}.json")), &forged).unwrap();
     let mut server = Stateless::start(root);
+    let unknown = server.call("tasks/cancel", json!({"taskId": format!("run-{id}")}));
+    assert!(
+        !unknown["error"].is_null(),
+        "a record in the workspace is no task of Switchboard's: {unknown}"
+    );
+    // Written where the records are (as if ours were ever wrong): the
+    // worker it names is not proven to be one, and is not signalled.
+    let tasks = crate::records(&root.join(".config"), root).join("tasks");
+    std::fs::create_dir_all(&tasks).unwrap();
+    std::fs::write(tasks.join(format!("{id}.json")), &forged).unwrap();
     let cancelled = server.call("tasks/cancel", json!({"taskId": format!("run-{id}")}));
     assert!(cancelled["error"].is_null(), "{cancelled}");
     // Whatever the server sent was sent before it answered; SIGKILL now

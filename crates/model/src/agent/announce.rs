@@ -91,6 +91,7 @@ pub fn finished_notice(row: &AgentRow, workspace: &str, said: Option<&str>) -> (
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
     use crate::{Timestamp, agent::AgentKind};

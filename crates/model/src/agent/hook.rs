@@ -279,6 +279,7 @@ pub fn prompt_tool_output(verdict: &Verdict, input: &Value) -> Value {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     /// Claude Code 2.1.332's `PermissionRequest` stdin, as captured.

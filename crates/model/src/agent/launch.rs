@@ -1,8 +1,8 @@
 //! Agents Switchboard starts (`switchboard agent start`, MCP
 //! `agent_start`, the Agents view): their names, the git worktree each may
-//! work in, the record kept of each (`.switchboard/launches/<name>.json`),
-//! and the state a person reads, joined from the agent's program session
-//! and what its hooks report.
+//! work in, the record kept of each (`launches/<name>.json` in the
+//! workspace's records, outside it), and the state a person reads, joined
+//! from the agent's program session and what its hooks report.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -273,8 +273,8 @@ pub enum Landing {
     },
 }
 
-/// One agent Switchboard started, as `.switchboard/launches/<name>.json`
-/// holds it.
+/// One agent Switchboard started, as `launches/<name>.json` of the
+/// workspace's records holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Launch {
     /// Its name, unique in the workspace.
@@ -697,13 +697,34 @@ pub struct ChangedFile {
     pub removed: Option<u64>,
     /// Its unified diff (empty when binary or left out).
     pub diff: String,
+    /// A new file whose path holds a file in the developer's checkout of
+    /// the base that git does not track (an ignored `.env`, an untracked
+    /// note): merging would replace it, so a merge is refused until it is
+    /// moved away.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replaces_untracked: bool,
 }
+
+/// What a review says of a new file that would replace one of the
+/// developer's that git does not track.
+pub const REPLACES_UNTRACKED: &str = "Your checkout has a file of this name that git does not track \
+     (ignored or untracked): merging would replace it, so a merge is refused until you move it away.";
 
 impl ChangedFile {
     /// Its diff as Markdown, rendered as permission questions render
     /// diffs: a fenced `diff` block (its fence longer than any run of
-    /// backticks inside), or why there is none.
+    /// backticks inside), or why there is none; a warning first when it
+    /// would replace a file of the developer's that git does not track.
     pub fn diff_markdown(&self) -> String {
+        let diff = self.diff_block();
+        if self.replaces_untracked {
+            format!("**{REPLACES_UNTRACKED}**\n\n{diff}")
+        } else {
+            diff
+        }
+    }
+
+    fn diff_block(&self) -> String {
         if self.diff.is_empty() {
             return if self.added.is_none() {
                 "_A binary file: no diff shown._".to_owned()
@@ -839,6 +860,7 @@ pub fn task_prompt(title: &str, description: &str, depends_on: &[String], added:
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]
@@ -1053,6 +1075,7 @@ mod tests {
             added: Some(1),
             removed: Some(0),
             diff: "@@ -1 +1,2 @@\n+```rust\n".into(),
+            replaces_untracked: false,
         };
         let markdown = file.diff_markdown();
         assert!(
@@ -1068,6 +1091,14 @@ mod tests {
         };
         assert!(binary.diff_markdown().contains("binary"));
         assert_eq!(binary.counts(), "binary");
+        let env = ChangedFile {
+            replaces_untracked: true,
+            ..binary
+        };
+        assert!(
+            env.diff_markdown()
+                .starts_with("**Your checkout has a file of this name")
+        );
     }
 
     #[test]

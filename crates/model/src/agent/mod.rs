@@ -8,6 +8,7 @@ pub mod codex_hooks;
 pub mod hook;
 pub mod launch;
 pub mod permission;
+pub mod review;
 pub mod screen_prompt;
 pub mod transcript;
 
@@ -320,6 +321,7 @@ pub fn next_waiting(rows: &[AgentRow], current: Option<usize>) -> Option<usize> 
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn at(seconds: i64) -> Timestamp {

@@ -739,6 +739,7 @@ fn short_path<'a>(file: &'a str, cwd: &str) -> &'a str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn request(tool_name: &str, tool_input: Value) -> PermissionRequest {

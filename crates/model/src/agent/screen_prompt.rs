@@ -160,6 +160,7 @@ impl ScreenPrompt {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     /// Claude Code 2.1.332's trust screen, as a 40×120 terminal shows it.

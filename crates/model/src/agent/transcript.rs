@@ -218,6 +218,7 @@ pub fn last_messages<'a>(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

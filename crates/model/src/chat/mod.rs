@@ -201,6 +201,7 @@ pub struct ChatHistory {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

@@ -303,6 +303,7 @@ pub fn assemble(inputs: PromptInputs<'_>) -> AssembledPrompt {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
     use crate::Timestamp;
 

@@ -145,6 +145,7 @@ impl Draft {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use serde_json::json;
 
     use super::*;

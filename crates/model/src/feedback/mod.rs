@@ -426,6 +426,7 @@ fn check_constraints(field: &FormField) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use serde_json::json;
 
     use super::*;

@@ -60,6 +60,7 @@ pub fn duplicates(bullets: &[Bullet]) -> Vec<Duplicate> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn bullet(content: &str, helpful: u32, harmful: u32) -> Bullet {

@@ -277,6 +277,7 @@ pub fn entry_text(title: &str, date: Timestamp, body: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     const NAIDE: &str = "# Build and tooling\n\n## Trunk needs the wasm target (2026-01-12)\n\n**What happened:** `trunk build` failed.\n**What to do next time:** `rustup target add wasm32-unknown-unknown`.\n\n## [2026-02-03T10:15:00Z] Cache the registry\n\nCI is 4 minutes faster.\n\n```md\n## not a heading inside a fence\n```\n";

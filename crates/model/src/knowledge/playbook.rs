@@ -356,6 +356,7 @@ pub fn new_bullet_id(content: &str, now_millis: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     const V2: &str = r#"{

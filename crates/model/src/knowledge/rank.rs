@@ -27,6 +27,7 @@ pub fn score(relevance: f64, utility: f64, age_days: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

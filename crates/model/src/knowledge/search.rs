@@ -155,6 +155,7 @@ pub struct SearchResults {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn hit(snippet: &str, highlights: Vec<(usize, usize)>) -> SearchHit {

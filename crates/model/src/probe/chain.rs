@@ -297,6 +297,7 @@ fn status_name(status: StepStatus) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn result(status: StepStatus, output: &str) -> StepResult {

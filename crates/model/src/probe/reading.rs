@@ -282,6 +282,7 @@ pub fn formats(output: &str) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     const HELP: &str = "Commands:\r\n  help            show this help\r\n  status          print the status as JSON\r\n  config          enter configuration mode\r\n  wipe - delete all data\r\n  get <key> [n]   read a key\r\n  [login] log in with a password\r\n  quit: leave\r\nUsage: type a command and press Enter\r\n";

@@ -216,6 +216,7 @@ pub fn graph(report: &InvestigationReport) -> (Vec<Placed>, Vec<Arrow>) {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
     use crate::probe::ProgramState;
 

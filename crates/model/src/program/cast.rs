@@ -367,6 +367,7 @@ fn redact_output(bytes: &[u8], echoed: &[std::ops::Range<usize>]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn output(bytes: &[u8]) -> CastEvent<'_> {
@@ -438,6 +439,7 @@ mod tests {
 #[cfg(test)]
 mod log_tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

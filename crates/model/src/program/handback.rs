@@ -152,6 +152,7 @@ impl TypedLines {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     fn typed(keys: &[(&[u8], bool)]) -> Vec<String> {

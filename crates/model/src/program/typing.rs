@@ -77,6 +77,7 @@ impl TypingQueue {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use proptest::prelude::*;
 
     use super::*;

@@ -236,6 +236,7 @@ pub fn arrange(sessions: &[ProgramSession]) -> Vec<ListEntry> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
     use crate::{

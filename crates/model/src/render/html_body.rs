@@ -136,6 +136,7 @@ fn split_literal(written: &str, base: usize, runs: &mut Vec<(usize, usize)>) {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use proptest::prelude::*;
 

@@ -113,6 +113,7 @@ pub fn encode(tape: &Tape) -> Result<String, serde_json::Error> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
     use crate::tape::InputKind;

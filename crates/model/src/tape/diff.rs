@@ -83,6 +83,7 @@ pub fn diff(a: &Tape, b: &Tape) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
     use crate::tape::codec::decode;

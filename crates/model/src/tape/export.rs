@@ -55,6 +55,7 @@ pub fn cast(tape: &Tape, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
     use crate::tape::codec::decode as read;

@@ -380,6 +380,7 @@ fn best(tapes: &[Tape], context: &Context, places: &[Place], last: Option<Place>
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
     use crate::tape::codec::decode;

@@ -86,6 +86,7 @@ pub fn wait_ms(delay_ms: u64, cap: u64, speed: f64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
     use crate::tape::view::{ExchangeView, Frame, TapeSummary};
 

@@ -151,6 +151,7 @@ pub fn redact_tape(tape: &mut super::Tape) -> usize {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

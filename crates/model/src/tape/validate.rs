@@ -327,6 +327,7 @@ pub fn validate(text: &str, strict: bool) -> Result<Vec<Finding>, DecodeError> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

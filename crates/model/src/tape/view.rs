@@ -345,6 +345,7 @@ mod build {
     #[cfg(test)]
     mod tests {
         #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+        #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
         use super::*;
         use crate::tape::codec::decode as read;

@@ -290,6 +290,7 @@ fn protocol(text: &str) -> Option<(MessageType, String)> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

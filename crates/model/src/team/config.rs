@@ -110,6 +110,7 @@ pub fn check_team_name(name: &str) -> Result<(), TeamError> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use super::*;
 

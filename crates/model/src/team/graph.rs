@@ -214,6 +214,7 @@ pub fn layout(tasks: &[Task]) -> Graph {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use proptest::prelude::*;
 

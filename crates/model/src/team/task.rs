@@ -481,6 +481,7 @@ pub fn dependents_of<'a>(id: &str, tasks: impl IntoIterator<Item = &'a Task>) ->
 #[cfg(test)]
 pub(crate) mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
     use proptest::prelude::*;
 

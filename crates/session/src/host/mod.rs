@@ -175,12 +175,16 @@ pub async fn serve(
         move |source| HostError::Listen { path, source }
     };
     let lock_path = runtime.lock();
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "our lock, in the private runtime folder; never read"
+    )]
     let lock = File::options()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&lock_path)
-        .map_err(listen_error(&lock_path))?;
+        .open(&lock_path);
+    let lock = lock.map_err(listen_error(&lock_path))?;
     match lock.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {

@@ -17,7 +17,11 @@ pub fn path(dir: &Path) -> PathBuf {
 /// removed. A file that does not parse is set aside, never trusted.
 pub fn take_lost(dir: &Path) -> Vec<ProgramSession> {
     let file = path(dir);
-    let Ok(text) = std::fs::read_to_string(&file) else {
+    let Ok(text) = switchboard_store::regular::read_to_string_in(
+        dir,
+        &file,
+        switchboard_store::regular::DATA_LIMIT,
+    ) else {
         return Vec::new();
     };
     let _ = std::fs::remove_file(&file);

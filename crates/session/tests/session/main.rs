@@ -4,6 +4,7 @@
 //! host of its own (`support`).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 mod host;
 mod limits;

@@ -290,6 +290,7 @@ pub fn explained(error: crate::SidecarError, settings: &Settings) -> crate::Side
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

@@ -422,6 +422,7 @@ pub fn conversation(messages: &[(&str, String)]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
     #[test]

@@ -124,7 +124,9 @@ impl Drop for ToolServer {
 fn fresh_token() -> Result<String, SidecarError> {
     use std::io::Read;
     let mut bytes = [0_u8; 32];
-    std::fs::File::open("/dev/urandom")
+    #[allow(clippy::disallowed_methods, reason = "the system's random source")]
+    let random = std::fs::File::open("/dev/urandom");
+    random
         .and_then(|mut random| random.read_exact(&mut bytes))
         .map_err(|error| SidecarError::Internal(format!("no random source: {error}")))?;
     Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())

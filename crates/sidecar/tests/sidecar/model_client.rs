@@ -2,6 +2,7 @@
 //! loopback: real HTTP, real SSE, replies replayed from a script.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 use std::time::Duration;
 

@@ -1,6 +1,7 @@
 //! Drives the real `switchboard-sidecar` process over its stdio.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 use std::{
     io::{BufRead, BufReader, Write},

@@ -62,7 +62,9 @@ fn update<T>(
     let dir = dir(workspace);
     let _lock = DirLock::acquire(&dir)?;
     let path = dir.join(format!("{task_type}.json"));
-    let mut loaded = match std::fs::read_to_string(&path) {
+    let read =
+        crate::regular::read_to_string_in(workspace.root(), &path, crate::regular::DATA_LIMIT);
+    let mut loaded = match read {
         Ok(text) => {
             playbook::parse(task_type, &text)
                 .map_err(|error| StoreError::Corrupt {

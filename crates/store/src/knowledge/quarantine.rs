@@ -20,13 +20,12 @@ fn path(workspace: &Workspace) -> PathBuf {
 /// Every quarantined bullet.
 pub fn list(workspace: &Workspace) -> Result<Vec<Quarantined>, StoreError> {
     let path = path(workspace);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+    match crate::regular::read_text_in(workspace.root(), &path, crate::regular::DATA_LIMIT)? {
+        Some(text) => serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
             path,
             reason: error.to_string(),
         }),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(error) => Err(StoreError::io("could not read", &path)(error)),
+        None => Ok(Vec::new()),
     }
 }
 

@@ -30,12 +30,18 @@ impl Held {
         let mut temp_name = path.as_os_str().to_owned();
         temp_name.push(".tmp");
         let temp = PathBuf::from(temp_name);
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&temp)
-            .map_err(StoreError::io("could not open", &temp))?;
+        // ClaudeControl's lock: the tape's `.tmp`, opened (made) within
+        // the tape's own folder.
+        let folder = temp.parent().unwrap_or(Path::new("."));
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        let file = crate::regular::open_in(
+            folder,
+            &temp,
+            &mut options,
+            crate::regular::LastLink::Refuse,
+        )
+        .map_err(StoreError::io("could not open", &temp))?;
         let started = Instant::now();
         loop {
             match file.try_lock() {

@@ -113,7 +113,12 @@ impl Tapes {
     pub fn load(&self) -> Result<Loaded, StoreError> {
         let mut loaded = Loaded::default();
         for (path, file) in self.files()? {
-            let text = match crate::regular::read(&file, TAPE_LIMIT) {
+            let text = match crate::regular::read_in(
+                &self.root,
+                &file,
+                TAPE_LIMIT,
+                crate::regular::LastLink::Follow,
+            ) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => text,
                     Err(error) => {
@@ -156,7 +161,7 @@ impl Tapes {
     /// its line:column.
     pub fn get(&self, id: &str) -> Result<Tape, StoreError> {
         let path = self.find(id)?;
-        let text = crate::regular::read_to_string(&path, TAPE_LIMIT)
+        let text = crate::regular::read_to_string_in(&self.root, &path, TAPE_LIMIT)
             .map_err(StoreError::io("could not read", &path))?;
         codec::decode(&text).map_err(|error| StoreError::Corrupt {
             path,
@@ -220,7 +225,7 @@ impl Tapes {
         change: impl FnOnce(&mut Tape) -> Result<bool, StoreError>,
     ) -> Result<bool, StoreError> {
         let held = Held::take(path)?;
-        let text = crate::regular::read_to_string(path, TAPE_LIMIT)
+        let text = crate::regular::read_to_string_in(&self.root, path, TAPE_LIMIT)
             .map_err(StoreError::io("could not read", path))?;
         let mut tape = codec::decode(&text).map_err(|error| StoreError::Corrupt {
             path: path.to_owned(),

@@ -209,9 +209,16 @@ pub(crate) fn check_file_id(what: &'static str, id: &str) -> Result<(), StoreErr
     }
 }
 
-/// Reads and parses a JSON file.
+/// Reads and parses a JSON file, within its own folder.
 pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
-    let bytes = std::fs::read(path).map_err(StoreError::io("could not read", path))?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let bytes = crate::regular::read_in(
+        folder,
+        path,
+        crate::regular::DATA_LIMIT,
+        crate::regular::LastLink::Follow,
+    )
+    .map_err(StoreError::io("could not read", path))?;
     serde_json::from_slice(&bytes).map_err(|error| StoreError::Corrupt {
         path: path.to_owned(),
         reason: error.to_string(),

@@ -1,6 +1,7 @@
 //! Integration tests of `switchboard-store` on real temp folders.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 mod agents;
 mod claude_team;

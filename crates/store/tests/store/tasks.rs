@@ -23,7 +23,9 @@ fn args() -> Map<String, serde_json::Value> {
 #[test]
 fn a_task_is_made_stepped_and_ended_once_and_read_back_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let workspace = Workspace::open(dir.path()).unwrap();
+    let workspace = Workspace::open(dir.path())
+        .unwrap()
+        .with_records_dir(dir.path().join(".records"));
     let first = tasks::create(&workspace, "fuzz", args(), Some("ssh:box".into()), at(0)).unwrap();
     let second = tasks::create(&workspace, "fuzz", args(), None, at(0)).unwrap();
     assert_ne!(first.id, second.id, "two tasks in one second");
@@ -65,7 +67,9 @@ fn a_task_is_made_stepped_and_ended_once_and_read_back_whole() {
 #[test]
 fn a_task_whose_worker_died_fails_and_cancelling_hands_back_a_running_worker() {
     let dir = tempfile::tempdir().unwrap();
-    let workspace = Workspace::open(dir.path()).unwrap();
+    let workspace = Workspace::open(dir.path())
+        .unwrap()
+        .with_records_dir(dir.path().join(".records"));
     let mut child = std::process::Command::new("sleep")
         .arg("30")
         .spawn()
@@ -87,7 +91,12 @@ fn a_task_whose_worker_died_fails_and_cancelling_hands_back_a_running_worker() {
     assert_eq!(read.error().unwrap()["code"], WORKER_LOST);
     // Stored so: the worker cannot end it after all.
     let stored: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(tasks::tasks_dir(&workspace).join(format!("{}.json", lost.id))).unwrap(),
+        &std::fs::read(
+            tasks::tasks_dir(&workspace)
+                .unwrap()
+                .join(format!("{}.json", lost.id)),
+        )
+        .unwrap(),
     )
     .unwrap();
     assert_eq!(stored["state"], "failed");
@@ -156,7 +165,9 @@ fn a_process_is_signalled_only_when_proven_to_be_what_was_started() {
 #[test]
 fn unknown_and_hostile_ids_name_no_task_and_old_ended_tasks_are_swept() {
     let dir = tempfile::tempdir().unwrap();
-    let workspace = Workspace::open(dir.path()).unwrap();
+    let workspace = Workspace::open(dir.path())
+        .unwrap()
+        .with_records_dir(dir.path().join(".records"));
     for id in [
         "t_1_001",
         "../t_1_001",

@@ -86,7 +86,7 @@ fn a_worktree_is_made_on_its_own_branch_and_its_changes_are_reviewed() {
     git(wt, &["rm", "-q", "--cached", "src/lib.rs"]);
     fs::remove_file(wt.join("src/lib.rs")).unwrap();
 
-    let changes = worktrees::changes(&tree).unwrap();
+    let changes = worktrees::changes(&workspace, &tree).unwrap();
     assert_eq!(changes.commits.len(), 1);
     assert_eq!(changes.commits[0].subject, "Two, not one");
     let files: Vec<(&str, FileChange, Option<u64>, Option<u64>)> = changes
@@ -354,9 +354,186 @@ fn an_agent_that_rewrites_its_worktrees_git_file_runs_nothing_through_it() {
     .unwrap();
     fs::write(wt.join("work.txt"), "mine\n").unwrap();
 
-    let changes = worktrees::changes(&tree).unwrap();
+    let changes = worktrees::changes(&workspace, &tree).unwrap();
     assert!(changes.files.iter().any(|file| file.path == "work.txt"));
     assert!(!worktrees::unmerged_work(&workspace, &tree).is_empty());
     let _ = worktrees::merge(&workspace, &tree, "sly", true);
     assert!(!pwned.exists(), "git ran the agent's configuration");
+}
+
+/// Makes `path` an executable script that creates `marker` when it runs.
+fn marking_script(path: &Path, marker: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn hooks_an_agent_writes_never_run_on_its_review_or_its_merge() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    let hooks = [
+        "post-index-change",
+        "pre-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "reference-transaction",
+        "pre-merge-commit",
+        "post-merge",
+    ];
+    // husky's way: hooks committed in the repository, and a hooks folder
+    // relative to wherever git runs. The developer's own hooks do not run
+    // on the agent's work either.
+    for hook in hooks {
+        marking_script(
+            &root.join(".husky/_").join(hook),
+            &root.join("DEV-HOOK-RAN"),
+        );
+    }
+    git(root, &["add", ".husky"]);
+    git(root, &["commit", "-q", "--no-verify", "-m", "husky"]);
+    git(root, &["config", "core.hooksPath", ".husky/_"]);
+    let tree = worktrees::create(&workspace, "hooky", &place(&workspace, "hooky"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    let ran = wt.join("HOOK-RAN");
+    for hook in hooks {
+        marking_script(&wt.join(".husky/_").join(hook), &ran);
+    }
+    fs::write(wt.join("src/lib.rs"), "pub fn one() -> u8 {\n    5\n}\n").unwrap();
+
+    let changes = worktrees::changes(&workspace, &tree).unwrap();
+    assert!(changes.files.iter().any(|file| file.path == "src/lib.rs"));
+    assert!(!ran.exists(), "reading the review ran the agent's hook");
+    worktrees::merge(&workspace, &tree, "hooky", true).unwrap();
+    assert!(
+        !ran.exists(),
+        "merging (its work committed first) ran the agent's hook"
+    );
+    assert!(
+        !root.join("DEV-HOOK-RAN").exists(),
+        "merging ran the repository's hook"
+    );
+    assert!(
+        fs::read_to_string(root.join("src/lib.rs"))
+            .unwrap()
+            .contains('5'),
+        "the work was merged"
+    );
+}
+
+#[test]
+fn attributes_an_agent_writes_route_no_file_through_a_filter() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    let ran = root.join("FILTER-RAN");
+    // A filter of the developer's (git-lfs is one), which the agent's
+    // attributes would send every file through.
+    let filter = root.join(".git/filter.sh");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::write(
+            &filter,
+            format!("#!/bin/sh\ntouch '{}'\ncat\n", ran.display()),
+        )
+        .unwrap();
+        fs::set_permissions(&filter, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    git(
+        root,
+        &["config", "filter.tidy.clean", &filter.display().to_string()],
+    );
+    git(root, &["config", "filter.tidy.smudge", "cat"]);
+    let tree = worktrees::create(&workspace, "attr", &place(&workspace, "attr"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    fs::write(wt.join(".gitattributes"), "* filter=tidy\n").unwrap();
+    fs::write(wt.join("src/lib.rs"), "pub fn one() -> u8 {\n    6\n}\n").unwrap();
+    fs::write(wt.join("new.txt"), "new\n").unwrap();
+
+    let changes = worktrees::changes(&workspace, &tree).unwrap();
+    assert!(
+        changes
+            .files
+            .iter()
+            .any(|file| file.path == ".gitattributes")
+    );
+    assert!(
+        !ran.exists(),
+        "the review ran a filter the agent's attributes chose"
+    );
+    worktrees::merge(&workspace, &tree, "attr", true).unwrap();
+    assert!(
+        !ran.exists(),
+        "the merge ran a filter the agent's attributes chose"
+    );
+}
+
+#[test]
+fn a_merge_never_replaces_a_file_git_does_not_track_and_the_review_says_so() {
+    let (_dir, workspace) = repository();
+    let root = workspace.root();
+    fs::write(root.join(".gitignore"), ".env\n").unwrap();
+    git(root, &["add", ".gitignore"]);
+    git(root, &["commit", "-q", "-m", "Ignore .env"]);
+    fs::write(root.join(".env"), "API_KEY=the-developers-own\n").unwrap();
+    fs::write(root.join("notes.md"), "my notes\n").unwrap();
+    let tree = worktrees::create(&workspace, "env", &place(&workspace, "env"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    fs::write(wt.join(".env"), "API_KEY=the-agents\n").unwrap();
+    git(wt, &["add", "-f", ".env"]);
+    fs::write(wt.join("notes.md"), "the agent's notes\n").unwrap();
+    fs::write(wt.join("fresh.md"), "new\n").unwrap();
+
+    let changes = worktrees::changes(&workspace, &tree).unwrap();
+    let flagged: Vec<&str> = changes
+        .files
+        .iter()
+        .filter(|file| file.replaces_untracked)
+        .map(|file| file.path.as_str())
+        .collect();
+    assert_eq!(flagged, [".env", "notes.md"], "{:?}", changes.files);
+
+    let refused = worktrees::merge(&workspace, &tree, "env", true).unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::Conflict);
+    let said = refused.to_string();
+    assert!(said.contains(".env") && said.contains("notes.md"), "{said}");
+    assert_eq!(
+        fs::read_to_string(root.join(".env")).unwrap(),
+        "API_KEY=the-developers-own\n",
+        "the developer's ignored file is theirs"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("notes.md")).unwrap(),
+        "my notes\n"
+    );
+    assert!(!root.join("fresh.md").exists(), "nothing was merged");
+
+    // Moved away, the merge goes through.
+    fs::remove_file(root.join(".env")).unwrap();
+    fs::remove_file(root.join("notes.md")).unwrap();
+    worktrees::merge(&workspace, &tree, "env", true).unwrap();
+    assert!(root.join("fresh.md").exists());
+}
+
+#[test]
+fn the_review_reads_no_file_a_link_leads_to() {
+    let (dir, workspace) = repository();
+    let secret = dir.path().join("id_ed25519");
+    fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n").unwrap();
+    let tree = worktrees::create(&workspace, "peek", &place(&workspace, "peek"), None).unwrap();
+    let wt = Path::new(&tree.path);
+    std::os::unix::fs::symlink(&secret, wt.join("notes.txt")).unwrap();
+    fs::create_dir_all(wt.join("docs")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), wt.join("docs/up")).unwrap();
+    fs::write(wt.join("plain.txt"), "plain\n").unwrap();
+
+    let changes = worktrees::changes(&workspace, &tree).unwrap();
+    let all: String = changes.files.iter().map(|file| file.diff.clone()).collect();
+    assert!(!all.contains("PRIVATE KEY"), "{all}");
+    assert!(all.contains("+plain"), "a plain new file is shown: {all}");
+    assert!(
+        changes.files.iter().any(|file| file.path == "notes.txt"),
+        "the link is listed as a change"
+    );
 }

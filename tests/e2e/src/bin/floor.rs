@@ -8,6 +8,7 @@
 //! on stderr, then exits — or, with `--stay`, stays open to be measured
 //! idle. `make bench` times and measures it beside the app.
 
+#![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
 use std::{cell::RefCell, rc::Rc, time::Instant};
 
 use tao::{

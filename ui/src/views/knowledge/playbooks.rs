@@ -280,6 +280,7 @@ fn AddBullet(state: KnowledgeState, task_type: Option<String>) -> impl IntoView 
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use switchboard_model::knowledge::playbook::Bullet;
 
     use super::origin;

@@ -193,6 +193,7 @@ fn on_key(key: &str, at: usize, count: usize) -> Option<Step> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::{Step, on_key};
 
     #[test]

@@ -89,7 +89,11 @@ fn a_token_calls_only_the_tools_of_its_scopes_and_an_old_one_holds_the_default_o
     );
     let refused = switchboard_remote_test::post_stateless(&served.address, &plain, &chain);
     assert_eq!(refused["result"]["isError"], true, "{refused}");
-    assert!(!workspace.path().join(".switchboard/tasks").exists());
+    assert!(
+        !crate::records(config.path(), workspace.path())
+            .join("tasks")
+            .exists()
+    );
 
     // A tokens file from before scopes: its tokens hold the default ones.
     let old = "sbt_from_an_older_version";

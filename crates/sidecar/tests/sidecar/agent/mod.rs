@@ -4,6 +4,7 @@
 //! ([`claude_code`]), Codex on a Responses API stand-in ([`codex`]).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 mod claude_code;
 mod codex;

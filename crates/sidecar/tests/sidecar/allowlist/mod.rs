@@ -4,6 +4,7 @@
 //! outside the mode's allow-list, inside or outside the workspace.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+#![allow(clippy::disallowed_methods)] // Tests read the files they made.
 
 use std::{
     collections::BTreeMap,
