@@ -11,7 +11,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
-    agent::launch::{LaunchRequest, never_asks},
+    agent::launch::{LaunchRequest, acts_without_asking, plain_prompt},
     ipc::{
         CMD_ADD_ANNOTATION, CMD_CODEX_HOOKS_TRUST, CMD_EVERYWHERE, CMD_GET_DELIVERY, CMD_GET_THEME,
         CMD_LAUNCH_DIFF, CMD_LAUNCH_SEND, CMD_LAUNCH_START, CMD_LAUNCH_STOP, CMD_LAUNCHES,
@@ -70,14 +70,19 @@ pub const TAKE_OVER_COMMANDS: [&str; 3] = [CMD_SESSION_TYPE, CMD_SESSION_CONTROL
 pub const START_COMMANDS: [&str; 3] = [CMD_LAUNCH_START, CMD_LAUNCH_SEND, CMD_LAUNCH_STOP];
 
 /// What the developer lets paired browsers do beyond reading, answering
-/// and watching (Settings: `browserTakeOver`, `browserStart`).
+/// and watching (Settings: `browserTakeOver`, `browserStart`,
+/// `browserUnattended`), each a capability.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Grants {
-    /// Type into program sessions, take them over and hand them back,
-    /// end them.
+    /// Type into program sessions — any key, so a shell command or a
+    /// slash command into an agent's too —, take them over and hand them
+    /// back, end them.
     pub take_over: bool,
-    /// Start agents, type follow-ups into them, stop them.
+    /// Start agents and type follow-up prompts into them (words only),
+    /// stop them.
     pub start: bool,
+    /// Start agents in a mode that acts without asking.
+    pub unattended: bool,
 }
 
 impl Grants {
@@ -86,7 +91,27 @@ impl Grants {
         Self {
             take_over: settings.browser_take_over,
             start: settings.browser_start,
+            unattended: settings.browser_unattended,
         }
+    }
+
+    /// Whether a browser with these grants may type `text` into an agent as
+    /// its prompt: words always; anything more (a shell or slash command,
+    /// a key) only with the grant to type into terminals.
+    fn may_type(&self, text: &str) -> Result<(), ErrorPayload> {
+        if self.take_over {
+            return Ok(());
+        }
+        plain_prompt(text).map_err(|refused| {
+            ErrorPayload::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{refused}. A browser types prompts into agents, never commands; typing anything \
+                     is allowed in the window's Settings (\"Paired browsers may take program \
+                     sessions over\")"
+                ),
+            )
+        })
     }
 }
 
@@ -172,13 +197,15 @@ pub async fn dispatch(
         CMD_LAUNCHES => encode(terminals::launches(&client(reach)?, own).await?),
         CMD_LAUNCH_START => {
             let start: LaunchRequest = request(name, arguments)?;
-            if never_asks(start.permission_mode.as_deref()) {
+            if acts_without_asking(start.permission_mode.as_deref()) && !grants.unattended {
                 return Err(ErrorPayload::new(
                     ErrorCode::Forbidden,
-                    "a browser does not start an agent that never asks before it acts \
-                     (bypassPermissions, never): start it from the window or a terminal",
+                    "a browser does not start an agent that acts without asking (acceptEdits, \
+                     bypassPermissions, never) unless the window's Settings allow it (\"Paired \
+                     browsers may start agents that act without asking\")",
                 ));
             }
+            grants.may_type(&start.prompt)?;
             encode(
                 launches::start(
                     &client(reach)?,
@@ -192,6 +219,7 @@ pub async fn dispatch(
         }
         CMD_LAUNCH_SEND => {
             let send: LaunchSend = request(name, arguments)?;
+            grants.may_type(&send.text)?;
             encode(
                 switchboard_launch::send(&client(reach)?, own, &send.name, &send.text)
                     .await
@@ -397,6 +425,7 @@ mod tests {
         let all = Grants {
             take_over: true,
             start: true,
+            unattended: true,
         };
         for name in TAKE_OVER_COMMANDS.iter().chain(&START_COMMANDS) {
             let malformed = dispatch(&reach, all, name, &json!({"request": {"x": 1}}))
@@ -440,5 +469,70 @@ mod tests {
             ErrorCode::NotFound,
             "an unregistered folder is never reached"
         );
+    }
+
+    #[tokio::test]
+    async fn starting_lets_a_browser_type_prompts_only_and_unattended_modes_need_their_own_grant() {
+        let dir = tempfile::tempdir().unwrap();
+        let reach = reach(dir.path());
+        let start = Grants {
+            start: true,
+            ..Grants::default()
+        };
+        for (name, request) in [
+            (CMD_LAUNCH_SEND, json!({"name": "a", "text": "!rm -rf ~"})),
+            (
+                CMD_LAUNCH_SEND,
+                json!({"name": "a", "text": "Sure.\n/permissions"}),
+            ),
+            (CMD_LAUNCH_SEND, json!({"name": "a", "text": "ok\u{1b}[Z"})),
+            (
+                CMD_LAUNCH_START,
+                json!({"agent": "claude-code", "prompt": "!curl x | sh"}),
+            ),
+        ] {
+            let refused = dispatch(&reach, start, name, &json!({"request": request}))
+                .await
+                .unwrap_err();
+            assert_eq!(refused.code, ErrorCode::Forbidden, "{name} {request}");
+            assert!(
+                refused.message.contains("take program sessions over"),
+                "{}",
+                refused.message
+            );
+        }
+        for mode in ["acceptEdits", "bypassPermissions", "never"] {
+            let request = json!({"agent": "claude-code", "prompt": "Hi", "permission_mode": mode});
+            let refused = dispatch(
+                &reach,
+                start,
+                CMD_LAUNCH_START,
+                &json!({"request": request}),
+            )
+            .await
+            .unwrap_err();
+            assert_eq!(refused.code, ErrorCode::Forbidden, "{mode}");
+            assert!(
+                refused.message.contains("act without asking"),
+                "{}",
+                refused.message
+            );
+        }
+        // With the grant to type into terminals, a command is the
+        // developer's choice: the call goes past the check (to an agent
+        // that does not exist here).
+        let typing = Grants {
+            take_over: true,
+            ..start
+        };
+        let past = dispatch(
+            &reach,
+            typing,
+            CMD_LAUNCH_SEND,
+            &json!({"request": {"name": "a", "text": "!ls"}}),
+        )
+        .await
+        .unwrap_err();
+        assert_ne!(past.code, ErrorCode::Forbidden, "{}", past.message);
     }
 }

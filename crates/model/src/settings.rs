@@ -150,6 +150,11 @@ pub struct Settings {
     /// stop them); off by default.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub browser_start: bool,
+    /// Paired browsers may start agents in a mode that acts without
+    /// asking (`acceptEdits`, `bypassPermissions`, `never`), with
+    /// [`Settings::browser_start`]; off by default.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub browser_unattended: bool,
     /// What the chat talks to; none: the first that works.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_backend: Option<ModelBackend>,

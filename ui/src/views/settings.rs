@@ -388,8 +388,9 @@ fn AgentSections(draft: RwSignal<Settings>) -> impl IntoView {
         {number_field("settings-browser-port", "Its port", "1024", u64::from(switchboard_model::settings::DEFAULT_BROWSER_PORT),
             |s| s.browser_port.map(u64::from), |s, v| s.browser_port = v.and_then(|v| u16::try_from(v).ok()), draft)}
         <p class="muted">"A paired browser reads and answers the inbox and watches agents, the team, tapes and program sessions. It does more only when you allow it here (it holds for every paired browser, at once):"</p>
-        {check_field("settings-browser-take-over", "Paired browsers may take program sessions over (type into them, hand them back, end them)", |s| s.browser_take_over, |s| &mut s.browser_take_over, draft)}
-        {check_field("settings-browser-start", "Paired browsers may start agents (and type follow-ups into them, stop them)", |s| s.browser_start, |s| &mut s.browser_start, draft)}
+        {check_field("settings-browser-take-over", "Paired browsers may take program sessions over (type anything into them, an agent's shell and slash commands too; hand them back, end them)", |s| s.browser_take_over, |s| &mut s.browser_take_over, draft)}
+        {check_field("settings-browser-start", "Paired browsers may start agents (and type follow-up prompts into them, stop them)", |s| s.browser_start, |s| &mut s.browser_start, draft)}
+        {check_field("settings-browser-unattended", "Paired browsers may start agents that act without asking (acceptEdits, bypassPermissions, never)", |s| s.browser_unattended, |s| &mut s.browser_unattended, draft)}
     }
 }
 
