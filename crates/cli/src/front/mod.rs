@@ -275,7 +275,7 @@ fn closing(mut response: Response<Body>, claimed: bool) -> Response<Body> {
 /// `bytes` as a person reads it: `4 MiB`, `64 KiB`.
 fn size(bytes: usize) -> String {
     const MIB: usize = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{} KiB", bytes.div_ceil(1024))
