@@ -37,7 +37,7 @@ pub struct Place {
 /// that keeps the request's extensions past its connection does not keep
 /// the place.
 #[derive(Debug, Clone)]
-pub struct Caller(pub Weak<Place>);
+pub struct Caller(pub(super) Weak<Place>);
 
 impl Places {
     /// At most `places`, `per_peer` from one address that is not loopback.
