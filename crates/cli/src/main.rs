@@ -9,6 +9,7 @@ mod args;
 mod cmd;
 mod commands;
 mod failure;
+mod front;
 mod mcp;
 mod pipe;
 mod serve;

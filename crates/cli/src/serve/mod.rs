@@ -7,29 +7,33 @@
 //! send one), and only the commands a browser may call run
 //! (`switchboard_commands::dispatch`, the same functions the window's
 //! shell calls). Events reach the page as server-sent events. Every
-//! response carries the page's Content-Security-Policy.
+//! response carries the page's Content-Security-Policy. Connections are
+//! held within bounds by the front both servers share (`crate::front`):
+//! those of unpaired browsers make way for a paired one's, one paired
+//! browser holds half the places at most, one address that is not
+//! loopback 64.
 
 mod events;
 mod page;
-mod peers;
 mod routes;
 pub mod tls;
 
-use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+use std::{net::SocketAddr, path::PathBuf, sync::Arc};
 
 use anyhow::{Context, Result};
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use switchboard_store::Workspace;
 
-use crate::failure::refuse;
+use crate::{
+    failure::refuse,
+    front::{self, Front},
+};
 
-/// The most connections held at once; past it, new ones wait to be
-/// accepted.
+/// The most connections held at once (see `crate::front`).
 const MAX_CONNECTIONS: usize = 512;
 
-/// How long a connection may take to send its request's head.
-const HEAD_WITHIN: Duration = Duration::from_secs(10);
+/// The largest body a request may declare: a command's, the most `routes`
+/// reads.
+const MAX_BODY: usize = 1024 * 1024;
 
 /// What every request is answered from.
 pub struct Served {
@@ -116,9 +120,6 @@ pub struct Options {
     /// More names a made certificate covers (`--tls-name`).
     pub tls_names: Vec<String>,
 }
-
-/// How long a connection may take to finish its TLS handshake.
-const HANDSHAKE_WITHIN: Duration = Duration::from_secs(10);
 
 /// Serves `workspace` as `options` say until killed: on loopback, or over
 /// TLS anywhere; also to browsers reaching it through a proxy (origins).
@@ -251,66 +252,17 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Re
                 say(&code);
             }
         }
-        let places = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-        let peers = peers::Peers::default();
-        loop {
-            let Ok(place) = Arc::clone(&places).acquire_owned().await else {
-                return Ok(());
-            };
-            let (stream, peer) = match listener.accept().await {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    tracing::warn!(%error, "a connection was not accepted");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            };
-            // One address past its share is closed at once, its place
-            // given back: it cannot hold up everyone else.
-            let Some(peer_place) = peers.take(peer.ip()) else {
-                tracing::debug!(%peer, "a peer past its share of connections was closed");
-                continue;
-            };
+        let front = Front::new(front::Rules {
+            places: MAX_CONNECTIONS,
+            max_body: MAX_BODY,
+            server: "switchboard serve",
+        });
+        let answer = move |request| {
             let served = Arc::clone(&served);
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                match acceptor {
-                    None => connection(served, stream).await,
-                    // A handshake that never ends (or is no handshake:
-                    // plain HTTP) ends this connection only.
-                    Some(acceptor) => {
-                        match tokio::time::timeout(HANDSHAKE_WITHIN, acceptor.accept(stream)).await
-                        {
-                            Ok(Ok(stream)) => connection(served, stream).await,
-                            Ok(Err(error)) => {
-                                tracing::debug!(%error, "a TLS handshake failed");
-                            }
-                            Err(_) => tracing::debug!("a TLS handshake took too long"),
-                        }
-                    }
-                }
-                drop((place, peer_place));
-            });
-        }
+            async move { routes::answer(&served, request).await }
+        };
+        match front.serve(&listener, acceptor, answer).await {}
     })
-}
-
-/// Serves one browser's connection until it ends.
-async fn connection<Stream>(served: Arc<Served>, stream: Stream)
-where
-    Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let service = service_fn(move |request| {
-        let served = Arc::clone(&served);
-        async move { Ok::<_, std::convert::Infallible>(routes::answer(&served, request).await) }
-    });
-    let connection = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEAD_WITHIN)
-        .serve_connection(TokioIo::new(stream), service);
-    if let Err(error) = connection.await {
-        tracing::debug!(%error, "a browser's connection ended");
-    }
 }
 
 #[cfg(test)]

@@ -85,6 +85,14 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
             )
         };
     };
+    // Paired: its connection keeps its place (`crate::front`), within its share.
+    if !crate::front::claim(&request, &switchboard_model::token::digest(&cookie)) {
+        return refused(
+            ErrorCode::LimitReached,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this browser holds as many connections as it may; close a page and try again",
+        );
+    }
     match (request.method().clone(), path.as_str()) {
         (Method::GET, "/" | "/index.html") => bytes(
             StatusCode::OK,

@@ -9,6 +9,7 @@ mod connect;
 mod deliver;
 mod docs;
 mod durability;
+mod flood;
 mod hooks;
 mod hostile_hooks;
 mod http;

@@ -1,7 +1,10 @@
 //! `switchboard serve`: the inbox in a browser, through the real binary and
 //! raw HTTP as a browser sends it — paired with a one-time link, answering
 //! a blocking agent, and refusing what a browser's session may not do, a
-//! foreign page, a form from another site, a revoked session.
+//! foreign page, a form from another site, a revoked session; `front`: a
+//! flood of unpaired connections keeps no paired browser out.
+
+mod front;
 
 use std::{
     io::{BufRead, BufReader, Read, Write},

@@ -3,17 +3,15 @@
 //! any tool runs: a `Host` that is not the address served or a browser
 //! `Origin` that is not loopback gets 403 (DNS rebinding), a request
 //! without a valid bearer token 401, a body over 4 MiB 413, and each
-//! refusal closes its connection. Connections are held within bounds
-//! (`connections`: silent ones time out and make way, one token holds half
-//! the places at most, running out of file descriptors pauses the server
-//! instead of ending it). rmcp's own service (both protocol revisions)
+//! refusal closes its connection. Connections are held within bounds by
+//! the front both servers share (`crate::front`: those without a valid
+//! token make way for those with one, one token holds half the places at
+//! most, silent ones time out, running out of file descriptors pauses the
+//! server instead of ending it). rmcp's own service (both protocol revisions)
 //! does the rest, each call checked against the token's scopes (`mod.rs`).
 //! `switchboard mcp token` makes, lists and revokes the tokens.
 
-mod connections;
-
 use std::{
-    convert::Infallible,
     net::SocketAddr,
     path::{Path, PathBuf},
     sync::Arc,
@@ -21,14 +19,7 @@ use std::{
 };
 
 use anyhow::{Context, Result};
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
-use hyper::{
-    Request, Response, StatusCode,
-    body::{Bytes, Incoming},
-    header,
-    service::service_fn,
-};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper::{Request, Response, StatusCode, body::Incoming, header};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -37,22 +28,16 @@ use switchboard_store::{Workspace, clock, settings, tokens};
 use tower_service::Service as _;
 
 use super::Server;
-use crate::failure::refuse;
+use crate::{
+    failure::refuse,
+    front::{self, Body, Front, refusal},
+};
 
 /// The largest request body taken.
 pub const MAX_BODY: usize = 4 * 1024 * 1024;
 
-pub use connections::HEAD_WITHIN;
-
-/// How long a connection turned away may take to send its request before
-/// it is closed without an answer.
-const REFUSE_WITHIN: Duration = Duration::from_secs(2);
-
-/// How many connections are being turned away (503) at once, at most;
-/// past that, a connection is closed as soon as it is accepted.
-const MAX_REFUSING: usize = 32;
-
-type Body = BoxBody<Bytes, Infallible>;
+/// The most connections held at once (see `crate::front`).
+const MAX_CONNECTIONS: usize = 256;
 
 /// A request's token, handed to the tools with the request: the agent it
 /// names (what it delivers or asks is marked with it, what it starts
@@ -200,76 +185,17 @@ pub fn serve(
             )
             .ok();
         println!("{url}");
-        let connections = connections::Connections::for_this_process();
-        tracing::debug!(limit = connections.limit(), "connections held at most");
-        let refusing = Arc::new(tokio::sync::Semaphore::new(MAX_REFUSING));
-        loop {
-            let stream = connections.accept(&listener).await;
-            match connections.admit() {
-                Some(slot) => {
-                    tokio::spawn(hold(stream, slot, mcp.clone(), Arc::clone(&guard)));
-                }
-                None => match Arc::clone(&refusing).try_acquire_owned() {
-                    Ok(permit) => {
-                        tokio::spawn(async move {
-                            turn_away(stream).await;
-                            drop(permit);
-                        });
-                    }
-                    // Closed unanswered: answering every one would hold a
-                    // descriptor for each.
-                    Err(_) => drop(stream),
-                },
-            }
-        }
+        let front = Front::new(front::Rules {
+            places: MAX_CONNECTIONS,
+            max_body: MAX_BODY,
+            server: "the HTTP server",
+        });
+        let answer = move |request| {
+            let (mut mcp, guard) = (mcp.clone(), Arc::clone(&guard));
+            async move { guard.handle(request, &mut mcp).await }
+        };
+        match front.serve(&listener, None, answer).await {}
     })
-}
-
-/// Serves one connection that holds `slot`, until it ends, times out or
-/// is told to make way for a newer one.
-async fn hold(stream: tokio::net::TcpStream, slot: connections::Slot, mcp: Mcp, guard: Arc<Guard>) {
-    let slot = Arc::new(slot);
-    let serving = Arc::clone(&slot);
-    let service = service_fn(move |request| {
-        let (mut mcp, guard, slot) = (mcp.clone(), Arc::clone(&guard), Arc::clone(&serving));
-        async move {
-            slot.requested();
-            Ok::<_, Infallible>(guard.handle(request, &mut mcp, &slot).await)
-        }
-    });
-    let connection = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEAD_WITHIN)
-        .serve_connection(TokioIo::new(stream), service);
-    tokio::select! {
-        ended = connection => {
-            if let Err(error) = ended {
-                tracing::debug!(%error, "an HTTP connection ended");
-            }
-        }
-        () = slot.made_way() => {
-            tracing::debug!("a connection that sent nothing made way for a newer one");
-        }
-    }
-}
-
-/// Answers one connection past the bounds 503 and closes it.
-async fn turn_away(stream: tokio::net::TcpStream) {
-    let service = service_fn(|_request| async {
-        Ok::<_, Infallible>(refusal(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many connections; try again",
-        ))
-    });
-    let answered = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(REFUSE_WITHIN)
-        .keep_alive(false)
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
-    if let Err(error) = answered {
-        tracing::debug!(%error, "a connection turned away ended");
-    }
 }
 
 /// The browser origins let through: loopback ones, any port.
@@ -302,12 +228,7 @@ impl Guard {
         }
     }
 
-    async fn handle(
-        &self,
-        mut request: Request<Incoming>,
-        mcp: &mut Mcp,
-        slot: &connections::Slot,
-    ) -> Response<Body> {
+    async fn handle(&self, mut request: Request<Incoming>, mcp: &mut Mcp) -> Response<Body> {
         if request.uri().path() != "/mcp" {
             return refusal(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
         }
@@ -356,11 +277,7 @@ impl Guard {
             );
             return response;
         };
-        let declared = text(header::CONTENT_LENGTH).and_then(|length| length.parse::<usize>().ok());
-        if declared.is_some_and(|length| length > MAX_BODY) {
-            return refusal(StatusCode::PAYLOAD_TOO_LARGE, "the body is over 4 MiB");
-        }
-        if !slot.claim(&holder.name) {
+        if !front::claim(&request, &holder.name) {
             return refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "this token holds as many connections as it may; try again",
@@ -390,22 +307,6 @@ fn is_loopback_origin(origin: &str) -> bool {
     matches!(scheme, "http" | "https")
         && matches!(host, Some("localhost" | "127.0.0.1" | "::1"))
         && !rest.contains('/')
-}
-
-/// A refusal: `status` with `error[CODE]`-free plain text saying why; the
-/// connection closes after it (a refused client holds no place).
-fn refusal(status: StatusCode, why: &'static str) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from_static(why.as_bytes())).boxed());
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    response.headers_mut().insert(
-        header::CONNECTION,
-        header::HeaderValue::from_static("close"),
-    );
-    response
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The server's connections within bounds, as an attacker on the far side
 //! of `connect`'s tunnel would test them: hundreds of sockets that send
-//! nothing, one token's many kept-alive connections, a process out of
-//! file descriptors — none keeps a real client out or ends the server.
+//! nothing, hundreds asking again and again without a token, one token's
+//! many kept-alive connections, a process out of file descriptors — none
+//! keeps a real client out or ends the server.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -11,6 +12,7 @@ use std::{
 };
 
 use super::{Served, initialize, post, serve, switchboard_in, token};
+use crate::flood::Flood;
 
 /// Reads `stream` to its end, which must come (the server closes it)
 /// within `within`; what was read.
@@ -74,6 +76,56 @@ fn connections_that_send_nothing_keep_no_client_out_and_are_closed() {
         waited >= Duration::from_secs(9) && waited < Duration::from_secs(20),
         "closed after {waited:?}"
     );
+}
+
+#[test]
+fn connections_asking_again_and_again_without_a_token_keep_no_token_holder_out() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let served = serve(workspace.path(), config.path());
+    let holder = token(config.path(), "devbox");
+    let address: std::net::SocketAddr = served.address.parse().unwrap();
+    // More than the server holds (256), each asking as fast as it is
+    // answered (401).
+    let flood = Flood::start(
+        address,
+        256 + 48,
+        format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: 0\r\n\r\n"),
+    );
+    assert_eq!(
+        flood.answered(256, Duration::from_secs(120)),
+        256,
+        "the flood holds (or held) every place"
+    );
+    // Meanwhile the token's holder is answered, each time on a new
+    // connection.
+    for attempt in 0..3 {
+        let stream = TcpStream::connect(&served.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let body = initialize();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {holder}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            served.address,
+            body.len()
+        );
+        (&stream).write_all(head.as_bytes()).unwrap();
+        (&stream).write_all(&body).unwrap();
+        let mut status = String::new();
+        BufReader::new(&stream)
+            .read_line(&mut status)
+            .unwrap_or_else(|error| {
+                panic!("attempt {attempt}: the token's holder was not answered in 10 s ({error})")
+            });
+        assert!(
+            status.starts_with("HTTP/1.1 200"),
+            "attempt {attempt}: {status:?}"
+        );
+    }
+    drop(flood);
 }
 
 #[test]

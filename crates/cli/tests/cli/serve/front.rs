@@ -1,0 +1,114 @@
+//! `switchboard serve`'s front under a flood: more unpaired connections
+//! than the server holds, asking again and again as fast as it answers,
+//! keep no paired browser out (issue 48); a huge request head is not read.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::{SocketAddr, TcpStream},
+    time::Duration,
+};
+
+use super::{folders, pair, serve};
+use crate::flood::Flood;
+
+/// The most connections `switchboard serve` holds.
+const PLACES: usize = 512;
+
+/// The status line a `GET /` with `headers` gets on a new connection,
+/// within `within`.
+fn get(address: SocketAddr, headers: &str, within: Duration) -> std::io::Result<String> {
+    let stream = TcpStream::connect(address)?;
+    stream.set_read_timeout(Some(within))?;
+    write!(
+        &stream,
+        "GET / HTTP/1.1\r\nHost: {address}\r\n{headers}\r\n"
+    )?;
+    let mut reader = BufReader::new(&stream);
+    let mut status = String::new();
+    reader.read_line(&mut status)?;
+    Ok(status)
+}
+
+#[test]
+fn unpaired_connections_asking_again_and_again_keep_no_paired_browser_out() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let address: SocketAddr = served.origin.trim_start_matches("http://").parse().unwrap();
+    // An unpaired browser's refusal closes its connection: asking again
+    // takes a new one.
+    let mut unpaired = TcpStream::connect(address).unwrap();
+    write!(unpaired, "GET / HTTP/1.1\r\nHost: {address}\r\n\r\n").unwrap();
+    unpaired
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut said = String::new();
+    unpaired.read_to_string(&mut said).unwrap();
+    assert!(
+        said.starts_with("HTTP/1.1 401") && said.to_ascii_lowercase().contains("connection: close"),
+        "{said}"
+    );
+    // From loopback, where a proxy's browsers come from (not counted per
+    // address): more connections than the server holds.
+    let flood = Flood::start(
+        address,
+        PLACES + 48,
+        format!("GET / HTTP/1.1\r\nHost: {address}\r\n\r\n"),
+    );
+    assert_eq!(
+        flood.answered(PLACES, Duration::from_secs(120)),
+        PLACES,
+        "the flood holds (or held) every place"
+    );
+    // Meanwhile the paired browser is answered, again and again, each time
+    // on a new connection.
+    for attempt in 0..3 {
+        let status = get(
+            address,
+            &format!("Cookie: {cookie}\r\nConnection: close\r\n"),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|error| {
+            panic!("attempt {attempt}: the paired browser was not answered in 10 s ({error})")
+        });
+        assert!(
+            status.starts_with("HTTP/1.1 200"),
+            "attempt {attempt}: {status:?}"
+        );
+    }
+    drop(flood);
+}
+
+#[test]
+fn a_request_head_over_64_kib_is_refused_and_its_connection_closed() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let cookie = pair(&served);
+    let address = served.origin.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    // A paired browser's request, but with 80 KiB of headers: not read
+    // whole, not answered 200.
+    let padding = "a".repeat(80 * 1024);
+    let _ = write!(
+        stream,
+        "GET / HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\nX-Padding: {padding}\r\n\r\n"
+    );
+    let mut said = Vec::new();
+    let read = stream.read_to_end(&mut said);
+    let said = String::from_utf8_lossy(&said);
+    // The refusal may be cut off by the reset of the head left unread.
+    assert!(
+        said.is_empty() || said.starts_with("HTTP/1.1 431"),
+        "refused: {said:.200}"
+    );
+    assert!(
+        read.is_ok()
+            || read
+                .as_ref()
+                .is_err_and(|error| error.kind() == std::io::ErrorKind::ConnectionReset),
+        "the server closes it: {read:?}"
+    );
+}
