@@ -13,7 +13,7 @@ use switchboard_model::{
     ContentType, DeliveryMode, NewDelivery, Timestamp,
     agent::{
         launch::Ended,
-        screen_prompt::{self, ScreenPrompt, recognise},
+        screen_prompt::{self, ScreenPrompt, ready_for_prompt, recognise},
     },
     blocking::AwaitOutcome,
     feedback::ConfirmAnswer,
@@ -34,6 +34,11 @@ use crate::LaunchFailure;
 
 /// How long one look at the screen waits for output.
 const LOOK_MS: u64 = 30_000;
+
+/// How long one look waits before its session has started: its hooks are
+/// looked for at least this often (a quiet screen says nothing of them),
+/// so its prompt is typed soon after.
+const STARTING_LOOK_MS: u64 = 500;
 
 /// How long a screen is quiet once it has settled.
 const SETTLED_MS: u64 = 300;
@@ -84,8 +89,10 @@ async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(
     // screen is still being redrawn.
     let mut done: Option<String> = None;
     let mut started = false;
+    let mut prompted = false;
     loop {
-        let look = client.read_following(&launch.session, since, true, Some(LOOK_MS), Some(0));
+        let wait = if started { LOOK_MS } else { STARTING_LOOK_MS };
+        let look = client.read_following(&launch.session, since, true, Some(wait), Some(0));
         let output = match &mut asked {
             Some(open) => tokio::select! {
                 output = look => output?,
@@ -120,6 +127,17 @@ async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(
             if let Some(open) = asked.take() {
                 let _ = feedback::retract(workspace, &open.session, clock::now());
             }
+        }
+        // Its prompt, never on its command line (every user reads those),
+        // is typed into its own prompt once that listens: its session has
+        // started (Claude Code's hooks say so at once), or its screen
+        // shows its prompt waiting (Codex's say nothing before a prompt).
+        if !prompted
+            && output.session.state == SessionState::Running
+            && (started || (shown.is_none() && ready_for_prompt(launch.agent, &screen)))
+            && prompt_when_settled(client, &launch, started).await?
+        {
+            prompted = true;
         }
         if output.session.state != SessionState::Running {
             if let Some(open) = asked.take() {
@@ -257,6 +275,41 @@ async fn type_keys(
         client.send(session, Input::Key(*key), false).await?;
     }
     Ok(())
+}
+
+/// Types the agent's prompt into its own prompt once its screen has
+/// settled (an interface that is still drawing loses keys) — and, unless
+/// its session has `started`, still shows that prompt waiting. Whether it
+/// was typed (an empty prompt counts as typed).
+async fn prompt_when_settled(
+    client: &Client,
+    launch: &switchboard_model::agent::launch::Launch,
+    started: bool,
+) -> Result<bool, LaunchFailure> {
+    if launch.prompt.trim().is_empty() {
+        return Ok(true);
+    }
+    client
+        .wait(
+            &launch.session,
+            WaitFor::Quiet(SETTLED_MS),
+            SETTLE_TIMEOUT_MS,
+            |_| {},
+        )
+        .await?;
+    if !started {
+        let screen = client
+            .read_following(&launch.session, None, true, None, Some(0))
+            .await?
+            .screen
+            .unwrap_or_default()
+            .join("\n");
+        if !ready_for_prompt(launch.agent, &screen) {
+            return Ok(false);
+        }
+    }
+    crate::work::type_line(client, &launch.session, &launch.prompt, false, false).await?;
+    Ok(true)
 }
 
 /// Whether the hooks of the started agent `name` have been heard (its

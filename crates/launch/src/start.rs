@@ -230,7 +230,6 @@ async fn begin(
         model: launch.model.as_deref(),
         session_id: launch.agent_session.as_deref(),
         hooks: &hooks,
-        prompt: &launch.prompt,
     }
     .args();
     let root = workspace.root().display().to_string();

@@ -251,6 +251,16 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
     // Its question comes to this workspace's inbox, though the agent works
     // in the worktree and no hook was ever installed here.
     let question = open_question(root);
+    // Its prompt was typed into it, never given on a command line: `ps`
+    // shows every user every process's arguments.
+    let shown_to_all: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
+        .filter(|line| line.contains("Remove the build folder"))
+        .collect();
+    assert!(shown_to_all.is_empty(), "{shown_to_all:?}");
     assert_eq!(question["title"], "Claude Code wants to run `rm -rf build`");
     let waiting = project.row_when(&server, "tidy", |row| {
         row["shown"]["agent"] == "needs_permission"

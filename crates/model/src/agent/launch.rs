@@ -605,14 +605,13 @@ pub struct AgentCommand<'a> {
     pub session_id: Option<&'a str>,
     /// The hooks, as [`hooks_setting`] makes them.
     pub hooks: &'a Value,
-    /// What it is asked.
-    pub prompt: &'a str,
 }
 
 impl AgentCommand<'_> {
-    /// The arguments of the agent's program: its interactive interface,
-    /// the hooks given for this run only, the prompt as its last argument
-    /// (after `--`, so a prompt starting with `-` is not an option).
+    /// The arguments of the agent's program: its interactive interface and
+    /// the hooks given for this run only. Never the prompt: a process's
+    /// arguments are every user's to read (`ps`); it is typed into the
+    /// agent's own prompt once its session starts.
     pub fn args(&self) -> Vec<String> {
         let mut args: Vec<String> = Vec::new();
         match self.agent {
@@ -643,8 +642,6 @@ impl AgentCommand<'_> {
         if let Some(model) = self.model {
             args.extend(["--model".into(), model.to_owned()]);
         }
-        args.push("--".into());
-        args.push(self.prompt.to_owned());
         args
     }
 }
@@ -1034,7 +1031,7 @@ mod tests {
     }
 
     #[test]
-    fn claude_code_starts_interactive_with_the_hooks_for_this_run_and_the_prompt_last() {
+    fn claude_code_starts_interactive_with_the_hooks_for_this_run_and_never_its_prompt() {
         let (asking, telling) =
             hook_commands("/opt/my tools/switchboard", AgentKind::ClaudeCode, 300).unwrap();
         assert_eq!(
@@ -1050,14 +1047,17 @@ mod tests {
             model: None,
             session_id: Some("5c23dece-f566-4434-85f1-6ba8defd4394"),
             hooks: &hooks,
-            prompt: "-rf is not an option here",
         };
         let args = command.args();
         assert!(!args.contains(&"-p".to_owned()), "interactive");
         assert_eq!(args[0..2], ["--permission-mode", "default"]);
         let settings: Value = serde_json::from_str(&args[3]).unwrap();
         assert_eq!(settings["hooks"], hooks);
-        assert_eq!(args[args.len() - 2..], ["--", "-rf is not an option here"]);
+        assert_eq!(
+            args.last().map(String::as_str),
+            Some("5c23dece-f566-4434-85f1-6ba8defd4394"),
+            "no prompt: arguments are every user's to read"
+        );
         assert!(
             hook_commands("a\nb", AgentKind::ClaudeCode, 300)
                 .is_some_and(|(a, _)| a.starts_with('\''))
@@ -1073,7 +1073,6 @@ mod tests {
             model: Some("gpt-5"),
             session_id: None,
             hooks: &hooks,
-            prompt: "Fix",
         };
         let args = command.args();
         let hooks_arg = args.iter().find(|arg| arg.starts_with("hooks=")).unwrap();

@@ -120,6 +120,33 @@ pub fn recognise(agent: AgentKind, screen: &str) -> Option<ScreenPrompt> {
     })
 }
 
+/// How many of the screen's last non-blank lines the agent's own prompt
+/// (its input box and the hints under it) is read from.
+const READY_LINES: usize = 4;
+
+/// The hint Claude Code 2.1.332 and Codex 0.171 draw under their own
+/// prompt while it waits for the developer's words.
+const READY_HINT: &str = "? for shortcuts";
+
+/// Whether `agent`'s `screen` shows its own prompt waiting for words: its
+/// hint in the last lines, and no start-up dialog or permission menu.
+pub fn ready_for_prompt(agent: AgentKind, screen: &str) -> bool {
+    if agent == AgentKind::Mcp
+        || recognise(agent, screen).is_some()
+        || PERMISSION_MENU.iter().any(|words| screen.contains(words))
+    {
+        return false;
+    }
+    let lines: Vec<&str> = screen
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(READY_LINES)..]
+        .iter()
+        .any(|line| line.contains(READY_HINT))
+}
+
 /// `screen` as a question quotes it: a line that shows a key — Claude
 /// Code's "use this API key?" shows the end of one — is left out, so no
 /// part of a secret reaches the inbox.
@@ -214,5 +241,23 @@ mod tests {
             recognise(AgentKind::Codex, codex).unwrap().keys(true),
             [Key::Enter]
         );
+    }
+
+    #[test]
+    fn the_agents_own_prompt_is_ready_when_its_hint_is_under_it_and_nothing_asks() {
+        let codex = "  >_ OpenAI Codex (v0.171.0)\n     /tmp/project\n\n\n\u{203a} Ask Codex to do anything\n\n  gpt-5 default \u{b7} /tmp/project\n  \u{2190} for agents \u{b7} ? for shortcuts\n";
+        assert!(ready_for_prompt(AgentKind::Codex, codex));
+        let drawing = "  >_ OpenAI Codex (v0.171.0)\n     /tmp/project\n";
+        assert!(
+            !ready_for_prompt(AgentKind::Codex, drawing),
+            "still drawing"
+        );
+        let tool_printed = format!("? for shortcuts\n{}", "output line\n".repeat(10));
+        assert!(
+            !ready_for_prompt(AgentKind::Codex, &tool_printed),
+            "words high on the screen are what a tool printed"
+        );
+        let asking = format!("{codex}\nWould you like to run the following command?\n");
+        assert!(!ready_for_prompt(AgentKind::Codex, &asking));
     }
 }
