@@ -21,7 +21,7 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::LimitReached => 10,
         ErrorCode::Cancelled => 11,
         ErrorCode::Busy => 12,
-        ErrorCode::Forbidden => 13,
+        ErrorCode::Forbidden | ErrorCode::NotPaired => 13,
         ErrorCode::Conflict => 14,
     }
 }

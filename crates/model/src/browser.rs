@@ -1,8 +1,16 @@
 //! Browsers paired with `switchboard serve`: the one-time pairing codes
 //! and the sessions they became, as `browser-sessions.json` in the config
-//! folder keeps them (SHA-256 digests only, never a code or a cookie), and
-//! the rules: a code works once, within [`PAIRING_LIFETIME_MS`]; a session
-//! works until it is revoked.
+//! folder keeps them (SHA-256 digests only, never a code, a cookie or a
+//! page key), and the rules: a code works once, within
+//! [`PAIRING_LIFETIME_MS`]; a session works until it is revoked; a command
+//! or an event stream needs the session's cookie and its page key
+//! ([`BrowserFile::admit`]).
+//!
+//! Why two secrets: a browser sends a cookie to every server on its host,
+//! whatever the port, so another server on `127.0.0.1` receives the
+//! cookie and could replay it. The page key is handed once, at pairing,
+//! in the link's fragment (never sent to a server), and kept in the page's
+//! `localStorage`, which only this origin — scheme, host and port — reads.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -42,9 +50,37 @@ pub struct BrowserSession {
     /// The browser's own name for itself (its `User-Agent`, cut short).
     #[serde(default)]
     pub label: String,
+    /// Its page key's SHA-256, lowercase hex; none in a session paired by
+    /// a version before page keys, which is refused until it pairs again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_key_sha256: Option<String>,
     /// Fields newer versions wrote.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl BrowserSession {
+    /// Whether it holds a page key (it was paired by this version or a
+    /// later one).
+    pub fn has_page_key(&self) -> bool {
+        self.page_key_sha256.is_some()
+    }
+}
+
+/// The secrets a browser is given when it pairs, shown once: the cookie
+/// its requests carry and the page key its page keeps.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secrets {
+    /// The session cookie's value.
+    pub cookie: String,
+    /// The page key, which the page sends with every command and stream.
+    pub page_key: String,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secrets { .. }")
+    }
 }
 
 /// `browser-sessions.json`.
@@ -72,6 +108,23 @@ pub enum BrowserError {
     /// No session has that id.
     #[error("no paired browser is {0:?}; `switchboard serve --sessions` lists them")]
     Unknown(String),
+    /// No session holds the cookie presented (none, or revoked).
+    #[error(
+        "this browser is not paired (or its session was revoked): run `switchboard pair` on the machine and open the link"
+    )]
+    NotPaired,
+    /// The session was paired by a version before page keys.
+    #[error(
+        "this browser's pairing is from an older version of Switchboard: pair it again with `switchboard pair` on the machine (and open the new link)"
+    )]
+    PairedBeforePageKeys,
+    /// The request carries no page key, or not this session's: the page
+    /// lost it (its site data was cleared) or the request did not come
+    /// from the page that paired.
+    #[error(
+        "this page does not hold this browser's pairing key (its site data was cleared, or the request did not come from the page that paired): pair again with `switchboard pair` on the machine"
+    )]
+    WrongPageKey,
 }
 
 impl BrowserFile {
@@ -83,11 +136,12 @@ impl BrowserFile {
     }
 
     /// Uses `code` at `now`: it is removed (it works once) and a session
-    /// with `cookie`'s digest, named `id`, takes its place.
+    /// with the digests of `secrets`' cookie and page key, named `id`,
+    /// takes its place.
     pub fn pair(
         &mut self,
         code: &str,
-        cookie: &str,
+        secrets: &Secrets,
         id: String,
         label: &str,
         now: Timestamp,
@@ -102,7 +156,7 @@ impl BrowserFile {
         self.pairings.remove(found);
         let session = BrowserSession {
             id,
-            sha256: digest(cookie),
+            sha256: digest(&secrets.cookie),
             created_at: now,
             // One line, as lists show it: control characters (a tab, a
             // newline in a hostile User-Agent) become spaces.
@@ -111,6 +165,7 @@ impl BrowserFile {
                 .take(120)
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect(),
+            page_key_sha256: Some(digest(&secrets.page_key)),
             extra: Map::new(),
         };
         self.sessions.push(session.clone());
@@ -123,6 +178,29 @@ impl BrowserFile {
         self.sessions
             .iter()
             .find(|session| same(&session.sha256, &presented))
+    }
+
+    /// The session a command or an event stream comes from: the one
+    /// `cookie` belongs to, if `page_key` is that session's (both compared
+    /// by digest without stopping at the first difference).
+    pub fn admit(
+        &self,
+        cookie: &str,
+        page_key: Option<&str>,
+    ) -> Result<&BrowserSession, BrowserError> {
+        let session = self.holder(cookie).ok_or(BrowserError::NotPaired)?;
+        let kept = session
+            .page_key_sha256
+            .as_deref()
+            .ok_or(BrowserError::PairedBeforePageKeys)?;
+        // A missing key is compared like a wrong one: nothing answers
+        // sooner for it.
+        let presented = digest(page_key.unwrap_or_default());
+        if page_key.is_some() & same(kept, &presented) {
+            Ok(session)
+        } else {
+            Err(BrowserError::WrongPageKey)
+        }
     }
 
     /// Removes session `id`; its cookie stops working at once.
@@ -155,13 +233,20 @@ mod tests {
         }
     }
 
+    fn secrets(cookie: &str, page_key: &str) -> Secrets {
+        Secrets {
+            cookie: cookie.into(),
+            page_key: page_key.into(),
+        }
+    }
+
     #[test]
     fn a_code_pairs_once_and_its_session_works_until_revoked() {
         let mut file = with_code("code", 1_000);
         let session = file
             .pair(
                 "code",
-                "cookie",
+                &secrets("cookie", "key"),
                 "b1".into(),
                 "Fire\tfox\nb2\tforged",
                 at(2_000),
@@ -171,13 +256,19 @@ mod tests {
         assert_eq!(file.holder("cookie").map(|s| s.id.as_str()), Some("b1"));
         assert_eq!(file.holder("other"), None);
         assert_eq!(
-            file.pair("code", "cookie2", "b2".into(), "", at(3_000)),
+            file.pair(
+                "code",
+                &secrets("cookie2", "key2"),
+                "b2".into(),
+                "",
+                at(3_000)
+            ),
             Err(BrowserError::BadCode),
             "a code works once"
         );
         let text = serde_json::to_string(&file).unwrap();
         assert!(
-            !text.contains("cookie") && !text.contains("\"code\""),
+            !text.contains("cookie") && !text.contains("\"code\"") && !text.contains("\"key\""),
             "{text}"
         );
         file.revoke("b1").unwrap();
@@ -186,10 +277,83 @@ mod tests {
     }
 
     #[test]
+    fn a_command_needs_the_cookie_and_that_sessions_own_page_key() {
+        let mut file = BrowserFile {
+            pairings: vec![
+                Pairing {
+                    sha256: digest("one"),
+                    created_at: at(0),
+                },
+                Pairing {
+                    sha256: digest("two"),
+                    created_at: at(0),
+                },
+            ],
+            ..BrowserFile::default()
+        };
+        file.pair("one", &secrets("cookie-a", "key-a"), "ba".into(), "", at(1))
+            .unwrap();
+        file.pair("two", &secrets("cookie-b", "key-b"), "bb".into(), "", at(1))
+            .unwrap();
+        let admitted = |cookie: &str, key: Option<&str>| {
+            file.admit(cookie, key).map(|session| session.id.clone())
+        };
+        assert_eq!(admitted("cookie-a", Some("key-a")), Ok("ba".to_owned()));
+        assert_eq!(admitted("cookie-b", Some("key-b")), Ok("bb".to_owned()));
+        // The cookie alone, as another server on the host replays it.
+        assert_eq!(admitted("cookie-a", None), Err(BrowserError::WrongPageKey));
+        assert_eq!(
+            admitted("cookie-a", Some("")),
+            Err(BrowserError::WrongPageKey)
+        );
+        assert_eq!(
+            admitted("cookie-a", Some("key-b")),
+            Err(BrowserError::WrongPageKey),
+            "another session's key is not this one's"
+        );
+        assert_eq!(
+            admitted("cookie-a", Some("cookie-a")),
+            Err(BrowserError::WrongPageKey)
+        );
+        assert_eq!(
+            admitted("forged", Some("key-a")),
+            Err(BrowserError::NotPaired)
+        );
+    }
+
+    #[test]
+    fn a_session_paired_before_page_keys_is_kept_and_told_to_pair_again() {
+        let text = r#"{"sessions": [{"id": "b1", "sha256": "SHA", "created_at": "2025-01-01T00:00:00Z", "label": "old phone"}]}"#
+            .replace("SHA", &digest("cookie"));
+        let file: BrowserFile = serde_json::from_str(&text).unwrap();
+        assert!(!file.sessions[0].has_page_key());
+        assert_eq!(
+            file.admit("cookie", Some("anything")).map(|_| ()),
+            Err(BrowserError::PairedBeforePageKeys)
+        );
+        assert_eq!(
+            file.admit("cookie", None).map(|_| ()),
+            Err(BrowserError::PairedBeforePageKeys)
+        );
+        let written = serde_json::to_value(&file).unwrap();
+        assert_eq!(
+            written["sessions"][0].get("page_key_sha256"),
+            None,
+            "written back as it was"
+        );
+    }
+
+    #[test]
     fn a_code_older_than_ten_minutes_pairs_nothing() {
         let mut file = with_code("code", 0);
         assert_eq!(
-            file.pair("code", "cookie", "b1".into(), "", at(PAIRING_LIFETIME_MS)),
+            file.pair(
+                "code",
+                &secrets("cookie", "key"),
+                "b1".into(),
+                "",
+                at(PAIRING_LIFETIME_MS)
+            ),
             Err(BrowserError::BadCode)
         );
         assert!(file.pairings.is_empty() && file.sessions.is_empty());

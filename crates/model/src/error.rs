@@ -39,6 +39,10 @@ pub enum ErrorCode {
     /// The caller may not do this: its token was not granted the scope
     /// the call needs.
     Forbidden,
+    /// A browser is not paired with `switchboard serve`, or its pairing
+    /// no longer holds (revoked, made by an older version, or its page
+    /// lost the key it was given): it pairs again with `switchboard pair`.
+    NotPaired,
     /// The change would conflict with other work (a merge with
     /// conflicting edits); nothing was changed.
     Conflict,

@@ -1,13 +1,13 @@
 //! Browsers paired with `switchboard serve` ([`switchboard_model::browser`]):
 //! `browser-sessions.json` in the config folder (never the workspace),
-//! mode 0600, holding digests only. A code or a cookie is shown once, when
-//! it is made.
+//! mode 0600, holding digests only. A code, a cookie or a page key is shown
+//! once, when it is made.
 
 use std::path::{Path, PathBuf};
 
 use switchboard_model::{
     Timestamp,
-    browser::{BrowserFile, BrowserSession, Pairing},
+    browser::{BrowserFile, BrowserSession, Pairing, Secrets},
     token::digest,
 };
 
@@ -67,17 +67,21 @@ pub fn new_pairing(dir: &Path, now: Timestamp) -> Result<String, StoreError> {
 }
 
 /// Pairs a browser with `code` (used up): returns its session and its
-/// cookie (64 hex digits), whose digest only is kept.
+/// secrets, the cookie and the page key (64 hex digits each), whose
+/// digests only are kept.
 pub fn pair(
     dir: &Path,
     code: &str,
     label: &str,
     now: Timestamp,
-) -> Result<(BrowserSession, String), StoreError> {
-    let cookie = random_hex(&path(dir), 32)?;
+) -> Result<(BrowserSession, Secrets), StoreError> {
+    let secrets = Secrets {
+        cookie: random_hex(&path(dir), 32)?,
+        page_key: random_hex(&path(dir), 32)?,
+    };
     let id = format!("b{}", random_hex(&path(dir), 4)?);
-    let session = change(dir, |file| Ok(file.pair(code, &cookie, id, label, now)?))?;
-    Ok((session, cookie))
+    let session = change(dir, |file| Ok(file.pair(code, &secrets, id, label, now)?))?;
+    Ok((session, secrets))
 }
 
 /// Removes session `id`; its cookie stops working at once.
@@ -157,9 +161,14 @@ mod tests {
         let current = Current::new(dir.path().to_owned());
         assert!(current.file().unwrap().sessions.is_empty());
         let code = new_pairing(dir.path(), crate::clock::now()).unwrap();
-        let (session, cookie) = pair(dir.path(), &code, "phone", crate::clock::now()).unwrap();
+        let (session, secrets) = pair(dir.path(), &code, "phone", crate::clock::now()).unwrap();
+        let cookie = secrets.cookie;
         let file = current.file().unwrap();
         assert!(file.holder(&cookie).is_some());
+        assert!(
+            file.admit(&cookie, Some(&secrets.page_key)).is_ok(),
+            "paired with its page key"
+        );
         assert!(
             std::sync::Arc::ptr_eq(&file, &current.file().unwrap()),
             "unchanged, it is not read again"
@@ -175,7 +184,10 @@ mod tests {
         let config = dir.path().join("config");
         std::fs::create_dir_all(&config).unwrap();
         let code = new_pairing(&kept, crate::clock::now()).unwrap();
-        let (_, cookie) = pair(&kept, &code, "phone", crate::clock::now()).unwrap();
+        let cookie = pair(&kept, &code, "phone", crate::clock::now())
+            .unwrap()
+            .1
+            .cookie;
         std::os::unix::fs::symlink(path(&kept), path(&config)).unwrap();
         let current = Current::new(config);
         assert!(current.file().unwrap().holder(&cookie).is_some());

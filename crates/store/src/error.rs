@@ -288,6 +288,7 @@ impl StoreError {
             Self::Browser(switchboard_model::browser::BrowserError::BadCode) => {
                 ErrorCode::Forbidden
             }
+            Self::Browser(_) => ErrorCode::NotPaired,
             Self::Token(_) => ErrorCode::InvalidRequest,
             Self::OutsideWorkspace { .. } => ErrorCode::OutsideWorkspace,
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,

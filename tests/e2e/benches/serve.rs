@@ -26,14 +26,14 @@ fn main() -> Result<()> {
     let (workspace, config) = (&folders.workspace, &folders.config);
     let served = Served::start(&binaries, workspace, config)?;
     let origin = served.origin.clone();
-    let cookies = (0..PAGES)
+    let paired = (0..PAGES)
         .map(|_| pages::pair(&origin, config))
         .collect::<Result<Vec<_>>>()?;
     let idle = summed(&tree_memory(served.pid())).0;
     let mut streams = Vec::new();
-    for cookie in &cookies {
-        streams.push(pages::Events::open(&origin, cookie)?);
-        let (status, _) = pages::invoke(&origin, cookie, "list_deliveries", &Value::Null)?;
+    for page in &paired {
+        streams.push(pages::Events::open(&origin, page)?);
+        let (status, _) = pages::invoke(&origin, page, "list_deliveries", &Value::Null)?;
         anyhow::ensure!(status == 200, "list_deliveries answered {status}");
     }
     let held = summed(&tree_memory(served.pid())).0;

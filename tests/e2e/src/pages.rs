@@ -59,34 +59,66 @@ pub fn request(
     Ok((status, headers, body.to_owned()))
 }
 
+/// What a paired page holds: its browser's cookie and the page key the
+/// pairing page's link handed over (which the page's shim keeps).
+#[derive(Debug, Clone)]
+pub struct Paired {
+    /// `switchboard_session=…`, as the browser sends it.
+    pub cookie: String,
+    /// The page key, sent as `X-Switchboard-Key`.
+    pub key: String,
+}
+
+impl Paired {
+    /// The headers a page's command and stream carry: the cookie and the
+    /// key.
+    pub fn headers(&self) -> [(&str, &str); 2] {
+        [("Cookie", &self.cookie), ("X-Switchboard-Key", &self.key)]
+    }
+}
+
 /// Pairs a new page with the server at `origin` whose browser sessions
 /// live in `config`: a one-time code made there, exchanged over HTTP for
-/// the cookie, which it returns (`switchboard_session=…`).
-pub fn pair(origin: &str, config: &Path) -> Result<String> {
+/// the cookie and the page key the pairing page links to the inbox with.
+pub fn pair(origin: &str, config: &Path) -> Result<Paired> {
     let code = switchboard_store::browsers::new_pairing(config, switchboard_store::clock::now())?;
     let (status, headers, body) = request(origin, "GET", &format!("/pair?code={code}"), &[], b"")?;
     ensure!(status == 200, "pairing answered {status}: {body}");
-    headers
+    let cookie = headers
         .iter()
         .find(|(name, _)| name == "set-cookie")
         .and_then(|(_, cookie)| cookie.split(';').next())
         .map(str::to_owned)
-        .context("no cookie was set")
+        .context("no cookie was set")?;
+    Ok(Paired {
+        cookie,
+        key: page_key(&body).context("the pairing page gave no page key")?,
+    })
+}
+
+/// The page key in a pairing page's link to the inbox (`/#key=…`).
+pub fn page_key(page: &str) -> Option<String> {
+    const LINK: &str = "href=\"/#key=";
+    let start = page.find(LINK)? + LINK.len();
+    let end = start + page[start..].find('"')?;
+    Some(page[start..end].to_owned())
 }
 
 /// A command as the page's shim sends it: the status and the answer.
 pub fn invoke(
     origin: &str,
-    cookie: &str,
+    page: &Paired,
     command: &str,
     arguments: &Value,
 ) -> Result<(u16, Value)> {
+    let [cookie, key] = page.headers();
     let (status, _, body) = request(
         origin,
         "POST",
         &format!("/api/invoke/{command}"),
         &[
-            ("Cookie", cookie),
+            cookie,
+            key,
             ("Origin", origin),
             ("Content-Type", "application/json"),
         ],
@@ -101,15 +133,17 @@ pub struct Events {
 }
 
 impl Events {
-    /// Opens the stream of the page holding `cookie`; `Err` with the
-    /// status when it is refused.
-    pub fn open(origin: &str, cookie: &str) -> Result<Self> {
+    /// Opens the stream of `page`; `Err` with the status when it is
+    /// refused.
+    pub fn open(origin: &str, page: &Paired) -> Result<Self> {
         let stream = TcpStream::connect(address(origin))?;
         stream.set_read_timeout(Some(Duration::from_secs(60)))?;
         write!(
             &stream,
-            "GET /api/events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
-            address(origin)
+            "GET /api/events HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\nX-Switchboard-Key: {}\r\n\r\n",
+            address(origin),
+            page.cookie,
+            page.key
         )?;
         let mut reader = BufReader::new(stream);
         let mut status = String::new();

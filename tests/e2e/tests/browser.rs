@@ -2,9 +2,11 @@
 //! through its chromedriver, on a phone's screen (360 px wide), against
 //! the real `switchboard serve`. It pairs with the one-time link, sees the
 //! question a blocking agent asks, answers it, and the agent gets the
-//! answer; it watches a program session an agent drives, and is told
-//! taking it over needs the developer's leave; a form another site posts carries no cookie and is refused; a
-//! revoked browser is turned away.
+//! answer, its page key kept in the page's storage and out of the
+//! address; it watches a program session an agent drives, and is told
+//! taking it over needs the developer's leave; a form another site posts
+//! carries no cookie and is refused; a page whose key was cleared is told
+//! to pair again; a revoked browser is turned away.
 
 #![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
 use std::{
@@ -61,6 +63,26 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
     ensure!(
         question.text().await?.contains("Ship it?"),
         "the agent's question shows"
+    );
+    // The page key the link handed over: kept in this origin's storage,
+    // gone from the address (and so from the history and a shared link).
+    let kept: Value = client
+        .execute(
+            "return [localStorage.getItem('switchboard-page-key'), location.href]",
+            vec![],
+        )
+        .await?;
+    let (key, address) = (
+        kept[0].as_str().unwrap_or_default(),
+        kept[1].as_str().unwrap_or_default(),
+    );
+    ensure!(
+        key.len() == 64 && key.bytes().all(|byte| byte.is_ascii_hexdigit()),
+        "the page keeps its key: {kept}"
+    );
+    ensure!(
+        address == format!("{origin}/"),
+        "the key left the address bar: {address}"
     );
     let width: Value = client
         .execute("return document.documentElement.scrollWidth", vec![])
@@ -164,6 +186,23 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         "a cross-site form is refused: {refused:?}"
     );
 
+    // The page's storage cleared: the cookie alone opens the page but
+    // runs nothing, and the page says to pair again.
+    client.goto(&format!("{origin}/")).await?;
+    find("#inbox-list").await?;
+    client
+        .execute("localStorage.removeItem('switchboard-page-key')", vec![])
+        .await?;
+    client.refresh().await?;
+    let told = find("#view-inbox .error").await?.text().await?;
+    ensure!(
+        told.contains("pair again")
+            && told.contains("switchboard pair")
+            && !told.contains("NOT_PAIRED")
+            && !told.contains('{'),
+        "a page without its key is told, in words, to pair again: {told:?}"
+    );
+
     // Revoked: the next visit is turned away.
     let listed = binaries
         .cli(workspace)
@@ -208,18 +247,18 @@ fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Re
     let served = Served::start(&binaries, workspace, config)?;
     let origin = served.origin.clone();
     let started = Instant::now();
-    let cookies = (0..PAGES)
+    let paired = (0..PAGES)
         .map(|_| pages::pair(&origin, config))
         .collect::<Result<Vec<_>>>()?;
     // Every page at once: its event stream, then the inbox read.
-    let opening: Vec<_> = cookies
+    let opening: Vec<_> = paired
         .iter()
-        .map(|cookie| {
-            let (origin, cookie) = (origin.clone(), cookie.clone());
+        .map(|page| {
+            let (origin, page) = (origin.clone(), page.clone());
             std::thread::spawn(move || -> Result<pages::Events> {
-                let events = pages::Events::open(&origin, &cookie)?;
+                let events = pages::Events::open(&origin, &page)?;
                 let (status, listed) =
-                    pages::invoke(&origin, &cookie, "list_deliveries", &Value::Null)?;
+                    pages::invoke(&origin, &page, "list_deliveries", &Value::Null)?;
                 ensure!(status == 200, "list_deliveries answered {status}: {listed}");
                 Ok(events)
             })
@@ -229,27 +268,28 @@ fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Re
     // browser's streams past its share.
     let floods: Vec<_> = (0..20)
         .map(|each| {
-            let (origin, cookie) = (origin.clone(), cookies[each].clone());
+            let (origin, page) = (origin.clone(), paired[each].clone());
             std::thread::spawn(move || -> Result<()> {
                 let huge = vec![b' '; 2 << 20];
+                let [cookie, key] = page.headers();
                 let (status, _, _) = pages::request(
                     &origin,
                     "POST",
                     "/api/invoke/list_deliveries",
                     &[
-                        ("Cookie", &cookie),
+                        cookie,
+                        key,
                         ("Origin", &origin),
                         ("Content-Type", "application/json"),
                     ],
                     &huge,
                 )?;
                 ensure!(status == 413, "a 2 MiB body answered {status}");
-                let (status, _) = pages::invoke(
-                    &origin,
-                    "switchboard_session=forged",
-                    "list_deliveries",
-                    &Value::Null,
-                )?;
+                let forged = pages::Paired {
+                    cookie: "switchboard_session=forged".into(),
+                    key: page.key.clone(),
+                };
+                let (status, _) = pages::invoke(&origin, &forged, "list_deliveries", &Value::Null)?;
                 ensure!(status == 401, "an unpaired call answered {status}");
                 Ok(())
             })
@@ -268,9 +308,9 @@ fn two_hundred_paired_pages_are_served_at_once_within_the_servers_limits() -> Re
             .map_err(|_| anyhow::anyhow!("a flood panicked"))??;
     }
     let share: Vec<_> = (1..switchboard_model::browser::STREAMS_PER_BROWSER)
-        .map(|_| pages::Events::open(&origin, &cookies[0]))
+        .map(|_| pages::Events::open(&origin, &paired[0]))
         .collect::<Result<_>>()?;
-    let past = pages::Events::open(&origin, &cookies[0]).err();
+    let past = pages::Events::open(&origin, &paired[0]).err();
     ensure!(
         past.as_ref()
             .and_then(|error| error.downcast_ref::<pages::Refused>())

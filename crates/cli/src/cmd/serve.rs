@@ -73,7 +73,16 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
             println!("No browser is paired (pair one with `switchboard serve --pair`).");
         }
         for session in file.sessions {
-            println!("{}\t{}\t{}", session.id, session.created_at, session.label);
+            // Paired by an older version: refused until paired again.
+            let note = if session.has_page_key() {
+                ""
+            } else {
+                "\t(paired by an older version: pair this browser again, then revoke this one)"
+            };
+            println!(
+                "{}\t{}\t{}{note}",
+                session.id, session.created_at, session.label
+            );
         }
         return Ok(());
     }

@@ -3,8 +3,10 @@
 //! with its QR code) is exchanged for a session cookie (HttpOnly,
 //! SameSite=Strict), listed and revoked like tokens (`--sessions`,
 //! `--revoke`). Every request but the pairing one needs the cookie; a
-//! command also needs this origin and a JSON body (no cross-site form can
-//! send one), and only the commands a browser may call run
+//! command and the event stream also need the page key the pairing gave
+//! the page (the cookie reaches every server on this host), a command
+//! also this origin and a JSON body (no cross-site form can send one),
+//! and only the commands a browser may call run
 //! (`switchboard_commands::dispatch`, the same functions the window's
 //! shell calls). Events reach the page as server-sent events. Every
 //! response carries the page's Content-Security-Policy. Connections are

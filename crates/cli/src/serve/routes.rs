@@ -1,6 +1,7 @@
 //! Answering one request: the pairing link, the page and its files, a
 //! command, the event stream — each but the pairing link for a paired
-//! browser only, every one with the page's policy.
+//! browser only (a command and the stream also for its page only: the
+//! page key it was given at pairing), every one with the page's policy.
 
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
 use hyper::{
@@ -9,7 +10,7 @@ use hyper::{
     header::{self, HeaderValue},
 };
 use serde_json::Value;
-use switchboard_model::{ErrorCode, ErrorPayload};
+use switchboard_model::{ErrorCode, ErrorPayload, browser::BrowserError};
 use switchboard_store::{browsers, clock};
 
 use super::{Served, page};
@@ -18,6 +19,10 @@ type Body = BoxBody<Bytes, std::convert::Infallible>;
 
 /// The cookie a paired browser holds.
 const COOKIE: &str = "switchboard_session";
+
+/// The header a paired page sends its page key in (never the address: a
+/// key in a URL would reach proxies' logs).
+const PAGE_KEY: &str = "x-switchboard-key";
 
 /// How long a browser keeps its cookie: a year (the session itself lasts
 /// until it is revoked; a phone that drops session cookies would pair
@@ -69,21 +74,25 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
     if request.method() == Method::GET && path == "/pair" {
         return pair(&reached, served, &request).await;
     }
-    let Some(cookie) = paired(served, &request) else {
-        return if path.starts_with("/api/") {
-            refused(
-                ErrorCode::Forbidden,
-                StatusCode::UNAUTHORIZED,
-                "this browser is not paired (or its session was revoked): run `switchboard pair` on the machine and open the link",
-            )
-        } else {
-            html(
-                StatusCode::UNAUTHORIZED,
-                "<p>This browser is not paired with Switchboard (or its session was revoked).</p>\
-                 <p>On the machine, run <code>switchboard pair</code> (or, in the window's \
-                 Settings, <b>Pair a browser</b>) and open the link it prints here.</p>",
-            )
-        };
+    let cookies = presented(&request);
+    let Some(cookie) = holds(&served.browsers, &cookies) else {
+        return unpaired(&path);
+    };
+    // A command or the event stream: the cookie alone, which every server
+    // on this host receives, is not enough; the page key the page keeps
+    // (per origin) must be its session's.
+    let page_key = request
+        .headers()
+        .get(PAGE_KEY)
+        .and_then(|key| key.to_str().ok())
+        .map(str::to_owned);
+    let cookie = if path.starts_with("/api/") {
+        match keyed(&served.browsers, &cookies, page_key.as_deref()) {
+            Ok(cookie) => cookie,
+            Err(refusal) => return not_paired(&refusal),
+        }
+    } else {
+        cookie
     };
     // Paired: its connection keeps its place (`crate::front`), within its share.
     if !crate::front::claim(&request, &switchboard_model::token::digest(&cookie)) {
@@ -104,28 +113,7 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
             "text/javascript; charset=utf-8",
             Bytes::from_static(page::SHIM.as_bytes()),
         ),
-        (Method::GET, "/api/events") => {
-            // Revoked, the stream ends at its next event or heartbeat.
-            let browsers = std::sync::Arc::clone(&served.browsers);
-            let holder = switchboard_model::token::digest(&cookie);
-            let still_paired = move || holds(&browsers, std::slice::from_ref(&cookie)).is_some();
-            let Some(stream) = served.events.stream(holder, still_paired) else {
-                return refused(
-                    ErrorCode::LimitReached,
-                    StatusCode::TOO_MANY_REQUESTS,
-                    &format!(
-                        "this browser holds {} event streams open already; close a page",
-                        super::events::STREAMS_PER_BROWSER
-                    ),
-                );
-            };
-            let mut response = Response::new(stream.boxed());
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            );
-            response
-        }
+        (Method::GET, "/api/events") => events(served, cookie, page_key),
         (Method::POST, command) if command.starts_with("/api/invoke/") => {
             let name = command.trim_start_matches("/api/invoke/").to_owned();
             invoke(served, &reached, request, name).await
@@ -149,6 +137,52 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         },
         _ => html(StatusCode::METHOD_NOT_ALLOWED, "<p>Not here.</p>"),
     }
+}
+
+/// What a browser that is not paired is told: how to pair, as a page or
+/// as a command's `NOT_PAIRED`.
+fn unpaired(path: &str) -> Response<Body> {
+    if path.starts_with("/api/") {
+        not_paired(&BrowserError::NotPaired)
+    } else {
+        html(
+            StatusCode::UNAUTHORIZED,
+            "<p>This browser is not paired with Switchboard (or its session was revoked).</p>\
+             <p>On the machine, run <code>switchboard pair</code> (or, in the window's \
+             Settings, <b>Pair a browser</b>) and open the link it prints here.</p>",
+        )
+    }
+}
+
+/// The event stream of the page holding `cookie` and `page_key` (both
+/// checked already); revoked, it ends at its next event or heartbeat.
+fn events(served: &Served, cookie: String, page_key: Option<String>) -> Response<Body> {
+    let browsers = std::sync::Arc::clone(&served.browsers);
+    let holder = switchboard_model::token::digest(&cookie);
+    let still_paired = move || {
+        keyed(
+            &browsers,
+            std::slice::from_ref(&cookie),
+            page_key.as_deref(),
+        )
+        .is_ok()
+    };
+    let Some(stream) = served.events.stream(holder, still_paired) else {
+        return refused(
+            ErrorCode::LimitReached,
+            StatusCode::TOO_MANY_REQUESTS,
+            &format!(
+                "this browser holds {} event streams open already; close a page",
+                super::events::STREAMS_PER_BROWSER
+            ),
+        );
+    };
+    let mut response = Response::new(stream.boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
 }
 
 /// Exchanges a one-time code for a session cookie. The page then links to
@@ -189,15 +223,19 @@ async fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Re
         })
     });
     match paired {
-        Ok((session, cookie)) => {
+        Ok((session, secrets)) => {
+            // The page key goes in the link's fragment, which no browser
+            // sends to a server: the page's shim keeps it in this origin's
+            // storage and takes it out of the address.
             let mut response = html(
                 StatusCode::OK,
                 &format!(
                     "<p>This browser is paired with Switchboard (session {}).</p>\
-                     <p><a id=\"open-inbox\" href=\"/\">Open the inbox</a></p>",
-                    session.id
+                     <p><a id=\"open-inbox\" href=\"/#key={}\">Open the inbox</a></p>",
+                    session.id, secrets.page_key
                 ),
             );
+            let cookie = secrets.cookie;
             let secure = if reached.starts_with("https:") {
                 "; Secure"
             } else {
@@ -217,12 +255,11 @@ async fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Re
     }
 }
 
-/// The cookie of a paired browser that `request` carries, if it carries
-/// one. Every `switchboard_session` cookie counts: another server on this
-/// host (cookies do not keep to a port) may have set one of the same name
-/// that the browser sends first.
-fn paired(served: &Served, request: &Request<Incoming>) -> Option<String> {
-    let presented: Vec<String> = request
+/// Every `switchboard_session` cookie `request` carries. Every one counts:
+/// another server on this host (cookies do not keep to a port) may have
+/// set one of the same name that the browser sends first.
+fn presented(request: &Request<Incoming>) -> Vec<String> {
+    request
         .headers()
         .get_all(header::COOKIE)
         .iter()
@@ -233,15 +270,15 @@ fn paired(served: &Served, request: &Request<Incoming>) -> Option<String> {
                 .strip_prefix(&format!("{COOKIE}="))
                 .map(str::to_owned)
         })
-        .collect();
-    if presented.is_empty() {
-        return None;
-    }
-    holds(&served.browsers, &presented)
+        .collect()
 }
 
-/// The first of `cookies` that a paired browser holds now.
+/// The first of `cookies` that a paired browser holds now: enough for the
+/// page and its files, which a browser's navigation fetches with no key.
 fn holds(browsers: &browsers::Current, cookies: &[String]) -> Option<String> {
+    if cookies.is_empty() {
+        return None;
+    }
     match browsers.file() {
         Ok(file) => cookies
             .iter()
@@ -252,6 +289,39 @@ fn holds(browsers: &browsers::Current, cookies: &[String]) -> Option<String> {
             None
         }
     }
+}
+
+/// The first of `cookies` whose session `page_key` is now: what a command
+/// or the event stream needs. If none, why not (for the first held).
+fn keyed(
+    browsers: &browsers::Current,
+    cookies: &[String],
+    page_key: Option<&str>,
+) -> Result<String, BrowserError> {
+    let file = browsers.file().map_err(|error| {
+        tracing::warn!(%error, "the browser sessions could not be read");
+        BrowserError::NotPaired
+    })?;
+    let mut why = BrowserError::NotPaired;
+    for cookie in cookies {
+        match file.admit(cookie, page_key) {
+            Ok(_) => return Ok(cookie.clone()),
+            Err(BrowserError::NotPaired) => {}
+            Err(refusal) if why == BrowserError::NotPaired => why = refusal,
+            Err(_) => {}
+        }
+    }
+    Err(why)
+}
+
+/// A command or stream refused because its browser is not paired, or not
+/// this way: `NOT_PAIRED`, and why.
+fn not_paired(refusal: &BrowserError) -> Response<Body> {
+    refused(
+        ErrorCode::NotPaired,
+        StatusCode::UNAUTHORIZED,
+        &refusal.to_string(),
+    )
 }
 
 /// Runs command `name` for a paired page: only from the origin the
@@ -351,6 +421,7 @@ fn error(payload: ErrorPayload) -> Response<Body> {
         ErrorCode::InvalidRequest => StatusCode::BAD_REQUEST,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::NotPaired => StatusCode::UNAUTHORIZED,
         ErrorCode::AlreadyResponded | ErrorCode::Conflict => StatusCode::CONFLICT,
         ErrorCode::Busy | ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,

@@ -1,12 +1,46 @@
 // The window's page in a browser (`switchboard serve`): what the page asks
 // of Tauri — a command, an event — goes to the server instead, over fetch
-// and server-sent events, on this same origin with this browser's cookie.
+// on this same origin, with this browser's cookie and this page's key.
+//
+// The key is what a cookie alone lacks: cookies keep to a host, not a port,
+// so every other server on this host receives the cookie. The pairing
+// page's link hands the key over once, in the address's fragment
+// (`/#key=…`, which a browser never sends to a server); it is kept in this
+// origin's localStorage, which no page of another scheme, host or port
+// reads, and taken out of the address at once.
 (() => {
+  const KEPT = "switchboard-page-key";
+  const handed = /^#key=([0-9a-f]{64})$/.exec(location.hash);
+  // Where storage is refused (a private window keeping nothing), the key
+  // lasts as long as this page.
+  let held = "";
+  if (handed) {
+    held = handed[1];
+    try {
+      localStorage.setItem(KEPT, held);
+    } catch (_) {
+      // Kept in `held` only.
+    }
+    history.replaceState(history.state, "", location.pathname + location.search);
+  }
+  // Read at each request: pairing again in another tab replaces both the
+  // cookie and the key.
+  const key = () => {
+    try {
+      return localStorage.getItem(KEPT) ?? held;
+    } catch (_) {
+      return held;
+    }
+  };
+  const keyed = (headers) => {
+    const now = key();
+    return now ? { ...headers, "X-Switchboard-Key": now } : headers;
+  };
   const invoke = async (command, args) => {
     const response = await fetch(`/api/invoke/${encodeURIComponent(command)}`, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json" },
+      headers: keyed({ "Content-Type": "application/json" }),
       body: JSON.stringify(args ?? {}),
     });
     const text = await response.text();
@@ -14,36 +48,89 @@
     try {
       value = text ? JSON.parse(text) : null;
     } catch (_) {
-      value = { code: "internal", message: text };
+      value = { code: "INTERNAL", message: text };
     }
     if (!response.ok) {
-      throw value ?? { code: "unavailable", message: `the server answered ${response.status}` };
+      throw value ?? { code: "UNAVAILABLE", message: `the server answered ${response.status}` };
     }
     return value;
   };
   const handlers = new Map();
-  let source = null;
-  const follow = () => {
-    if (source) return;
-    source = new EventSource("/api/events");
-    const hand = (event, payload) => {
-      for (const handler of handlers.get(event) ?? []) handler({ event, payload, id: 0 });
-    };
-    source.onmessage = (message) => {
-      const { event, payload } = JSON.parse(message.data);
-      hand(event, payload);
-    };
-    // Back after the stream dropped (a phone that slept, a proxy that
-    // closed it): what changed meanwhile was not heard, so each view
-    // reads again.
-    let opened = false;
-    source.onopen = () => {
-      if (opened) {
-        for (const change of ["deliveries", "sessions", "agents", "team", "knowledge"]) hand("store-changed", change);
-        hand("everywhere-changed", null);
+  const hand = (event, payload) => {
+    for (const handler of handlers.get(event) ?? []) {
+      try {
+        handler({ event, payload, id: 0 });
+      } catch (error) {
+        console.error(error);
       }
+    }
+  };
+  // Back after the stream dropped (a phone that slept, a proxy that
+  // closed it): what changed meanwhile was not heard, so each view reads
+  // again.
+  const readAgain = () => {
+    for (const change of ["deliveries", "sessions", "agents", "team", "knowledge"]) hand("store-changed", change);
+    hand("everywhere-changed", null);
+  };
+  // One server-sent event's block: its `data:` lines, as one JSON text.
+  const heard = (block) => {
+    const data = block
+      .split("\n")
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).replace(/^ /, ""))
+      .join("\n");
+    if (!data) return;
+    const { event, payload } = JSON.parse(data);
+    hand(event, payload);
+  };
+  // The server-sent events over fetch, which sends the key in a header (an
+  // EventSource could send it only in the address, which proxies log). A
+  // stream that dropped is opened again after a pause; one refused as not
+  // paired (401) is not: the page's commands say how to pair again.
+  let following = false;
+  const follow = () => {
+    if (following) return;
+    following = true;
+    let opened = false;
+    const open = async () => {
+      let response;
+      try {
+        response = await fetch("/api/events", {
+          credentials: "same-origin",
+          cache: "no-store",
+          headers: keyed({ Accept: "text/event-stream" }),
+        });
+      } catch (_) {
+        setTimeout(open, 3000);
+        return;
+      }
+      if (response.status === 401) return;
+      if (!response.ok || !response.body) {
+        setTimeout(open, 15000);
+        return;
+      }
+      if (opened) readAgain();
       opened = true;
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let pending = "";
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          pending += decoder.decode(value, { stream: true });
+          let end;
+          while ((end = pending.indexOf("\n\n")) >= 0) {
+            heard(pending.slice(0, end));
+            pending = pending.slice(end + 2);
+          }
+        }
+      } catch (_) {
+        // Dropped: opened again below.
+      }
+      setTimeout(open, 3000);
     };
+    open();
   };
   const listen = async (event, handler) => {
     follow();

@@ -1039,10 +1039,10 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
     let mut origin = String::new();
     printed.read_line(&mut origin).unwrap();
     let origin = origin.trim().trim_end_matches('/').to_owned();
-    let cookie = pair_at(&origin, &config);
+    let browser = pair_at(&origin, &config);
     let start = json!({"request": {"agent": "claude-code", "name": "phone", "prompt": "Say hi."}});
 
-    let (status, refused) = invoke_at(&origin, &cookie, "launch_start", &start);
+    let (status, refused) = invoke_at(&origin, &browser, "launch_start", &start);
     assert_eq!(status, 403, "{refused}");
     assert!(
         refused["message"]
@@ -1058,25 +1058,25 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
     for (agent, mode) in [("claude-code", "bypassPermissions"), ("codex", "never")] {
         let (status, refused) = invoke_at(
             &origin,
-            &cookie,
+            &browser,
             "launch_start",
             &json!({"request": {"agent": agent, "prompt": "Hi", "permission_mode": mode}}),
         );
         assert_eq!(status, 403, "{mode}: {refused}");
     }
     assert_eq!(project.ok(&server, &["list", "--json"]).trim(), "[]");
-    let (status, started) = invoke_at(&origin, &cookie, "launch_start", &start);
+    let (status, started) = invoke_at(&origin, &browser, "launch_start", &start);
     assert_eq!(status, 200, "{started}");
     assert_eq!(started["name"], "phone");
     project.row_when(&server, "phone", |row| {
         row["shown"]["agent"] == "turn_finished"
     });
-    let (status, rows) = invoke_at(&origin, &cookie, "launches", &Value::Null);
+    let (status, rows) = invoke_at(&origin, &browser, "launches", &Value::Null);
     assert_eq!(status, 200, "{rows}");
     assert_eq!(rows[0]["launch"]["name"], "phone", "{rows}");
     let (status, stopped) = invoke_at(
         &origin,
-        &cookie,
+        &browser,
         "launch_stop",
         &json!({"request": {"name": "phone"}}),
     );

@@ -168,16 +168,26 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, value)| value.as_str())
 }
 
-/// Opens the pairing link; the cookie the browser then holds.
-fn pair(served: &Served) -> String {
-    let cookie = pair_as(served, &[]);
-    assert!(!cookie.contains("Secure"), "plain HTTP: {cookie}");
-    cookie.split(';').next().unwrap().to_owned()
+/// A paired browser's secrets: the cookie it holds
+/// (`switchboard_session=…`) and the page key its page keeps.
+#[derive(Clone)]
+pub(crate) struct Paired {
+    /// `switchboard_session=…`, as the browser sends it.
+    pub(crate) cookie: String,
+    /// The page key the pairing page's link handed over.
+    pub(crate) key: String,
 }
 
-/// Opens the pairing link with `headers` (a proxy's `Host`); the cookie
-/// line the browser then holds.
-fn pair_as(served: &Served, headers: &[(&str, &str)]) -> String {
+/// Opens the pairing link; what the browser then holds.
+fn pair(served: &Served) -> Paired {
+    let (cookie, paired) = pair_as(served, &[]);
+    assert!(!cookie.contains("Secure"), "plain HTTP: {cookie}");
+    paired
+}
+
+/// Opens the pairing link with `headers` (a proxy's `Host`): the cookie
+/// line the server set, and what the browser then holds.
+fn pair_as(served: &Served, headers: &[(&str, &str)]) -> (String, Paired) {
     let path = link_path(served);
     let (status, headers, body) = request(&served.origin, "GET", &path, headers, "");
     assert_eq!(status, 200, "{body}");
@@ -188,7 +198,26 @@ fn pair_as(served: &Served, headers: &[(&str, &str)]) -> String {
             && cookie.contains("Max-Age="),
         "{cookie}"
     );
-    cookie.to_owned()
+    (cookie.to_owned(), paired(cookie, &body))
+}
+
+/// What a browser holds once paired by an answer that set `cookie_line`
+/// and linked to the inbox in `page`: the cookie, and the page key from
+/// the link's fragment (as the page's shim takes it).
+fn paired(cookie_line: &str, page: &str) -> Paired {
+    let start = page
+        .find("href=\"/#key=")
+        .unwrap_or_else(|| panic!("the pairing page links to the inbox with its key: {page}"))
+        + "href=\"/#key=".len();
+    let key = &page[start..start + page[start..].find('"').unwrap()];
+    assert!(
+        key.len() == 64 && key.bytes().all(|byte| byte.is_ascii_hexdigit()),
+        "{key}"
+    );
+    Paired {
+        cookie: cookie_line.split(';').next().unwrap().to_owned(),
+        key: key.to_owned(),
+    }
 }
 
 /// The pairing link's path, whatever origin it was printed with.
@@ -219,44 +248,56 @@ fn revoke_the_only_browser(workspace: &Path, config: &Path) {
 }
 
 /// A command as the page's shim sends it.
-fn invoke(served: &Served, cookie: &str, command: &str, arguments: &Value) -> (u16, Value) {
-    invoke_at(&served.origin, cookie, command, arguments)
+fn invoke(served: &Served, browser: &Paired, command: &str, arguments: &Value) -> (u16, Value) {
+    invoke_at(&served.origin, browser, command, arguments)
 }
 
 /// A command as the page's shim sends it to the server at `origin`.
 pub(crate) fn invoke_at(
     origin: &str,
-    cookie: &str,
+    browser: &Paired,
     command: &str,
     arguments: &Value,
 ) -> (u16, Value) {
+    invoke_with(
+        origin,
+        &[
+            ("Cookie", &browser.cookie),
+            ("X-Switchboard-Key", &browser.key),
+        ],
+        command,
+        arguments,
+    )
+}
+
+/// A command sent to the server at `origin` from its own origin (as a page
+/// does, or as curl forges it) with `headers` besides.
+fn invoke_with(
+    origin: &str,
+    headers: &[(&str, &str)],
+    command: &str,
+    arguments: &Value,
+) -> (u16, Value) {
+    let mut sent = vec![("Origin", origin), ("Content-Type", "application/json")];
+    sent.extend_from_slice(headers);
     let (status, _, body) = request(
         origin,
         "POST",
         &format!("/api/invoke/{command}"),
-        &[
-            ("Cookie", cookie),
-            ("Origin", origin),
-            ("Content-Type", "application/json"),
-        ],
+        &sent,
         &arguments.to_string(),
     );
     (status, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
 /// Pairs a browser with the server at `origin` whose sessions live in
-/// `config`, with a code made there; its cookie.
-pub(crate) fn pair_at(origin: &str, config: &Path) -> String {
+/// `config`, with a code made there; what it holds.
+pub(crate) fn pair_at(origin: &str, config: &Path) -> Paired {
     let code =
         switchboard_store::browsers::new_pairing(config, switchboard_store::clock::now()).unwrap();
     let (status, headers, body) = request(origin, "GET", &format!("/pair?code={code}"), &[], "");
     assert_eq!(status, 200, "{body}");
-    header(&headers, "set-cookie")
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned()
+    paired(header(&headers, "set-cookie").unwrap(), &body)
 }
 
 #[test]
@@ -277,10 +318,16 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let cookie = pair(&served);
+    let browser = pair(&served);
 
     // The page, with its policy, and the question the agent asked.
-    let (status, headers, page) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
+    let (status, headers, page) = request(
+        &served.origin,
+        "GET",
+        "/",
+        &[("Cookie", &browser.cookie)],
+        "",
+    );
     assert_eq!(status, 200);
     assert!(page.contains("/shim.js"), "the page talks to this server");
     assert_eq!(
@@ -296,7 +343,7 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
             &served.origin,
             "GET",
             &format!("/{name}"),
-            &[("Cookie", &cookie)],
+            &[("Cookie", &browser.cookie)],
             "",
         );
         assert_eq!(status, 200, "{name}");
@@ -311,7 +358,7 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
         "{policy}"
     );
     let question = crate::when_stored(&workspace, || {
-        let (_, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+        let (_, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
         listed["deliveries"]
             .as_array()?
             .iter()
@@ -323,21 +370,21 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
     // Answered from the browser: the agent gets it at once.
     let reply =
         json!({"request": {"id": id, "reply": {"kind": "answer", "answer": {"value": true}}}});
-    let (status, answered) = invoke(&served, &cookie, "reply", &reply);
+    let (status, answered) = invoke(&served, &browser, "reply", &reply);
     assert_eq!(status, 200, "{answered}");
     let printed = agent.wait_with_output().unwrap();
     let line: Value = serde_json::from_slice(&printed.stdout).unwrap();
     assert_eq!(line["status"], "responded", "{line}");
     assert_eq!(line["response"]["value"], true);
     // Answered again (as from the window meanwhile): told, nothing changed.
-    let (status, again) = invoke(&served, &cookie, "reply", &reply);
+    let (status, again) = invoke(&served, &browser, "reply", &reply);
     assert_eq!(
         (status, again["code"].as_str()),
         (409, Some("ALREADY_RESPONDED"))
     );
 
     // What a browser may not do, it is told.
-    let (status, refused) = invoke(&served, &cookie, "chat_send", &json!({"request": {}}));
+    let (status, refused) = invoke(&served, &browser, "chat_send", &json!({"request": {}}));
     assert_eq!(status, 403);
     assert!(
         refused["message"]
@@ -348,9 +395,15 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
 
     // Listed, revoked: its next request is refused.
     revoke_the_only_browser(&workspace, &config);
-    let (status, _) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    let (status, _) = invoke(&served, &browser, "list_deliveries", &Value::Null);
     assert_eq!(status, 401);
-    let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
+    let (status, _, _) = request(
+        &served.origin,
+        "GET",
+        "/",
+        &[("Cookie", &browser.cookie)],
+        "",
+    );
     assert_eq!(status, 401);
 }
 
@@ -358,7 +411,7 @@ fn a_paired_browser_answers_a_blocking_agent_until_it_is_revoked() {
 fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     // The same link again (stolen after use): nothing.
     let path = link_path(&served);
     let (status, headers, _) = request(&served.origin, "GET", &path, &[], "");
@@ -388,13 +441,15 @@ fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
     // No cookie: 401, page and command alike.
     let (status, _, _) = request(&served.origin, "GET", "/", &[], "");
     assert_eq!(status, 401);
-    // Another site's page, with the browser's cookie: refused by origin.
+    // Another site's page, with the browser's cookie (and, were it to
+    // learn it, the page key): refused by origin.
     let (status, _, body) = request(
         &served.origin,
         "POST",
         "/api/invoke/list_deliveries",
         &[
-            ("Cookie", &cookie),
+            ("Cookie", &browser.cookie),
+            ("X-Switchboard-Key", &browser.key),
             ("Origin", "http://evil.example"),
             ("Content-Type", "application/json"),
         ],
@@ -407,7 +462,8 @@ fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
         "POST",
         "/api/invoke/reply",
         &[
-            ("Cookie", &cookie),
+            ("Cookie", &browser.cookie),
+            ("X-Switchboard-Key", &browser.key),
             ("Origin", &served.origin),
             ("Content-Type", "application/x-www-form-urlencoded"),
         ],
@@ -420,7 +476,7 @@ fn a_pairing_link_works_once_and_other_sites_pages_and_forms_are_refused() {
 fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     let address = served.origin.trim_start_matches("http://");
     let mut stream = TcpStream::connect(address).unwrap();
     stream
@@ -428,7 +484,8 @@ fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
         .unwrap();
     write!(
         stream,
-        "GET /api/events HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\n\r\n"
+        "GET /api/events HTTP/1.1\r\nHost: {address}\r\nCookie: {}\r\nX-Switchboard-Key: {}\r\n\r\n",
+        browser.cookie, browser.key
     )
     .unwrap();
     let mut heard = Vec::new();
@@ -467,12 +524,33 @@ fn a_revoked_browsers_open_event_stream_ends_at_its_next_event() {
 fn another_servers_cookie_of_the_same_name_does_not_hide_the_paired_one() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     // Cookies keep to a host, not a port: a page on 127.0.0.1:3000 can set
     // one of this name (with a longer path, so it is sent first).
-    let both = format!("switchboard_session=set-by-another-port; {cookie}");
+    let both = format!(
+        "switchboard_session=set-by-another-port; {}",
+        browser.cookie
+    );
     let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &both)], "");
     assert_eq!(status, 200);
+    let (status, answer) = invoke_with(
+        &served.origin,
+        &[("Cookie", &both), ("X-Switchboard-Key", &browser.key)],
+        "list_deliveries",
+        &Value::Null,
+    );
+    assert_eq!(status, 200, "{answer}");
+    // Even one set to another paired browser's cookie, sent first, leaves
+    // this page's own cookie and key working.
+    let other = pair_at(&served.origin, &config);
+    let both = format!("{}; {}", other.cookie, browser.cookie);
+    let (status, answer) = invoke_with(
+        &served.origin,
+        &[("Cookie", &both), ("X-Switchboard-Key", &browser.key)],
+        "list_deliveries",
+        &Value::Null,
+    );
+    assert_eq!(status, 200, "{answer}");
     let (status, _, _) = request(
         &served.origin,
         "GET",
@@ -481,6 +559,152 @@ fn another_servers_cookie_of_the_same_name_does_not_hide_the_paired_one() {
         "",
     );
     assert_eq!(status, 401);
+}
+
+/// Issue 48: Chromium sends the pairing cookie to every server on
+/// `127.0.0.1`, whatever its port; replayed from curl, it allowed an
+/// agent's pending `rm -rf`.
+#[test]
+fn a_cookie_replayed_without_its_pages_key_answers_nothing_and_hears_nothing() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let browser = pair(&served);
+    // Another browser paired with this server: its key is not the first's.
+    let other = pair_at(&served.origin, &config);
+    let event = json!({
+        "session_id": "s-48", "transcript_path": "", "cwd": workspace,
+        "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build"},
+    });
+    let mut hook = crate::hooks::hook_with(&workspace, "120", &event, &[]);
+    let waiting = |listed: &Value| {
+        listed["deliveries"]
+            .as_array()?
+            .iter()
+            .find(|delivery| delivery["status"] == "awaiting_feedback")
+            .cloned()
+    };
+    let question = crate::when_stored(&workspace, || {
+        waiting(&invoke(&served, &browser, "list_deliveries", &Value::Null).1)
+    });
+    let allow = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": true}}}});
+
+    // Another server on this host got the cookie and replays it as curl
+    // does, its Origin forged to this server's own: refused, every way.
+    let guessed = "0".repeat(64);
+    let replays: [(&str, Vec<(&str, &str)>); 5] = [
+        ("the cookie alone", vec![("Cookie", &browser.cookie)]),
+        (
+            "an empty key",
+            vec![("Cookie", &browser.cookie), ("X-Switchboard-Key", "")],
+        ),
+        (
+            "a guessed key",
+            vec![("Cookie", &browser.cookie), ("X-Switchboard-Key", &guessed)],
+        ),
+        (
+            "another browser's key",
+            vec![
+                ("Cookie", &browser.cookie),
+                ("X-Switchboard-Key", &other.key),
+            ],
+        ),
+        (
+            "this key with another browser's cookie",
+            vec![
+                ("Cookie", &other.cookie),
+                ("X-Switchboard-Key", &browser.key),
+            ],
+        ),
+    ];
+    for (how, headers) in &replays {
+        for (command, arguments) in [("reply", &allow), ("list_deliveries", &Value::Null)] {
+            let (status, refused) = invoke_with(&served.origin, headers, command, arguments);
+            assert_eq!(
+                (status, refused["code"].as_str()),
+                (401, Some("NOT_PAIRED")),
+                "{how}, {command}: {refused}"
+            );
+            assert!(
+                refused["message"]
+                    .as_str()
+                    .is_some_and(|message| message.contains("switchboard pair")),
+                "says how to pair again: {refused}"
+            );
+        }
+        assert_eq!(
+            open_events_with(&served, headers).err(),
+            Some(401),
+            "{how}: the event stream"
+        );
+    }
+    // Nothing was answered: the question still waits, and so does the agent.
+    let (status, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(
+        waiting(&listed).map(|found| found["id"].clone()),
+        Some(question["id"].clone()),
+        "still pending: {listed}"
+    );
+    assert!(hook.try_wait().unwrap().is_none(), "the agent still waits");
+
+    // The page that paired — its cookie and its key — hears events and
+    // answers: the developer denies.
+    drop(open_events(&served, &browser).expect("its own page's stream opens"));
+    let deny = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": false}}}});
+    let (status, answered) = invoke(&served, &browser, "reply", &deny);
+    assert_eq!(status, 200, "{answered}");
+    let output = hook.wait_with_output().unwrap();
+    let decision = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        decision.contains("\"deny\""),
+        "the agent is denied: {decision}"
+    );
+}
+
+/// A session paired before page keys holds a cookie but no key: refused,
+/// told to pair again, until it does.
+#[test]
+fn a_browser_paired_before_page_keys_is_told_to_pair_again() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let browser = pair(&served);
+    // The session as an older version wrote it: no page key's digest.
+    let file = config.join("browser-sessions.json");
+    let mut sessions: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    sessions["sessions"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("page_key_sha256")
+        .expect("a session keeps its page key's digest");
+    std::fs::write(&file, sessions.to_string()).unwrap();
+    let (status, refused) = invoke(&served, &browser, "list_deliveries", &Value::Null);
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (401, Some("NOT_PAIRED")),
+        "{refused}"
+    );
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.contains("older version") && message.contains("switchboard pair"),
+        "{message}"
+    );
+    assert_eq!(open_events(&served, &browser).err(), Some(401));
+    // Listed as such, for the developer to pair it again and revoke it.
+    let listed = crate::switchboard_with(
+        &workspace,
+        &["serve", "--sessions"],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    );
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("pair this browser again"),
+        "{listed:?}"
+    );
+    // Paired again: its new cookie and key work.
+    let again = pair_at(&served.origin, &config);
+    let (status, listed) = invoke(&served, &again, "list_deliveries", &Value::Null);
+    assert_eq!(status, 200, "{listed}");
 }
 
 #[test]
@@ -507,14 +731,13 @@ fn another_name_resolving_here_is_refused_and_a_proxys_origin_is_served() {
     );
     assert_eq!(status, 421);
     assert!(header(&headers, "set-cookie").is_none());
-    let cookie = pair_as(&served, &[("Host", "machine.tailnet.example")]);
+    let (cookie, browser) = pair_as(&served, &[("Host", "machine.tailnet.example")]);
     assert!(cookie.contains("; Secure"), "reached over HTTPS: {cookie}");
-    let cookie = cookie.split(';').next().unwrap().to_owned();
     let (status, _, _) = request(
         &served.origin,
         "GET",
         "/",
-        &[("Host", &rebound), ("Cookie", &cookie)],
+        &[("Host", &rebound), ("Cookie", &browser.cookie)],
         "",
     );
     assert_eq!(status, 421);
@@ -524,7 +747,8 @@ fn another_name_resolving_here_is_refused_and_a_proxys_origin_is_served() {
     let command = |host: &str, origins: &[&str]| {
         let mut headers = vec![
             ("Host", host),
-            ("Cookie", cookie.as_str()),
+            ("Cookie", browser.cookie.as_str()),
+            ("X-Switchboard-Key", browser.key.as_str()),
             ("Content-Type", "application/json"),
         ];
         headers.extend(origins.iter().map(|origin| ("Origin", *origin)));
@@ -550,7 +774,7 @@ fn another_name_resolving_here_is_refused_and_a_proxys_origin_is_served() {
 fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     // No window anywhere: only the server of the inbox to browsers runs.
     let event = json!({
         "session_id": "s-1", "transcript_path": "", "cwd": workspace,
@@ -559,7 +783,7 @@ fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
     });
     let hook = crate::hooks::hook_with(&workspace, "60", &event, &[]);
     let question = crate::when_stored(&workspace, || {
-        let (_, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+        let (_, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
         listed["deliveries"]
             .as_array()?
             .iter()
@@ -571,7 +795,7 @@ fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
         "Claude Code wants to run `cargo publish`"
     );
     let reply = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": true}}}});
-    let (status, answered) = invoke(&served, &cookie, "reply", &reply);
+    let (status, answered) = invoke(&served, &browser, "reply", &reply);
     assert_eq!(status, 200, "{answered}");
     let output = hook.wait_with_output().unwrap();
     assert!(
@@ -588,14 +812,26 @@ fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
 
 /// Opens `/api/events` as a page does; the connection, once the stream
 /// said it is open, or the refusal's status.
-fn open_events(served: &Served, cookie: &str) -> Result<TcpStream, u16> {
+fn open_events(served: &Served, browser: &Paired) -> Result<TcpStream, u16> {
+    open_events_with(
+        served,
+        &[
+            ("Cookie", &browser.cookie),
+            ("X-Switchboard-Key", &browser.key),
+        ],
+    )
+}
+
+/// Opens `/api/events` with `headers`; as [`open_events`].
+fn open_events_with(served: &Served, headers: &[(&str, &str)]) -> Result<TcpStream, u16> {
     let address = served.origin.trim_start_matches("http://");
     let mut stream = TcpStream::connect(address).unwrap();
-    write!(
-        stream,
-        "GET /api/events HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\n\r\n"
-    )
-    .unwrap();
+    let mut head = format!("GET /api/events HTTP/1.1\r\nHost: {address}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut status = String::new();
     reader.read_line(&mut status).unwrap();
@@ -615,12 +851,12 @@ fn open_events(served: &Served, cookie: &str) -> Result<TcpStream, u16> {
 fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     let mut open: Vec<TcpStream> = (0..8)
-        .map(|_| open_events(&served, &cookie).unwrap())
+        .map(|_| open_events(&served, &browser).unwrap())
         .collect();
     assert_eq!(
-        open_events(&served, &cookie).err(),
+        open_events(&served, &browser).err(),
         Some(429),
         "a ninth is refused"
     );
@@ -634,7 +870,7 @@ fn one_browser_holds_a_bounded_number_of_event_streams_and_gets_them_back() {
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
     loop {
-        match open_events(&served, &cookie) {
+        match open_events(&served, &browser) {
             Ok(_) => break,
             Err(code) => {
                 assert_eq!(code, 429);
@@ -682,8 +918,8 @@ fn session_at(runtime: &Path, workspace: &Path, args: &[&str]) -> String {
 fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settings_allow() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
-    let events = open_events(&served, &cookie).unwrap();
+    let browser = pair(&served);
+    let events = open_events(&served, &browser).unwrap();
     let id = session(&workspace, &["start", "--name", "cat", "--", "cat"]);
     // The session's arrival reaches the page as an event…
     let mut heard = BufReader::new(events);
@@ -693,7 +929,7 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
         assert_ne!(heard.read_line(&mut line).unwrap(), 0, "the stream ended");
     }
     // …and the list the Terminals view first reads has it.
-    let (status, listed) = invoke(&served, &cookie, "sessions", &Value::Null);
+    let (status, listed) = invoke(&served, &browser, "sessions", &Value::Null);
     assert_eq!(status, 200, "{listed}");
     assert!(
         listed
@@ -708,7 +944,7 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
     let read = |since: u64| {
         invoke(
             &served,
-            &cookie,
+            &browser,
             "session_output",
             &json!({"request": {"session": id, "since": since, "wait_ms": 5000}}),
         )
@@ -732,7 +968,7 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
         ),
         ("session_end", json!({"request": {"session": id}})),
     ] {
-        let (status, refused) = invoke(&served, &cookie, command, &arguments);
+        let (status, refused) = invoke(&served, &browser, command, &arguments);
         assert_eq!(status, 403, "{command}: {refused}");
         assert!(
             refused["message"].as_str().unwrap().contains("Settings"),
@@ -741,7 +977,7 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
     }
     let (status, refused) = invoke(
         &served,
-        &cookie,
+        &browser,
         "launch_start",
         &json!({"request": {"agent": "claude-code", "prompt": "hi"}}),
     );
@@ -756,12 +992,12 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
     std::fs::write(config.join("settings.json"), r#"{"browserTakeOver": true}"#).unwrap();
     let (status, taken) = invoke(
         &served,
-        &cookie,
+        &browser,
         "session_control",
         &json!({"request": {"session": id, "take": true}}),
     );
     assert_eq!(status, 200, "{taken}");
-    let (status, typed) = invoke(&served, &cookie, "session_type", &typed);
+    let (status, typed) = invoke(&served, &browser, "session_type", &typed);
     assert_eq!(status, 200, "{typed}");
     while !text.contains("from a phone") {
         let (status, output) = read(cursor);
@@ -771,7 +1007,7 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
     }
     // The team and the tapes are watched too.
     for command in ["teams", "tapes"] {
-        let (status, answer) = invoke(&served, &cookie, command, &Value::Null);
+        let (status, answer) = invoke(&served, &browser, command, &Value::Null);
         assert_eq!(status, 200, "{command}: {answer}");
     }
     // Another workspace's session on the same host: not this page's, to
@@ -794,7 +1030,7 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
         ),
         ("session_end", json!({"request": {"session": theirs}})),
     ] {
-        let (status, refused) = invoke(&served, &cookie, command, &arguments);
+        let (status, refused) = invoke(&served, &browser, command, &arguments);
         assert_eq!(status, 404, "{command}: {refused}");
     }
     session_at(
@@ -805,21 +1041,21 @@ fn a_paired_browser_watches_program_sessions_and_takes_one_over_only_when_settin
     // A wait past what any page asks is cut short, not a panic.
     let (status, _) = invoke(
         &served,
-        &cookie,
+        &browser,
         "session_type",
         &json!({"request": {"session": id, "typed": [{"text": "last", "line": true}]}}),
     );
     assert_eq!(status, 200);
     let (status, output) = invoke(
         &served,
-        &cookie,
+        &browser,
         "session_output",
         &json!({"request": {"session": id, "since": cursor, "wait_ms": u64::MAX}}),
     );
     assert_eq!(status, 200, "{output}");
     let (status, ended) = invoke(
         &served,
-        &cookie,
+        &browser,
         "session_end",
         &json!({"request": {"session": id}}),
     );
@@ -908,12 +1144,13 @@ fn fingerprint_of(path: &Path) -> String {
 }
 
 /// Pairs over TLS at `address` as `name` with `served`'s link: the
-/// cookie line the browser holds.
-fn tls_pair(served: &Served, root: &Path, address: &str, name: &str) -> String {
+/// cookie line the server set, and what the browser holds.
+fn tls_pair(served: &Served, root: &Path, address: &str, name: &str) -> (String, Paired) {
     let (status, headers, body) =
         tls_request(root, address, name, "GET", &link_path(served), &[], "");
     assert_eq!(status, 200, "{body}");
-    header(&headers, "set-cookie").unwrap().to_owned()
+    let cookie = header(&headers, "set-cookie").unwrap();
+    (cookie.to_owned(), paired(cookie, &body))
 }
 
 #[test]
@@ -948,9 +1185,8 @@ fn a_self_signed_server_pairs_over_https_with_a_secure_cookie_and_keeps_its_cert
 
     // Paired over HTTPS (the certificate trusted, checked for 127.0.0.1):
     // the cookie is sent back over HTTPS only.
-    let cookie = tls_pair(&served, &cert, &address, "127.0.0.1");
+    let (cookie, browser) = tls_pair(&served, &cert, &address, "127.0.0.1");
     assert!(cookie.contains("; Secure"), "{cookie}");
-    let cookie = cookie.split(';').next().unwrap().to_owned();
     let (status, _, body) = tls_request(
         &cert,
         &address,
@@ -958,7 +1194,8 @@ fn a_self_signed_server_pairs_over_https_with_a_secure_cookie_and_keeps_its_cert
         "POST",
         "/api/invoke/list_deliveries",
         &[
-            ("Cookie", &cookie),
+            ("Cookie", &browser.cookie),
+            ("X-Switchboard-Key", &browser.key),
             ("Origin", &served.origin),
             ("Content-Type", "application/json"),
         ],
@@ -973,7 +1210,7 @@ fn a_self_signed_server_pairs_over_https_with_a_secure_cookie_and_keeps_its_cert
         "localhost",
         "GET",
         "/",
-        &[("Cookie", &cookie)],
+        &[("Cookie", &browser.cookie)],
         "",
     );
     assert_eq!(status, 200);
@@ -1037,7 +1274,7 @@ fn a_developers_certificate_serves_and_bad_tls_flags_are_refused_with_their_code
     );
     assert_eq!(served.fingerprint, Some(fingerprint_of(&cert_file)));
     let address = loopback(&served.origin);
-    let cookie = tls_pair(&served, &cert_file, &address, "localhost");
+    let (cookie, _) = tls_pair(&served, &cert_file, &address, "localhost");
     assert!(cookie.contains("; Secure"), "{cookie}");
     drop(served);
     assert!(
@@ -1145,16 +1382,15 @@ fn beyond_loopback_is_refused_without_tls_and_served_with_it_under_its_names_onl
     let address = format!("127.0.0.1:{port}");
     // A name the certificate covers (connected here, as a phone whose
     // DNS says so): paired.
-    let cookie = tls_pair(&served, &cert, &address, "localhost");
+    let (cookie, browser) = tls_pair(&served, &cert, &address, "localhost");
     assert!(cookie.contains("; Secure"), "{cookie}");
-    let cookie = cookie.split(';').next().unwrap().to_owned();
     let (status, _, _) = tls_request(
         &cert,
         &address,
         "phone-facing.example",
         "GET",
         "/",
-        &[("Cookie", &cookie)],
+        &[("Cookie", &browser.cookie)],
         "",
     );
     assert_eq!(status, 200);
@@ -1167,7 +1403,7 @@ fn beyond_loopback_is_refused_without_tls_and_served_with_it_under_its_names_onl
             "localhost",
             "GET",
             "/",
-            &[("Host", &host), ("Cookie", &cookie)],
+            &[("Host", &host), ("Cookie", &browser.cookie)],
             "",
         );
         assert_eq!(status, 421, "{host}");
@@ -1246,21 +1482,24 @@ fn switchboard_pair_makes_a_link_the_running_server_takes() {
     let path = &link[link.find("/pair?").unwrap()..];
     let (status, headers, body) = request(&served.origin, "GET", path, &[], "");
     assert_eq!(status, 200, "{body}");
-    let cookie = header(&headers, "set-cookie")
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let (status, _, _) = request(&served.origin, "GET", "/", &[("Cookie", &cookie)], "");
+    let browser = paired(header(&headers, "set-cookie").unwrap(), &body);
+    let (status, _, _) = request(
+        &served.origin,
+        "GET",
+        "/",
+        &[("Cookie", &browser.cookie)],
+        "",
+    );
     assert_eq!(status, 200, "paired");
+    let (status, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
+    assert_eq!(status, 200, "its page's commands are taken: {listed}");
 }
 
 /// `command` (with `arguments`) from `count` browsers' pages at once, each
 /// answer's status, or none past `within`.
 fn invoke_all(
     served: &Served,
-    cookie: &str,
+    browser: &Paired,
     command: &str,
     arguments: &Value,
     count: usize,
@@ -1268,15 +1507,15 @@ fn invoke_all(
 ) -> Option<Vec<u16>> {
     let (answered, answers) = std::sync::mpsc::channel();
     for _ in 0..count {
-        let (origin, cookie, command, arguments, answered) = (
+        let (origin, browser, command, arguments, answered) = (
             served.origin.clone(),
-            cookie.to_owned(),
+            browser.clone(),
             command.to_owned(),
             arguments.clone(),
             answered.clone(),
         );
         std::thread::spawn(move || {
-            let _ = answered.send(invoke_at(&origin, &cookie, &command, &arguments).0);
+            let _ = answered.send(invoke_at(&origin, &browser, &command, &arguments).0);
         });
     }
     let deadline = std::time::Instant::now() + within;
@@ -1292,7 +1531,7 @@ fn invoke_all(
 fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_nothing_up() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     let settings = config.join("settings.json");
     let end = json!({"request": {"session": "ps-000000000000"}});
     let within = std::time::Duration::from_secs(20);
@@ -1300,17 +1539,17 @@ fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_not
     // the server's threads: more commands than it has), then a device (a
     // symlink to /dev/zero, read without end), then wrong types.
     nix::unistd::mkfifo(&settings, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
-    let answered = invoke_all(&served, &cookie, "session_end", &end, 8, within);
+    let answered = invoke_all(&served, &browser, "session_end", &end, 8, within);
     assert_eq!(
         answered,
         Some(vec![403; 8]),
         "refused at once, taking over not granted"
     );
-    let (status, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    let (status, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
     assert_eq!(status, 200, "the rest is served: {listed}");
     std::fs::remove_file(&settings).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &settings).unwrap();
-    let answered = invoke_all(&served, &cookie, "session_end", &end, 2, within);
+    let answered = invoke_all(&served, &browser, "session_end", &end, 2, within);
     assert_eq!(answered, Some(vec![403; 2]), "a device");
     std::fs::remove_file(&settings).unwrap();
     for wrong in [
@@ -1320,12 +1559,12 @@ fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_not
         r#"[{"browserTakeOver": true}]"#,
     ] {
         std::fs::write(&settings, wrong).unwrap();
-        let (status, refused) = invoke(&served, &cookie, "session_end", &end);
+        let (status, refused) = invoke(&served, &browser, "session_end", &end);
         assert_eq!(status, 403, "{wrong}: {refused}");
     }
     // Granted, the same call gets as far as the session host.
     std::fs::write(&settings, r#"{"browserTakeOver": true}"#).unwrap();
-    let (status, answer) = invoke(&served, &cookie, "session_end", &end);
+    let (status, answer) = invoke(&served, &browser, "session_end", &end);
     assert_ne!(status, 403, "{answer}");
 }
 
@@ -1333,8 +1572,8 @@ fn a_settings_file_that_is_a_fifo_a_device_or_wrong_grants_nothing_and_holds_not
 fn a_browser_revoked_by_a_tool_writing_in_place_and_keeping_the_time_is_refused_at_once() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
-    let (status, listed) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    let browser = pair(&served);
+    let (status, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
     assert_eq!(status, 200, "paired: {listed}");
     // Another tool (an editor, `cp -p` of a copy) writes the file in
     // place: the same inode, the same size, the modification time put
@@ -1365,7 +1604,7 @@ fn a_browser_revoked_by_a_tool_writing_in_place_and_keeping_the_time_is_refused_
     );
     use std::os::unix::fs::MetadataExt as _;
     assert_eq!(after.ino(), before.ino(), "written in place");
-    let (status, refused) = invoke(&served, &cookie, "list_deliveries", &Value::Null);
+    let (status, refused) = invoke(&served, &browser, "list_deliveries", &Value::Null);
     assert_eq!(status, 401, "revoked: {refused}");
 }
 
@@ -1382,19 +1621,19 @@ fn a_session_log_that_is_a_fifo_or_a_device_is_refused_at_once_to_a_browser() {
     .unwrap();
     std::os::unix::fs::symlink("/dev/zero", logs.join("ps-bbbbbbbbbbbb.cast")).unwrap();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     let within = std::time::Duration::from_secs(20);
     // More replays at once than the server has threads, the FIFO first.
     for session in ["ps-aaaaaaaaaaaa", "ps-bbbbbbbbbbbb"] {
         let replay = json!({"request": {"session": session}});
-        let answered = invoke_all(&served, &cookie, "session_replay", &replay, 4, within)
+        let answered = invoke_all(&served, &browser, "session_replay", &replay, 4, within)
             .unwrap_or_else(|| panic!("{session}: the replays were not answered"));
         assert!(
             answered.iter().all(|status| *status >= 400),
             "{session}: {answered:?}"
         );
     }
-    let (status, listed) = invoke(&served, &cookie, "sessions", &Value::Null);
+    let (status, listed) = invoke(&served, &browser, "sessions", &Value::Null);
     assert_eq!(status, 200, "{listed}");
     assert_eq!(listed, json!([]), "neither is a log");
 }
@@ -1403,7 +1642,7 @@ fn a_session_log_that_is_a_fifo_or_a_device_is_refused_at_once_to_a_browser() {
 fn one_address_flooding_silent_connections_does_not_hold_up_a_paired_browser() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let browser = pair(&served);
     let address: std::net::SocketAddr =
         served.origin.trim_start_matches("http://").parse().unwrap();
     // 600 connections that never send a byte, from another address of
@@ -1429,7 +1668,8 @@ fn one_address_flooding_silent_connections_does_not_hold_up_a_paired_browser() {
         .unwrap();
     write!(
         stream,
-        "GET / HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+        "GET / HTTP/1.1\r\nHost: {address}\r\nCookie: {}\r\nConnection: close\r\n\r\n",
+        browser.cookie
     )
     .unwrap();
     let mut status = String::new();

@@ -216,6 +216,8 @@ fn the_inbox_is_served_to_a_browser_paired_from_settings(environment: &Environme
             "the link pairs: {paired}"
         );
         let cookie = cookie.ok_or_else(|| anyhow::anyhow!("no cookie was set: {paired}"))?;
+        let key = switchboard_e2e::pages::page_key(&paired)
+            .ok_or_else(|| anyhow::anyhow!("no page key was given: {paired}"))?;
         let page = get(port, "/", Some(&cookie))?;
         ensure!(
             page.starts_with("HTTP/1.1 200") && page.contains("/shim.js"),
@@ -224,9 +226,10 @@ fn the_inbox_is_served_to_a_browser_paired_from_settings(environment: &Environme
 
         // Taking a session over is the developer's to allow, here.
         let origin = format!("http://127.0.0.1:{port}");
+        let browser = switchboard_e2e::pages::Paired { cookie, key };
         let end = serde_json::json!({"request": {"session": "ps-000000000000"}});
         let (status, refused) =
-            switchboard_e2e::pages::invoke(&origin, &cookie, "session_end", &end)?;
+            switchboard_e2e::pages::invoke(&origin, &browser, "session_end", &end)?;
         ensure!(status == 403, "not allowed yet: {status} {refused}");
         session
             .find("#settings-browser-take-over")
@@ -238,7 +241,7 @@ fn the_inbox_is_served_to_a_browser_paired_from_settings(environment: &Environme
             .wait_for_text("#settings-note", |text| text.starts_with("Saved"))
             .await?;
         let (status, answer) =
-            switchboard_e2e::pages::invoke(&origin, &cookie, "session_end", &end)?;
+            switchboard_e2e::pages::invoke(&origin, &browser, "session_end", &end)?;
         ensure!(
             status == 404,
             "allowed once saved, so the unknown session is what is refused: {status} {answer}"
