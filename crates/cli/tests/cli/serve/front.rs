@@ -33,7 +33,7 @@ fn get(address: SocketAddr, headers: &str, within: Duration) -> std::io::Result<
 fn unpaired_connections_asking_again_and_again_keep_no_paired_browser_out() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let cookie = pair(&served).cookie;
     let address: SocketAddr = served.origin.trim_start_matches("http://").parse().unwrap();
     // An unpaired browser's refusal closes its connection: asking again
     // takes a new one.
@@ -83,7 +83,7 @@ fn unpaired_connections_asking_again_and_again_keep_no_paired_browser_out() {
 fn a_request_head_over_64_kib_is_refused_and_its_connection_closed() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
-    let cookie = pair(&served);
+    let cookie = pair(&served).cookie;
     let address = served.origin.trim_start_matches("http://");
     let mut stream = TcpStream::connect(address).unwrap();
     stream
