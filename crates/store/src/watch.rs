@@ -312,23 +312,25 @@ impl DirChain {
     /// it — by path once it has handled the deletion, which can come after
     /// the folder was made again and watched anew (a data folder deleted
     /// and made again at once): asked once the chain's changes have
-    /// settled, this puts such watches back. Folders nobody removed are
-    /// left alone (and report nothing: a view would refresh for nothing).
-    fn reassert(&mut self, removed: &BTreeSet<PathBuf>) -> Vec<StoreChange> {
-        let mut missed = Vec::new();
-        let below_removed = self
+    /// settled, this puts such watches back. Those folders are forgotten
+    /// and the chain armed again from the top, so a folder made inside a
+    /// re-made one before that one was watched again (its creation was
+    /// never reported) is watched too. Folders nobody removed are left
+    /// alone (and report nothing: a view would refresh for nothing).
+    fn reassert(&mut self, removed: &BTreeSet<PathBuf>) -> notify::Result<Vec<StoreChange>> {
+        let below_removed: Vec<PathBuf> = self
             .dirs
             .iter()
-            .filter(|dir| removed.iter().any(|gone| dir.starts_with(gone)));
+            .filter(|dir| removed.iter().any(|gone| dir.starts_with(gone)))
+            .cloned()
+            .collect();
         for dir in below_removed {
-            if self.watched.contains(dir)
-                && dir.is_dir()
-                && self.watcher.watch(dir, RecursiveMode::NonRecursive).is_ok()
-            {
-                missed.extend(self.changes_held_in(dir));
+            if self.watched.remove(&dir) && !dir.is_dir() {
+                // Gone for now: notify may still hold its path.
+                let _ = self.watcher.unwatch(&dir);
             }
         }
-        missed
+        self.rearm()
     }
 
     /// The changes a directory of the chain may hold when it is first
@@ -358,7 +360,16 @@ impl DirChain {
             let watched = self.watched.contains(dir);
             match (dir.is_dir(), watched) {
                 (true, false) => {
-                    self.watcher.watch(dir, RecursiveMode::NonRecursive)?;
+                    match self.watcher.watch(dir, RecursiveMode::NonRecursive) {
+                        Ok(()) => {}
+                        // Removed since it was looked at: its parent's watch
+                        // reports that, and the folders after it are still
+                        // armed.
+                        Err(error) if matches!(error.kind, notify::ErrorKind::PathNotFound) => {
+                            continue;
+                        }
+                        Err(error) => return Err(error),
+                    }
                     self.watched.insert(dir.clone());
                     missed.extend(self.changes_held_in(dir));
                 }
@@ -466,10 +477,14 @@ fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(Sto
                 Ok(message) => message,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     settling = false;
-                    let missed: BTreeSet<StoreChange> = chain
-                        .reassert(&std::mem::take(&mut removed))
-                        .into_iter()
-                        .collect();
+                    let missed: BTreeSet<StoreChange> =
+                        match chain.reassert(&std::mem::take(&mut removed)) {
+                            Ok(missed) => missed.into_iter().collect(),
+                            Err(error) => {
+                                tracing::warn!(%error, "could not watch a workspace data folder");
+                                BTreeSet::new()
+                            }
+                        };
                     for change in missed {
                         sink(change);
                     }
