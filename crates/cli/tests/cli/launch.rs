@@ -376,7 +376,12 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
     assert!(!project.root.join("x").exists());
 
     // Claude Code without a key or a sign-in: asked beside the start, which
-    // leaves nothing behind.
+    // leaves nothing behind. It has been used before (onboarded), so it
+    // waits at its screen until the start is rolled back; a first run
+    // would end by itself here, where its connection check finds no
+    // network, perhaps before the rollback ends it.
+    let signed_out_config = project.temp.path().join("signed-out-claude");
+    ClaudeCode::configure(&signed_out_config, &project.root);
     let cli = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
     let signed_out = Command::new(&cli)
         .args([
@@ -390,11 +395,9 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
         ])
         .current_dir(&project.root)
         .env("PATH", project.path())
-        .env(
-            "CLAUDE_CONFIG_DIR",
-            project.temp.path().join("fresh-claude"),
-        )
+        .env("CLAUDE_CONFIG_DIR", &signed_out_config)
         .env_remove("ANTHROPIC_API_KEY")
+        .env("SWITCHBOARD_CONFIG_DIR", project.temp.path().join("config"))
         .env("SWITCHBOARD_RUNTIME_DIR", project.temp.path().join("rt"))
         .env(
             "SWITCHBOARD_SESSION_HOST",
@@ -418,11 +421,16 @@ fn hostile_names_a_missing_agent_and_a_full_house_are_refused_with_their_codes()
     let listed = project.session(&["list", "--json"]);
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
     let sessions = listed["sessions"].as_array().unwrap();
-    assert!(
-        sessions
-            .iter()
-            .all(|session| session["name"] != "out" || session["state"] == "killed"),
-        "{sessions:?}"
+    let states: Vec<&Value> = sessions
+        .iter()
+        .filter(|session| session["name"] == "out")
+        .map(|session| &session["state"])
+        .collect();
+    assert_eq!(
+        states,
+        [&json!("killed")],
+        "the signed-out agent, started while its sign-in was asked and waiting at its screen, \
+         is killed with the start it was part of: {sessions:?}"
     );
 
     let missing = project.agent_with_path(&server, &["start", "codex", "Hi"], "/nonexistent");

@@ -56,6 +56,38 @@ fn reports_deliveries_in_a_fresh_workspace_and_after() {
     assert_eq!(deliveries::list(&workspace).unwrap().deliveries.len(), 2);
 }
 
+/// Waits, as the window does, for a change to the deliveries after which
+/// reading them lists `titles` (newest first): a report that was on its
+/// way before the last write only makes the view read too early, and it
+/// waits for the next one.
+fn wait_until_listed(
+    receiver: &mpsc::Receiver<StoreChange>,
+    workspace: &Workspace,
+    titles: &[&str],
+) {
+    let deadline = std::time::Instant::now() + EVENT_WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match receiver.recv_timeout(left) {
+            Ok(StoreChange::Deliveries) => {
+                let listed = deliveries::list(workspace).unwrap().deliveries;
+                if listed
+                    .iter()
+                    .map(|delivery| delivery.title.as_str())
+                    .eq(titles.iter().copied())
+                {
+                    return;
+                }
+            }
+            Ok(_) => continue,
+            Err(error) => panic!(
+                "no change reported after which the inbox lists {titles:?} (a view following it \
+                 would show what it read before): {error}"
+            ),
+        }
+    }
+}
+
 #[test]
 fn keeps_watching_when_the_data_folder_is_deleted_and_recreated() {
     let dir = tempfile::tempdir().unwrap();
@@ -63,15 +95,29 @@ fn keeps_watching_when_the_data_folder_is_deleted_and_recreated() {
     deliveries::append(&workspace, note("before"), clock::now()).unwrap();
     let (_watcher, changes) = watch(&workspace);
 
-    // Removed, then made again at once: notify forgets the old folder's
-    // watch by its path, perhaps after the new one was watched.
-    std::fs::remove_dir_all(workspace.visual_delivery_dir()).unwrap();
-    // Seen (its burst reported once); the folder is made again at once,
-    // and must be followed.
-    wait_for(&changes, StoreChange::Deliveries);
-    while changes.try_recv().is_ok() {}
-    deliveries::append(&workspace, note("after"), clock::now()).unwrap();
-    wait_for(&changes, StoreChange::Deliveries);
+    // notify forgets a removed folder's watch by its path, perhaps after
+    // the folder was made again; a folder made inside the new one before
+    // that one is watched reports nothing, nor do the files of one made
+    // again and removed before it is watched: whichever way the watcher's
+    // thread and the writer interleave, each state is reported and the new
+    // folders are followed. Each round is one interleaving, so several are
+    // tried.
+    for round in 0..12 {
+        std::fs::remove_dir_all(workspace.visual_delivery_dir()).unwrap();
+        if round % 2 == 0 {
+            // The removal seen before the folder is made again; in the
+            // other rounds it is made again at once.
+            wait_until_listed(&changes, &workspace, &[]);
+        }
+        let made_again = format!("made again {round}");
+        deliveries::append(&workspace, note(&made_again), clock::now()).unwrap();
+        wait_until_listed(&changes, &workspace, &[&made_again]);
+        // And what is written next is reported too: the new data folder
+        // is followed, not only announced once when it was found.
+        let after = format!("after {round}");
+        deliveries::append(&workspace, note(&after), clock::now()).unwrap();
+        wait_until_listed(&changes, &workspace, &[&after, &made_again]);
+    }
 }
 
 #[test]

@@ -1,28 +1,15 @@
-//! Watching a workspace's data files and turning file events into typed
-//! [`StoreChange`]s.
-//!
-//! Data files are replaced by rename, which ends an inotify watch on the file
-//! itself, so the watcher watches directories: the chain from the workspace
-//! root down to the inbox data directory, each non-recursively. A directory
-//! in the chain that appears later (the first `switchboard deliver` in a
-//! fresh workspace creates it) is picked up as soon as its parent reports it,
-//! and then reported as changed in case a file landed before the watch did.
-//! The knowledge folders (learnings, Delia's) are watched the same way, one
-//! level deep; the spec folders (`.prompts/plan`, `.prompts/features`) and
-//! the team folders (opencode-teams' `.opencode/opencode-teams`, and
-//! Claude Code's `teams/` and `tasks/` when the shell asks) at any depth,
-//! each nested folder as it appears (symlinks not followed).
+//! The folders a workspace watcher watches — the chain from the workspace
+//! root down to each data folder, and the trees followed at any depth —,
+//! which of them are watched now, and what an event in them changes.
 
 use std::{
     collections::BTreeSet,
     path::{Path, PathBuf},
-    sync::mpsc,
-    thread,
 };
 
 use notify::{
     EventKind, RecommendedWatcher, RecursiveMode, Watcher,
-    event::{AccessKind, AccessMode},
+    event::{ModifyKind, RenameMode},
 };
 use switchboard_model::ipc::StoreChange;
 
@@ -33,13 +20,14 @@ use switchboard_model::knowledge::{
 };
 
 use crate::{
-    StoreError, Workspace,
+    Workspace,
     annotations::ANNOTATIONS_FILE,
     deliveries::DELIVERIES_FILE,
     feedback::{FEEDBACK_FILE, SESSIONS_FILE},
-    team::TEAMS_DIR,
     theme::THEME_FILE,
 };
+
+use super::is_read_only;
 
 /// Maps a file name in the inbox data directory to what it holds.
 fn inbox_change(file_name: &str) -> Option<StoreChange> {
@@ -82,85 +70,8 @@ const ALL_INBOX_CHANGES: [StoreChange; 4] = [
     StoreChange::Sessions,
 ];
 
-#[derive(Debug)]
-enum Message {
-    Event(notify::Result<notify::Event>),
-    Stop,
-}
-
-/// A running watcher; dropping it stops the watching thread.
-#[derive(Debug)]
-pub struct WorkspaceWatcher {
-    messages: mpsc::Sender<Message>,
-}
-
-impl Drop for WorkspaceWatcher {
-    fn drop(&mut self) {
-        // The thread may already be gone; nothing to do then.
-        let _ = self.messages.send(Message::Stop);
-    }
-}
-
-impl WorkspaceWatcher {
-    /// Starts watching `workspace`, calling `sink` from a background thread
-    /// with each change. Bursts of file events (a rename after a temp-file
-    /// write) are coalesced: `sink` sees each kind once per burst. Teams
-    /// are followed in the workspace's `.opencode/opencode-teams`.
-    pub fn start(
-        workspace: &Workspace,
-        sink: impl Fn(StoreChange) + Send + 'static,
-    ) -> Result<Self, StoreError> {
-        Self::start_with_teams(workspace, vec![workspace.root().join(TEAMS_DIR)], sink)
-    }
-
-    /// [`WorkspaceWatcher::start`], following teams in `team_roots` (at any
-    /// depth, each root's appearance seen from its parent) instead.
-    pub fn start_with_teams(
-        workspace: &Workspace,
-        team_roots: Vec<PathBuf>,
-        sink: impl Fn(StoreChange) + Send + 'static,
-    ) -> Result<Self, StoreError> {
-        Self::start_with(workspace, team_roots, Vec::new(), sink)
-    }
-
-    /// [`WorkspaceWatcher::start_with_teams`], also reporting reports
-    /// (`*.json`) written into `report_dirs` (ClaudeControl's
-    /// investigations and test-reports folders, each one's appearance seen
-    /// from its parent) as [`StoreChange::ProbeReports`].
-    pub fn start_with(
-        workspace: &Workspace,
-        team_roots: Vec<PathBuf>,
-        report_dirs: Vec<PathBuf>,
-        sink: impl Fn(StoreChange) + Send + 'static,
-    ) -> Result<Self, StoreError> {
-        let (sender, receiver) = mpsc::channel();
-        let events = sender.clone();
-        let watcher = notify::recommended_watcher(move |event| {
-            // The receiver only goes away when the watcher is being dropped.
-            let _ = events.send(Message::Event(event));
-        })
-        .map_err(|source| StoreError::Watch {
-            path: workspace.root().to_owned(),
-            source,
-        })?;
-        let mut chain = DirChain::new(workspace, team_roots, report_dirs, watcher);
-        chain.rearm().map_err(|source| StoreError::Watch {
-            path: workspace.root().to_owned(),
-            source,
-        })?;
-        thread::Builder::new()
-            .name("switchboard-watch".into())
-            .spawn(move || run(chain, receiver, sink))
-            .map_err(StoreError::io(
-                "could not start the watcher thread for",
-                workspace.root(),
-            ))?;
-        Ok(Self { messages: sender })
-    }
-}
-
 /// The watched directories from the workspace root down to the data dir.
-struct DirChain {
+pub(super) struct DirChain {
     watcher: RecommendedWatcher,
     dirs: Vec<PathBuf>,
     watched: BTreeSet<PathBuf>,
@@ -188,7 +99,9 @@ struct DirChain {
 }
 
 impl DirChain {
-    fn new(
+    /// The chain of `workspace`, with its team and report folders, each
+    /// watched through `watcher` once [`DirChain::rearm`] finds it.
+    pub(super) fn new(
         workspace: &Workspace,
         team_roots: Vec<PathBuf>,
         report_dirs: Vec<PathBuf>,
@@ -253,6 +166,11 @@ impl DirChain {
         }
     }
 
+    /// Whether `path` is one of the chain's folders.
+    pub(super) fn is_chain_dir(&self, path: &Path) -> bool {
+        self.dirs.iter().any(|dir| dir == path)
+    }
+
     /// Whether `dir` is a spec folder or below one.
     fn in_spec_tree(&self, dir: &Path) -> bool {
         self.spec_roots.iter().any(|root| dir.starts_with(root))
@@ -305,7 +223,7 @@ impl DirChain {
     /// watched directory may already hold. The spec trees are scanned again
     /// after each new watch, so a folder made between a scan and its
     /// parent's watch is not missed.
-    fn rearm(&mut self) -> notify::Result<Vec<StoreChange>> {
+    pub(super) fn rearm(&mut self) -> notify::Result<Vec<StoreChange>> {
         let mut missed = Vec::new();
         loop {
             self.follow_trees();
@@ -323,23 +241,29 @@ impl DirChain {
     /// it — by path once it has handled the deletion, which can come after
     /// the folder was made again and watched anew (a data folder deleted
     /// and made again at once): asked once the chain's changes have
-    /// settled, this puts such watches back. Folders nobody removed are
-    /// left alone (and report nothing: a view would refresh for nothing).
-    fn reassert(&mut self, removed: &BTreeSet<PathBuf>) -> Vec<StoreChange> {
-        let mut missed = Vec::new();
-        let below_removed = self
+    /// settled, this puts such watches back. Those folders still there are
+    /// forgotten and the chain armed again from the top, so a folder made
+    /// inside a re-made one before that one was watched again (its
+    /// creation was never reported) is watched too. Folders nobody removed
+    /// are left alone (and report nothing: a view would refresh for
+    /// nothing).
+    pub(super) fn reassert(
+        &mut self,
+        removed: &BTreeSet<PathBuf>,
+    ) -> notify::Result<Vec<StoreChange>> {
+        let below_removed: Vec<PathBuf> = self
             .dirs
             .iter()
-            .filter(|dir| removed.iter().any(|gone| dir.starts_with(gone)));
+            .filter(|dir| removed.iter().any(|gone| dir.starts_with(gone)))
+            .cloned()
+            .collect();
         for dir in below_removed {
-            if self.watched.contains(dir)
-                && dir.is_dir()
-                && self.watcher.watch(dir, RecursiveMode::NonRecursive).is_ok()
-            {
-                missed.extend(self.changes_held_in(dir));
+            // One gone now is forgotten by `arm_once`.
+            if dir.is_dir() {
+                self.watched.remove(&dir);
             }
         }
-        missed
+        self.rearm()
     }
 
     /// The changes a directory of the chain may hold when it is first
@@ -369,7 +293,16 @@ impl DirChain {
             let watched = self.watched.contains(dir);
             match (dir.is_dir(), watched) {
                 (true, false) => {
-                    self.watcher.watch(dir, RecursiveMode::NonRecursive)?;
+                    match self.watcher.watch(dir, RecursiveMode::NonRecursive) {
+                        Ok(()) => {}
+                        // Removed since it was looked at: its parent's watch
+                        // reports that, and the folders after it are still
+                        // armed.
+                        Err(error) if matches!(error.kind, notify::ErrorKind::PathNotFound) => {
+                            continue;
+                        }
+                        Err(error) => return Err(error),
+                    }
                     self.watched.insert(dir.clone());
                     missed.extend(self.changes_held_in(dir));
                 }
@@ -386,7 +319,11 @@ impl DirChain {
 
     /// Sorts one event's paths into changes, noting whether a directory of
     /// the chain may have appeared or vanished.
-    fn classify(&self, event: &notify::Event, changes: &mut BTreeSet<StoreChange>) -> bool {
+    pub(super) fn classify(
+        &self,
+        event: &notify::Event,
+        changes: &mut BTreeSet<StoreChange>,
+    ) -> bool {
         if is_read_only(&event.kind) {
             return false;
         }
@@ -445,89 +382,33 @@ impl DirChain {
                 || parent.starts_with(&self.tapes_root)
                 || self.team_roots.iter().any(|root| parent.starts_with(root)))
                 && path.is_dir();
-            chain_touched |= new_folder || self.dirs.iter().any(|dir| dir == path);
+            let of_chain = self.is_chain_dir(path);
+            if of_chain && is_gone(&event.kind) {
+                changes.extend(self.changes_held_below(path));
+            }
+            chain_touched |= new_folder || of_chain;
         }
         chain_touched
     }
+
+    /// What the folders of the chain at and below `gone` held: a folder
+    /// removed (or moved away) takes it with it, though the removal of its
+    /// files may not have been seen (it was made again, and removed again
+    /// before it was watched anew).
+    fn changes_held_below(&self, gone: &Path) -> Vec<StoreChange> {
+        self.dirs
+            .iter()
+            .filter(|dir| dir.starts_with(gone))
+            .flat_map(|dir| self.changes_held_in(dir))
+            .collect()
+    }
 }
 
-/// Opening, reading or closing a file without writing it changes nothing;
-/// reporting those would make every reader trigger its own refresh.
-pub(crate) fn is_read_only(kind: &EventKind) -> bool {
+/// Whether an event's path went away: removed, or renamed to elsewhere.
+fn is_gone(kind: &EventKind) -> bool {
     matches!(
         kind,
-        EventKind::Access(access) if *access != AccessKind::Close(AccessMode::Write)
+        EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Name(RenameMode::From | RenameMode::Any))
     )
-}
-
-/// How long the chain's folders must stay unchanged before their watches
-/// are put back once more ([`DirChain::reassert`]).
-const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// The watching thread: waits for an event, drains the burst behind it,
-/// re-arms the directory chain when needed and reports each change once;
-/// once a change to the chain has settled, its watches are put back.
-fn run(mut chain: DirChain, receiver: mpsc::Receiver<Message>, sink: impl Fn(StoreChange)) {
-    let mut settling = false;
-    // The chain's folders removed since the chain last settled.
-    let mut removed: BTreeSet<PathBuf> = BTreeSet::new();
-    loop {
-        let first = if settling {
-            match receiver.recv_timeout(SETTLE) {
-                Ok(message) => message,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    settling = false;
-                    let missed: BTreeSet<StoreChange> = chain
-                        .reassert(&std::mem::take(&mut removed))
-                        .into_iter()
-                        .collect();
-                    for change in missed {
-                        sink(change);
-                    }
-                    continue;
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            }
-        } else {
-            match receiver.recv() {
-                Ok(message) => message,
-                Err(_) => return,
-            }
-        };
-        let mut changes = BTreeSet::new();
-        let mut chain_touched = false;
-        let mut next = Some(first);
-        while let Some(message) = next {
-            match message {
-                Message::Stop => return,
-                Message::Event(Ok(event)) => {
-                    if matches!(event.kind, EventKind::Remove(_)) {
-                        removed.extend(
-                            event
-                                .paths
-                                .iter()
-                                .filter(|path| chain.dirs.contains(path))
-                                .cloned(),
-                        );
-                    }
-                    chain_touched |= chain.classify(&event, &mut changes);
-                }
-                Message::Event(Err(error)) => {
-                    tracing::warn!(%error, "file watcher error; re-arming");
-                    chain_touched = true;
-                }
-            }
-            next = receiver.try_recv().ok();
-        }
-        if chain_touched {
-            settling = true;
-            match chain.rearm() {
-                Ok(missed) => changes.extend(missed),
-                Err(error) => tracing::warn!(%error, "could not watch a workspace data folder"),
-            }
-        }
-        for change in changes {
-            sink(change);
-        }
-    }
 }
