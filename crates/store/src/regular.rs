@@ -106,7 +106,12 @@ pub fn open_in(
         other => other,
     };
     let file = opened
-        .map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", path.display())))?
+        .map_err(|error| match error.kind() {
+            // cap-std's words for a way out ("a path led outside of the
+            // filesystem") do not say which folder.
+            io::ErrorKind::PermissionDenied => outside(within, path),
+            _ => io::Error::new(error.kind(), format!("{}: {error}", path.display())),
+        })?
         .into_std();
     let meta = file.metadata()?;
     if !meta.is_file() {

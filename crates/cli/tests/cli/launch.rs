@@ -1011,7 +1011,10 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
 
     use crate::serve::{invoke_at, pair_at};
 
-    let server = MessagesServer::start(vec![Turn::text("Started from a phone.")]);
+    let server = MessagesServer::start(vec![
+        Turn::text("Started from a phone."),
+        Turn::text("Nothing more."),
+    ]);
     let project = Project::new();
     let config = project.temp.path().join("config");
     // `switchboard serve` as the developer runs it: Claude Code on PATH,
@@ -1062,8 +1065,13 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
     assert_eq!(project.ok(&server, &["list", "--json"]).trim(), "[]");
 
     std::fs::write(config.join("settings.json"), r#"{"browserStart": true}"#).unwrap();
-    // Granted, still never one that would act without asking.
-    for (agent, mode) in [("claude-code", "bypassPermissions"), ("codex", "never")] {
+    // Granted, still never one that would act without asking (that is a
+    // grant of its own).
+    for (agent, mode) in [
+        ("claude-code", "bypassPermissions"),
+        ("claude-code", "acceptEdits"),
+        ("codex", "never"),
+    ] {
         let (status, refused) = invoke_at(
             &origin,
             &browser,
@@ -1082,6 +1090,43 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
     let (status, rows) = invoke_at(&origin, &browser, "launches", &Value::Null);
     assert_eq!(status, 200, "{rows}");
     assert_eq!(rows[0]["launch"]["name"], "phone", "{rows}");
+    // Starting agents is typing prompts into them, never a shell command
+    // (Claude Code runs a line starting with `!` in its shell, asking
+    // nothing) nor a slash command or a key: those are typing into
+    // terminals, another grant.
+    let pwned = project.temp.path().join("pwned");
+    for text in [
+        format!("!touch {}", pwned.display()),
+        format!("Thanks.\n!touch {}", pwned.display()),
+        "/permissions".to_owned(),
+        "ok\u{1b}[Z".to_owned(),
+    ] {
+        let (status, refused) = invoke_at(
+            &origin,
+            &browser,
+            "launch_send",
+            &json!({"request": {"name": "phone", "text": text}}),
+        );
+        assert_eq!(status, 403, "{text:?}: {refused}");
+    }
+    let (status, refused) = invoke_at(
+        &origin,
+        &browser,
+        "launch_start",
+        &json!({"request": {"agent": "claude-code", "prompt": format!("!touch {}", pwned.display())}}),
+    );
+    assert_eq!(status, 403, "{refused}");
+    let (status, sent) = invoke_at(
+        &origin,
+        &browser,
+        "launch_send",
+        &json!({"request": {"name": "phone", "text": "And now?"}}),
+    );
+    assert_eq!(status, 200, "a prompt is typed: {sent}");
+    assert!(
+        !pwned.exists(),
+        "a browser ran a shell command in the agent"
+    );
     let (status, stopped) = invoke_at(
         &origin,
         &browser,

@@ -5,6 +5,7 @@
 //! flood of unpaired connections keeps no paired browser out.
 
 mod front;
+mod hostile_files;
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -108,14 +109,12 @@ fn request(
     body: &str,
 ) -> (u16, Vec<(String, String)>, String) {
     let address = origin.trim_start_matches("http://");
-    exchange(
-        TcpStream::connect(address).unwrap(),
-        address,
-        method,
-        path,
-        headers,
-        body,
-    )
+    let stream = TcpStream::connect(address).unwrap();
+    // A server that hangs fails the test instead of holding it forever.
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(120)))
+        .unwrap();
+    exchange(stream, address, method, path, headers, body)
 }
 
 /// One request over `stream` (a `Host` of `host` unless `headers` give
