@@ -10,8 +10,10 @@ use serde_json::Value;
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
     blocking::{AwaitOutcome, Reply},
+    feedback::words,
     inbox::InboxFilter,
     registry::waiting_questions,
+    terminal_text::printable,
 };
 use switchboard_store::{Workspace, annotations, clock, deliveries, everywhere, feedback};
 
@@ -205,9 +207,9 @@ pub fn list(workspace: &Workspace, args: ListArgs) -> Result<()> {
             "{:<18} {:<12} {:<18} {:>9}  {}",
             delivery.id,
             delivery.mode.as_str(),
-            delivery.status.as_str(),
+            words::status_word(delivery),
             age_label(delivery.created_at, now),
-            delivery.title
+            printable(&delivery.title)
         );
     }
     Ok(())
@@ -272,14 +274,14 @@ pub fn show(workspace: &Workspace, args: IdArgs) -> Result<()> {
             "feedback": responses,
         }));
     }
-    println!("{}  {}", delivery.id, delivery.title);
+    println!("{}  {}", delivery.id, printable(&delivery.title));
     println!(
         "{} · {} · {}",
         delivery.mode.as_str(),
-        delivery.status.as_str(),
+        words::status_word(&delivery),
         delivery.created_at
     );
-    println!("\n{}\n", delivery.content.body.trim_end());
+    println!("\n{}\n", printable(delivery.content.body.trim_end()));
     for annotation in &annotations {
         let range = annotation
             .target
@@ -292,16 +294,15 @@ pub fn show(workspace: &Workspace, args: IdArgs) -> Result<()> {
             .map(|quote| format!(" “{quote}”"))
             .unwrap_or_default();
         println!(
-            "annotation {}{range}{quote}: {}",
-            annotation.id, annotation.content
+            "annotation {}{}: {}",
+            annotation.id,
+            printable(&format!("{range}{quote}")),
+            printable(&annotation.content)
         );
     }
     for response in &responses {
-        println!(
-            "feedback {}: {}",
-            response.id,
-            serde_json::to_string(&response.values)?
-        );
+        let answer = words::answer_words(&delivery, response);
+        println!("answer {}: {}", response.id, printable(&answer));
     }
     Ok(())
 }

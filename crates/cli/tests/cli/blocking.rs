@@ -329,3 +329,30 @@ fn list_filters_by_mode_and_status() {
             .success()
     );
 }
+
+#[test]
+fn list_and_show_tell_an_answer_in_words_and_obey_nothing_an_agent_wrote() {
+    let workspace = tempfile::tempdir().unwrap();
+    // A title that, printed raw, would clear the terminal's screen.
+    let id = ask_interactive(workspace.path(), "Ship it?\u{1b}[2J", CONFIRM);
+    ok_stdout(&switchboard(
+        workspace.path(),
+        &[
+            "answer",
+            &id,
+            "--value",
+            "false",
+            "--comment",
+            "not on a Friday",
+        ],
+    ));
+    let listed = ok_stdout(&switchboard(workspace.path(), &["list"]));
+    assert!(listed.contains("Ship it?\\x1b[2J"), "{listed}");
+    let shown = ok_stdout(&switchboard(workspace.path(), &["show", &id]));
+    assert!(shown.contains(": No — not on a Friday"), "{shown}");
+    assert!(!shown.contains("{\"value\""), "no raw JSON: {shown}");
+    assert!(
+        !listed.contains('\u{1b}') && !shown.contains('\u{1b}'),
+        "{listed:?} {shown:?}"
+    );
+}

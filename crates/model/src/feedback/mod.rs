@@ -7,6 +7,7 @@ mod answer;
 mod confirm;
 mod draft;
 pub mod elicitation;
+pub mod words;
 
 use std::collections::BTreeSet;
 
