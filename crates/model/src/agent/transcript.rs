@@ -87,8 +87,11 @@ pub fn message_of(line: &str) -> Option<TranscriptMessage> {
                         .as_str()
                         .map(str::to_owned)
                         .or_else(|| Some(output.get("content")?.as_str()?.to_owned()))?;
-                    let first = text.lines().find(|line| !line.trim().is_empty())?;
-                    return Some(message(Speaker::Tool, format!("← {first}"), at));
+                    return Some(message(
+                        Speaker::Tool,
+                        format!("← {}", codex_output(&text)?),
+                        at,
+                    ));
                 }
                 _ => return None,
             }
@@ -121,6 +124,33 @@ pub fn message_of(line: &str) -> Option<TranscriptMessage> {
         return None;
     }
     (!text.is_empty()).then(|| message(speaker, text.to_owned(), at))
+}
+
+/// The first line worth reading of a Codex tool's output. Its shell tool
+/// heads what the command printed with `Chunk ID:`, `Wall time:`,
+/// `Process exited with code N` and `Output:` lines: the first line after
+/// them, else how the command exited.
+fn codex_output(text: &str) -> Option<String> {
+    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let first = lines.next()?;
+    if !first.starts_with("Chunk ID:") {
+        return Some(first.to_owned());
+    }
+    let mut exited = None;
+    for line in lines.by_ref() {
+        if line == "Output:" {
+            break;
+        }
+        if let Some(code) = line.strip_prefix("Process exited with code ") {
+            exited = Some(code.to_owned());
+        }
+    }
+    lines.next().map(str::to_owned).or_else(|| {
+        Some(match exited {
+            Some(code) => format!("(exited with code {code}, no output)"),
+            None => "(no output)".to_owned(),
+        })
+    })
 }
 
 /// A Codex tool call as `→ tool: what` — the command a shell call runs
@@ -296,5 +326,25 @@ mod tests {
         let message = message_of(&long).unwrap();
         assert!(message.text.starts_with("a b xxx") && message.text.ends_with('…'));
         assert_eq!(message.text.chars().count(), MESSAGE_LIMIT + 1);
+    }
+
+    #[test]
+    fn a_codex_shell_result_reads_as_what_the_command_printed() {
+        let headed = |output: &str| {
+            format!(
+                r#"{{"type":"response_item","payload":{{"type":"function_call_output","call_id":"c","output":{}}}}}"#,
+                serde_json::Value::String(output.to_owned())
+            )
+        };
+        let said = message_of(&headed(
+            "Chunk ID: 3f2a1c\nWall time: 0.0100 seconds\nProcess exited with code 0\nOriginal token count: 4\nOutput:\nremoved build/\n",
+        ))
+        .unwrap();
+        assert_eq!(said.text, "← removed build/");
+        let silent = message_of(&headed(
+            "Chunk ID: 3f2a1c\nWall time: 0.0100 seconds\nProcess exited with code 1\nOutput:\n",
+        ))
+        .unwrap();
+        assert_eq!(silent.text, "← (exited with code 1, no output)");
     }
 }
