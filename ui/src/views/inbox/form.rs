@@ -153,12 +153,17 @@ fn Actions(
             {blocking
                 .then(|| {
                     view! {
-                        <button type="button" id="feedback-decline" disabled=move || busy.get() on:click=move |_| send.run(Reply::Decline)>
-                            "Decline"
+                        <button type="button" id="feedback-decline" disabled=move || busy.get() title="The agent is told you will not answer this" on:click=move |_| send.run(Reply::Decline)>
+                            "Decline to answer"
                         </button>
-                        <button type="button" id="feedback-dismiss" class="quiet" disabled=move || busy.get() on:click=move |_| send.run(Reply::Dismiss)>
+                        <button type="button" id="feedback-dismiss" class="quiet" disabled=move || busy.get() title="Closes it unanswered: the agent is told it was dismissed" on:click=move |_| send.run(Reply::Dismiss)>
                             "Dismiss"
                         </button>
+                        <p class="muted" id="feedback-choices">
+                            "An answer (a no too) goes to the agent as given; "
+                            <b>"Decline to answer"</b>" tells it you will not answer; "
+                            <b>"Dismiss"</b>" closes the question unanswered."
+                        </p>
                     }
                 })}
         </div>
@@ -213,8 +218,8 @@ fn inputs(
             view! {
                 {prompt_view(prompt)}
                 <div class="confirm">
-                    <button type="button" class="primary" id="feedback-confirm" on:click=move |_| answer(true)>{yes}</button>
-                    <button type="button" id="feedback-cancel" on:click=move |_| answer(false)>{no}</button>
+                    <button type="button" class="primary" id="feedback-confirm" title="Answers yes" on:click=move |_| answer(true)>{yes}</button>
+                    <button type="button" id="feedback-cancel" title="Answers no" on:click=move |_| answer(false)>{no}</button>
                 </div>
             }
             .into_any()
