@@ -55,6 +55,11 @@ pub fn run() -> ExitCode {
         claude_control_dir,
         sidecar,
     } = options;
+    if let Some(dir) = &config_dir {
+        // One config folder for the whole process: the workspace's records
+        // are found where its agents' minders look.
+        switchboard_store::settings::choose_config_dir(dir.clone());
+    }
     let path = path
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("."));

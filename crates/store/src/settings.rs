@@ -19,12 +19,28 @@ pub const FILE: &str = "settings.json";
 /// KiB.
 const MAX_BYTES: u64 = 1 << 20;
 
-/// The folder the settings live in, if the OS has a config directory.
+/// The config folder this process was told to use (the app's
+/// `--config-dir`), if it was.
+static CHOSEN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Makes `dir` this process's config folder, as `SWITCHBOARD_CONFIG_DIR`
+/// would (the app's `--config-dir`): its settings, and Switchboard's own
+/// records of each workspace, which every process of the developer's must
+/// find in one place. The first call counts.
+pub fn choose_config_dir(dir: PathBuf) {
+    let _ = CHOSEN.set(dir);
+}
+
+/// The folder the settings live in, if the OS has a config directory: the
+/// one this process was told to use, else `SWITCHBOARD_CONFIG_DIR`, else
+/// the OS's.
 pub fn config_dir() -> Option<PathBuf> {
-    std::env::var_os("SWITCHBOARD_CONFIG_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| dirs::config_dir().map(|dir| dir.join("switchboard")))
+    CHOSEN.get().cloned().or_else(|| {
+        std::env::var_os("SWITCHBOARD_CONFIG_DIR")
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| dirs::config_dir().map(|dir| dir.join("switchboard")))
+    })
 }
 
 /// The stored settings in `dir`; defaults when there is no file yet. A

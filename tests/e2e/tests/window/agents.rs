@@ -511,15 +511,23 @@ struct Started<'a> {
     environment: &'a Environment,
     project: std::path::PathBuf,
     name: &'static str,
+    /// The window's config folder, where the workspace's records are.
+    config: std::path::PathBuf,
     stopped: bool,
 }
 
 impl<'a> Started<'a> {
-    fn new(environment: &'a Environment, project: &Path, name: &'static str) -> Self {
+    fn new(
+        environment: &'a Environment,
+        project: &Path,
+        name: &'static str,
+        config: &Path,
+    ) -> Self {
         Self {
             environment,
             project: project.to_owned(),
             name,
+            config: config.to_owned(),
             stopped: false,
         }
     }
@@ -528,6 +536,7 @@ impl<'a> Started<'a> {
         self.environment
             .binaries
             .cli(&self.project)
+            .env("SWITCHBOARD_CONFIG_DIR", &self.config)
             .args(["agent", "stop", self.name])
             .output()
     }
@@ -583,7 +592,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "tidy");
+    let started = Started::new(environment, &project, "tidy", &config);
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -732,7 +741,7 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "add-login");
+    let started = Started::new(environment, &project, "add-login", &config);
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -792,7 +801,7 @@ fn a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "greet");
+    let started = Started::new(environment, &project, "greet", &config);
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
