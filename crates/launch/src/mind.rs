@@ -166,23 +166,29 @@ async fn settled_on(
     launch: &switchboard_model::agent::launch::Launch,
     kind: &str,
 ) -> Result<Option<String>, LaunchFailure> {
+    let screen = settled_screen(client, &launch.session).await?;
+    Ok(recognise(launch.agent, &screen)
+        .filter(|prompt| prompt.kind == kind)
+        .map(|_| screen))
+}
+
+/// The screen of `session` once it has been quiet a while (or the wait
+/// ran out).
+async fn settled_screen(client: &Client, session: &str) -> Result<String, LaunchFailure> {
     client
         .wait(
-            &launch.session,
+            session,
             WaitFor::Quiet(SETTLED_MS),
             SETTLE_TIMEOUT_MS,
             |_| {},
         )
         .await?;
-    let screen = client
-        .read_following(&launch.session, None, true, None, Some(0))
+    Ok(client
+        .read_following(session, None, true, None, Some(0))
         .await?
         .screen
         .unwrap_or_default()
-        .join("\n");
-    Ok(recognise(launch.agent, &screen)
-        .filter(|prompt| prompt.kind == kind)
-        .map(|_| screen))
+        .join("\n"))
 }
 
 /// Puts the question `prompt` asks (the screen quoted) in the inbox and
@@ -289,24 +295,9 @@ async fn prompt_when_settled(
     if launch.prompt.trim().is_empty() {
         return Ok(true);
     }
-    client
-        .wait(
-            &launch.session,
-            WaitFor::Quiet(SETTLED_MS),
-            SETTLE_TIMEOUT_MS,
-            |_| {},
-        )
-        .await?;
-    if !started {
-        let screen = client
-            .read_following(&launch.session, None, true, None, Some(0))
-            .await?
-            .screen
-            .unwrap_or_default()
-            .join("\n");
-        if !ready_for_prompt(launch.agent, &screen) {
-            return Ok(false);
-        }
+    let screen = settled_screen(client, &launch.session).await?;
+    if !started && !ready_for_prompt(launch.agent, &screen) {
+        return Ok(false);
     }
     crate::work::type_line(client, &launch.session, &launch.prompt, false, false).await?;
     Ok(true)
