@@ -13,6 +13,7 @@
 //! `localStorage`, which only this origin — scheme, host and port — reads.
 
 mod agent;
+mod connection;
 mod grants;
 mod pairing;
 
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 pub use agent::describe;
+pub use connection::{Connection, EVENT_CONNECTION};
 pub use grants::{
     BROWSER_INFO, BrowserInfo, Grants, START_SETTING, TAKE_OVER_SETTING, UNATTENDED_SETTING,
     WINDOW_ONLY,
