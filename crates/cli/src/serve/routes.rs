@@ -153,7 +153,7 @@ fn unpaired(path: &str) -> Response<Body> {
     } else {
         html(
             StatusCode::UNAUTHORIZED,
-            "<p>This browser is not paired with Switchboard (or its session was revoked).</p>\
+            "<p>This browser is not paired with Switchboard (or it was revoked).</p>\
              <p>On the machine, run <code>switchboard pair</code> (or, in the window's \
              Settings, <b>Pair a browser</b>) and open the link it prints here.</p>",
         )

@@ -146,7 +146,7 @@ pub enum BrowserError {
     Unknown(String),
     /// No session holds the cookie presented (none, or revoked).
     #[error(
-        "this browser is not paired (or its session was revoked): run `switchboard pair` on the machine and open the link"
+        "this browser is not paired (or it was revoked): run `switchboard pair` on the machine and open the link"
     )]
     NotPaired,
     /// The session was paired by a version before page keys.

@@ -185,7 +185,7 @@ fn FirstSteps() -> impl IntoView {
                 } else {
                     view! {
                         <li>
-                            "Start an agent from the window on the machine (Agents, New agent); its questions come here and to this browser."
+                            "Start an agent from the window on the machine (Agents, New agent): its questions come here."
                         </li>
                     }.into_any()
                 }}
