@@ -386,15 +386,15 @@ pub fn show_waiting(app: &AppHandle, announced: &Announced) {
     show_count(app, announced.waiting());
 }
 
-/// Shows how many things wait for the developer in the title, the badge
-/// and the tray.
+/// Shows how many things wait for the developer in the title (after the
+/// workspace's name, so two windows read apart), the badge and the tray.
 fn show_count(app: &AppHandle, waiting: usize) {
     if let Some(window) = app.get_webview_window("main") {
-        let title = match waiting {
-            0 => "Switchboard".to_owned(),
-            count => format!("Switchboard ({count} waiting)"),
-        };
-        let _ = window.set_title(&title);
+        let name = app
+            .try_state::<crate::state::AppState>()
+            .map(|state| state.workspace.name())
+            .unwrap_or_default();
+        let _ = window.set_title(&switchboard_model::ipc::window_title(&name, waiting));
         let badge = (waiting > 0).then_some(waiting as i64);
         if let Err(error) = window.set_badge_count(badge) {
             tracing::debug!(%error, "no badge on this desktop");

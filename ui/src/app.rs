@@ -4,7 +4,7 @@
 use leptos::{prelude::*, task::spawn_local};
 use switchboard_model::{ipc::WorkspaceInfo, program::ProgramSession};
 
-use crate::{events, ipc, kept::Kept, theme, views};
+use crate::{browser::BrowserState, events, ipc, kept::Kept, theme, views};
 
 /// The views the sidebar offers, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,21 @@ impl View {
         }
     }
 
+    /// Whether a page `in_browser` offers it: the chat and knowledge are
+    /// the window's alone (a browser's page says so in its own Settings,
+    /// "This browser").
+    fn offered(self, in_browser: bool) -> bool {
+        !(in_browser && matches!(self, View::Chat | View::Knowledge))
+    }
+
+    /// Its name in the sidebar of a page `in_browser`.
+    fn shown_label(self, in_browser: bool) -> &'static str {
+        match self {
+            View::Settings if in_browser => "This browser",
+            view => view.label(),
+        }
+    }
+
     /// Alt+1…8 selects a view from the keyboard.
     fn shortcut(self) -> char {
         let index = View::ALL.iter().position(|view| *view == self).unwrap_or(0);
@@ -76,17 +91,28 @@ impl ProgramSessions {
             list: RwSignal::new(Vec::new()),
             open: RwSignal::new(None),
         };
-        let heard = StoredValue::new(false);
+        let heard = StoredValue::new(0_u64);
         events::on_sessions(move |list| {
-            heard.set_value(true);
+            heard.update_value(|heard| *heard += 1);
             sessions.list.set(list);
         });
-        spawn_local(async move {
-            match ipc::sessions().await {
-                // An event that came meanwhile is newer.
-                Ok(list) if !heard.get_value() => sessions.list.set(list),
-                Ok(_) => {}
-                Err(error) => leptos::logging::error!("sessions: {}", error.message),
+        let read = move || {
+            let before = heard.get_value();
+            spawn_local(async move {
+                match ipc::sessions().await {
+                    // An event that came meanwhile is newer.
+                    Ok(list) if heard.get_value() == before => sessions.list.set(list),
+                    Ok(_) => {}
+                    Err(error) => leptos::logging::error!("sessions: {}", error.message),
+                }
+            });
+        };
+        read();
+        // A browser back after its connection dropped heard none of the
+        // changes meanwhile.
+        events::on_connection(move |connection| {
+            if connection == switchboard_model::browser::Connection::Connected {
+                read();
             }
         });
         sessions
@@ -125,6 +151,12 @@ impl Navigation {
 #[component]
 pub fn App() -> impl IntoView {
     let (current, set_current) = signal(View::Inbox);
+    let browser = BrowserState::follow();
+    if let Some(browser) = browser {
+        provide_context(browser);
+    }
+    let everywhere = views::everywhere::Everywhere::follow();
+    provide_context(everywhere);
     let sessions = ProgramSessions::follow();
     provide_context(sessions);
     // What the developer types into sessions goes in order, also across
@@ -151,7 +183,7 @@ pub fn App() -> impl IntoView {
         }
     });
     theme::follow_workspace_theme();
-    listen_to_view_keys(agents, set_current);
+    listen_to_view_keys(agents, everywhere, set_current);
     view! {
         <div class="frame">
             <Sidebar current set_current agents />
@@ -160,6 +192,9 @@ pub fn App() -> impl IntoView {
                     <p class="banner error" id="events-off" role="alert">
                         {format!("Live updates are off ({error}); reopen the window to retry.")}
                     </p>
+                })}
+                {move || browser.and_then(|browser| browser.connection.get().banner()).map(|said| view! {
+                    <p class="banner error" id="connection-banner" role="alert">{said}</p>
                 })}
                 <views::terminals::alert::SecretAlert
                     sessions
@@ -185,6 +220,7 @@ pub fn App() -> impl IntoView {
                     View::Team => views::team::Team().into_any(),
                     View::Tapes => views::tapes::Tapes().into_any(),
                     View::Terminals => views::terminals::Terminals().into_any(),
+                    View::Settings if browser.is_some() => views::this_browser::ThisBrowser().into_any(),
                     View::Settings => views::settings::SettingsPane().into_any(),
                 }}
             </main>
@@ -193,19 +229,27 @@ pub fn App() -> impl IntoView {
 }
 
 /// The window's keys to views, for its life: Alt+ a view's letter opens
-/// it, Alt+J the next agent that waits on the developer.
-fn listen_to_view_keys(agents: views::agents::Agents, set_current: WriteSignal<View>) {
+/// it, Alt+J the next agent that waits on the developer — or, when none
+/// waits here, the next question waiting in another workspace.
+fn listen_to_view_keys(
+    agents: views::agents::Agents,
+    everywhere: views::everywhere::Everywhere,
+    set_current: WriteSignal<View>,
+) {
+    let in_browser = ipc::in_browser();
     window_event_listener(leptos::ev::keydown, move |event| {
         if event.alt_key() && event.key().eq_ignore_ascii_case("j") {
             event.prevent_default();
-            agents.jump_to_next_waiting();
+            if views::everywhere::holds_focus() || !agents.jump_to_next_waiting() {
+                everywhere.focus_next.set(true);
+            }
             set_current.set(View::Agents);
             return;
         }
         if event.alt_key()
             && let Some(view) = View::ALL
                 .into_iter()
-                .find(|view| event.key() == view.shortcut().to_string())
+                .find(|view| view.offered(in_browser) && event.key() == view.shortcut().to_string())
         {
             event.prevent_default();
             set_current.set(view);
@@ -228,12 +272,36 @@ fn Sidebar(
             Err(error) => leptos::logging::error!("workspace_info: {}", error.message),
         }
     });
+    let in_browser = ipc::in_browser();
+    let browser = crate::browser::state();
+    // A browser's tab names its workspace and what waits (the window's
+    // title is the shell's to set).
+    if in_browser && let Some(everywhere) = use_context::<views::everywhere::Everywhere>() {
+        Effect::new(move |_| {
+            let name = workspace.with(|info| info.as_ref().map(|info| info.name.clone()));
+            let title = switchboard_model::ipc::window_title(
+                name.as_deref().unwrap_or_default(),
+                everywhere.waiting_total(),
+            );
+            document().set_title(&title);
+        });
+    }
     view! {
         <nav class="sidebar" aria-label="Views">
             <div class="brand">"Switchboard"</div>
+            {move || browser.map(|browser| {
+                let connection = browser.connection.get();
+                view! {
+                    <span class="connection" id="connection" data-state=format!("{connection:?}").to_lowercase()
+                        title="How this browser reaches Switchboard now">
+                        {connection.label()}
+                    </span>
+                }
+            })}
             <ul class="nav">
                 {View::ALL
                     .into_iter()
+                    .filter(move |view| view.offered(in_browser))
                     .map(|view| {
                         view! {
                             <li>
@@ -242,10 +310,10 @@ fn Sidebar(
                                     id=format!("nav-{}", view.label().to_lowercase())
                                     class:active=move || current.get() == view
                                     aria-current=move || (current.get() == view).then_some("page")
-                                    title=format!("{} (Alt+{})", view.label(), view.shortcut())
+                                    title=format!("{} (Alt+{})", view.shown_label(in_browser), view.shortcut())
                                     on:click=move |_| set_current.set(view)
                                 >
-                                    {view.label()}
+                                    {view.shown_label(in_browser)}
                                     {(view == View::Agents).then_some(move || {
                                         let waiting = agents.rows.with(|rows| rows.iter().filter(|row| row.shown.waits()).count());
                                         (waiting > 0).then(|| view! {

@@ -2,7 +2,8 @@
 //!
 //! The page listens to each Tauri event exactly once ([`listen_to_shell`]).
 //! A view subscribes with [`on_store_change`], [`on_sidecar`],
-//! [`on_sidecar_health`], [`on_sessions`] or [`on_everywhere`] while it is built: the subscription ends when the
+//! [`on_sidecar_health`], [`on_sessions`], [`on_everywhere`] or
+//! [`on_connection`] (a browser's page) while it is built: the subscription ends when the
 //! view's reactive owner is cleaned up (the view is left), and the handler
 //! runs under that owner, so work it spawns with
 //! `spawn_local_scoped_with_cancellation` ends with the view too. A view
@@ -17,6 +18,7 @@ use std::{cell::RefCell, rc::Rc, thread::LocalKey};
 use leptos::prelude::{Owner, on_cleanup};
 use serde::de::DeserializeOwned;
 use switchboard_model::{
+    browser::{Connection, EVENT_CONNECTION},
     ipc::{
         ChatEvent, EVENT_EVERYWHERE, EVENT_SESSIONS, EVENT_SIDECAR, EVENT_SIDECAR_HEALTH,
         EVENT_STORE_CHANGED, SidecarHealth, StoreChange,
@@ -63,6 +65,7 @@ thread_local! {
     static HEALTH: RefCell<Subscribers<SidecarHealth>> = const { RefCell::new(Subscribers::new("health")) };
     static SESSIONS: RefCell<Subscribers<Vec<ProgramSession>>> = const { RefCell::new(Subscribers::new("sessions")) };
     static EVERYWHERE: RefCell<Subscribers<()>> = const { RefCell::new(Subscribers::new("everywhere")) };
+    static CONNECTION: RefCell<Subscribers<Connection>> = const { RefCell::new(Subscribers::new("connection")) };
     /// Waiting for the store's changes to be followed.
     static FOLLOWING: RefCell<Subscribers<()>> = const { RefCell::new(Subscribers::new("following")) };
     /// Whether they are.
@@ -151,6 +154,12 @@ pub fn on_everywhere(handler: impl Fn() + 'static) {
     subscribe(&EVERYWHERE, move |()| handler());
 }
 
+/// Calls `handler` with each change of a browser's connection to its
+/// server (a browser's page only), while the current view lives.
+pub fn on_connection(handler: impl Fn(Connection) + 'static) {
+    subscribe(&CONNECTION, handler);
+}
+
 /// Calls `handler` once the store's changes are followed (now, if they
 /// are): a view that read the store before then reads it again. Not called
 /// if the current view is left first.
@@ -181,5 +190,9 @@ pub async fn listen_to_shell() -> Result<(), String> {
     forward(EVENT_SIDECAR, &SIDECAR).await?;
     forward(EVENT_SIDECAR_HEALTH, &HEALTH).await?;
     forward(EVENT_SESSIONS, &SESSIONS).await?;
-    forward(EVENT_EVERYWHERE, &EVERYWHERE).await
+    forward(EVENT_EVERYWHERE, &EVERYWHERE).await?;
+    if ipc::in_browser() {
+        forward(EVENT_CONNECTION, &CONNECTION).await?;
+    }
+    Ok(())
 }

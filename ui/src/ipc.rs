@@ -127,10 +127,20 @@ fn decode<T: DeserializeOwned>(
 }
 
 /// Turns a rejected invoke into the shell's `{code, message}`, or wraps
-/// whatever else was thrown.
+/// whatever else was thrown: a JavaScript error by its message alone (a
+/// person reads it; the stack goes to the console).
 fn decode_error(thrown: JsValue) -> ErrorPayload {
     serde_wasm_bindgen::from_value(thrown.clone()).unwrap_or_else(|_| {
-        let message = thrown.as_string().unwrap_or_else(|| format!("{thrown:?}"));
+        if let Some(error) = thrown.dyn_ref::<js_sys::Error>() {
+            leptos::logging::error!("{thrown:?}");
+            return ErrorPayload::new(
+                ErrorCode::Unavailable,
+                format!("Switchboard could not be asked: {}", error.message()),
+            );
+        }
+        let message = thrown
+            .as_string()
+            .unwrap_or_else(|| "Switchboard gave an answer this page cannot read".to_owned());
         ErrorPayload::new(ErrorCode::Internal, message)
     })
 }
@@ -190,6 +200,12 @@ pub async fn write_text_file(path: &str, text: &str) -> Result<(), ErrorPayload>
 /// The open workspace.
 pub async fn workspace_info() -> Result<WorkspaceInfo, ErrorPayload> {
     call(CMD_WORKSPACE_INFO).await
+}
+
+/// What this paired browser may do (a browser's page only: the window
+/// never asks).
+pub async fn browser_info() -> Result<switchboard_model::browser::BrowserInfo, ErrorPayload> {
+    call(switchboard_model::browser::BROWSER_INFO).await
 }
 
 /// The inbox, newest first.

@@ -6,6 +6,7 @@
 //! it ([`start`]).
 
 mod app;
+mod browser;
 mod events;
 mod ipc;
 mod kept;

@@ -12,6 +12,7 @@ use serde_json::Value;
 use switchboard_model::{
     ErrorCode, ErrorPayload,
     agent::launch::{LaunchRequest, acts_without_asking, plain_prompt},
+    browser::{BROWSER_INFO, BrowserInfo, START_SETTING, TAKE_OVER_SETTING, UNATTENDED_SETTING},
     ipc::{
         CMD_ADD_ANNOTATION, CMD_CODEX_HOOKS_TRUST, CMD_EVERYWHERE, CMD_GET_DELIVERY, CMD_GET_THEME,
         CMD_LAUNCH_DIFF, CMD_LAUNCH_SEND, CMD_LAUNCH_START, CMD_LAUNCH_STOP, CMD_LAUNCHES,
@@ -23,7 +24,6 @@ use switchboard_model::{
     program::view::{
         SessionControlRequest, SessionOutputRequest, SessionRequest, SessionTypeRequest,
     },
-    settings::Settings,
 };
 use switchboard_store::{StoreError, Workspace, probe_reports::ProbeReports, team::ClaudeTeams};
 
@@ -69,50 +69,24 @@ pub const TAKE_OVER_COMMANDS: [&str; 3] = [CMD_SESSION_TYPE, CMD_SESSION_CONTROL
 /// only while [`Grants::start`].
 pub const START_COMMANDS: [&str; 3] = [CMD_LAUNCH_START, CMD_LAUNCH_SEND, CMD_LAUNCH_STOP];
 
-/// What the developer lets paired browsers do beyond reading, answering
-/// and watching (Settings: `browserTakeOver`, `browserStart`,
-/// `browserUnattended`), each a capability.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Grants {
-    /// Type into program sessions — any key, so a shell command or a
-    /// slash command into an agent's too —, take them over and hand them
-    /// back, end them.
-    pub take_over: bool,
-    /// Start agents and type follow-up prompts into them (words only),
-    /// stop them.
-    pub start: bool,
-    /// Start agents in a mode that acts without asking.
-    pub unattended: bool,
-}
+pub use switchboard_model::browser::Grants;
 
-impl Grants {
-    /// The grants `settings` give.
-    pub fn of(settings: &Settings) -> Self {
-        Self {
-            take_over: settings.browser_take_over,
-            start: settings.browser_start,
-            unattended: settings.browser_unattended,
-        }
+/// Whether a browser with `grants` may type `text` into an agent as its
+/// prompt: words always; anything more (a shell or slash command, a key)
+/// only with the grant to type into terminals.
+fn may_type(grants: Grants, text: &str) -> Result<(), ErrorPayload> {
+    if grants.take_over {
+        return Ok(());
     }
-
-    /// Whether a browser with these grants may type `text` into an agent as
-    /// its prompt: words always; anything more (a shell or slash command,
-    /// a key) only with the grant to type into terminals.
-    fn may_type(&self, text: &str) -> Result<(), ErrorPayload> {
-        if self.take_over {
-            return Ok(());
-        }
-        plain_prompt(text).map_err(|refused| {
-            ErrorPayload::new(
-                ErrorCode::Forbidden,
-                format!(
-                    "{refused}. A browser types prompts into agents, never commands; typing anything \
-                     is allowed in the window's Settings (\"Paired browsers may take program \
-                     sessions over\")"
-                ),
-            )
-        })
-    }
+    plain_prompt(text).map_err(|refused| {
+        ErrorPayload::new(
+            ErrorCode::Forbidden,
+            format!(
+                "{refused}. A browser types prompts into agents, never commands; typing anything \
+                 is allowed in the window's Settings (\"{TAKE_OVER_SETTING}\")"
+            ),
+        )
+    })
 }
 
 /// What a browser's commands reach besides the workspace.
@@ -142,23 +116,23 @@ pub async fn dispatch(
     name: &str,
     arguments: &Value,
 ) -> Result<Value, ErrorPayload> {
+    if name == BROWSER_INFO {
+        return encode(BrowserInfo { grants });
+    }
     let known = BROWSER_COMMANDS
         .iter()
         .chain(&TAKE_OVER_COMMANDS)
         .chain(&START_COMMANDS)
         .any(|command| *command == name);
     if !known {
-        return Err(ErrorPayload::new(
-            ErrorCode::Forbidden,
-            format!("{name} is not available in a browser (yet): use the Switchboard window"),
-        ));
+        return Err(window_only());
     }
     if TAKE_OVER_COMMANDS.contains(&name) && !grants.take_over {
         return Err(ErrorPayload::new(
             ErrorCode::Forbidden,
             format!(
-                "{name}: a browser watches program sessions only; taking one over is allowed \
-                 in the window's Settings (\"Paired browsers may take program sessions over\")"
+                "A browser watches program sessions only; taking one over is allowed in the \
+                 window's Settings (\"{TAKE_OVER_SETTING}\")"
             ),
         ));
     }
@@ -166,8 +140,8 @@ pub async fn dispatch(
         return Err(ErrorPayload::new(
             ErrorCode::Forbidden,
             format!(
-                "{name}: a browser does not start or drive agents unless the window's Settings \
-                 allow it (\"Paired browsers may start agents\")"
+                "A browser does not start or drive agents unless the window's Settings allow \
+                 it (\"{START_SETTING}\")"
             ),
         ));
     }
@@ -200,12 +174,14 @@ pub async fn dispatch(
             if acts_without_asking(start.permission_mode.as_deref()) && !grants.unattended {
                 return Err(ErrorPayload::new(
                     ErrorCode::Forbidden,
-                    "a browser does not start an agent that acts without asking (acceptEdits, \
-                     bypassPermissions, never) unless the window's Settings allow it (\"Paired \
-                     browsers may start agents that act without asking\")",
+                    format!(
+                        "A browser does not start an agent that acts without asking \
+                         (acceptEdits, bypassPermissions, never) unless the window's Settings \
+                         allow it (\"{UNATTENDED_SETTING}\")"
+                    ),
                 ));
             }
-            grants.may_type(&start.prompt)?;
+            may_type(grants, &start.prompt)?;
             encode(
                 launches::start(
                     &client(reach)?,
@@ -219,7 +195,7 @@ pub async fn dispatch(
         }
         CMD_LAUNCH_SEND => {
             let send: LaunchSend = request(name, arguments)?;
-            grants.may_type(&send.text)?;
+            may_type(grants, &send.text)?;
             encode(
                 switchboard_launch::send(&client(reach)?, own, &send.name, &send.text)
                     .await
@@ -290,11 +266,19 @@ fn on_store(reach: &Reach, name: &str, arguments: &Value) -> Result<Value, Error
         },
         // The window's start-up marks: nothing to record for a browser.
         CMD_UI_READY | CMD_UI_PHASE => Ok(Value::Null),
-        _ => Err(ErrorPayload::new(
-            ErrorCode::Forbidden,
-            format!("{name} is not available in a browser (yet): use the Switchboard window"),
-        )),
+        _ => Err(window_only()),
     }
+}
+
+/// What a browser is told of a command it never calls: in words, with no
+/// command's internal name.
+fn window_only() -> ErrorPayload {
+    ErrorPayload::new(
+        ErrorCode::Forbidden,
+        "This is not available in a browser: use the Switchboard window on the machine (a \
+         browser reads and answers the inbox and watches agents, the team, tapes and program \
+         sessions)",
+    )
 }
 
 /// Refuses session `id` unless it is one of this workspace's (the
@@ -337,9 +321,13 @@ async fn blocking<T: Send + 'static>(
 fn request<T: DeserializeOwned>(name: &str, arguments: &Value) -> Result<T, ErrorPayload> {
     let request = arguments.get("request").cloned().unwrap_or(Value::Null);
     serde_json::from_value(request).map_err(|error| {
+        tracing::debug!(%error, command = name, "a browser's request did not decode");
         ErrorPayload::new(
             ErrorCode::InvalidRequest,
-            format!("{name}: the request is not what it takes: {error}"),
+            format!(
+                "The page asked in a form this server does not take ({error}): reload the page; \
+                 if it says so again, this browser's page and the server are of different versions"
+            ),
         )
     })
 }
@@ -394,8 +382,9 @@ mod tests {
                 .unwrap_err();
             assert_eq!(refused.code, ErrorCode::Forbidden, "{name}");
             assert!(
-                refused.message.contains("not available in a browser"),
-                "{}",
+                refused.message.contains("not available in a browser")
+                    && !refused.message.contains(name),
+                "said in words, no command's name: {}",
                 refused.message
             );
         }
@@ -405,7 +394,8 @@ mod tests {
                 .unwrap_err();
             assert_eq!(refused.code, ErrorCode::Forbidden, "{name}");
             assert!(
-                refused.message.contains("take program sessions over"),
+                refused.message.contains("take program sessions over")
+                    && !refused.message.contains(name),
                 "{}",
                 refused.message
             );
@@ -416,7 +406,7 @@ mod tests {
                 .unwrap_err();
             assert_eq!(refused.code, ErrorCode::Forbidden, "{name}");
             assert!(
-                refused.message.contains("may start agents"),
+                refused.message.contains("may start agents") && !refused.message.contains(name),
                 "{}",
                 refused.message
             );
@@ -432,6 +422,15 @@ mod tests {
                 .await
                 .unwrap_err();
             assert_eq!(malformed.code, ErrorCode::InvalidRequest, "{name}");
+            assert!(!malformed.message.contains(name), "{}", malformed.message);
+        }
+        // What the page asks to offer only what it may: the grants.
+        for grants in [none, all] {
+            let info = dispatch(&reach, grants, BROWSER_INFO, &Value::Null)
+                .await
+                .unwrap();
+            let info: BrowserInfo = serde_json::from_value(info).unwrap();
+            assert_eq!(info.grants, grants);
         }
         for name in BROWSER_COMMANDS
             .iter()

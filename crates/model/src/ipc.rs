@@ -401,6 +401,14 @@ pub struct PairingLink {
     pub link: String,
     /// The QR code's modules, row by row: `#` dark, ` ` light.
     pub qr: Vec<String>,
+    /// How a phone reaches the link when it is this machine's loopback
+    /// ([`crate::browser::reach_hint`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reach: Option<String>,
+    /// What the paired browser will reach
+    /// ([`crate::browser::REACHES_EVERY_WORKSPACE`]).
+    #[serde(default)]
+    pub scope: String,
 }
 
 /// Names a workspace of "All workspaces".
@@ -417,6 +425,17 @@ pub struct WorkspaceInfo {
     pub path: String,
     /// The folder's own name, for the title.
     pub name: String,
+}
+
+/// The title of a window or a browser's tab on workspace `name` with
+/// `waiting` things waiting on the developer: the workspace first, so two
+/// windows read apart, and the count while there is one.
+pub fn window_title(name: &str, waiting: usize) -> String {
+    let name = if name.is_empty() { "Switchboard" } else { name };
+    match waiting {
+        0 => format!("{name} — Switchboard"),
+        count => format!("{name} ({count} waiting) — Switchboard"),
+    }
 }
 
 /// The inbox as the UI receives it.
@@ -781,6 +800,19 @@ pub struct QuarantineRequest {
     /// Why.
     #[serde(default)]
     pub reason: String,
+}
+
+#[cfg(test)]
+mod title {
+    #[test]
+    fn two_windows_read_apart_by_their_workspace_and_show_what_waits() {
+        assert_eq!(super::window_title("api", 0), "api — Switchboard");
+        assert_eq!(
+            super::window_title("web", 2),
+            "web (2 waiting) — Switchboard"
+        );
+        assert_ne!(super::window_title("api", 1), super::window_title("web", 1));
+    }
 }
 
 #[cfg(test)]

@@ -84,6 +84,22 @@ pub fn pair(
     Ok((session, secrets))
 }
 
+/// Records that paired browser `id` reached a server at `now`, once a
+/// minute at most ([`BrowserFile::saw`]): whether the file changed.
+pub fn seen(dir: &Path, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+    let _lock = DirLock::acquire(dir)?;
+    let mut file = load(dir)?;
+    if !file.saw(id, now) {
+        return Ok(false);
+    }
+    let text = serde_json::to_string_pretty(&file).map_err(|source| StoreError::Encode {
+        what: "browser sessions",
+        source,
+    })?;
+    write_atomic_private(&path(dir), text.as_bytes())?;
+    Ok(true)
+}
+
 /// Removes session `id`; its cookie stops working at once.
 pub fn revoke(dir: &Path, id: &str) -> Result<BrowserSession, StoreError> {
     change(dir, |file| Ok(file.revoke(id)?))

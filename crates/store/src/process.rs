@@ -166,3 +166,22 @@ impl ProcStat {
         })
     }
 }
+
+/// Who and where the developer is, as an SSH command names them:
+/// `user@machine` (`you` or `this-machine` for what is not known).
+pub fn login() -> String {
+    let user = std::env::var("USER")
+        .ok()
+        .filter(|user| !user.is_empty())
+        .unwrap_or_else(|| "you".to_owned());
+    let machine = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let machine = if machine.is_empty() {
+        "this-machine".to_owned()
+    } else {
+        machine
+    };
+    format!("{user}@{machine}")
+}

@@ -54,9 +54,21 @@ impl Served {
         config: &Path,
         more: &[&str],
     ) -> Result<Self> {
+        Self::start_listening(binaries, workspace, config, "127.0.0.1:0", more)
+    }
+
+    /// [`Served::start_with`] on `listen` (`127.0.0.1:PORT`: a server
+    /// started again where its pages find it).
+    pub fn start_listening(
+        binaries: &Binaries,
+        workspace: &Path,
+        config: &Path,
+        listen: &str,
+        more: &[&str],
+    ) -> Result<Self> {
         let mut child = binaries
             .cli(workspace)
-            .args(["serve", "--listen", "127.0.0.1:0", "--pair"])
+            .args(["serve", "--listen", listen, "--pair"])
             .args(more)
             .env("SWITCHBOARD_CONFIG_DIR", config)
             .env("SWITCHBOARD_RUNTIME_DIR", Self::runtime(config))
@@ -167,6 +179,43 @@ impl Chromium {
             .await?;
         Ok(())
     }
+}
+
+/// Waits until `condition` (a JavaScript expression) holds on the page of
+/// `client`, within [`crate::WAIT`]; `what` names it when it never does.
+/// The page's state is polled: a browser gives a test no other signal.
+pub async fn until(client: &Client, condition: &str, what: &str) -> Result<()> {
+    let deadline = Instant::now() + crate::WAIT;
+    let script = format!("return !!({condition});");
+    loop {
+        if client.execute(&script, vec![]).await?.as_bool() == Some(true) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("{what}: not within {:?} ({condition})", crate::WAIT);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The elements wider than a 360-px screen reaches, if any (their tag,
+/// class, id and right edge): a phone's page scrolls sideways for them.
+pub async fn wider_than_the_screen(client: &Client) -> Result<Option<String>> {
+    let width = client
+        .execute("return document.documentElement.scrollWidth", vec![])
+        .await?;
+    if width.as_f64().is_some_and(|width| width <= 360.0) {
+        return Ok(None);
+    }
+    let wide = client
+        .execute(
+            "return [...document.querySelectorAll('body *')]\
+             .filter(e => e.getBoundingClientRect().right > 361).slice(0, 8)\
+             .map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right))",
+            vec![],
+        )
+        .await?;
+    Ok(Some(format!("{width} px: {wide}")))
 }
 
 /// The base64 SHA-256 digest of the public key of the PEM certificate at

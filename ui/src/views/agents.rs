@@ -127,7 +127,7 @@ pub fn AgentsView(
         <section class="agents" id="view-agents">
             <header class="agents-header">
                 <h1>"Agents"</h1>
-                <span class="muted">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
+                <span class="muted key-hint">"↑/↓ select · Enter opens what it waits on · Alt+J next waiting"</span>
             </header>
             <crate::views::launches::StartedAgents now on_open_question on_open_terminal />
             {move || {
@@ -153,11 +153,12 @@ fn selectable(agents: Agents, shown_gone: bool) -> Vec<AgentRow> {
         .collect()
 }
 
-/// Moves the selection `by` rows, within the list.
-fn step(agents: Agents, show_gone: RwSignal<bool>, by: isize) {
+/// Moves the selection `by` rows, within the list; `false` when it is at
+/// the list's end already (or the list is empty).
+fn step(agents: Agents, show_gone: RwSignal<bool>, by: isize) -> bool {
     let rows = selectable(agents, show_gone.get_untracked());
     if rows.is_empty() {
-        return;
+        return false;
     }
     let current = agents
         .selected
@@ -168,6 +169,7 @@ fn step(agents: Agents, show_gone: RwSignal<bool>, by: isize) {
         Some(index) => (index as isize + by).clamp(0, rows.len() as isize - 1) as usize,
     };
     agents.selected.set(Some(key(&rows[next])));
+    current != Some(next)
 }
 
 /// The view's keys, while it is open: ↑/↓ (or k/j) select, Enter opens
@@ -181,17 +183,21 @@ fn listen_to_keys(
         if event.alt_key() || event.ctrl_key() || event.meta_key() {
             return;
         }
-        if crate::keys::is_typing(&event) {
+        // All workspaces' questions have keys of their own.
+        if crate::keys::is_typing(&event) || crate::views::everywhere::holds_focus() {
             return;
         }
         match event.key().as_str() {
             "ArrowDown" | "j" => {
                 event.prevent_default();
-                step(agents, show_gone, 1);
+                // Past the last agent: All workspaces' first question.
+                if !step(agents, show_gone, 1) {
+                    crate::views::everywhere::focus_question(1);
+                }
             }
             "ArrowUp" | "k" => {
                 event.prevent_default();
-                step(agents, show_gone, -1);
+                let _ = step(agents, show_gone, -1);
             }
             "Enter" => {
                 let selected = agents.selected.get_untracked();

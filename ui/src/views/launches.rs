@@ -52,11 +52,16 @@ pub fn StartedAgents(
         <section class="launches" id="launches" aria-label="Agents started here">
             <header class="launches-header">
                 <h2>"Started here"</h2>
-                <button class="primary" id="new-agent" on:click=move |_| creating.update(|open| *open = !*open)>
-                    "New agent"
-                </button>
+                {move || match crate::browser::why_not_start() {
+                    None => view! {
+                        <button class="primary" id="new-agent" on:click=move |_| creating.update(|open| *open = !*open)>
+                            "New agent"
+                        </button>
+                    }.into_any(),
+                    Some(why) => view! { <span class="muted" id="new-agent-off">{why}</span> }.into_any(),
+                }}
             </header>
-            {move || creating.get().then(|| view! {
+            {move || (creating.get() && crate::browser::may_start()).then(|| view! {
                 <NewAgentForm on_started=Callback::new(move |()| { creating.set(false); refresh(); }) />
             })}
             {move || {
@@ -164,7 +169,8 @@ fn NewAgentForm(on_started: Callback<()>) -> impl IntoView {
                     <option value="codex">"Codex"</option>
                 </select>
             </label>
-            <textarea id="new-agent-prompt" rows="3" placeholder="What should it do? (Ctrl+Enter starts it)" node_ref=prompt_box
+            <textarea id="new-agent-prompt" rows="3" node_ref=prompt_box
+                placeholder=if crate::browser::touch_only() { "What should it do?" } else { "What should it do? (Ctrl+Enter starts it)" }
                 prop:value=move || draft.prompt.get()
                 on:input=move |event| draft.prompt.set(event_target_value(&event))
                 on:keydown=move |event| if event.key() == "Enter" && event.ctrl_key() { event.prevent_default(); start(); }

@@ -15,3 +15,4 @@ pub mod tapes;
 pub mod team;
 pub mod terminal;
 pub mod terminals;
+pub mod this_browser;

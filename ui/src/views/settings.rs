@@ -8,7 +8,8 @@ use switchboard_model::ipc::ModelList;
 use switchboard_model::program::Limits;
 use switchboard_model::settings::{
     DEFAULT_CONTEXT_TOKENS, DEFAULT_FIRST_TOKEN_SECS, DEFAULT_IDLE_SECS, DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_MODEL, DEFAULT_MODEL_URL, ModelBackend, Settings, SettingsView, split_globs,
+    DEFAULT_MODEL, DEFAULT_MODEL_URL, ModelBackend, Settings, SettingsView, saved_note,
+    split_globs,
 };
 
 use crate::{ipc, tasks};
@@ -207,30 +208,6 @@ fn text_field(
     }
 }
 
-/// What Save says: the model settings apply at the next message, the HTTP
-/// server at once — or why it did not start.
-fn saved_note(view: &SettingsView) -> Result<String, String> {
-    if let Some(why) = &view.browser_error {
-        let http = view
-            .http_error
-            .as_ref()
-            .map(|http| format!("; serving MCP over HTTP did not start either: {http}"))
-            .unwrap_or_default();
-        return Err(format!(
-            "Saved, but serving the inbox to browsers did not start: {why}{http}"
-        ));
-    }
-    match (&view.http_error, &view.http_url) {
-        (Some(why), _) => Err(format!(
-            "Saved, but serving MCP over HTTP did not start: {why}"
-        )),
-        (None, Some(url)) => Ok(format!(
-            "Saved. The next message uses these settings; MCP is served at {url}."
-        )),
-        (None, None) => Ok("Saved. The next message uses these settings.".into()),
-    }
-}
-
 /// The settings view.
 #[component]
 pub fn SettingsPane() -> impl IntoView {
@@ -248,11 +225,14 @@ pub fn SettingsPane() -> impl IntoView {
     });
     let save = move || {
         let settings = draft.get_untracked();
+        let before = stored
+            .with_untracked(|view| view.as_ref().map(|view| view.settings.clone()))
+            .unwrap_or_default();
         tasks::act(async move {
             match ipc::save_settings(settings).await {
                 Ok(view) => {
                     draft.set(view.settings.clone());
-                    note.set(Some(saved_note(&view)));
+                    note.set(Some(saved_note(&before, &view)));
                     stored.set(Some(view));
                 }
                 Err(failure) => note.set(Some(Err(failure.message))),
@@ -412,9 +392,11 @@ fn PairBrowser(url: String) -> impl IntoView {
             <button type="button" id="settings-pair-browser" on:click=pair>"Pair a browser"</button>
             {move || made.get().map(|made| match made {
                 Ok(made) => view! {
-                    <p>"Open this link once, within 10 minutes, in the browser to pair (scan it with a phone):"</p>
+                    <p>"Open this link once, within 10 minutes, in the browser to pair (a phone's camera reads the code):"</p>
                     <p><code id="settings-pairing-link" class="pairing-link">{made.link.clone()}</code></p>
                     <QrCode rows=made.qr />
+                    {made.reach.map(|reach| view! { <p class="pairing-reach" id="settings-pairing-reach">{reach}</p> })}
+                    <p class="muted" id="settings-pairing-scope">{made.scope}</p>
                 }.into_any(),
                 Err(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
             })}

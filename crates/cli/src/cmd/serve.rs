@@ -14,11 +14,12 @@ use switchboard_store::{Workspace, browsers, registry, settings};
 /// `switchboard serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Where to listen: an address and port (port 0 picks a free one).
-    /// Anything but loopback needs TLS (--tls-self-signed, or --tls-cert
-    /// and --tls-key).
-    #[arg(long, default_value = "127.0.0.1:8766")]
-    pub listen: String,
+    /// Where to listen: an address and port (port 0 picks a free one;
+    /// without --listen, 127.0.0.1:8766, or a free port when another
+    /// program holds that one). Anything but loopback needs TLS
+    /// (--tls-self-signed, or --tls-cert and --tls-key).
+    #[arg(long)]
+    pub listen: Option<String>,
     /// Serve over TLS with this certificate (PEM, perhaps followed by its
     /// chain); with --tls-key.
     #[arg(long, value_name = "FILE")]
@@ -49,7 +50,8 @@ pub struct ServeArgs {
     /// another port. Any other `Host` is refused.
     #[arg(long = "origin", value_name = "URL")]
     pub origins: Vec<String>,
-    /// List the paired browsers and exit.
+    /// List the paired browsers and exit: each one's id, what it is (its
+    /// browser and system), when it was paired and last seen.
     #[arg(long, conflicts_with_all = ["pair", "revoke"])]
     pub sessions: bool,
     /// Revoke the paired browser with this id (from --sessions) and exit:
@@ -70,7 +72,10 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
     if args.sessions {
         let file = browsers::load(&config_dir)?;
         if file.sessions.is_empty() {
-            println!("No browser is paired (pair one with `switchboard serve --pair`).");
+            println!(
+                "No browser is paired (pair one with `switchboard pair` while a server runs, or \
+                 `switchboard serve --pair`)."
+            );
         }
         for session in file.sessions {
             // Paired by an older version: refused until paired again.
@@ -79,16 +84,25 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
             } else {
                 "\t(paired by an older version: pair this browser again, then revoke this one)"
             };
+            let seen = session
+                .last_seen
+                .map_or_else(|| "never".to_owned(), |seen| seen.to_string());
             println!(
-                "{}\t{}\t{}{note}",
-                session.id, session.created_at, session.label
+                "{}\t{}\tpaired {}\tlast seen {seen}{note}",
+                session.id,
+                session.described(),
+                session.created_at,
             );
         }
         return Ok(());
     }
     if let Some(id) = &args.revoke {
         let session = browsers::revoke(&config_dir, id)?;
-        println!("revoked {} ({})", session.id, session.label);
+        println!(
+            "revoked paired browser {} ({})",
+            session.id,
+            session.described()
+        );
         return Ok(());
     }
     if args.exit_with_stdin {
@@ -97,6 +111,27 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
             tracing::info!("stdin closed: the server of the inbox ends");
             std::process::exit(0);
         });
+    }
+    // A server of this workspace already runs (the window's, or another
+    // `switchboard serve`): a second on the same port cannot start, and
+    // the running one makes pairing links itself.
+    let running = serving(workspace.root());
+    if let Some(origin) = running.first() {
+        let listens_there = args
+            .listen
+            .as_deref()
+            .is_none_or(|listen| origin.ends_with(&format!(":{}", port_of(listen))));
+        if listens_there || args.pair {
+            return Err(ErrorPayload::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} is served to browsers already, at {origin}: run `switchboard pair` for a \
+                     pairing link to that server",
+                    workspace.root().display()
+                ),
+            )
+            .into());
+        }
     }
     let tls = crate::serve::tls::Source::from_flags(
         args.tls_cert.as_deref(),
@@ -107,7 +142,11 @@ pub fn run(workspace: Workspace, args: &ServeArgs) -> Result<()> {
         workspace,
         config_dir,
         &crate::serve::Options {
-            listen: args.listen.clone(),
+            listen: args
+                .listen
+                .clone()
+                .unwrap_or_else(|| crate::serve::DEFAULT_LISTEN.to_owned()),
+            any_free_port: args.listen.is_none(),
             pair: args.pair,
             proxied: args.origins.clone(),
             tls,
@@ -141,14 +180,18 @@ pub fn pair(workspace: &Workspace, _args: &PairArgs) -> Result<()> {
         .into());
     };
     let link = switchboard_commands::pairing::new_link(&config_dir, origin)?;
-    println!("Open this link once, within 10 minutes, in the browser to pair:\n{link}");
-    if let Some(code) = crate::serve::qr(&link) {
-        println!("{code}");
-    }
+    crate::serve::print_link(&link, origin);
     for other in &origins[1..] {
-        println!("(also served at {other}: the same link works there with that address)");
+        crate::serve::say(&format!(
+            "(also served at {other}: the same link works there with that address)"
+        ));
     }
     Ok(())
+}
+
+/// The port of `listen` (`127.0.0.1:8766`), as text.
+fn port_of(listen: &str) -> &str {
+    listen.rsplit(':').next().unwrap_or(listen)
 }
 
 /// The origins the running servers of `root` to browsers registered,

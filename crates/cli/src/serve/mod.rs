@@ -23,6 +23,7 @@ pub mod tls;
 use std::{net::SocketAddr, path::PathBuf, sync::Arc};
 
 use anyhow::{Context, Result};
+use switchboard_model::{ErrorCode, ErrorPayload};
 use switchboard_store::Workspace;
 
 use crate::{
@@ -91,28 +92,41 @@ pub fn origin(text: &str) -> Option<String> {
     (matches!(scheme.as_str(), "http" | "https") && bare).then(|| format!("{scheme}://{authority}"))
 }
 
-/// The QR code of `link`, drawn with block characters for a terminal.
-pub fn qr(link: &str) -> Option<String> {
-    let code = qrcode::QrCode::new(link.as_bytes()).ok()?;
-    Some(
-        code.render::<qrcode::render::unicode::Dense1x2>()
-            .quiet_zone(true)
-            .build(),
-    )
+/// Prints pairing link `link` to the server at `origin` as `serve --pair`
+/// and `switchboard pair` do: the link, its QR code (dark on light, which
+/// a phone's camera reads whatever the terminal's colours), how a phone
+/// reaches a loopback address, and what a paired browser reaches.
+pub fn print_link(link: &str, origin: &str) {
+    say(&format!(
+        "Open this link once, within 10 minutes, in the browser to pair:\n{link}"
+    ));
+    if let Some(code) = switchboard_commands::pairing::terminal_qr(link) {
+        say(&code);
+    }
+    if let Some(reach) = switchboard_commands::pairing::reach(origin) {
+        say(&reach);
+    }
+    say(switchboard_model::browser::REACHES_EVERY_WORKSPACE);
 }
 
 /// Prints `text` for the person who started the server; a closed stdout
 /// (its reader gone) does not stop the server.
-fn say(text: &str) {
+pub fn say(text: &str) {
     use std::io::Write as _;
     let mut out = std::io::stdout();
     let _ = writeln!(out, "{text}").and_then(|()| out.flush());
 }
 
+/// Where `switchboard serve` listens unless told otherwise.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8766";
+
 /// How `switchboard serve` is asked to serve.
 pub struct Options {
     /// The address and port to listen on (`--listen`).
     pub listen: String,
+    /// `listen` was not asked for: another free port will do when another
+    /// program holds its port.
+    pub any_free_port: bool,
     /// Print a pairing link once serving (`--pair`).
     pub pair: bool,
     /// The proxies' origins (`--origin`).
@@ -180,9 +194,7 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Re
         .build()
         .context("could not start the server's runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(address)
-            .await
-            .with_context(|| format!("could not listen on {address}"))?;
+        let listener = listen(address, options.any_free_port).await?;
         let local = listener.local_addr()?;
         // Over TLS, every name the certificate covers, and no other.
         let own: Vec<String> = match &tls {
@@ -247,12 +259,7 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Re
         });
         if options.pair {
             let link = switchboard_commands::pairing::new_link(&served.config_dir, &shown)?;
-            say(&format!(
-                "Open this link once, within 10 minutes, in the browser to pair:\n{link}"
-            ));
-            if let Some(code) = qr(&link) {
-                say(&code);
-            }
+            print_link(&link, &shown);
         }
         let front = Front::new(front::Rules {
             places: MAX_CONNECTIONS,
@@ -265,6 +272,43 @@ pub fn serve(workspace: Workspace, config_dir: PathBuf, options: &Options) -> Re
         };
         match front.serve(&listener, acceptor, answer).await {}
     })
+}
+
+/// Listens on `address`; when another program holds its port, on a free
+/// port of the same address if `any_free_port` (saying so), or refused
+/// saying how to choose another.
+async fn listen(address: SocketAddr, any_free_port: bool) -> Result<tokio::net::TcpListener> {
+    match tokio::net::TcpListener::bind(address).await {
+        Ok(listener) => Ok(listener),
+        Err(error) if error.kind() == std::io::ErrorKind::AddrInUse && any_free_port => {
+            let free = SocketAddr::new(address.ip(), 0);
+            let listener = tokio::net::TcpListener::bind(free)
+                .await
+                .with_context(|| format!("could not listen on {free}"))?;
+            let port = listener.local_addr()?.port();
+            tracing::info!(taken = %address, port, "the usual port is taken: serving on a free one");
+            eprintln!(
+                "Port {} is held by another program (perhaps another workspace's server): \
+                 serving on port {port} instead.",
+                address.port()
+            );
+            Ok(listener)
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::AddrInUse => Err(ErrorPayload::new(
+            ErrorCode::Conflict,
+            format!(
+                "port {} is held by another program (perhaps another workspace's server): serve \
+                 on another with --listen {}:PORT, or --listen {}:0 for any free one",
+                address.port(),
+                address.ip(),
+                address.ip()
+            ),
+        )
+        .into()),
+        Err(error) => {
+            Err(anyhow::Error::new(error).context(format!("could not listen on {address}")))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -122,4 +122,25 @@ mod tests {
         );
         assert_eq!(content_type("x_bg.wasm"), "application/wasm");
     }
+
+    #[test]
+    fn the_shim_tells_the_page_its_connection_by_the_models_event_and_states() {
+        use switchboard_model::browser::{Connection, EVENT_CONNECTION};
+        assert!(
+            SHIM.contains(&format!("\"{EVENT_CONNECTION}\"")),
+            "the shim's event is the one the page listens to"
+        );
+        for state in [
+            Connection::Connecting,
+            Connection::Connected,
+            Connection::Reconnecting,
+            Connection::Unpaired,
+        ] {
+            let name = serde_json::to_string(&state).unwrap_or_default();
+            assert!(
+                SHIM.contains(&name),
+                "the shim says {name} as the page reads it"
+            );
+        }
+    }
 }

@@ -88,7 +88,13 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         .map(str::to_owned);
     let cookie = if path.starts_with("/api/") {
         match keyed(&served.browsers, &cookies, page_key.as_deref()) {
-            Ok(cookie) => cookie,
+            Ok(admitted) => {
+                // Written before the answer, once a minute at most.
+                if let Some(id) = admitted.seen_due {
+                    let _ = record_visit(served.config_dir.clone(), id).await;
+                }
+                admitted.cookie
+            }
             Err(refusal) => return not_paired(&refusal),
         }
     } else {
@@ -147,7 +153,7 @@ fn unpaired(path: &str) -> Response<Body> {
     } else {
         html(
             StatusCode::UNAUTHORIZED,
-            "<p>This browser is not paired with Switchboard (or its session was revoked).</p>\
+            "<p>This browser is not paired with Switchboard (or it was revoked).</p>\
              <p>On the machine, run <code>switchboard pair</code> (or, in the window's \
              Settings, <b>Pair a browser</b>) and open the link it prints here.</p>",
         )
@@ -158,14 +164,23 @@ fn unpaired(path: &str) -> Response<Body> {
 /// checked already); revoked, it ends at its next event or heartbeat.
 fn events(served: &Served, cookie: String, page_key: Option<String>) -> Response<Body> {
     let browsers = std::sync::Arc::clone(&served.browsers);
+    let config_dir = served.config_dir.clone();
     let holder = switchboard_model::token::digest(&cookie);
     let still_paired = move || {
-        keyed(
+        match keyed(
             &browsers,
             std::slice::from_ref(&cookie),
             page_key.as_deref(),
-        )
-        .is_ok()
+        ) {
+            Ok(admitted) => {
+                // A page that only listens is seen too.
+                if let Some(id) = admitted.seen_due {
+                    drop(record_visit(config_dir.clone(), id));
+                }
+                true
+            }
+            Err(_) => false,
+        }
     };
     let Some(stream) = served.events.stream(holder, still_paired) else {
         return refused(
@@ -230,9 +245,14 @@ async fn pair(reached: &str, served: &Served, request: &Request<Incoming>) -> Re
             let mut response = html(
                 StatusCode::OK,
                 &format!(
-                    "<p>This browser is paired with Switchboard (session {}).</p>\
-                     <p><a id=\"open-inbox\" href=\"/#key={}\">Open the inbox</a></p>",
-                    session.id, secrets.page_key
+                    "<p>This browser ({}) is paired with Switchboard, as paired browser \
+                     <code>{}</code>.</p>\
+                     <p><a id=\"open-inbox\" href=\"/#key={}\">Open the inbox</a></p>\
+                     <p id=\"pairing-reach\">{}</p>",
+                    escape(&session.described()),
+                    session.id,
+                    secrets.page_key,
+                    escape(switchboard_model::browser::REACHES_EVERY_WORKSPACE)
                 ),
             );
             let cookie = secrets.cookie;
@@ -291,13 +311,32 @@ fn holds(browsers: &browsers::Current, cookies: &[String]) -> Option<String> {
     }
 }
 
+/// A command's or stream's browser, admitted.
+struct Admitted {
+    /// Its cookie.
+    cookie: String,
+    /// Its session's id, when this visit is to be written down
+    /// ([`switchboard_model::browser::BrowserSession::seen_due`]).
+    seen_due: Option<String>,
+}
+
+/// Writes down that paired browser `id` was seen now (`serve --sessions`
+/// shows it), on the blocking pool; a failure is only logged.
+fn record_visit(config_dir: std::path::PathBuf, id: String) -> tokio::task::JoinHandle<()> {
+    tokio::task::spawn_blocking(move || {
+        if let Err(error) = browsers::seen(&config_dir, &id, clock::now()) {
+            tracing::debug!(%error, "a paired browser's visit was not recorded");
+        }
+    })
+}
+
 /// The first of `cookies` whose session `page_key` is now: what a command
 /// or the event stream needs. If none, why not (for the first held).
 fn keyed(
     browsers: &browsers::Current,
     cookies: &[String],
     page_key: Option<&str>,
-) -> Result<String, BrowserError> {
+) -> Result<Admitted, BrowserError> {
     let file = browsers.file().map_err(|error| {
         tracing::warn!(%error, "the browser sessions could not be read");
         BrowserError::NotPaired
@@ -305,7 +344,12 @@ fn keyed(
     let mut why = BrowserError::NotPaired;
     for cookie in cookies {
         match file.admit(cookie, page_key) {
-            Ok(_) => return Ok(cookie.clone()),
+            Ok(session) => {
+                return Ok(Admitted {
+                    cookie: cookie.clone(),
+                    seen_due: session.seen_due(clock::now()).then(|| session.id.clone()),
+                });
+            }
             Err(BrowserError::NotPaired) => {}
             Err(refusal) if why == BrowserError::NotPaired => why = refusal,
             Err(_) => {}
@@ -377,11 +421,13 @@ async fn invoke(
             }
         }
     };
-    // The settings are read only for a command a grant decides.
+    // The settings are read only for a command a grant decides, and for
+    // the page asking what it may do.
     let granted = switchboard_commands::TAKE_OVER_COMMANDS
         .iter()
         .chain(&switchboard_commands::START_COMMANDS)
-        .any(|command| *command == name);
+        .any(|command| *command == name)
+        || name == switchboard_model::browser::BROWSER_INFO;
     let grants = if granted {
         grants(served.config_dir.clone()).await
     } else {

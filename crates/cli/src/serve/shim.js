@@ -36,13 +36,38 @@
     const now = key();
     return now ? { ...headers, "X-Switchboard-Key": now } : headers;
   };
+  // How this page reaches its server, as the page shows it: "connecting",
+  // "connected", "reconnecting" (the network or the server went away:
+  // what shows may be out of date) or "unpaired" (revoked, or the key
+  // lost). Told to the page as the "browser-connection" event, and to each
+  // new listener of it at once.
+  const CONNECTION = "browser-connection";
+  let connection = "connecting";
+  const connect = (state) => {
+    if (state === connection) return;
+    connection = state;
+    hand(CONNECTION, state);
+  };
   const invoke = async (command, args) => {
-    const response = await fetch(`/api/invoke/${encodeURIComponent(command)}`, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: keyed({ "Content-Type": "application/json" }),
-      body: JSON.stringify(args ?? {}),
-    });
+    let response;
+    try {
+      response = await fetch(`/api/invoke/${encodeURIComponent(command)}`, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: keyed({ "Content-Type": "application/json" }),
+        body: JSON.stringify(args ?? {}),
+      });
+    } catch (_) {
+      // No answer at all: the network is down or the server stopped.
+      if (connection !== "unpaired") connect("reconnecting");
+      reopen();
+      throw {
+        code: "UNAVAILABLE",
+        message:
+          "Switchboard cannot be reached from this browser now (the network is down or the server stopped): it is tried again, and the page reads everything again once it is back.",
+      };
+    }
+    if (response.status === 401) connect("unpaired");
     const text = await response.text();
     let value = null;
     try {
@@ -56,6 +81,7 @@
     return value;
   };
   const handlers = new Map();
+  let reopen = () => {};
   const hand = (event, payload) => {
     for (const handler of handlers.get(event) ?? []) {
       try {
@@ -66,8 +92,8 @@
     }
   };
   // Back after the stream dropped (a phone that slept, a proxy that
-  // closed it): what changed meanwhile was not heard, so each view reads
-  // again.
+  // closed it, a server started again): what changed meanwhile was not
+  // heard, so each view reads again (the page also hears "connected").
   const readAgain = () => {
     for (const change of ["deliveries", "sessions", "agents", "team", "knowledge"]) hand("store-changed", change);
     hand("everywhere-changed", null);
@@ -86,31 +112,62 @@
   // The server-sent events over fetch, which sends the key in a header (an
   // EventSource could send it only in the address, which proxies log). A
   // stream that dropped is opened again after a pause; one refused as not
-  // paired (401) is not: the page's commands say how to pair again.
+  // paired (401) is not: the page says how to pair again. A stream that
+  // hears nothing for longer than two of the server's heartbeats (15 s) is
+  // taken for dropped — a phone that lost its network hears no end — and
+  // so is one when the phone says it is back online.
+  const SILENT_MS = 35000;
   let following = false;
   const follow = () => {
     if (following) return;
     following = true;
     let opened = false;
+    let current = null;
+    let retry = null;
+    const again = (ms) => {
+      clearTimeout(retry);
+      retry = setTimeout(open, ms);
+    };
     const open = async () => {
+      clearTimeout(retry);
+      if (current) current.abort();
+      const aborter = new AbortController();
+      current = aborter;
+      let silence = setTimeout(() => aborter.abort(), SILENT_MS);
+      const heardSomething = () => {
+        clearTimeout(silence);
+        silence = setTimeout(() => aborter.abort(), SILENT_MS);
+      };
       let response;
       try {
         response = await fetch("/api/events", {
           credentials: "same-origin",
           cache: "no-store",
           headers: keyed({ Accept: "text/event-stream" }),
+          signal: aborter.signal,
         });
       } catch (_) {
-        setTimeout(open, 3000);
+        clearTimeout(silence);
+        if (current !== aborter) return;
+        connect("reconnecting");
+        again(2000);
         return;
       }
-      if (response.status === 401) return;
+      if (response.status === 401) {
+        clearTimeout(silence);
+        connect("unpaired");
+        return;
+      }
       if (!response.ok || !response.body) {
-        setTimeout(open, 15000);
+        clearTimeout(silence);
+        connect("reconnecting");
+        again(response.status === 429 ? 15000 : 3000);
         return;
       }
-      if (opened) readAgain();
+      const back = opened;
       opened = true;
+      connect("connected");
+      if (back) readAgain();
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let pending = "";
@@ -118,6 +175,7 @@
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          heardSomething();
           pending += decoder.decode(value, { stream: true });
           let end;
           while ((end = pending.indexOf("\n\n")) >= 0) {
@@ -126,16 +184,28 @@
           }
         }
       } catch (_) {
-        // Dropped: opened again below.
+        // Dropped, or taken for dropped: opened again below.
       }
-      setTimeout(open, 3000);
+      clearTimeout(silence);
+      // Another stream took this one's place (opened again at once).
+      if (current !== aborter) return;
+      if (connection !== "unpaired") connect("reconnecting");
+      again(1000);
     };
+    reopen = () => {
+      if (connection !== "unpaired") again(0);
+    };
+    window.addEventListener("online", reopen);
     open();
   };
   const listen = async (event, handler) => {
     follow();
     if (!handlers.has(event)) handlers.set(event, []);
     handlers.get(event).push(handler);
+    if (event === CONNECTION) {
+      // The state now, as the first thing it hears.
+      queueMicrotask(() => handler({ event, payload: connection, id: 0 }));
+    }
     return () => handlers.set(event, (handlers.get(event) ?? []).filter((each) => each !== handler));
   };
   window.__SWITCHBOARD_BROWSER__ = true;

@@ -6,6 +6,7 @@
 
 mod front;
 mod hostile_files;
+mod pairing;
 
 use std::{
     io::{BufRead, BufReader, Read, Write},

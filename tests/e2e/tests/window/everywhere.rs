@@ -72,8 +72,13 @@ fn a_question_asked_where_no_window_is_open_is_answered_from_all_workspaces(
             .spawn()?;
         // The window's title counts it.
         environment
-            .xdotool(&["search", "--sync", "--name", r"^Switchboard \(1 waiting\)$"])
-            .context("the title counts the question asked elsewhere")?;
+            .xdotool(&[
+                "search",
+                "--sync",
+                "--name",
+                r"^here \(1 waiting\) — Switchboard$",
+            ])
+            .context("the title names its workspace and counts the question asked elsewhere")?;
         go(session, "agents").await?;
         let shown = session
             .wait_for_text(&line, |text| text.contains("rm -rf build"))
@@ -169,7 +174,7 @@ fn a_question_asked_where_no_window_is_open_is_answered_from_all_workspaces(
         )
         .await?;
         environment
-            .xdotool(&["search", "--sync", "--name", "^Switchboard$"])
+            .xdotool(&["search", "--sync", "--name", "^here — Switchboard$"])
             .context("the title counts nothing any more")?;
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");

@@ -191,6 +191,14 @@ fn the_inbox_is_served_to_a_browser_paired_from_settings(environment: &Environme
             })
             .await?;
         session.find("#settings-pairing-qr path").await?;
+        // Where the phone is told how it reaches this loopback address.
+        let reach = session
+            .wait_for_text("#settings-pairing-reach", |text| !text.is_empty())
+            .await?;
+        ensure!(
+            reach.contains(&format!("ssh -N -L {port}:127.0.0.1:{port} ")),
+            "Pair a browser says how a phone reaches loopback: {reach:?}"
+        );
         session
             .client
             .execute(

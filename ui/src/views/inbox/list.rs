@@ -149,23 +149,54 @@ pub fn DeliveryList(
         {move || match body.get() {
             Body::Loading => view! { <p class="muted">"Loading…"</p> }.into_any(),
             Body::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
-            Body::Empty => {
-                view! {
-                    <div class="empty" id="inbox-empty">
-                        <h2>"No deliveries yet"</h2>
-                        <p>
-                            "Agents publish here with "
-                            <code>"switchboard deliver --title T --content B"</code>"."
-                        </p>
-                    </div>
-                }
-                    .into_any()
-            }
+            Body::Empty => view! { <FirstSteps /> }.into_any(),
             Body::NoMatch => {
                 view! { <p class="muted" id="inbox-filtered-empty">"Nothing matches this filter."</p> }.into_any()
             }
             Body::Rows => view! { <Rows loaded shown selected now place opened /> }.into_any(),
         }}
+    }
+}
+
+/// The empty inbox: what comes here, and what to do first — start an
+/// agent (New agent, in Agents, where this page may), or have agents of
+/// your own ask and deliver here.
+#[component]
+fn FirstSteps() -> impl IntoView {
+    let navigation = use_context::<crate::app::Navigation>();
+    let show_agents = move |_| {
+        if let Some(navigation) = navigation {
+            navigation.show_agents();
+        }
+    };
+    view! {
+        <div class="empty" id="inbox-empty">
+            <h2>"No deliveries yet"</h2>
+            <p>"Agents' questions, permission requests and results come here, and wait for your answer."</p>
+            <ul class="first-steps">
+                {move || if crate::browser::may_start() {
+                    view! {
+                        <li>
+                            "Start an agent: "
+                            <button class="link" id="inbox-new-agent" on:click=show_agents>"New agent"</button>
+                            " in Agents gives Claude Code or Codex a task, in its own worktree; its questions come here."
+                        </li>
+                    }.into_any()
+                } else {
+                    view! {
+                        <li>
+                            "Start an agent from the window on the machine (Agents, New agent): its questions come here."
+                        </li>
+                    }.into_any()
+                }}
+                <li>
+                    "Or let the agents you run yourself ask here: "
+                    <code>"switchboard hooks install"</code>
+                    " sends Claude Code's and Codex's permission requests here while a window is open, and an agent delivers with "
+                    <code>"switchboard deliver --title T --content B"</code>"."
+                </li>
+            </ul>
+        </div>
     }
 }
 

@@ -94,6 +94,7 @@ pub fn Inbox() -> impl IntoView {
     view! {
         <section class="inbox" class:listing=move || selected.with(Option::is_none) id="view-inbox">
             <list::AlertBar loaded selected />
+            <crate::views::everywhere::ElsewhereBar />
             <crate::views::agents::WaitingStrip on_show=show_agents />
             {move || match selected.get() {
                 Some(id) => view! { <detail::DeliveryView id selected revision now /> }.into_any(),

@@ -76,7 +76,9 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
     let label = format!("{} asks to use {}", mark.agent.label(), mark.tool_name);
     view! {
         <section class="permission-form" id="permission-form" tabindex="-1" node_ref=form aria-label=label>
-            <p class="muted permission-keys">"y allows · n gives a reason and denies"{has_terminal.then_some(" · t leaves it to the terminal")}</p>
+            {(!crate::browser::touch_only()).then(|| view! {
+                <p class="muted permission-keys key-hint">"y allows · n gives a reason and denies"{has_terminal.then_some(" · t leaves it to the terminal")}</p>
+            })}
             <div class="confirm">
                 <button type="button" class="primary" id="permission-allow" disabled=move || busy.get() title="Allow (y)" on:click=move |_| allow.run(false)>
                     "Allow"
@@ -86,7 +88,7 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
             <DenyForm reason reason_box busy deny />
             {has_terminal.then(|| view! {
                 <button type="button" class="quiet" id="permission-terminal" disabled=move || busy.get() title="The agent asks in its own terminal instead (t)" on:click=move |_| send.run(Reply::Dismiss)>
-                    "Answer in the terminal"
+                    {if ipc::in_browser() { "Leave it to its terminal on the machine" } else { "Answer in the terminal" }}
                 </button>
             })}
             {move || error.get().map(|message| view! { <p class="error" role="alert" id="permission-error">{message}</p> })}

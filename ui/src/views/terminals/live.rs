@@ -100,11 +100,14 @@ fn ScreenHead(state: TerminalsState, session: ProgramSession) -> impl IntoView {
                 )}
             </span>
             <span class="spacer"></span>
-            {running.then(|| view! {
-                <button id="terminal-take" on:click=move |_| act(take_id.clone(), false)>
-                    {if yours { "Hand back" } else { "Take over" }}
-                </button>
-                <button id="terminal-end" class="danger" on:click=move |_| act(end_id.clone(), true)>"End"</button>
+            {running.then(|| match crate::browser::why_not_take_over() {
+                None => view! {
+                    <button id="terminal-take" on:click=move |_| act(take_id.clone(), false)>
+                        {if yours { "Hand back" } else { "Take over" }}
+                    </button>
+                    <button id="terminal-end" class="danger" on:click=move |_| act(end_id.clone(), true)>"End"</button>
+                }.into_any(),
+                Some(why) => view! { <span class="muted" id="terminal-take-off">{why}</span> }.into_any(),
             })}
         </div>
     }

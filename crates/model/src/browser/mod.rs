@@ -12,9 +12,22 @@
 //! in the link's fragment (never sent to a server), and kept in the page's
 //! `localStorage`, which only this origin — scheme, host and port — reads.
 
+mod agent;
+mod connection;
+mod grants;
+mod pairing;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
+
+pub use agent::describe;
+pub use connection::{Connection, EVENT_CONNECTION};
+pub use grants::{
+    BROWSER_INFO, BrowserInfo, Grants, START_SETTING, TAKE_OVER_SETTING, UNATTENDED_SETTING,
+    WINDOW_ONLY,
+};
+pub use pairing::{REACHES_EVERY_WORKSPACE, is_loopback, reach_hint};
 
 use crate::{
     Timestamp,
@@ -28,6 +41,10 @@ pub const STREAMS_PER_BROWSER: usize = 8;
 
 /// How long a pairing code works, unused: 10 minutes.
 pub const PAIRING_LIFETIME_MS: i64 = 10 * 60 * 1000;
+
+/// How often a paired browser's last visit is written down at most: its
+/// requests within a minute of the last one recorded change nothing.
+pub const SEEN_EVERY_MS: i64 = 60 * 1000;
 
 /// A pairing code not used yet.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,19 +64,38 @@ pub struct BrowserSession {
     pub sha256: String,
     /// When it was paired.
     pub created_at: Timestamp,
-    /// The browser's own name for itself (its `User-Agent`, cut short).
+    /// The browser's own name for itself (its `User-Agent`, 400 characters
+    /// at most: whole, as phones' are):
+    /// [`BrowserSession::described`] says it in words.
     #[serde(default)]
     pub label: String,
     /// Its page key's SHA-256, lowercase hex; none in a session paired by
     /// a version before page keys, which is refused until it pairs again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_key_sha256: Option<String>,
+    /// When its page last reached a server (to [`SEEN_EVERY_MS`]); none
+    /// before its first command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<Timestamp>,
     /// Fields newer versions wrote.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl BrowserSession {
+    /// The browser in words ("Chrome 120 on Android 14 (Pixel 7)"), from
+    /// the `User-Agent` it paired with.
+    pub fn described(&self) -> String {
+        describe(&self.label)
+    }
+
+    /// Whether a visit at `now` is worth writing down: none is yet, or the
+    /// last is [`SEEN_EVERY_MS`] old.
+    pub fn seen_due(&self, now: Timestamp) -> bool {
+        self.last_seen
+            .is_none_or(|seen| now.unix_millis() - seen.unix_millis() >= SEEN_EVERY_MS)
+    }
+
     /// Whether it holds a page key (it was paired by this version or a
     /// later one).
     pub fn has_page_key(&self) -> bool {
@@ -102,15 +138,15 @@ pub struct BrowserFile {
 pub enum BrowserError {
     /// The code was never made, was used, or is older than 10 minutes.
     #[error(
-        "this pairing link was used already, has expired (10 minutes) or was never made; run `switchboard serve --pair` for a new one"
+        "this pairing link was used already, has expired (10 minutes) or was never made; on the machine, run `switchboard pair` for a new one (or `switchboard serve --pair` when nothing serves the workspace yet)"
     )]
     BadCode,
     /// No session has that id.
-    #[error("no paired browser is {0:?}; `switchboard serve --sessions` lists them")]
+    #[error("no paired browser is {0:?}; `switchboard serve --sessions` lists the paired browsers")]
     Unknown(String),
     /// No session holds the cookie presented (none, or revoked).
     #[error(
-        "this browser is not paired (or its session was revoked): run `switchboard pair` on the machine and open the link"
+        "this browser is not paired (or it was revoked): run `switchboard pair` on the machine and open the link"
     )]
     NotPaired,
     /// The session was paired by a version before page keys.
@@ -162,10 +198,11 @@ impl BrowserFile {
             // newline in a hostile User-Agent) become spaces.
             label: label
                 .chars()
-                .take(120)
+                .take(400)
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect(),
             page_key_sha256: Some(digest(&secrets.page_key)),
+            last_seen: None,
             extra: Map::new(),
         };
         self.sessions.push(session.clone());
@@ -200,6 +237,18 @@ impl BrowserFile {
             Ok(session)
         } else {
             Err(BrowserError::WrongPageKey)
+        }
+    }
+
+    /// Records that session `id` was seen at `now` (if it is still
+    /// paired); whether anything changed.
+    pub fn saw(&mut self, id: &str, now: Timestamp) -> bool {
+        match self.sessions.iter_mut().find(|session| session.id == id) {
+            Some(session) if session.seen_due(now) => {
+                session.last_seen = Some(now);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -341,6 +390,41 @@ mod tests {
             None,
             "written back as it was"
         );
+    }
+
+    #[test]
+    fn a_visit_is_written_down_once_a_minute_at_most_and_the_browser_named_in_words() {
+        let mut file = with_code("code", 0);
+        file.pair(
+            "code",
+            &secrets("cookie", "key"),
+            "b1".into(),
+            "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+            at(1_000),
+        )
+        .unwrap();
+        assert_eq!(
+            file.sessions[0].last_seen, None,
+            "not seen before a command"
+        );
+        assert!(file.saw("b1", at(2_000)));
+        assert!(
+            !file.saw("b1", at(2_000 + SEEN_EVERY_MS - 1)),
+            "within the minute"
+        );
+        assert!(file.saw("b1", at(2_000 + SEEN_EVERY_MS)));
+        assert_eq!(file.sessions[0].last_seen, Some(at(2_000 + SEEN_EVERY_MS)));
+        assert!(
+            !file.saw("gone", at(9_999_999)),
+            "a revoked browser stays gone"
+        );
+        assert_eq!(
+            file.sessions[0].described(),
+            "Chrome 120 on Android 14 (Pixel 7)"
+        );
+        let text = serde_json::to_string(&file).unwrap();
+        let back: BrowserFile = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, file, "the visit survives a round trip");
     }
 
     #[test]

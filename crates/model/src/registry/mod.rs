@@ -5,6 +5,10 @@
 //! The rules here are pure: the file a registration is kept in, what a
 //! registration read back must hold, and what waits in a workspace.
 
+mod summary;
+
+pub use summary::{waiting_elsewhere, waiting_everywhere};
+
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -317,7 +321,7 @@ mod tests {
     #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
 
-    fn line(name: &str, current: bool, blocking: usize) -> WorkspaceAttention {
+    pub(super) fn line(name: &str, current: bool, blocking: usize) -> WorkspaceAttention {
         WorkspaceAttention {
             workspace: format!("/home/dev/{name}"),
             name: name.into(),

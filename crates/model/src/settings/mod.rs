@@ -2,6 +2,10 @@
 //! behaves. Kept in the OS config directory (never in the workspace, since
 //! they may hold an API key); environment variables override them.
 
+mod saved;
+
+pub use saved::saved_note;
+
 use serde::{Deserialize, Serialize};
 
 /// Where the model is when nothing is configured: a local Ollama.

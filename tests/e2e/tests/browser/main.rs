@@ -3,12 +3,15 @@
 //! the real `switchboard serve`. It pairs with the one-time link, sees the
 //! question a blocking agent asks, answers it, and the agent gets the
 //! answer, its page key kept in the page's storage and out of the
-//! address; it watches a program session an agent drives, and is told
-//! taking it over needs the developer's leave; a form another site posts
+//! address; it watches a program session an agent drives, and is told up
+//! front that taking it over needs the developer's leave; a form another site posts
 //! carries no cookie and is refused; a page whose key was cleared is told
 //! to pair again; a revoked browser is turned away.
 
 #![allow(clippy::disallowed_methods)] // Test and build code reads the files it made.
+
+mod phone;
+
 use std::{
     path::Path,
     process::Stdio,
@@ -84,19 +87,8 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         address == format!("{origin}/"),
         "the key left the address bar: {address}"
     );
-    let width: Value = client
-        .execute("return document.documentElement.scrollWidth", vec![])
-        .await?;
-    if !width.as_f64().is_some_and(|width| width <= 360.0) {
-        let wide = client
-            .execute(
-                "return [...document.querySelectorAll('body *')]\
-                 .filter(e => e.getBoundingClientRect().right > 361).slice(0, 8)\
-                 .map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right))",
-                vec![],
-            )
-            .await?;
-        bail!("the page is wider than a phone's screen: {width} px ({wide})");
+    if let Some(wide) = switchboard_e2e::browser::wider_than_the_screen(&client).await? {
+        bail!("the page is wider than a phone's screen: {wide}");
     }
     question.click().await?;
     find("#feedback-confirm").await?.click().await?;
@@ -157,15 +149,22 @@ async fn a_phone_pairs_answers_a_blocking_agent_and_is_turned_away_once_revoked(
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    find("#terminal-take").await?.click().await?;
+    // Not offered, and said up front: no button to tap and be refused.
+    let off = find("#terminal-take-off").await?.text().await?;
     std::fs::write(
         shots.join("browser-terminals.png"),
         client.screenshot().await?,
     )?;
-    let refusal = find("#view-terminals .error").await?.text().await?;
     ensure!(
-        refusal.contains("Settings"),
-        "taking over says how it is allowed: {refusal:?}"
+        off.contains("Settings") && off.contains("Paired browsers may take program sessions over"),
+        "taking over says how it is allowed: {off:?}"
+    );
+    ensure!(
+        client
+            .find_all(Locator::Css("#terminal-take, #terminal-end"))
+            .await?
+            .is_empty(),
+        "taking over is not offered to a browser without the grant"
     );
 
     // Another site's form, posted while this browser is paired: the
