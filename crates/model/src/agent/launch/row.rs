@@ -1,0 +1,153 @@
+//! A started agent as its row shows it, and its team task: the card
+//! that follows it, the prompt made from the task.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Launch, LaunchState};
+use crate::{Timestamp, agent::AgentState};
+
+/// A started agent as its row shows it: the launch, its state joined from
+/// its program session and its hooks, and what it waits on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchRow {
+    /// The launch.
+    pub launch: Launch,
+    /// Its state.
+    pub shown: LaunchState,
+    /// Since when it is in that state.
+    pub since: Timestamp,
+    /// The inbox question it waits on, while one is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<String>,
+    /// What it says it waits for (a notification's words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Its last messages, from its transcript.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_messages: Vec<crate::agent::transcript::TranscriptMessage>,
+}
+
+impl LaunchRow {
+    /// Whether its row folds away: its work landed, or its program ended
+    /// with no worktree left to review.
+    pub fn folds(&self) -> bool {
+        match self.shown {
+            LaunchState::Merged | LaunchState::Discarded => true,
+            LaunchState::Exited | LaunchState::Lost => self.launch.worktree.is_none(),
+            LaunchState::Starting | LaunchState::Agent(_) => false,
+        }
+    }
+}
+
+/// The started agent working on task `TEAM/ID` (the newest whose work
+/// has not landed), if one is.
+pub fn working_on<'a>(rows: &'a [LaunchRow], team: &str, id: &str) -> Option<&'a LaunchRow> {
+    let task = format!("{team}/{id}");
+    rows.iter()
+        .find(|row| row.launch.task.as_deref() == Some(task.as_str()) && !row.launch.is_landed())
+}
+
+impl LaunchState {
+    /// How a task's card says it: "turn finished" is work ready to review.
+    pub fn on_card(self) -> &'static str {
+        match self {
+            Self::Agent(AgentState::TurnFinished) => "ready to review",
+            other => other.label(),
+        }
+    }
+}
+
+/// The prompt for an agent started on a team task: the task's title and
+/// description and the titles of the tasks it depends on, then what the
+/// developer added.
+pub fn task_prompt(title: &str, description: &str, depends_on: &[String], added: &str) -> String {
+    let mut prompt = format!("Work on this task: {title}");
+    if !description.trim().is_empty() {
+        prompt.push_str("\n\n");
+        prompt.push_str(description.trim());
+    }
+    if !depends_on.is_empty() {
+        prompt.push_str("\n\nIt depends on these tasks: ");
+        prompt.push_str(&depends_on.join("; "));
+        prompt.push('.');
+    }
+    if !added.trim().is_empty() {
+        prompt.push_str("\n\n");
+        prompt.push_str(added.trim());
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::disallowed_methods)] // Tests read the files they made.
+    use super::super::{Landing, Worktree};
+    use super::*;
+
+    #[test]
+    fn landed_and_ended_agents_with_nothing_to_review_fold_away() {
+        let row = |shown, worktree: bool| LaunchRow {
+            launch: Launch {
+                worktree: worktree.then(|| Worktree {
+                    path: "/w/.claude/worktrees/fix".into(),
+                    branch: "switchboard/fix".into(),
+                    base: "main".into(),
+                    base_commit: "abc".into(),
+                    git_dir: String::new(),
+                }),
+                ..super::super::test_launch()
+            },
+            shown,
+            since: Timestamp::from_unix_millis(0).unwrap(),
+            waiting_on: None,
+            reason: None,
+            last_messages: Vec::new(),
+        };
+        assert!(row(LaunchState::Merged, true).folds());
+        assert!(row(LaunchState::Discarded, false).folds());
+        assert!(row(LaunchState::Exited, false).folds());
+        assert!(
+            !row(LaunchState::Exited, true).folds(),
+            "its work waits for review"
+        );
+        assert!(!row(LaunchState::Lost, true).folds());
+        assert!(!row(LaunchState::Agent(AgentState::WaitingForInput), false).folds());
+    }
+
+    #[test]
+    fn a_tasks_card_shows_the_agent_working_on_it_until_its_work_lands() {
+        let row = |name: &str, landed: bool| LaunchRow {
+            launch: Launch {
+                name: name.into(),
+                task: Some("web/3".into()),
+                landed: landed.then(|| Landing::Discarded {
+                    at: Timestamp::from_unix_millis(1).unwrap(),
+                }),
+                ..super::super::test_launch()
+            },
+            shown: LaunchState::Agent(AgentState::TurnFinished),
+            since: Timestamp::from_unix_millis(0).unwrap(),
+            waiting_on: None,
+            reason: None,
+            last_messages: Vec::new(),
+        };
+        let rows = [row("old", true), row("new", false)];
+        assert_eq!(working_on(&rows, "web", "3").unwrap().launch.name, "new");
+        assert!(working_on(&rows, "web", "4").is_none());
+        assert!(working_on(&rows[..1], "web", "3").is_none(), "landed");
+        assert_eq!(rows[1].shown.on_card(), "ready to review");
+    }
+
+    #[test]
+    fn a_task_prompt_carries_the_task_and_what_it_builds_on() {
+        let prompt = task_prompt(
+            "Add login",
+            "Use OAuth.",
+            &["Set up the database".into()],
+            "Keep it small.",
+        );
+        assert!(prompt.starts_with("Work on this task: Add login\n\nUse OAuth."));
+        assert!(prompt.contains("depends on these tasks: Set up the database."));
+        assert!(prompt.ends_with("Keep it small."));
+    }
+}
