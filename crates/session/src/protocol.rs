@@ -206,6 +206,10 @@ pub struct StartRequest {
     /// (`ProgramSession::started_by`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_by: Option<String>,
+    /// The started agent it runs (`ProgramSession::launch`): no idle or
+    /// runtime limit ends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<String>,
 }
 
 /// What a send types.

@@ -12,7 +12,7 @@ use crate::{
     Timestamp,
     agent::{AgentKind, AgentState},
     error::ErrorCode,
-    program::SessionState,
+    program::{EndReason, SessionState},
 };
 
 mod changes;
@@ -373,6 +373,23 @@ impl Launch {
     pub fn is_landed(&self) -> bool {
         self.landed.is_some()
     }
+
+    /// How its work landed, in a sentence naming the commit a merge made
+    /// ("Merged tidy into main: commit 1a2b3c4d."); `None` until it landed.
+    pub fn landed_sentence(&self) -> Option<String> {
+        let name = &self.name;
+        Some(match self.landed.as_ref()? {
+            Landing::Merged { commit, .. } => {
+                let base = self
+                    .worktree
+                    .as_ref()
+                    .map_or("its base", |tree| tree.base.as_str());
+                let short: String = commit.chars().take(8).collect();
+                format!("Merged {name} into {base}: commit {short}.")
+            }
+            Landing::Discarded { .. } => format!("Discarded {name}'s worktree and branch."),
+        })
+    }
 }
 
 /// How a started agent's program ended.
@@ -383,6 +400,10 @@ pub struct Ended {
     /// The session host that held it went away first.
     #[serde(default)]
     pub lost: bool,
+    /// Why it ended, as the session host said (exited on its own, stopped,
+    /// a session limit), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<EndReason>,
 }
 
 /// What a started agent is doing, as its row says it.
@@ -607,7 +628,11 @@ mod tests {
         );
         assert_eq!(LaunchState::of(&launch, None, None), LaunchState::Lost);
         let at = Timestamp::from_unix_millis(5).unwrap();
-        launch.ended = Some(Ended { at, lost: false });
+        launch.ended = Some(Ended {
+            at,
+            lost: false,
+            by: None,
+        });
         assert_eq!(
             LaunchState::of(&launch, None, None),
             LaunchState::Exited,

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Launch, LaunchState};
-use crate::{Timestamp, agent::AgentState};
+use crate::{Timestamp, agent::AgentState, program::EndReason};
 
 /// A started agent as its row shows it: the launch, its state joined from
 /// its program session and its hooks, and what it waits on.
@@ -25,16 +25,81 @@ pub struct LaunchRow {
     /// Its last messages, from its transcript.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_messages: Vec<crate::agent::transcript::TranscriptMessage>,
+    /// Whether its program still runs — a landed agent's too, until it is
+    /// stopped (landing ends it; one that outlived that has a Stop).
+    #[serde(default)]
+    pub runs: bool,
+    /// Why its program ended, once it did and the session host said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<EndReason>,
 }
 
 impl LaunchRow {
     /// Whether its row folds away: its work landed, or its program ended
-    /// with no worktree left to review.
+    /// with no worktree left to review — never while its program runs.
     pub fn folds(&self) -> bool {
+        if self.runs {
+            return false;
+        }
         match self.shown {
             LaunchState::Merged | LaunchState::Discarded => true,
             LaunchState::Exited | LaunchState::Lost => self.launch.worktree.is_none(),
             LaunchState::Starting | LaunchState::Agent(_) => false,
+        }
+    }
+
+    /// The words its state badge shows: the state, and for one that ended
+    /// how ("stopped", "ended: the session idle limit"), for a landed one
+    /// whether its program still runs.
+    pub fn label(&self) -> String {
+        match self.shown {
+            LaunchState::Merged | LaunchState::Discarded if self.runs => {
+                format!("{} · still running", self.shown.label())
+            }
+            LaunchState::Exited => match self.ended_by {
+                Some(EndReason::Killed) => "stopped".to_owned(),
+                Some(EndReason::Idle) => "ended: the session idle limit".to_owned(),
+                Some(EndReason::Runtime) => "ended: the session time limit".to_owned(),
+                Some(EndReason::Exited) | None => "exited".to_owned(),
+            },
+            other => other.label().to_owned(),
+        }
+    }
+
+    /// Why nothing typed reaches it, when its program no longer runs: a
+    /// sentence that follows "NAME is not running: ".
+    pub fn why_not_running(&self) -> String {
+        match self.shown {
+            LaunchState::Merged => "its work was merged, which ends it".to_owned(),
+            LaunchState::Discarded => "its work was discarded, which ends it".to_owned(),
+            LaunchState::Lost => "the session host that held it ended".to_owned(),
+            _ => match self.ended_by {
+                Some(EndReason::Killed) => "it was stopped".to_owned(),
+                Some(EndReason::Idle) => {
+                    "the session idle limit ended it (sessionIdleSecs in the settings)".to_owned()
+                }
+                Some(EndReason::Runtime) => {
+                    "the session time limit ended it (sessionMaxSecs in the settings)".to_owned()
+                }
+                Some(EndReason::Exited) | None => "its program exited".to_owned(),
+            },
+        }
+    }
+
+    /// Where it works, as a person reads it: its worktree's folder and
+    /// branch (`.claude/worktrees/tidy on switchboard/tidy`), else "in the
+    /// workspace".
+    pub fn place(&self, workspace_root: &str) -> String {
+        match &self.launch.worktree {
+            Some(tree) => {
+                let root = workspace_root.trim_end_matches('/');
+                let folder = tree
+                    .path
+                    .strip_prefix(&format!("{root}/"))
+                    .unwrap_or(&tree.path);
+                format!("{folder} on {}", tree.branch)
+            }
+            None => "in the workspace".to_owned(),
         }
     }
 }
@@ -102,6 +167,8 @@ mod tests {
             waiting_on: None,
             reason: None,
             last_messages: Vec::new(),
+            runs: false,
+            ended_by: None,
         };
         assert!(row(LaunchState::Merged, true).folds());
         assert!(row(LaunchState::Discarded, false).folds());
@@ -112,6 +179,65 @@ mod tests {
         );
         assert!(!row(LaunchState::Lost, true).folds());
         assert!(!row(LaunchState::Agent(AgentState::WaitingForInput), false).folds());
+        let still_running = LaunchRow {
+            runs: true,
+            ..row(LaunchState::Merged, true)
+        };
+        assert!(
+            !still_running.folds(),
+            "a landed agent whose program runs keeps its row, and its Stop"
+        );
+        assert_eq!(still_running.label(), "merged · still running");
+    }
+
+    #[test]
+    fn an_ended_agent_says_how_it_ended_and_why_nothing_reaches_it() {
+        let ended = |shown, by| LaunchRow {
+            launch: super::super::test_launch(),
+            shown,
+            since: Timestamp::from_unix_millis(0).unwrap(),
+            waiting_on: None,
+            reason: None,
+            last_messages: Vec::new(),
+            runs: false,
+            ended_by: by,
+        };
+        let stopped = ended(LaunchState::Exited, Some(EndReason::Killed));
+        assert_eq!(
+            (stopped.label(), stopped.why_not_running()),
+            ("stopped".to_owned(), "it was stopped".to_owned())
+        );
+        let idle = ended(LaunchState::Exited, Some(EndReason::Idle));
+        assert_eq!(idle.label(), "ended: the session idle limit");
+        assert!(idle.why_not_running().contains("sessionIdleSecs"));
+        assert_eq!(ended(LaunchState::Exited, None).label(), "exited");
+        let merged = ended(LaunchState::Merged, Some(EndReason::Killed));
+        assert_eq!(merged.label(), "merged");
+        assert_eq!(
+            merged.why_not_running(),
+            "its work was merged, which ends it"
+        );
+        assert_eq!(merged.place("/w"), "in the workspace");
+        let mut tree = merged.clone();
+        tree.launch.worktree = Some(Worktree {
+            path: "/w/.claude/worktrees/fix".into(),
+            branch: "switchboard/fix".into(),
+            base: "main".into(),
+            base_commit: "abc".into(),
+            git_dir: String::new(),
+        });
+        assert_eq!(
+            tree.place("/w/"),
+            ".claude/worktrees/fix on switchboard/fix"
+        );
+        tree.launch.landed = Some(Landing::Merged {
+            at: Timestamp::from_unix_millis(1).unwrap(),
+            commit: "1a2b3c4d5e6f".into(),
+        });
+        assert_eq!(
+            tree.launch.landed_sentence().as_deref(),
+            Some("Merged fix into main: commit 1a2b3c4d.")
+        );
     }
 
     #[test]
@@ -130,6 +256,8 @@ mod tests {
             waiting_on: None,
             reason: None,
             last_messages: Vec::new(),
+            runs: false,
+            ended_by: None,
         };
         let rows = [row("old", true), row("new", false)];
         assert_eq!(working_on(&rows, "web", "3").unwrap().launch.name, "new");
