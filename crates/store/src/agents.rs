@@ -495,7 +495,8 @@ pub fn permission_request(input: &HookInput) -> Option<PermissionRequest> {
     };
     Some(PermissionRequest {
         agent: input.agent,
-        name: input.agent.label().to_owned(),
+        name: switchboard_model::agent::named(input.launch.as_deref(), input.agent.label()),
+        launch: input.launch.clone(),
         session_id: input.session_id.clone(),
         cwd: input.cwd.clone(),
         tool_name: tool_name.clone(),

@@ -263,7 +263,12 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
     // Its question comes to this workspace's inbox, though the agent works
     // in the worktree and no hook was ever installed here.
     let question = open_question(root);
-    assert_eq!(question["title"], "Claude Code wants to run `rm -rf build`");
+    // Named as the started agent, so two Claude Codes are told apart.
+    assert_eq!(
+        question["title"],
+        "tidy (Claude Code) wants to run `rm -rf build`"
+    );
+    assert_eq!(question["agent_request"]["launch"], "tidy");
     let waiting = project.row_when(&server, "tidy", |row| {
         row["shown"]["agent"] == "needs_permission"
     });

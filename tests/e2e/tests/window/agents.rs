@@ -604,7 +604,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
             session.find("#nav-inbox").await?.click().await?;
             session
                 .wait_for_text("#inbox-list", |text| {
-                    text.contains("Claude Code wants to run `rm -rf build`")
+                    text.contains("tidy (Claude Code) wants to run `rm -rf build`")
                 })
                 .await?;
             let open =
