@@ -361,16 +361,19 @@ pub async fn launch_stop(name: &str) -> Result<Launch, ErrorPayload> {
     call_with(ipc::CMD_LAUNCH_STOP, &request).await
 }
 
-/// Answers, declines or dismisses a delivery.
-pub async fn reply(id: &str, reply: Reply, workspace: Option<String>) -> Result<(), ErrorPayload> {
+/// Answers, declines or dismisses a delivery; the question as answered,
+/// when it was read back.
+pub async fn reply(
+    id: &str,
+    reply: Reply,
+    workspace: Option<String>,
+) -> Result<Option<DeliveryDetail>, ErrorPayload> {
     let request = ReplyRequest {
         id: id.to_owned(),
         reply,
         workspace,
     };
-    call_with::<_, Option<()>>(CMD_REPLY, &request)
-        .await
-        .map(|_| ())
+    call_with(CMD_REPLY, &request).await
 }
 
 /// Stores a comment or highlight.

@@ -27,7 +27,8 @@ pub const CMD_LIST_DELIVERIES: &str = "list_deliveries";
 pub const CMD_GET_DELIVERY: &str = "get_delivery";
 /// Command: the developer opened a question (its asker hears of it).
 pub const CMD_MARK_OPENED: &str = "mark_opened";
-/// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`].
+/// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`];
+/// response: the question as answered ([`DeliveryDetail`]), when read back.
 pub const CMD_REPLY: &str = "reply";
 /// Command: the agents seen through hooks and MCP, as the Agents view shows them.
 pub const CMD_LIST_AGENTS: &str = "list_agents";
