@@ -66,6 +66,16 @@ impl LaunchRow {
         }
     }
 
+    /// What a folded row says of an agent that is done: how its work
+    /// landed and that its program ended ("Merged tidy into main: commit
+    /// 1a2b3c4d. Its program ended."), else its state's words.
+    pub fn summary(&self) -> String {
+        match self.launch.landed_sentence() {
+            Some(landed) if !self.runs => format!("{landed} Its program ended."),
+            _ => self.label(),
+        }
+    }
+
     /// Why nothing typed reaches it, when its program no longer runs: a
     /// sentence that follows "NAME is not running: ".
     pub fn why_not_running(&self) -> String {
@@ -238,6 +248,12 @@ mod tests {
             tree.launch.landed_sentence().as_deref(),
             Some("Merged fix into main: commit 1a2b3c4d.")
         );
+        assert_eq!(
+            tree.summary(),
+            "Merged fix into main: commit 1a2b3c4d. Its program ended."
+        );
+        tree.runs = true;
+        assert_eq!(tree.summary(), "merged · still running");
     }
 
     #[test]
