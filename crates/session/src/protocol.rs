@@ -29,7 +29,7 @@ pub enum Request {
     /// Is the host there? Answered with [`Response::Hello`].
     Hello,
     /// Start a program.
-    Start(StartRequest),
+    Start(Box<StartRequest>),
     /// Type into a session.
     Send {
         /// Id or name.

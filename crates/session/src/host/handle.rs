@@ -113,7 +113,7 @@ async fn answer(
             version: VERSION,
             pid: std::process::id(),
         }),
-        Request::Start(start) => self::start(host, start),
+        Request::Start(start) => self::start(host, *start),
         Request::List { workspace } => Ok(Response::Sessions {
             sessions: host.listed(workspace.as_deref()),
         }),

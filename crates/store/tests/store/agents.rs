@@ -112,7 +112,7 @@ fn the_idle_notification_after_a_finished_turn_leaves_it_finished_and_waiting_on
     assert_eq!(row.record.since, at(5), "finished since its turn ended");
     assert_eq!(row.record.reason, None);
     assert!(
-        switchboard_model::agent::waiting_at_own_prompt(&[row.clone()]).is_empty(),
+        switchboard_model::agent::waiting_at_own_prompt(std::slice::from_ref(row)).is_empty(),
         "nothing to count or announce as waiting"
     );
 }
