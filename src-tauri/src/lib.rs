@@ -59,7 +59,16 @@ pub fn run() -> ExitCode {
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("."));
     let workspace = match Workspace::open(&path) {
-        Ok(workspace) => workspace,
+        // Its records (the agents it starts) in the config folder given,
+        // where the processes it starts for them (`SWITCHBOARD_CONFIG_DIR`)
+        // read them too.
+        Ok(workspace) => match &config_dir {
+            Some(dir) => {
+                let records = workspace.records_dir_in(dir);
+                workspace.with_records_dir(records)
+            }
+            None => workspace,
+        },
         Err(error) => {
             eprintln!("switchboard: {error}");
             return ExitCode::from(2);

@@ -259,6 +259,7 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
                 text.contains("helper (Claude Code) · 2 decided requests (2 allowed)")
             })
             .await?;
+        environment.screenshot("inbox-decided-named.png")?;
         ensure!(
             session
                 .texts("#inbox-list .badge.status-denied")
@@ -267,7 +268,7 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             "folded away"
         );
         session
-            .find("#inbox-list .delivery.fold")
+            .find("#inbox-list .delivery.fold[data-id='fold:claude-code-s-fold1234']")
             .await?
             .click()
             .await?;
@@ -580,26 +581,42 @@ fn the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered(
 struct Started<'a> {
     environment: &'a Environment,
     project: std::path::PathBuf,
+    /// The window's config folder, which keeps its records of the agents
+    /// it starts.
+    config: std::path::PathBuf,
     name: &'static str,
     stopped: bool,
 }
 
 impl<'a> Started<'a> {
-    fn new(environment: &'a Environment, project: &Path, name: &'static str) -> Self {
+    fn new(
+        environment: &'a Environment,
+        project: &Path,
+        config: &Path,
+        name: &'static str,
+    ) -> Self {
         Self {
             environment,
             project: project.to_owned(),
+            config: config.to_owned(),
             name,
             stopped: false,
         }
     }
 
-    fn run_stop(&self) -> std::io::Result<std::process::Output> {
+    /// `switchboard agent ARGS…` as the window's: its config folder.
+    fn agent(&self, args: &[&str]) -> std::io::Result<std::process::Output> {
         self.environment
             .binaries
             .cli(&self.project)
-            .args(["agent", "stop", self.name])
+            .env("SWITCHBOARD_CONFIG_DIR", &self.config)
+            .arg("agent")
+            .args(args)
             .output()
+    }
+
+    fn run_stop(&self) -> std::io::Result<std::process::Output> {
+        self.agent(&["stop", self.name])
     }
 
     /// Ends the agent, which must work.
@@ -653,7 +670,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "tidy");
+    let started = Started::new(environment, &project, &config, "tidy");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -841,11 +858,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
                 "the merge commit"
             );
             // A landed agent is done: its program ended with the merge.
-            let listed = environment
-                .binaries
-                .cli(&project)
-                .args(["agent", "list", "--json"])
-                .output()?;
+            let listed = started.agent(&["list", "--json"])?;
             let rows: Value = serde_json::from_slice(&listed.stdout)?;
             ensure!(rows[0]["runs"] == false, "it still runs: {rows}");
             environment.screenshot("agents-merged.png")?;
@@ -868,7 +881,7 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "add-login");
+    let started = Started::new(environment, &project, &config, "add-login");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -997,7 +1010,7 @@ fn a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "greet");
+    let started = Started::new(environment, &project, &config, "greet");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],

@@ -304,6 +304,7 @@ fn AgentOnTask(id: String, state: TeamState) -> impl IntoView {
                     <div class="task-agent-line">
                         <p class="task-agent" data-agent=name.clone()>{said}</p>
                         {navigation.map(|to| view! {
+                            <div class="task-agent-links">
                             {question.map(|question| view! {
                                 <button class="link task-agent-question" on:click=move |_| to.open_delivery(question.clone())>"Its question"</button>
                             })}
@@ -311,6 +312,7 @@ fn AgentOnTask(id: String, state: TeamState) -> impl IntoView {
                                 <button class="link task-agent-review" on:click=move |_| to.open_review(name.clone())>"Review"</button>
                             })}
                             <button class="link task-agent-terminal" on:click=move |_| to.open_terminal(session.clone())>"Terminal"</button>
+                            </div>
                         })}
                     </div>
                 }
