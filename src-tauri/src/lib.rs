@@ -222,6 +222,7 @@ pub fn run() -> ExitCode {
             commands::team::task_advance,
             commands::team::task_deps,
             commands::team::team_send,
+            commands::team::team_create,
             commands::settings::get_settings,
             commands::settings::save_settings,
             commands::settings::pair_browser,

@@ -120,13 +120,19 @@ impl ProgramSessions {
 }
 
 /// Moving between views from inside one: shows a view, or opens a
-/// delivery in the inbox.
+/// delivery in the inbox, a session in Terminals, a started agent's
+/// review in Agents.
 #[derive(Clone, Copy)]
 pub struct Navigation {
     /// Shows a view.
     pub view: WriteSignal<View>,
     /// A delivery the inbox opens when it shows next (taken by it).
     pub open_delivery: RwSignal<Option<String>>,
+    /// The session Terminals shows when it opens ([`ProgramSessions`]'s).
+    pub open_session: RwSignal<Option<String>>,
+    /// The started agent whose review the Agents view opens when it shows
+    /// next (taken by it).
+    pub open_review: RwSignal<Option<String>>,
 }
 
 impl Navigation {
@@ -134,6 +140,18 @@ impl Navigation {
     pub fn open_delivery(self, id: String) {
         self.open_delivery.set(Some(id));
         self.view.set(View::Inbox);
+    }
+
+    /// Opens program session `id` in Terminals.
+    pub fn open_terminal(self, id: String) {
+        self.open_session.set(Some(id));
+        self.view.set(View::Terminals);
+    }
+
+    /// Opens the review of the started agent `name` in Agents.
+    pub fn open_review(self, name: String) {
+        self.open_review.set(Some(name));
+        self.view.set(View::Agents);
     }
 
     /// Shows the Agents view.
@@ -172,6 +190,8 @@ pub fn App() -> impl IntoView {
     let navigation = Navigation {
         view: set_current,
         open_delivery: RwSignal::new(None),
+        open_session: sessions.open,
+        open_review: RwSignal::new(None),
     };
     provide_context(navigation);
     // Live updates: listened to once here, fanned out to the open views.
@@ -208,10 +228,7 @@ pub fn App() -> impl IntoView {
                     View::Agents => view! {
                         <views::agents::AgentsView
                             on_open_question=Callback::new(move |id| navigation.open_delivery(id))
-                            on_open_terminal=Callback::new(move |id| {
-                                sessions.open.set(Some(id));
-                                set_current.set(View::Terminals);
-                            })
+                            on_open_terminal=Callback::new(move |id| navigation.open_terminal(id))
                         />
                     }
                     .into_any(),

@@ -31,7 +31,7 @@ use switchboard_model::{
     },
     settings::{Settings, SettingsView},
     sidecar::ResponseBody,
-    team::{Task, TeamBoard, TeamEntry},
+    team::{Task, TeamBoard, TeamConfig, TeamEntry},
     theme::ThemeVariables,
 };
 use wasm_bindgen::{JsValue, prelude::*};
@@ -47,8 +47,8 @@ use switchboard_model::ipc::{
 };
 use switchboard_model::ipc::{
     CMD_TASK_ADVANCE, CMD_TASK_CLAIM, CMD_TASK_CREATE, CMD_TASK_DEPS, CMD_TEAM_BOARD,
-    CMD_TEAM_SEND, CMD_TEAMS, TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest,
-    TaskDepsRequest, TeamRequest, TeamSendRequest,
+    CMD_TEAM_CREATE, CMD_TEAM_SEND, CMD_TEAMS, TaskAdvanceRequest, TaskClaimRequest,
+    TaskCreateRequest, TaskDepsRequest, TeamCreateRequest, TeamRequest, TeamSendRequest,
 };
 use switchboard_model::program::ProgramSession;
 use switchboard_model::program::view::{
@@ -377,16 +377,19 @@ pub async fn launch_stop(name: &str) -> Result<Launch, ErrorPayload> {
     call_with(ipc::CMD_LAUNCH_STOP, &request).await
 }
 
-/// Answers, declines or dismisses a delivery.
-pub async fn reply(id: &str, reply: Reply, workspace: Option<String>) -> Result<(), ErrorPayload> {
+/// Answers, declines or dismisses a delivery; the question as answered,
+/// when it was read back.
+pub async fn reply(
+    id: &str,
+    reply: Reply,
+    workspace: Option<String>,
+) -> Result<Option<DeliveryDetail>, ErrorPayload> {
     let request = ReplyRequest {
         id: id.to_owned(),
         reply,
         workspace,
     };
-    call_with::<_, Option<()>>(CMD_REPLY, &request)
-        .await
-        .map(|_| ())
+    call_with(CMD_REPLY, &request).await
 }
 
 /// Stores a comment or highlight.
@@ -704,6 +707,11 @@ pub async fn task_advance(request: &TaskAdvanceRequest) -> Result<Task, ErrorPay
 /// Edits a task's dependencies.
 pub async fn task_deps(request: &TaskDepsRequest) -> Result<Task, ErrorPayload> {
     call_with(CMD_TASK_DEPS, request).await
+}
+
+/// Creates a team.
+pub async fn team_create(request: &TeamCreateRequest) -> Result<TeamConfig, ErrorPayload> {
+    call_with(CMD_TEAM_CREATE, request).await
 }
 
 /// Sends or broadcasts a message.

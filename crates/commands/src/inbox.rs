@@ -48,11 +48,15 @@ pub fn mark_opened(own: &Workspace, request: &DeliveryRequest) -> Result<bool, S
 }
 
 /// Records the developer's answer, decline or dismissal; a waiting agent
-/// learns of it through the sessions file.
-pub fn reply(own: &Workspace, request: ReplyRequest) -> Result<(), StoreError> {
+/// learns of it through the sessions file. Returns the question as
+/// answered (`None` when it could not be read back): another workspace's
+/// may be out of reach a moment later — its asker, answered, goes on and
+/// its workspace leaves "All workspaces" — and the page still shows what
+/// was decided.
+pub fn reply(own: &Workspace, request: ReplyRequest) -> Result<Option<DeliveryDetail>, StoreError> {
     let workspace = reached(own, request.workspace.as_deref())?;
     feedback::reply(&workspace, &request.id, request.reply, clock::now())?;
-    Ok(())
+    Ok(deliveries::detail(&workspace, &request.id).ok())
 }
 
 /// Stores a comment or highlight on a delivery.

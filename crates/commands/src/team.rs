@@ -4,10 +4,10 @@
 
 use switchboard_model::{
     ipc::{
-        TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest, TeamRequest,
-        TeamSendRequest,
+        TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest,
+        TeamCreateRequest, TeamRequest, TeamSendRequest,
     },
-    team::{Task, TeamBoard, TeamEntry, TeamError, TeamSource},
+    team::{DEFAULT_LEADER, Task, TeamBoard, TeamConfig, TeamEntry, TeamError, TeamSource},
 };
 use switchboard_store::{
     StoreError, Workspace, clock,
@@ -35,6 +35,23 @@ pub fn team_board(
         return Err(TeamError::TeamMissing(request.team.clone()).into());
     }
     team::board_of(own, claude, request.source, &request.team)
+}
+
+/// Creates an opencode-teams team in the folder the plugin uses here,
+/// its leader as given or the plugin's own default.
+pub fn team_create(own: &Workspace, request: &TeamCreateRequest) -> Result<TeamConfig, StoreError> {
+    let leader = request
+        .leader
+        .as_deref()
+        .map(str::trim)
+        .filter(|leader| !leader.is_empty())
+        .unwrap_or(DEFAULT_LEADER);
+    let name = if leader == DEFAULT_LEADER {
+        "Leader"
+    } else {
+        leader
+    };
+    Teams::locate(own).create_team(request.name.trim(), (leader, name), clock::now())
 }
 
 /// Creates a task.

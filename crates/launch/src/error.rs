@@ -38,12 +38,15 @@ pub enum LaunchFailure {
         "Claude Code is not signed in: run `claude auth login` (or give it ANTHROPIC_API_KEY), then start the agent again"
     )]
     SignedOut,
-    /// A started agent's program still runs.
-    #[error("{0} is still running: stop it first (switchboard agent stop {0})")]
-    Running(String),
     /// The agent's program has ended: nothing takes what is typed.
-    #[error("{0} is not running: its program ended (start another, or open its terminal's record)")]
-    NotRunning(String),
+    #[error("{name} is not running: {why} (start another agent, or read its terminal's record)")]
+    NotRunning {
+        /// The agent.
+        name: String,
+        /// Why, as its row says it: "it was stopped", "its work was
+        /// merged, which ends it", a session limit.
+        why: String,
+    },
     /// The agent has no worktree to review, merge or discard.
     #[error(
         "{0} works in the workspace itself, not in a worktree of its own: there is nothing of its own to merge or discard"
@@ -67,9 +70,7 @@ impl LaunchFailure {
             Self::Store(error) => error.code(),
             Self::Session(error) => error.payload().code,
             Self::NotInstalled { .. } | Self::SignedOut => ErrorCode::Unavailable,
-            Self::Running(_) | Self::NotRunning(_) | Self::NoWorktree(_) => {
-                ErrorCode::InvalidRequest
-            }
+            Self::NotRunning { .. } | Self::NoWorktree(_) => ErrorCode::InvalidRequest,
         }
     }
 }

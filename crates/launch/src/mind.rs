@@ -17,7 +17,7 @@ use switchboard_model::{
     },
     blocking::AwaitOutcome,
     feedback::ConfirmAnswer,
-    program::SessionState,
+    program::{EndReason, SessionState},
 };
 use switchboard_session::{
     Client,
@@ -66,22 +66,29 @@ struct Asked {
 pub async fn mind(client: &Client, workspace: &Workspace, name: &str) -> Result<(), LaunchFailure> {
     let client = client.clone().without_starting();
     let minded = minding(&client, workspace, name).await;
-    let lost = match &minded {
-        Ok(()) => false,
+    let (lost, by) = match &minded {
+        Ok(by) => (false, *by),
         // The host went away (or never answered again).
-        Err(LaunchFailure::Session(_)) => true,
-        Err(_) => return minded,
+        Err(LaunchFailure::Session(_)) => (true, None),
+        Err(_) => return minded.map(|_| ()),
     };
     launches::update(workspace, name, |launch| {
         launch.ended = Some(Ended {
             at: clock::now(),
             lost,
+            by,
         });
     })?;
-    minded
+    minded.map(|_| ())
 }
 
-async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(), LaunchFailure> {
+/// Minds the terminal until the program ends; why it ended, as the host
+/// said.
+async fn minding(
+    client: &Client,
+    workspace: &Workspace,
+    name: &str,
+) -> Result<Option<EndReason>, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
     let mut since: Option<u64> = None;
     let mut asked: Option<Asked> = None;
@@ -143,7 +150,7 @@ async fn minding(client: &Client, workspace: &Workspace, name: &str) -> Result<(
             if let Some(open) = asked.take() {
                 let _ = feedback::retract(workspace, &open.session, clock::now());
             }
-            return Ok(());
+            return Ok(output.session.ended_by);
         }
         let Some(prompt) = shown.filter(|_| !started) else {
             continue;

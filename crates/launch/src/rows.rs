@@ -4,6 +4,7 @@
 use switchboard_model::{
     Timestamp,
     agent::launch::{LaunchRow, LaunchState},
+    program::SessionState,
 };
 use switchboard_session::{Client, ClientError};
 use switchboard_store::{Workspace, agents, launches};
@@ -51,6 +52,10 @@ pub async fn rows(
                 _ => launch.started,
             };
             LaunchRow {
+                runs: session.is_some_and(|session| session.state == SessionState::Running),
+                ended_by: session
+                    .and_then(|session| session.ended_by)
+                    .or_else(|| launch.ended.and_then(|ended| ended.by)),
                 waiting_on: agent.and_then(|row| row.record.waiting_on.clone()),
                 reason: agent.and_then(|row| row.record.reason.clone()),
                 last_messages: agent

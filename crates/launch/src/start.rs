@@ -250,6 +250,7 @@ async fn begin(
         prompts: Vec::new(),
         run: None,
         started_by: None,
+        launch: Some(launch.name.clone()),
     };
     // The terminal is named as the agent, unless another live session of
     // this user has that name (another workspace's agent).

@@ -13,7 +13,7 @@ use switchboard_session::{
     protocol::{Input, WaitFor},
 };
 use switchboard_store::{
-    Workspace, launches,
+    Workspace, clock, launches,
     team::{self, Teams},
     worktrees,
 };
@@ -35,7 +35,19 @@ pub async fn send(
 ) -> Result<Launch, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
     if !runs(client, workspace, &launch).await? {
-        return Err(LaunchFailure::NotRunning(name.to_owned()));
+        // Why, as its row says it (stopped, landed, a limit).
+        let why = crate::rows(client, workspace, clock::now())
+            .await
+            .ok()
+            .and_then(|rows| rows.into_iter().find(|row| row.launch.name == name))
+            .map_or_else(
+                || "its program ended".to_owned(),
+                |row| row.why_not_running(),
+            );
+        return Err(LaunchFailure::NotRunning {
+            name: name.to_owned(),
+            why,
+        });
     }
     type_line(client, &launch.session, text, false, false).await?;
     Ok(launch)
@@ -88,6 +100,27 @@ pub async fn stop(
     Ok(launch)
 }
 
+/// How long a landing waits for the agent's program to end once told to
+/// (it is killed outright after the host's grace).
+const END_WAIT_MS: u64 = 10_000;
+
+/// Ends `launch`'s program if it runs, and waits until it has ended: a
+/// landed agent is done.
+async fn end_program(
+    client: &Client,
+    workspace: &Workspace,
+    launch: &Launch,
+) -> Result<(), LaunchFailure> {
+    if !runs(client, workspace, launch).await? {
+        return Ok(());
+    }
+    client.kill(&launch.session, None).await?;
+    client
+        .wait(&launch.session, WaitFor::Exit, END_WAIT_MS, |_| {})
+        .await?;
+    Ok(())
+}
+
 /// What the agent changed in its worktree since its base.
 pub fn diff(workspace: &Workspace, name: &str) -> Result<WorktreeChanges, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
@@ -95,8 +128,35 @@ pub fn diff(workspace: &Workspace, name: &str) -> Result<WorktreeChanges, Launch
 }
 
 /// Merges the agent's work into its base (`commit_first`: its uncommitted
-/// work committed first); records it.
-pub fn merge(
+/// work committed first); records it, and ends the agent's program — its
+/// work landed, it is done (a program that outlives that shows with a
+/// Stop). The git steps run on the blocking pool.
+pub async fn merge(
+    client: &Client,
+    workspace: &Workspace,
+    name: &str,
+    commit_first: bool,
+    now: Timestamp,
+) -> Result<Launch, LaunchFailure> {
+    let landing = workspace.clone();
+    let named = name.to_owned();
+    let merged =
+        tokio::task::spawn_blocking(move || merge_work(&landing, &named, commit_first, now))
+            .await
+            .map_err(|error| {
+                LaunchFailure::Store(switchboard_store::StoreError::InTheWay(format!(
+                    "the merge stopped halfway through its work: {error}"
+                )))
+            })??;
+    // The work landed either way: a program that could not be ended shows
+    // in its row as still running, with a Stop.
+    let _ = end_program(client, workspace, &merged).await;
+    Ok(merged)
+}
+
+/// The merge's git steps and records: the worktree merged, the launch
+/// marked merged, its task completed.
+fn merge_work(
     workspace: &Workspace,
     name: &str,
     commit_first: bool,
@@ -114,8 +174,9 @@ pub fn merge(
     Ok(merged)
 }
 
-/// Removes the agent's worktree and branch: refused while its program
-/// runs, and while it has work not merged unless `confirmed`.
+/// Removes the agent's worktree and branch, ending its program first
+/// (discarded work is done with): refused, with nothing ended, while it
+/// has work not merged unless `confirmed`.
 pub async fn discard(
     client: &Client,
     workspace: &Workspace,
@@ -125,9 +186,12 @@ pub async fn discard(
 ) -> Result<Launch, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
     let worktree = worktree_of(&launch)?;
-    if runs(client, workspace, &launch).await? {
-        return Err(LaunchFailure::Running(name.to_owned()));
+    let work = worktrees::unmerged_work(workspace, worktree);
+    if !work.is_empty() && !confirmed {
+        return Err(switchboard_store::StoreError::WouldLose { work }.into());
     }
+    end_program(client, workspace, &launch).await?;
+    // Checked again: what it wrote until it ended counts too.
     worktrees::discard(workspace, worktree, confirmed)?;
     Ok(launches::discarded(workspace, name, now)?)
 }

@@ -182,6 +182,8 @@ pub struct Fold {
     pub agent: AgentKind,
     /// Its session, as the agent names it.
     pub session: String,
+    /// The started agent it is (its launch's name), when it is one.
+    pub launch: Option<String>,
     /// Its requests' positions, in list order.
     pub members: Vec<usize>,
     /// How many were allowed.
@@ -191,9 +193,10 @@ pub struct Fold {
 }
 
 impl Fold {
-    /// The line's words: "Claude Code 5c23dece · 5 decided requests (3
-    /// allowed, 2 denied)" — the session's first eight characters tell
-    /// two sessions of one agent apart.
+    /// The line's words: "tidy (Claude Code) · 5 decided requests (3
+    /// allowed, 2 denied)" for a started agent; else "Claude Code
+    /// 5c23dece · …", the session's first eight characters telling two
+    /// sessions of one agent apart.
     pub fn label(&self) -> String {
         let count = self.members.len();
         let requests = if count == 1 { "request" } else { "requests" };
@@ -209,11 +212,11 @@ impl Fold {
         } else {
             format!(" ({})", parts.join(", "))
         };
-        format!(
-            "{} {} · {count} decided {requests}{parts}",
-            self.agent.label(),
-            short_session(&self.session)
-        )
+        let who = match &self.launch {
+            Some(launch) => crate::agent::named(Some(launch), self.agent.label()),
+            None => format!("{} {}", self.agent.label(), short_session(&self.session)),
+        };
+        format!("{who} · {count} decided {requests}{parts}")
     }
 }
 
@@ -249,6 +252,7 @@ pub fn fold_decided(
                         key,
                         agent: mark.agent,
                         session: mark.session_id.clone(),
+                        launch: mark.launch.clone(),
                         members: Vec::new(),
                         allowed: 0,
                         denied: 0,
@@ -346,6 +350,25 @@ mod tests {
         assert_eq!(rows[1], ListRow::Folded(s1.clone()));
         assert_eq!(rows[2..4], [ListRow::Delivery(1), ListRow::Delivery(3)]);
         assert_eq!(rows[4], ListRow::Delivery(2));
+    }
+
+    #[test]
+    fn a_started_agents_decided_requests_fold_under_its_name() {
+        let mut deliveries = [
+            request("d0", "completed", Some(("s9", "allowed"))),
+            request("d1", "completed", Some(("s9", "denied"))),
+        ];
+        for delivery in &mut deliveries {
+            delivery.extra[crate::agent::permission::REQUEST_FIELD]["launch"] = json!("tidy");
+        }
+        let rows = fold_decided(&deliveries, &[0, 1], &BTreeSet::new());
+        let ListRow::Folded(fold) = &rows[0] else {
+            panic!("{rows:?}");
+        };
+        assert_eq!(
+            fold.label(),
+            "tidy (Claude Code) · 2 decided requests (1 allowed, 1 denied)"
+        );
     }
 
     #[test]

@@ -27,7 +27,8 @@ pub const CMD_LIST_DELIVERIES: &str = "list_deliveries";
 pub const CMD_GET_DELIVERY: &str = "get_delivery";
 /// Command: the developer opened a question (its asker hears of it).
 pub const CMD_MARK_OPENED: &str = "mark_opened";
-/// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`].
+/// Command: answer, decline or dismiss a delivery. Request: [`ReplyRequest`];
+/// response: the question as answered ([`DeliveryDetail`]), when read back.
 pub const CMD_REPLY: &str = "reply";
 /// Command: the agents seen through hooks and MCP, as the Agents view shows them.
 pub const CMD_LIST_AGENTS: &str = "list_agents";
@@ -250,6 +251,9 @@ pub const CMD_TEAMS: &str = "teams";
 /// Command: one team's board. Request: [`TeamRequest`]; answers a
 /// [`TeamBoard`](crate::team::TeamBoard).
 pub const CMD_TEAM_BOARD: &str = "team_board";
+/// Command: create an opencode-teams team. Request: [`TeamCreateRequest`];
+/// answers its [`TeamConfig`](crate::team::TeamConfig).
+pub const CMD_TEAM_CREATE: &str = "team_create";
 /// Command: create a task. Request: [`TaskCreateRequest`]; answers the task.
 pub const CMD_TASK_CREATE: &str = "task_create";
 /// Command: claim a task for a member. Request: [`TaskClaimRequest`].
@@ -320,7 +324,7 @@ pub const EVENT_SESSIONS: &str = "sessions";
 
 /// Every command the shell registers, for the test that ties each name
 /// here to a registered handler.
-pub const COMMANDS: [&str; 63] = [
+pub const COMMANDS: [&str; 64] = [
     CMD_LAUNCHES,
     CMD_LAUNCH_START,
     CMD_LAUNCH_DIFF,
@@ -344,6 +348,7 @@ pub const COMMANDS: [&str; 63] = [
     CMD_TAPE_EXPORT_CAST,
     CMD_TEAMS,
     CMD_TEAM_BOARD,
+    CMD_TEAM_CREATE,
     CMD_TASK_CREATE,
     CMD_TASK_CLAIM,
     CMD_TASK_ADVANCE,
@@ -520,6 +525,16 @@ pub struct TeamRequest {
     /// Whose team it is.
     #[serde(default)]
     pub source: crate::team::TeamSource,
+}
+
+/// A team to create (as opencode-teams' spawn-team does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamCreateRequest {
+    /// Its name: letters, digits, '-' and '_'.
+    pub name: String,
+    /// Its leader's agent id (default: the plugin's `leader`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leader: Option<String>,
 }
 
 /// A task to create.

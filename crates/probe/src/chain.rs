@@ -99,6 +99,7 @@ pub async fn run(
             record: false,
             prompts: Vec::new(),
             started_by: None,
+            launch: None,
         })
         .await
         .map_err(|error| error.payload())?;

@@ -270,6 +270,7 @@ impl<'a> Conversation<'a> {
                 record: false,
                 prompts: self.prompts.clone(),
                 started_by: None,
+                launch: None,
             })
             .await
             .map_err(client_error)?;

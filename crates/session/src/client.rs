@@ -201,7 +201,7 @@ impl Client {
 
     /// Starts a program.
     pub async fn start(&self, start: StartRequest) -> Result<ProgramSession, ClientError> {
-        session(self.call(Request::Start(start), |_| {}).await?)
+        session(self.call(Request::Start(Box::new(start)), |_| {}).await?)
     }
 
     /// Types into a session (as an agent); the output position at that

@@ -29,7 +29,7 @@ pub enum Request {
     /// Is the host there? Answered with [`Response::Hello`].
     Hello,
     /// Start a program.
-    Start(StartRequest),
+    Start(Box<StartRequest>),
     /// Type into a session.
     Send {
         /// Id or name.
@@ -206,6 +206,10 @@ pub struct StartRequest {
     /// (`ProgramSession::started_by`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_by: Option<String>,
+    /// The started agent it runs (`ProgramSession::launch`): no idle or
+    /// runtime limit ends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<String>,
 }
 
 /// What a send types.

@@ -129,7 +129,7 @@ pub fn observe(
     process: Option<ProcessMark>,
     now: Timestamp,
 ) -> Result<AgentRecord, StoreError> {
-    record_seen(workspace, input, input.event.state(), process, now)
+    record_seen(workspace, input, true, process, now)
 }
 
 /// [`observe`] for a permission request about to be asked in the inbox:
@@ -143,13 +143,15 @@ pub fn observe_before_asking(
     process: Option<ProcessMark>,
     now: Timestamp,
 ) -> Result<AgentRecord, StoreError> {
-    record_seen(workspace, input, None, process, now)
+    record_seen(workspace, input, false, process, now)
 }
 
+/// Records `input`'s session as seen at `now`, moved (`moves`) to the
+/// state its event means for it ([`HookEvent::state_after`]).
 fn record_seen(
     workspace: &Workspace,
     input: &HookInput,
-    state: Option<AgentState>,
+    moves: bool,
     process: Option<ProcessMark>,
     now: Timestamp,
 ) -> Result<AgentRecord, StoreError> {
@@ -160,7 +162,7 @@ fn record_seen(
         cwd: &input.cwd,
     };
     heard(workspace, &who, now, |record| {
-        if let Some(state) = state {
+        if moves && let Some(state) = input.event.state_after(record.state) {
             record.enter(state, now);
         }
         record.seen_at = now;
@@ -493,7 +495,8 @@ pub fn permission_request(input: &HookInput) -> Option<PermissionRequest> {
     };
     Some(PermissionRequest {
         agent: input.agent,
-        name: input.agent.label().to_owned(),
+        name: switchboard_model::agent::named(input.launch.as_deref(), input.agent.label()),
+        launch: input.launch.clone(),
         session_id: input.session_id.clone(),
         cwd: input.cwd.clone(),
         tool_name: tool_name.clone(),

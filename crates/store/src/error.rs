@@ -222,6 +222,29 @@ pub enum StoreError {
     /// Something is in the way of landing or discarding an agent's work.
     #[error("{0}")]
     InTheWay(String),
+    /// A merge asked without committing the worktree's uncommitted
+    /// changes first: nothing was changed. Each edge names its own way to
+    /// say "commit them" (the CLI's `--commit`, the window's button).
+    #[error(
+        "{name}'s worktree has uncommitted changes in {files} file(s): merge them committed, or commit them yourself in {}",
+        worktree.display()
+    )]
+    Uncommitted {
+        /// The agent.
+        name: String,
+        /// How many files.
+        files: usize,
+        /// Its worktree.
+        worktree: PathBuf,
+    },
+    /// A discard not confirmed would lose work: nothing was removed. Each
+    /// edge names its own way to confirm (the CLI's `--force`, the
+    /// window's "Discard anyway").
+    #[error("discarding would lose {}: confirm to discard it anyway", .work.join(" and "))]
+    WouldLose {
+        /// What would be lost, in words.
+        work: Vec<String>,
+    },
     /// A pairing code or a browser session is refused.
     #[error(transparent)]
     Browser(#[from] switchboard_model::browser::BrowserError),
@@ -264,7 +287,9 @@ impl StoreError {
             Self::Launch(error) => error.code(),
             Self::NoConfigDir => ErrorCode::Unavailable,
             Self::Conflict { .. } | Self::WouldReplace { .. } => ErrorCode::Conflict,
-            Self::InTheWay(_) => ErrorCode::InvalidRequest,
+            Self::InTheWay(_) | Self::Uncommitted { .. } | Self::WouldLose { .. } => {
+                ErrorCode::InvalidRequest
+            }
             Self::BadName { .. }
             | Self::NoReportsHome
             | Self::NotAReport { .. }

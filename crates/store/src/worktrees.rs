@@ -349,11 +349,11 @@ pub fn merge(
     )?;
     if !dirty.is_empty() {
         if !commit_first {
-            let count = dirty.split('\0').filter(|entry| entry.len() > 3).count();
-            return Err(StoreError::InTheWay(format!(
-                "{name}'s worktree has uncommitted changes in {count} file(s): say to commit them (--commit), or commit them in {}",
-                dir.display()
-            )));
+            return Err(StoreError::Uncommitted {
+                name: name.to_owned(),
+                files: dirty.split('\0').filter(|entry| entry.len() > 3).count(),
+                worktree: dir.to_owned(),
+            });
         }
         git::run_tree(worktree, &["add", "--all", "--", "."])?;
         git::run_tree(
@@ -598,10 +598,7 @@ pub fn discard(
 ) -> Result<(), StoreError> {
     let work = unmerged_work(workspace, worktree);
     if !work.is_empty() && !confirmed {
-        return Err(StoreError::InTheWay(format!(
-            "discarding would lose {}: confirm to discard it anyway (--force)",
-            work.join(" and ")
-        )));
+        return Err(StoreError::WouldLose { work });
     }
     let root = workspace.root();
     if Path::new(&worktree.path).exists() {

@@ -39,7 +39,10 @@ pub async fn mark_opened(
 /// Records the developer's answer, decline or dismissal; a waiting agent
 /// learns of it through the sessions file.
 #[tauri::command]
-pub async fn reply(state: State<'_, AppState>, request: ReplyRequest) -> Result<(), ErrorPayload> {
+pub async fn reply(
+    state: State<'_, AppState>,
+    request: ReplyRequest,
+) -> Result<Option<DeliveryDetail>, ErrorPayload> {
     on_workspace(&state, move |own| inbox::reply(own, request)).await
 }
 

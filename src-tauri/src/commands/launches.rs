@@ -62,18 +62,21 @@ pub async fn launch_diff(
     .map_err(failed)
 }
 
-/// Merges a started agent's work into its base.
+/// Merges a started agent's work into its base, and ends its program.
 #[tauri::command]
 pub async fn launch_merge(
     state: State<'_, AppState>,
     request: LaunchMerge,
 ) -> Result<Launch, ErrorPayload> {
-    let workspace = state.workspace.clone();
-    tauri::async_runtime::spawn_blocking(move || {
-        switchboard_launch::merge(&workspace, &request.name, request.commit, clock::now())
-    })
+    let client = client(&state)?;
+    switchboard_launch::merge(
+        &client,
+        &state.workspace,
+        &request.name,
+        request.commit,
+        clock::now(),
+    )
     .await
-    .map_err(|error| ErrorPayload::new(ErrorCode::Internal, error.to_string()))?
     .map_err(failed)
 }
 

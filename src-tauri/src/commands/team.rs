@@ -5,10 +5,10 @@ use switchboard_commands::team;
 use switchboard_model::{
     ErrorPayload,
     ipc::{
-        TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest, TeamRequest,
-        TeamSendRequest,
+        TaskAdvanceRequest, TaskClaimRequest, TaskCreateRequest, TaskDepsRequest,
+        TeamCreateRequest, TeamRequest, TeamSendRequest,
     },
-    team::{Task, TeamBoard, TeamEntry},
+    team::{Task, TeamBoard, TeamConfig, TeamEntry},
 };
 use tauri::State;
 
@@ -35,6 +35,18 @@ pub async fn team_board(
     let claude = state.config.claude_teams();
     on_workspace(&state, move |workspace| {
         team::team_board(workspace, claude.as_ref(), &request)
+    })
+    .await
+}
+
+/// Creates a team.
+#[tauri::command]
+pub async fn team_create(
+    state: State<'_, AppState>,
+    request: TeamCreateRequest,
+) -> Result<TeamConfig, ErrorPayload> {
+    on_workspace(&state, move |workspace| {
+        team::team_create(workspace, &request)
     })
     .await
 }

@@ -411,7 +411,7 @@ pub fn WaitingStrip(on_show: Callback<()>) -> impl IntoView {
         (!waiting.is_empty()).then(|| {
             let names: Vec<String> = waiting
                 .iter()
-                .map(|row| format!("{} ({})", row.record.name, row.shown.label()))
+                .map(|row| format!("{}: {}", row.record.who(), row.shown.label()))
                 .collect();
             view! {
                 <div class="agents-strip" id="agents-strip" role="status">

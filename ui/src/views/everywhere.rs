@@ -323,7 +323,7 @@ fn WorkspaceLine(
                         let since = row.record.since;
                         view! {
                             <li class="workspace-agent" data-state=row.shown.as_str()>
-                                <span class="agent-name">{row.record.name.clone()}</span>
+                                <span class="agent-name">{row.record.who()}</span>
                                 <span class=format!("badge state-{}", row.shown.as_str())>{row.shown.label()}</span>
                                 <time class="age">{move || age_label(since, now.get())}</time>
                             </li>

@@ -12,7 +12,7 @@ use switchboard_model::{
     agent::launch::{Launch, LaunchRequest, WorktreeChoice},
 };
 use switchboard_session::Client;
-use switchboard_store::{Workspace, clock, settings};
+use switchboard_store::{StoreError, Workspace, clock, settings};
 
 /// `switchboard agent …`.
 #[derive(Debug, Subcommand)]
@@ -211,7 +211,7 @@ async fn dispatch(
                         "{:<24} {:<12} {:<20} {:<8} {place}",
                         launch.name,
                         launch.agent.as_str(),
-                        row.shown.label(),
+                        row.label(),
                         age_label(row.since, now),
                     );
                 }
@@ -234,13 +234,29 @@ async fn dispatch(
             }
         }
         AgentCommand::Merge(args) => {
-            let launch = switchboard_launch::merge(workspace, &args.name.name, args.commit, now)?;
+            let name = &args.name.name;
+            let launch = switchboard_launch::merge(client, workspace, name, args.commit, now)
+                .await
+                .map_err(|failure| {
+                    with_flag(failure, &format!("switchboard agent merge {name} --commit"))
+                })?;
+            if !args.name.json
+                && let Some(said) = launch.landed_sentence()
+            {
+                eprintln!("{said} Its program was ended.");
+            }
             print_launch(&launch, args.name.json)
         }
         AgentCommand::Discard(args) => {
-            let launch =
-                switchboard_launch::discard(client, workspace, &args.name.name, args.force, now)
-                    .await?;
+            let name = &args.name.name;
+            let launch = switchboard_launch::discard(client, workspace, name, args.force, now)
+                .await
+                .map_err(|failure| {
+                    with_flag(
+                        failure,
+                        &format!("switchboard agent discard {name} --force"),
+                    )
+                })?;
             print_launch(&launch, args.name.json)
         }
         AgentCommand::Send(args) => {
@@ -257,6 +273,18 @@ async fn dispatch(
             print_launch(&launch, args.json)
         }
     })
+}
+
+/// A refusal the command line answers with a flag (uncommitted work to
+/// merge, work a discard would lose): its words, then the command that
+/// says yes.
+fn with_flag(failure: LaunchFailure, command: &str) -> LaunchFailure {
+    match failure {
+        LaunchFailure::Store(
+            error @ (StoreError::Uncommitted { .. } | StoreError::WouldLose { .. }),
+        ) => LaunchFailure::Store(StoreError::InTheWay(format!("{error} ({command})"))),
+        other => other,
+    }
 }
 
 fn print_launch(launch: &Launch, json: bool) -> Result<()> {

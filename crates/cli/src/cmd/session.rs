@@ -435,6 +435,7 @@ async fn start(client: &Client, workspace: &Workspace, args: StartArgs) -> Resul
         prompts: Vec::new(),
         run: None,
         started_by: None,
+        launch: None,
     };
     let info = match &args.config {
         Some(name) => switchboard_session::config::start_with(client, name, request)

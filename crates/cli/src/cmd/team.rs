@@ -5,7 +5,9 @@
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
-use switchboard_model::team::{MessageType, Priority, Task, TaskFilter, TaskStatus};
+use switchboard_model::team::{
+    DEFAULT_LEADER, MessageType, Priority, Task, TaskFilter, TaskStatus,
+};
 use switchboard_store::{
     Workspace, clock,
     team::{self, NewTask, Teams},
@@ -47,6 +49,20 @@ fn task_line(team: &str, task: &Task) -> String {
 pub fn team(workspace: &Workspace, command: TeamCommand) -> Result<()> {
     let teams = teams(workspace);
     match command {
+        TeamCommand::Create {
+            team,
+            leader,
+            leader_name,
+            json,
+        } => {
+            let name = leader_name.unwrap_or_else(|| "Leader".to_owned());
+            let config = teams.create_team(&team, (&leader, &name), clock::now())?;
+            if json {
+                return print_json(&serde_json::to_value(&config)?);
+            }
+            println!("{}", config.name);
+            Ok(())
+        }
         TeamCommand::List(flag) => {
             let mut rows = Vec::new();
             for name in teams.team_names()? {
@@ -289,6 +305,21 @@ pub fn msg(workspace: &Workspace, command: MsgCommand) -> Result<()> {
 /// `switchboard team`.
 #[derive(Debug, Subcommand)]
 pub enum TeamCommand {
+    /// Create a team (as opencode-teams' spawn-team does): its leader is
+    /// its first member, its task queue empty.
+    Create {
+        /// The team's name: letters, digits, '-' and '_'.
+        team: String,
+        /// The leader's agent id.
+        #[arg(long, default_value = DEFAULT_LEADER)]
+        leader: String,
+        /// The leader's display name (default: "Leader").
+        #[arg(long)]
+        leader_name: Option<String>,
+        /// Print the team's config as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The teams, with their leader, members and task counts.
     List(JsonFlag),
     /// One team: members (role, unread messages), tasks by status, and the
@@ -493,7 +524,7 @@ impl TeamCommand {
     pub fn wants_json(&self) -> bool {
         match self {
             Self::List(flag) => flag.json,
-            Self::Show { json, .. } => *json,
+            Self::Show { json, .. } | Self::Create { json, .. } => *json,
         }
     }
 }

@@ -229,6 +229,7 @@ impl Server {
         let request = PermissionRequest {
             agent: AgentKind::Mcp,
             name,
+            launch: None,
             session_id,
             cwd: workspace.root().display().to_string(),
             tool_name: args.tool_name,

@@ -76,7 +76,7 @@ impl LaunchView {
 
 impl From<&LaunchRow> for LaunchView {
     fn from(row: &LaunchRow) -> Self {
-        Self::of(&row.launch, row.shown.label())
+        Self::of(&row.launch, &row.label())
     }
 }
 

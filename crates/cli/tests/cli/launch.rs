@@ -247,6 +247,18 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
         git(&worktree, &["branch", "--show-current"]).trim(),
         "switchboard/tidy"
     );
+    // Its terminal is a started agent's, which no session limit ends: it
+    // waits at its prompt for as long as the developer takes.
+    let listed: Value =
+        serde_json::from_slice(&project.session(&["list", "--json"]).stdout).unwrap();
+    let terminal = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|session| session["name"] == "tidy")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(terminal["launch"], "tidy", "{listed}");
 
     // Its question comes to this workspace's inbox, though the agent works
     // in the worktree and no hook was ever installed here.
@@ -261,7 +273,12 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
         .filter(|line| line.contains("Remove the build folder"))
         .collect();
     assert!(shown_to_all.is_empty(), "{shown_to_all:?}");
-    assert_eq!(question["title"], "Claude Code wants to run `rm -rf build`");
+    // Named as the started agent, so two Claude Codes are told apart.
+    assert_eq!(
+        question["title"],
+        "tidy (Claude Code) wants to run `rm -rf build`"
+    );
+    assert_eq!(question["agent_request"]["launch"], "tidy");
     let waiting = project.row_when(&server, "tidy", |row| {
         row["shown"]["agent"] == "needs_permission"
     });
@@ -324,11 +341,23 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
     );
     assert!(!pwned.exists(), "viewing the review ran the agent's hook");
 
-    // Uncommitted work is merged only when the developer says so.
+    // Uncommitted work is merged only when the developer says so, and the
+    // refusal says how.
     let refused = project.agent(&server, &["merge", "tidy"]);
     assert_eq!(refused.status.code(), Some(2), "INVALID_REQUEST");
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("uncommitted"));
-    project.ok(&server, &["merge", "tidy", "--commit"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("uncommitted") && said.contains("switchboard agent merge tidy --commit"),
+        "{said}"
+    );
+    let merged = project.agent(&server, &["merge", "tidy", "--commit"]);
+    assert!(merged.status.success(), "{merged:?}");
+    let head = git(root, &["rev-parse", "HEAD"]);
+    assert!(
+        String::from_utf8_lossy(&merged.stderr)
+            .contains(&format!("Merged tidy into main: commit {}.", &head[..8])),
+        "the merge names its commit: {merged:?}"
+    );
     assert!(!pwned.exists(), "merging ran the agent's hook");
     assert!(
         !root.join("build").exists(),
@@ -339,11 +368,17 @@ fn claude_code_started_in_a_worktree_asks_in_the_inbox_takes_a_follow_up_and_its
         ""
     );
 
-    // Discarding waits for the agent to end.
-    let running = project.agent(&server, &["discard", "tidy"]);
-    assert_eq!(running.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&running.stderr).contains("still running"));
-    project.ok(&server, &["stop", "tidy"]);
+    // Its work landed, it is done: its program ended with the merge, and
+    // a follow-up says why it goes nowhere.
+    let merged = project.row_when(&server, "tidy", |row| row["shown"] == "merged");
+    assert_eq!(merged["runs"], false, "the merge ended it: {merged}");
+    let late = project.agent(&server, &["send", "tidy", "One more thing"]);
+    assert_eq!(late.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&late.stderr).contains("its work was merged, which ends it"),
+        "{late:?}"
+    );
+    // Its worktree, merged, goes without a word.
     project.ok(&server, &["discard", "tidy"]);
     assert!(!worktree.exists());
     let row = project.row_when(&server, "tidy", |_| true);
@@ -522,15 +557,23 @@ fn codex_started_in_a_worktree_runs_its_own_interface_with_its_hooks_trusted_for
     let asked = codex_server.requests()[turns].to_string();
     assert!(asked.contains("Anything else?"), "{asked}");
 
-    project.ok(&unused, &["stop", "fixer"]);
+    // Discarding work not merged needs saying so, and ends nothing until
+    // then; said, it ends the agent's program and removes its worktree.
     let output = project.agent(&unused, &["discard", "fixer"]);
     assert_eq!(
         output.status.code(),
         Some(2),
         "uncommitted work needs --force"
     );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("switchboard agent discard fixer --force"),
+        "{output:?}"
+    );
+    project.row_when(&unused, "fixer", |row| row["runs"] == true);
     project.ok(&unused, &["discard", "fixer", "--force"]);
     assert!(!worktree.exists());
+    let discarded = project.row_when(&unused, "fixer", |row| row["shown"] == "discarded");
+    assert_eq!(discarded["runs"], false, "discarding ended it: {discarded}");
 }
 
 #[test]

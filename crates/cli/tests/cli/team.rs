@@ -39,6 +39,46 @@ fn run(workspace: &Path, args: &[&str]) -> String {
 }
 
 #[test]
+fn the_team_guide_starts_with_a_team_the_cli_creates() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    // docs/team.md's first commands, in a workspace with no team yet.
+    let missing = switchboard(ws, &["task", "create", "--team", "web", "--title", "Build"]);
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("Team \"web\" does not exist"),
+        "{missing:?}"
+    );
+    assert_eq!(run(ws, &["team", "create", "web"]), "web");
+    let id = run(
+        ws,
+        &[
+            "task",
+            "create",
+            "--team",
+            "web",
+            "--title",
+            "Build the login page",
+            "--priority",
+            "high",
+        ],
+    );
+    let ready: Value = serde_json::from_str(&run(
+        ws,
+        &["task", "list", "--team", "web", "--ready", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(ready[0]["task"]["id"], id.as_str(), "{ready}");
+    let shown: Value = serde_json::from_str(&run(ws, &["team", "show", "web", "--json"])).unwrap();
+    assert_eq!(shown["config"]["leader"], "leader");
+    let again = switchboard(ws, &["team", "create", "web"]);
+    assert_eq!(again.status.code(), Some(2), "INVALID_REQUEST");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("Team \"web\" already exists"),
+        "{again:?}"
+    );
+}
+
+#[test]
 fn a_team_is_worked_from_the_cli_in_the_plugins_words() {
     let dir = workspace();
     let ws = dir.path();

@@ -74,7 +74,7 @@ pub fn waiting_notice(row: &AgentRow, workspace: &str, said: Option<&str>) -> (S
         .clone()
         .unwrap_or_else(|| "Answer it in its own terminal".to_owned());
     (
-        format!("{} {} ({workspace})", row.record.name, row.shown.notice()),
+        format!("{} {} ({workspace})", row.record.who(), row.shown.notice()),
         format!("{reason} — in {}{said}", row.record.cwd),
     )
 }
@@ -83,7 +83,7 @@ pub fn waiting_notice(row: &AgentRow, workspace: &str, said: Option<&str>) -> (S
 /// the workspace `workspace`: what it said last, else its folder.
 pub fn finished_notice(row: &AgentRow, workspace: &str, said: Option<&str>) -> (String, String) {
     (
-        format!("{} finished its turn ({workspace})", row.record.name),
+        format!("{} finished its turn ({workspace})", row.record.who()),
         said.map_or_else(|| row.record.cwd.clone(), str::to_owned),
     )
 }
@@ -146,6 +146,13 @@ mod tests {
         assert_eq!(
             body,
             "Claude needs your permission to use Bash — in /w\n“Shall I?”"
+        );
+        let mut started = waiting.clone();
+        started.record.launch = Some("tidy".into());
+        assert_eq!(
+            waiting_notice(&started, "project", None).0,
+            "tidy (Claude Code) needs your permission (project)",
+            "a started agent is named, not only its kind"
         );
         let done = row("b", AgentState::TurnFinished, 1_000);
         assert_eq!(

@@ -136,6 +136,22 @@ impl HookEvent {
     }
 }
 
+impl HookEvent {
+    /// The state an agent that was in `current` is in once this happened
+    /// ([`HookEvent::state`]), but for Claude Code's idle notification
+    /// after a finished turn ("Claude is waiting for your input", a minute
+    /// after it stopped, and again later): that asks nothing, the turn is
+    /// still finished — not waiting on the developer, counted or announced
+    /// as a question.
+    pub fn state_after(&self, current: AgentState) -> Option<AgentState> {
+        let next = self.state()?;
+        let idle_after_turn = matches!(self, Self::Notification { .. })
+            && next == AgentState::WaitingForInput
+            && current == AgentState::TurnFinished;
+        (!idle_after_turn).then_some(next)
+    }
+}
+
 /// What a notification says the agent waits for: permission, or the
 /// developer's next message.
 fn notification_state(message: &str, kind: Option<&str>) -> Option<AgentState> {
@@ -406,6 +422,36 @@ mod tests {
         assert_eq!(HookEvent::Stop.state(), Some(AgentState::TurnFinished));
         assert_eq!(HookEvent::SessionEnd.state(), Some(AgentState::Gone));
         assert_eq!(HookEvent::Working.state(), Some(AgentState::Working));
+    }
+
+    #[test]
+    fn the_idle_notification_after_a_finished_turn_is_no_question() {
+        let idle = HookEvent::Notification {
+            message: "Claude is waiting for your input".into(),
+            kind: Some("idle_prompt".into()),
+        };
+        assert_eq!(
+            idle.state_after(AgentState::TurnFinished),
+            None,
+            "its turn is still finished: nothing waits on the developer"
+        );
+        assert_eq!(
+            idle.state_after(AgentState::Working),
+            Some(AgentState::WaitingForInput),
+            "at its prompt before any turn finished, it waits for one"
+        );
+        let asks = HookEvent::Notification {
+            message: "Claude needs your permission to use Bash".into(),
+            kind: Some("permission_prompt".into()),
+        };
+        assert_eq!(
+            asks.state_after(AgentState::TurnFinished),
+            Some(AgentState::NeedsPermission)
+        );
+        assert_eq!(
+            HookEvent::Working.state_after(AgentState::TurnFinished),
+            Some(AgentState::Working)
+        );
     }
 
     #[test]

@@ -201,6 +201,13 @@ impl AgentRecord {
         }
     }
 
+    /// Who it is to a person: a started agent by its name and its kind
+    /// ("tidy (Claude Code)"), so two of one kind are told apart wherever
+    /// it is named; else its name ("Claude Code", an MCP client's).
+    pub fn who(&self) -> String {
+        named(self.launch.as_deref(), &self.name)
+    }
+
     /// The file name this session is kept under: its kind and its id,
     /// with anything but letters, digits, `-` and `_` replaced, so no id
     /// names a path.
@@ -251,6 +258,16 @@ impl AgentRecord {
             Liveness::Unknown if silent && self.waiting_on.is_none() => AgentState::Gone,
             _ => self.state,
         }
+    }
+}
+
+/// An agent as a person reads its name: the started agent `launch`'s
+/// name with who it is (`name`, the agent's label) — "tidy (Claude
+/// Code)" —, else `name` alone.
+pub fn named(launch: Option<&str>, name: &str) -> String {
+    match launch {
+        Some(launch) => format!("{launch} ({name})"),
+        None => name.to_owned(),
     }
 }
 

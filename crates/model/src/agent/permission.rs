@@ -56,6 +56,9 @@ pub struct RequestMark {
     /// Whether the agent has a terminal prompt to fall back to (a hook)
     /// or not (`--permission-prompt-tool`).
     pub has_terminal: bool,
+    /// The started agent that asks (its launch's name), when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<String>,
     /// What was decided, once it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided: Option<Decision>,
@@ -206,8 +209,11 @@ pub enum OnDisk {
 pub struct PermissionRequest {
     /// Which agent asks.
     pub agent: AgentKind,
-    /// Who it is to a person (the agent's label, or an MCP client's name).
+    /// Who it is to a person: the agent's label, an MCP client's name, a
+    /// started agent's name and label ([`super::named`]).
     pub name: String,
+    /// The started agent that asks (its launch's name), when it is one.
+    pub launch: Option<String>,
     /// Its session.
     pub session_id: String,
     /// Its folder.
@@ -535,6 +541,7 @@ impl PermissionRequest {
             tool_name: self.tool_name.clone(),
             always: self.always_rules(),
             has_terminal: self.has_terminal,
+            launch: self.launch.clone(),
             decided: None,
             no_always: self.no_always_reason(),
             kept_body: Some(self.decided_body()),
@@ -746,6 +753,7 @@ mod tests {
         PermissionRequest {
             agent: AgentKind::ClaudeCode,
             name: "Claude Code".into(),
+            launch: None,
             session_id: "5c23".into(),
             cwd: "/home/dev/app".into(),
             tool_name: tool_name.into(),

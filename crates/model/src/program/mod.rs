@@ -214,6 +214,12 @@ pub struct ProgramSession {
     /// --name`, `ssh:HOST` for `switchboard connect`), shown beside it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_by: Option<String>,
+    /// The started agent it runs (its launch's name, `switchboard agent
+    /// start`): the idle and runtime limits never end it — it waits for
+    /// the developer at its prompt as long as they take, and ends when its
+    /// work lands or they stop it (the running-agents limit bounds them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<String>,
 }
 
 impl ProgramSession {
@@ -247,6 +253,7 @@ impl ProgramSession {
             tape: None,
             run: None,
             started_by: None,
+            launch: None,
         }
     }
 

@@ -52,7 +52,42 @@ pub struct TeamConfig {
     pub extra: Map<String, Value>,
 }
 
+/// The leader the plugin gives a team created without one: `leader`,
+/// named "Leader".
+pub const DEFAULT_LEADER: &str = "leader";
+
 impl TeamConfig {
+    /// A new team `name` led by `leader` (its id; its display name
+    /// `leader_name`), created at `now`, as the plugin's `spawn-team`
+    /// writes it: the leader its one member, no dispatch rules yet. The
+    /// name is checked as the plugin checks it.
+    pub fn new(
+        name: &str,
+        leader: &str,
+        leader_name: &str,
+        now: Timestamp,
+    ) -> Result<Self, TeamError> {
+        check_team_name(name)?;
+        let config = Self {
+            name: name.to_owned(),
+            created: now,
+            leader: leader.to_owned(),
+            members: vec![Member {
+                agent_id: leader.to_owned(),
+                agent_name: leader_name.to_owned(),
+                agent_type: "leader".to_owned(),
+                joined_at: now,
+                extra: Map::new(),
+            }],
+            shutdown_approvals: None,
+            dispatch_rules: Vec::new(),
+            dispatch_log: Vec::new(),
+            extra: Map::new(),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
     /// Checks what the plugin's schema requires beyond the JSON's shape.
     pub fn validate(&self) -> Result<(), TeamError> {
         check_team_name(&self.name)?;
@@ -129,6 +164,28 @@ mod tests {
         config.validate().unwrap();
         assert_eq!(serde_json::to_value(&config).unwrap(), written);
         assert_eq!(config.role_of("lead"), Some("leader"));
+    }
+
+    #[test]
+    fn a_new_team_is_written_as_the_plugin_writes_one() {
+        let now = Timestamp::parse("2026-02-10T10:00:00.000Z").unwrap();
+        let config = TeamConfig::new("web", DEFAULT_LEADER, "Leader", now).unwrap();
+        assert_eq!(
+            serde_json::to_value(&config).unwrap(),
+            serde_json::json!({
+                "name": "web", "created": "2026-02-10T10:00:00.000Z", "leader": "leader",
+                "members": [{"agentId": "leader", "agentName": "Leader", "agentType": "leader",
+                             "joinedAt": "2026-02-10T10:00:00.000Z"}],
+                "dispatchRules": [], "dispatchLog": []
+            })
+        );
+        assert_eq!(
+            TeamConfig::new("a b", "leader", "Leader", now)
+                .unwrap_err()
+                .to_string(),
+            "Invalid team name \"a b\": Team name must be alphanumeric with hyphens/underscores"
+        );
+        assert!(TeamConfig::new("web", "", "Leader", now).is_err());
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod time;
 
 pub use board::{FileProblem, Inbox, TeamBoard};
 pub use claude::{TeamEntry, TeamSource};
-pub use config::{Member, TeamConfig, check_team_name};
+pub use config::{DEFAULT_LEADER, Member, TeamConfig, check_team_name};
 pub use message::{Message, MessageType, broadcast};
 pub use task::{
     CLAIM_WARNING_MARK, DependencyState, Priority, Task, TaskAction, TaskFilter, TaskStatus,
@@ -36,6 +36,9 @@ pub enum TeamError {
     /// No team of that name.
     #[error("Team \"{0}\" does not exist")]
     TeamMissing(String),
+    /// A team of that name was created before.
+    #[error("Team \"{0}\" already exists")]
+    TeamExists(String),
     /// A message to someone outside the team.
     #[error("Recipient \"{agent}\" is not a member of team \"{team}\"")]
     NotMember {

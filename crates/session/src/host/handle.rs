@@ -113,7 +113,7 @@ async fn answer(
             version: VERSION,
             pid: std::process::id(),
         }),
-        Request::Start(start) => self::start(host, start),
+        Request::Start(start) => self::start(host, *start),
         Request::List { workspace } => Ok(Response::Sessions {
             sessions: host.listed(workspace.as_deref()),
         }),
@@ -561,6 +561,7 @@ fn start(host: &Host, start: StartRequest) -> Answer {
         recording: start.record,
         run: start.run,
         started_by: start.started_by,
+        launch: start.launch,
         rows: start.rows.unwrap_or(24).max(1),
         cols: start.cols.unwrap_or(80).max(1),
         ..ProgramSession::starting(

@@ -89,15 +89,24 @@ impl Host {
     fn sweep(&self) {
         let grace = Duration::from_secs(self.limits.kill_grace_secs);
         for session in self.sessions() {
-            let (ended, idle) = {
+            let (ended, idle, agent) = {
                 let core = session.core();
-                (core.ended(), core.last_activity.elapsed())
+                (
+                    core.ended(),
+                    core.last_activity.elapsed(),
+                    core.info.launch.is_some(),
+                )
             };
             if ended {
                 continue;
             }
             // A program may turn echo off after its prompt's last output.
             session.check_secret();
+            // A started agent waits at its prompt for as long as the
+            // developer takes: its landing or a Stop ends it.
+            if agent {
+                continue;
+            }
             if self.limits.idle_secs > 0 && idle >= Duration::from_secs(self.limits.idle_secs) {
                 session.kill(Signal::SIGTERM, grace, EndReason::Idle);
             } else if self.limits.max_runtime_secs > 0

@@ -52,6 +52,54 @@ async fn idle_and_long_sessions_end_and_say_why() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_started_agent_outlives_the_idle_and_runtime_limits() {
+    let temp = tempfile::tempdir().unwrap();
+    let client = client(
+        temp.path(),
+        &[
+            ("SWITCHBOARD_SESSION_IDLE_SECS", "1"),
+            ("SWITCHBOARD_SESSION_MAX_SECS", "2"),
+        ],
+    );
+    // An agent at its prompt: silent, started before the plain sessions
+    // below, so every limit that ends them has passed for it too.
+    let agent = client
+        .start(StartRequest {
+            launch: Some("tidy".into()),
+            ..start("cat", &[], temp.path())
+        })
+        .await
+        .unwrap();
+    assert_eq!(agent.launch.as_deref(), Some("tidy"), "it says whose it is");
+    let idle = client
+        .start(start("cat", &[], temp.path()))
+        .await
+        .unwrap()
+        .id;
+    let busy = client
+        .start(start(
+            "sh",
+            &["-c", "while :; do echo .; sleep 0.1; done"],
+            temp.path(),
+        ))
+        .await
+        .unwrap()
+        .id;
+    for id in [idle, busy] {
+        let ended = client.wait(&id, WaitFor::Exit, SECS, |_| {}).await.unwrap();
+        assert!(matches!(ended, WaitOutcome::Exit { .. }), "{ended:?}");
+    }
+    // The sweep that ended the busy one passed the agent by.
+    let info = client.read(&agent.id, None, false).await.unwrap().session;
+    assert_eq!(
+        (info.state, info.ended_by),
+        (SessionState::Running, None),
+        "{info:?}"
+    );
+    client.kill(&agent.id, None).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn two_clients_expecting_on_one_session_each_get_their_own_match() {
     let temp = tempfile::tempdir().unwrap();
     let client = client(temp.path(), &[]);

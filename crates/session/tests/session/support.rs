@@ -46,6 +46,7 @@ pub fn start(program: &str, args: &[&str], cwd: &Path) -> StartRequest {
         prompts: Vec::new(),
         run: None,
         started_by: None,
+        launch: None,
     }
 }
 

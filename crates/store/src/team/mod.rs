@@ -17,8 +17,12 @@ mod tasks;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use switchboard_model::team::{
-    FileProblem, TeamBoard, TeamConfig, TeamEntry, TeamError, TeamSource, check_team_name,
+use switchboard_model::{
+    Timestamp,
+    team::{
+        FileProblem, Message, TeamBoard, TeamConfig, TeamEntry, TeamError, TeamSource,
+        check_team_name,
+    },
 };
 
 pub use claude::{CLAUDE_CONFIG_ENV, ClaudeTeams};
@@ -149,6 +153,32 @@ impl Teams {
             path: path.clone(),
             reason: error.to_string(),
         })?;
+        Ok(config)
+    }
+
+    /// Creates team `name` led by `leader` (its id and display name) at
+    /// `now`, as the plugin's `spawn-team` does: its folder, its inboxes'
+    /// and tasks' folders, its `config.json`, and the leader's empty
+    /// inbox. Refused in the plugin's words when the name is not one or a
+    /// team of that name exists; made under the team's lock, so two
+    /// creations of one name cannot both succeed.
+    pub fn create_team(
+        &self,
+        name: &str,
+        leader: (&str, &str),
+        now: Timestamp,
+    ) -> Result<TeamConfig, StoreError> {
+        check_team_name(name)?;
+        check_file_id("agent", leader.0)?;
+        let config = TeamConfig::new(name, leader.0, leader.1, now)?;
+        let _lock = self.team_lock(name, true)?;
+        if self.config_path(name).exists() {
+            return Err(TeamError::TeamExists(name.to_owned()).into());
+        }
+        crate::own_folders::create_dir_all(&self.team_dir(name).join("inboxes"))?;
+        crate::own_folders::create_dir_all(&self.tasks_dir(name))?;
+        write_json(&self.config_path(name), &config)?;
+        write_json(&self.inbox_path(name, leader.0), &Vec::<Message>::new())?;
         Ok(config)
     }
 

@@ -94,6 +94,30 @@ fn hook_calls_move_an_agent_through_its_states_and_the_list_shows_them() {
 }
 
 #[test]
+fn the_idle_notification_after_a_finished_turn_leaves_it_finished_and_waiting_on_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let observe = |event: serde_json::Value, seconds| {
+        agents::observe(&workspace, &hook(&workspace, event), None, at(seconds)).unwrap();
+    };
+    observe(json!({"hook_event_name": "UserPromptSubmit"}), 0);
+    observe(json!({"hook_event_name": "Stop"}), 5);
+    // Claude Code's idle notification a minute later, and again.
+    let idle = json!({"hook_event_name": "Notification", "notification_type": "idle_prompt",
+                      "message": "Claude is waiting for your input"});
+    observe(idle.clone(), 65);
+    observe(idle, 125);
+    let row = &agents::list(&workspace, at(126)).unwrap()[0];
+    assert_eq!(row.shown, AgentState::TurnFinished, "no question came");
+    assert_eq!(row.record.since, at(5), "finished since its turn ended");
+    assert_eq!(row.record.reason, None);
+    assert!(
+        switchboard_model::agent::waiting_at_own_prompt(std::slice::from_ref(row)).is_empty(),
+        "nothing to count or announce as waiting"
+    );
+}
+
+#[test]
 fn an_agent_whose_process_ended_is_gone_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = Workspace::open(dir.path()).unwrap();

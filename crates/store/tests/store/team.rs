@@ -50,6 +50,49 @@ fn team() -> (tempfile::TempDir, Teams) {
     (dir, teams)
 }
 
+#[test]
+fn a_team_is_created_as_the_plugin_creates_one_and_only_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let teams = Teams::at(dir.path().join(".opencode/opencode-teams"));
+    let refused = teams
+        .create_team("a b", ("leader", "Leader"), now())
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "Invalid team name \"a b\": Team name must be alphanumeric with hyphens/underscores"
+    );
+    assert!(!teams.root().exists(), "nothing written for a refused name");
+
+    teams
+        .create_team("web", ("leader", "Leader"), now())
+        .unwrap();
+    let written = fs::read_to_string(teams.root().join("teams/web/config.json")).unwrap();
+    assert!(
+        written.starts_with("{\n  \"name\": \"web\",") && !written.ends_with('\n'),
+        "2-space JSON without a trailing newline: {written:?}"
+    );
+    assert_eq!(
+        fs::read_to_string(teams.root().join("teams/web/inboxes/leader.json")).unwrap(),
+        "[]",
+        "the leader's inbox, empty"
+    );
+    assert!(teams.root().join("tasks/web").is_dir());
+    // The queue works at once: docs/team.md's first command.
+    let task = create_task(&teams, "web", new("Build the login page", &[]), now()).unwrap();
+    assert_eq!(teams.board("web").unwrap().tasks[0].id, task.id);
+    assert_eq!(teams.board("web").unwrap().config.leader, "leader");
+
+    let again = teams
+        .create_team("web", ("other", "Other"), now())
+        .unwrap_err();
+    assert_eq!(again.to_string(), "Team \"web\" already exists");
+    assert_eq!(
+        fs::read_to_string(teams.root().join("teams/web/config.json")).unwrap(),
+        written,
+        "the team is left as it was"
+    );
+}
+
 fn new(title: &str, dependencies: &[&str]) -> NewTask {
     NewTask {
         title: title.to_owned(),

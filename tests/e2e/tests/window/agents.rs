@@ -219,14 +219,47 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             .await?;
         // Another session's two requests, decided: they fold under it,
         // and open in place.
-        decide(environment, &project, "s-fold1234", ["--value", "true"])?;
-        decide(environment, &project, "s-fold1234", ["--value", "false"])?;
+        decide(
+            environment,
+            &project,
+            "s-fold1234",
+            None,
+            ["--value", "true"],
+        )?;
+        decide(
+            environment,
+            &project,
+            "s-fold1234",
+            None,
+            ["--value", "false"],
+        )?;
         let fold = session
             .wait_for_text("#inbox-list .delivery.fold", |text| {
                 text.contains("Claude Code s-fold12 · 2 decided requests (1 allowed, 1 denied)")
             })
             .await?;
         ensure!(fold.contains("decided"), "{fold:?}");
+        // A started agent's decided requests fold under its name.
+        decide(
+            environment,
+            &project,
+            "s-help5678",
+            Some("helper"),
+            ["--value", "true"],
+        )?;
+        decide(
+            environment,
+            &project,
+            "s-help5678",
+            Some("helper"),
+            ["--value", "true"],
+        )?;
+        session
+            .wait_for_text("#inbox-list", |text| {
+                text.contains("helper (Claude Code) · 2 decided requests (2 allowed)")
+            })
+            .await?;
+        environment.screenshot("inbox-decided-named.png")?;
         ensure!(
             session
                 .texts("#inbox-list .badge.status-denied")
@@ -235,7 +268,7 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
             "folded away"
         );
         session
-            .find("#inbox-list .delivery.fold")
+            .find("#inbox-list .delivery.fold[data-id='fold:claude-code-s-fold1234']")
             .await?
             .click()
             .await?;
@@ -250,22 +283,26 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
     })
 }
 
-/// A permission request of agent session `session` in `workspace`, asked
-/// through `switchboard hook` and answered with `switchboard answer ID
-/// ANSWER…`, as an agent and the developer at a terminal would.
+/// A permission request of agent session `session` in `workspace` (of
+/// the started agent `launch`, when given), asked through `switchboard
+/// hook` and answered with `switchboard answer ID ANSWER…`, as an agent
+/// and the developer at a terminal would.
 fn decide(
     environment: &Environment,
     workspace: &Path,
     session: &str,
+    launch: Option<&str>,
     answer: [&str; 2],
 ) -> Result<()> {
-    let mut child = environment
-        .binaries
-        .cli(workspace)
+    let mut command = environment.binaries.cli(workspace);
+    command
         .args(["hook", "--agent", "claude-code", "--wait", "60"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()?;
+        .stdout(Stdio::piped());
+    if let Some(launch) = launch {
+        command.env(switchboard_model::agent::launch::AGENT_ENV, launch);
+    }
+    let mut child = command.spawn()?;
     let event = json!({
         "session_id": session, "cwd": workspace, "hook_event_name": "PermissionRequest",
         "tool_name": "Bash", "tool_input": {"command": "cargo test"},
@@ -313,12 +350,24 @@ fn asked(workspace: &Path) -> Result<String> {
 
 /// Runs `switchboard hook` with `event` on stdin, as an agent does.
 fn hook(environment: &Environment, workspace: &Path, event: &Value) -> Result<()> {
-    let mut child = environment
-        .binaries
-        .cli(workspace)
+    hook_of(environment, workspace, event, None)
+}
+
+/// [`hook`] as the started agent `launch` runs it, when given.
+fn hook_of(
+    environment: &Environment,
+    workspace: &Path,
+    event: &Value,
+    launch: Option<&str>,
+) -> Result<()> {
+    let mut command = environment.binaries.cli(workspace);
+    command
         .args(["hook", "--agent", "claude-code"])
-        .stdin(Stdio::piped())
-        .spawn()?;
+        .stdin(Stdio::piped());
+    if let Some(launch) = launch {
+        command.env(switchboard_model::agent::launch::AGENT_ENV, launch);
+    }
+    let mut child = command.spawn()?;
     child
         .stdin
         .take()
@@ -360,8 +409,14 @@ fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
         alt(session, '1').await?;
         let strip = session.wait_for_text("#agents-strip", |text| text.contains("1 agent waiting")).await?;
         ensure!(strip.contains("waiting for input"), "{strip:?}");
-        // Meanwhile the busy agent finishes its turn, unseen.
+        // Meanwhile the busy agent finishes its turn, unseen; a minute on,
+        // Claude Code says it idles at its prompt: no question, nothing
+        // more waits.
         hook(environment, &root, &event("busy-one", "Stop", json!({})))?;
+        hook(environment, &root, &event("busy-one", "Notification", json!({"message": "Claude is waiting for your input", "notification_type": "idle_prompt"})))?;
+        // Another agent starts after both were told: once it shows, so
+        // does what they said.
+        hook(environment, &root, &event("short-one", "SessionStart", json!({})))?;
         alt(session, 'j').await?;
         session.find("#view-agents").await?;
         let selected = session.find("#view-agents .agent-row.selected").await?;
@@ -370,13 +425,20 @@ fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
         session
             .wait_for_text("#agent-list", |text| text.contains("turn finished"))
             .await?;
+        crate::harness::until("the third agent shows", switchboard_e2e::WAIT, || async {
+            Ok((session.texts("#agent-list > .agent-row").await?.len() == 3).then_some(()))
+        })
+        .await?;
+        ensure!(
+            session.find("#agents-waiting").await?.text().await? == "1",
+            "a finished turn is not counted as waiting"
+        );
         // The developer answers it at its prompt: it works again.
         hook(environment, &root, &event("idle-one", "UserPromptSubmit", json!({"prompt": "go on"})))?;
         session
             .wait_for_text("#agent-list > .agent-row:first-child", |text| text.contains("working"))
             .await?;
         // An agent that ends folds away into one line, out of the list.
-        hook(environment, &root, &event("short-one", "SessionStart", json!({})))?;
         hook(environment, &root, &event("short-one", "SessionEnd", json!({})))?;
         session
             .wait_for_text("#agents-gone summary", |text| text == "1 agent ended")
@@ -408,6 +470,15 @@ fn the_agents_view_shows_who_waits_and_the_shortcut_jumps_to_it(
         })
         .await?;
         ensure!(moved.starts_with("agent-"), "{moved}");
+        // A started agent waiting at its prompt is named in the strip.
+        hook_of(environment, &root, &event("named-one", "SessionStart", json!({})), Some("helper"))?;
+        hook_of(environment, &root, &event("named-one", "Notification", json!({"message": "Claude is waiting for your input", "notification_type": "idle_prompt"})), Some("helper"))?;
+        alt(session, '1').await?;
+        session
+            .wait_for_text("#agents-strip", |text| {
+                text.contains("helper (Claude Code): waiting for input")
+            })
+            .await?;
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
@@ -510,9 +581,10 @@ fn the_window_serves_mcp_over_http_when_asked_and_shows_who_delivered(
 struct Started<'a> {
     environment: &'a Environment,
     project: std::path::PathBuf,
-    name: &'static str,
-    /// The window's config folder, where the workspace's records are.
+    /// The window's config folder, which keeps its records of the agents
+    /// it starts.
     config: std::path::PathBuf,
+    name: &'static str,
     stopped: bool,
 }
 
@@ -520,25 +592,31 @@ impl<'a> Started<'a> {
     fn new(
         environment: &'a Environment,
         project: &Path,
-        name: &'static str,
         config: &Path,
+        name: &'static str,
     ) -> Self {
         Self {
             environment,
             project: project.to_owned(),
-            name,
             config: config.to_owned(),
+            name,
             stopped: false,
         }
     }
 
-    fn run_stop(&self) -> std::io::Result<std::process::Output> {
+    /// `switchboard agent ARGS…` as the window's: its config folder.
+    fn agent(&self, args: &[&str]) -> std::io::Result<std::process::Output> {
         self.environment
             .binaries
             .cli(&self.project)
             .env("SWITCHBOARD_CONFIG_DIR", &self.config)
-            .args(["agent", "stop", self.name])
+            .arg("agent")
+            .args(args)
             .output()
+    }
+
+    fn run_stop(&self) -> std::io::Result<std::process::Output> {
+        self.agent(&["stop", self.name])
     }
 
     /// Ends the agent, which must work.
@@ -592,7 +670,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "tidy", &config);
+    let started = Started::new(environment, &project, &config, "tidy");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
@@ -613,7 +691,7 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
             session.find("#nav-inbox").await?.click().await?;
             session
                 .wait_for_text("#inbox-list", |text| {
-                    text.contains("Claude Code wants to run `rm -rf build`")
+                    text.contains("tidy (Claude Code) wants to run `rm -rf build`")
                 })
                 .await?;
             let open =
@@ -647,7 +725,69 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
                 project.join("build/out.txt").exists(),
                 "the workspace is untouched until merged"
             );
-            // Review: the removal, shown as a diff.
+            // Its terminal opens on the agent, not on its command line: who,
+            // where, its state; the screen in view and all of its columns
+            // in the pane.
+            session
+                .find("#launch-tidy .launch-terminal")
+                .await?
+                .click()
+                .await?;
+            session.find("#view-terminals").await?;
+            session
+                .wait_for_text("#terminal-screen", |text| text.contains("Removed it."))
+                .await?;
+            session
+                .wait_for_text("#terminal-agent-state", |text| text == "turn finished")
+                .await?;
+            let head = session.find(".terminal-head").await?.text().await?;
+            ensure!(
+                head.contains("tidy")
+                    && head.contains("Claude Code")
+                    && head.contains(".claude/worktrees/tidy on switchboard/tidy"),
+                "the header says who, where and how: {head:?}"
+            );
+            ensure!(
+                !head.contains("--settings") && !head.contains("hook_event"),
+                "no command line in the header: {head:?}"
+            );
+            let fits = session
+                .client
+                .execute(
+                    "const screen = document.querySelector('#terminal-screen');
+                     const box = screen.getBoundingClientRect();
+                     return {top: box.top, bottom: box.bottom, height: window.innerHeight,
+                             scroll: screen.scrollWidth, client: screen.clientWidth,
+                             closed: !document.querySelector('#terminal-command').open};",
+                    vec![],
+                )
+                .await?;
+            ensure!(
+                fits["closed"] == true,
+                "the command line is on demand: {fits}"
+            );
+            ensure!(
+                fits["top"].as_f64().unwrap_or(f64::MAX) < 200.0
+                    && fits["bottom"].as_f64().unwrap_or(f64::MAX)
+                        <= fits["height"].as_f64().unwrap_or(0.0),
+                "the screen starts in view, whole: {fits}"
+            );
+            ensure!(
+                fits["scroll"].as_f64() <= fits["client"].as_f64(),
+                "its 120 columns fit the pane, nothing scrolls sideways: {fits}"
+            );
+            environment.screenshot("agents-terminal.png")?;
+            session
+                .find("#terminal-command summary")
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#terminal-command code", |text| text.contains("--settings"))
+                .await?;
+            session.find("#nav-agents").await?.click().await?;
+            // Review: the removal, shown as a diff, under the one merge
+            // there is for uncommitted work.
             session
                 .find("#launch-tidy .launch-review")
                 .await?
@@ -658,40 +798,70 @@ fn an_agent_started_from_the_window_is_answered_reviewed_and_merged(
                 .await?;
             ensure!(review.contains("1 not committed"), "{review}");
             session.find("#review-tidy .hl-deleted").await?;
+            session
+                .wait_for_text("#review-tidy .launch-merge", |text| {
+                    text == "Commit its uncommitted work and merge"
+                })
+                .await?;
             environment.screenshot("agents-review.png")?;
-            // Merging uncommitted work needs saying so.
+            // Main changed the same file meanwhile: the refusal shows by
+            // the button, in view, in the window's words.
+            std::fs::write(project.join("build/out.txt"), "changed on main\n")?;
+            git(&project, &["commit", "-qam", "Change the build on main"])?;
             session
                 .find("#review-tidy .launch-merge")
                 .await?
                 .click()
                 .await?;
-            session
+            let refused = session
                 .wait_for_text("#review-tidy .launch-outcome", |text| {
-                    text.contains("uncommitted")
+                    text.contains("would conflict")
                 })
                 .await?;
-            ensure!(project.join("build/out.txt").exists(), "nothing merged");
+            ensure!(!refused.contains("--"), "no command-line words: {refused}");
             session
-                .find("#review-tidy .launch-commit")
-                .await?
-                .click()
+                .wait_until(
+                    "document.querySelector('#review-tidy .launch-outcome').getBoundingClientRect().bottom <= window.innerHeight",
+                )
                 .await?;
+            environment.screenshot("agents-merge-refused.png")?;
+            // Its work was committed for the merge: the next one is a merge.
+            session
+                .wait_for_text("#review-tidy .launch-merge", |text| text == "Merge")
+                .await?;
+            git(&project, &["reset", "-q", "--hard", "HEAD~1"])?;
             session
                 .find("#review-tidy .launch-merge")
                 .await?
                 .click()
                 .await?;
-            session
+            let landed = session.wait_for_text("#launch-landed", |_| true).await?;
+            let head = git(&project, &["rev-parse", "HEAD"])?;
+            ensure!(
+                landed
+                    == format!(
+                        "Merged tidy into main: commit {}. Its program was ended: the agent is done.",
+                        &head[..8]
+                    ),
+                "the merge names its commit: {landed}"
+            );
+            let folded = session
                 .wait_for_text("#launches-folded #launch-tidy", |text| {
-                    text.contains("merged")
+                    text.contains("Its program ended.")
                 })
                 .await?;
+            ensure!(folded.contains(&head[..8]), "{folded}");
             ensure!(!project.join("build").exists(), "merged into main");
             ensure!(
                 git(&project, &["log", "-1", "--format=%s"])?.trim()
                     == "Merge agent tidy (switchboard/tidy)",
                 "the merge commit"
             );
+            // A landed agent is done: its program ended with the merge.
+            let listed = started.agent(&["list", "--json"])?;
+            let rows: Value = serde_json::from_slice(&listed.stdout)?;
+            ensure!(rows[0]["runs"] == false, "it still runs: {rows}");
+            environment.screenshot("agents-merged.png")?;
             let errors = page_errors(session).await?;
             ensure!(errors.is_empty(), "page errors: {errors:?}");
             Ok(())
@@ -706,49 +876,66 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
 ) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let project = git_project(dir.path(), &[("README.md", "# Project\n")])?;
-    let team = project.join(".opencode/opencode-teams/teams/web/config.json");
-    std::fs::create_dir_all(team.parent().context("a folder")?)?;
-    std::fs::write(
-        &team,
-        json!({"name": "web", "created": "2026-02-10T09:00:00.000Z", "leader": "lead",
-               "members": [{"agentId": "lead", "agentName": "lead", "agentType": "leader",
-                            "joinedAt": "2026-02-10T09:00:00.000Z"}],
-               "dispatchRules": [], "dispatchLog": []})
-        .to_string(),
-    )?;
-    let created = environment
-        .binaries
-        .cli(&project)
-        .args([
-            "task",
-            "create",
-            "--team",
-            "web",
-            "--title",
-            "Add login",
-            "--description",
-            "Use OAuth.",
-        ])
-        .output()?;
-    ensure!(
-        created.status.success(),
-        "{}",
-        String::from_utf8_lossy(&created.stderr)
-    );
-    let id = String::from_utf8(created.stdout)?.trim().to_owned();
     let claude = ClaudeCode::configure(&dir.path().join("claude-config"), &project);
     let server = MessagesServer::start(vec![Turn::text("Logged in.")]);
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "add-login", &config);
+    let started = Started::new(environment, &project, &config, "add-login");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],
         async |session: &Session| {
             session.find("#view-inbox").await?;
             session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            // No team yet: the developer makes one here.
             session.find("#nav-team").await?.click().await?;
+            session.find("#team-empty").await?;
+            session.find("#team-new").await?.click().await?;
+            session
+                .find("#team-new-name")
+                .await?
+                .send_keys("a b")
+                .await?;
+            session.find("#team-create").await?.click().await?;
+            session
+                .wait_for_text("#team-create-error", |text| {
+                    text.contains("Team name must be alphanumeric with hyphens/underscores")
+                })
+                .await?;
+            let name = session.find("#team-new-name").await?;
+            name.clear().await?;
+            name.send_keys("web").await?;
+            session.find("#team-create").await?.click().await?;
+            session.find("#team-picker").await?;
+            let config: Value = serde_json::from_str(&std::fs::read_to_string(
+                project.join(".opencode/opencode-teams/teams/web/config.json"),
+            )?)?;
+            ensure!(
+                config["leader"] == "leader" && config["dispatchRules"] == json!([]),
+                "made as opencode-teams makes a team: {config}"
+            );
+            // An agent (or the developer) adds a task; the board follows.
+            let created = environment
+                .binaries
+                .cli(&project)
+                .args([
+                    "task",
+                    "create",
+                    "--team",
+                    "web",
+                    "--title",
+                    "Add login",
+                    "--description",
+                    "Use OAuth.",
+                ])
+                .output()?;
+            ensure!(
+                created.status.success(),
+                "{}",
+                String::from_utf8_lossy(&created.stderr)
+            );
+            let id = String::from_utf8(created.stdout)?.trim().to_owned();
             let card = format!(".task[data-id='{id}']");
             session
                 .find(&format!("{card} .start-agent"))
@@ -775,6 +962,28 @@ fn an_agent_started_from_a_task_card_claims_it_and_the_card_follows_it(
                 project.join(".claude/worktrees/add-login").is_dir(),
                 "in its own worktree"
             );
+            environment.screenshot("team-card.png")?;
+            // The card leads to its agent: its review, its terminal.
+            session
+                .find(&format!("{card} .task-agent-review"))
+                .await?
+                .click()
+                .await?;
+            session.find("#view-agents #review-add-login").await?;
+            session
+                .wait_for_text("#review-add-login .launch-merge", |text| text == "Merge")
+                .await?;
+            session.find("#nav-team").await?.click().await?;
+            session
+                .find(&format!("{card} .task-agent-terminal"))
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#view-terminals #terminal-title", |text| {
+                    text == "add-login"
+                })
+                .await?;
             let errors = page_errors(session).await?;
             ensure!(errors.is_empty(), "page errors: {errors:?}");
             Ok(())
@@ -801,7 +1010,7 @@ fn a_started_agent_is_trusted_from_the_inbox_and_taken_over_for_a_follow_up(
     let config = scripted_claude(dir.path(), &claude, &server)?;
     let config_arg = config.display().to_string();
     // The agent runs in the session host: ended whatever the trial does.
-    let started = Started::new(environment, &project, "greet", &config);
+    let started = Started::new(environment, &project, &config, "greet");
     environment.with_app_args(
         &project,
         &["--config-dir", &config_arg],

@@ -165,6 +165,18 @@ fn a_question_asked_where_no_window_is_open_is_answered_from_all_workspaces(
             !here.join(".visual-delivery").exists(),
             "nothing was written in this window's workspace"
         );
+        // Answered, its agent went on and its workspace left "All
+        // workspaces": the page still says what was decided, never that
+        // the question went away unanswered.
+        session.find("#delivery-answered-kept").await?;
+        session
+            .wait_for_text("#permission-decision", |text| text == "Allowed")
+            .await?;
+        ensure!(
+            session.texts("#delivery-gone").await?.is_empty(),
+            "the answered question reads as gone"
+        );
+        environment.screenshot("all-workspaces-answered.png")?;
         // Its agent done, the repository leaves the list and the count.
         session.find("#delivery-back").await?.click().await?;
         crate::harness::until(

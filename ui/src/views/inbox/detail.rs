@@ -36,6 +36,22 @@ const FRAME_STYLE: &str = "body{margin:12px 16px;font:14px/1.5 system-ui,sans-se
 #[derive(Debug, Clone, Copy)]
 pub struct AnsweredElsewhere(pub RwSignal<bool>);
 
+/// The question as the developer's answer left it (the reply's own
+/// reading): shown when it can no longer be read — another workspace's,
+/// whose asker went on once answered and whose workspace then left "All
+/// workspaces" — so the page says what was decided, not that it is gone.
+#[derive(Debug, Clone, Copy)]
+pub struct AnsweredNow(pub RwSignal<Option<DeliveryDetail>>);
+
+impl AnsweredNow {
+    /// Keeps `detail`, the reply's reading, if there is one.
+    pub fn keep(context: Option<Self>, detail: Option<DeliveryDetail>) {
+        if let (Some(Self(kept)), Some(detail)) = (context, detail) {
+            kept.set(Some(detail));
+        }
+    }
+}
+
 /// The workspace a delivery view shows a delivery of, when it is not the
 /// window's own but one of "All workspaces": the view's parts read it from
 /// the context, so an answer goes where the question is.
@@ -62,6 +78,10 @@ pub fn DeliveryView(
     let detail = RwSignal::new(None::<Result<DeliveryDetail, switchboard_model::ErrorPayload>>);
     let elsewhere = RwSignal::new(false);
     provide_context(AnsweredElsewhere(elsewhere));
+    let answered = RwSignal::new(None::<DeliveryDetail>);
+    provide_context(AnsweredNow(answered));
+    // Shown as the answer left it: its workspace is out of reach now.
+    let kept = RwSignal::new(false);
     provide_context(InWorkspace(workspace.clone()));
     let back = if workspace.is_some() {
         "← All workspaces"
@@ -73,7 +93,20 @@ pub fn DeliveryView(
         revision.track();
         let (id, workspace) = (load_id.clone(), workspace.clone());
         tasks::fetch(async move {
-            let loaded = ipc::get_delivery(&id, workspace).await;
+            let loaded = match ipc::get_delivery(&id, workspace).await {
+                // Answered here, then out of reach: as the answer left it.
+                Err(failure) if failure.code == switchboard_model::ErrorCode::NotFound => {
+                    let answer = answered
+                        .get_untracked()
+                        .filter(|answer| answer.delivery.id == id);
+                    kept.set(answer.is_some());
+                    answer.ok_or(failure)
+                }
+                loaded => {
+                    kept.set(false);
+                    loaded
+                }
+            };
             detail.set(Some(loaded));
         });
     });
@@ -92,6 +125,11 @@ pub fn DeliveryView(
             {move || elsewhere.get().then(|| view! {
                 <p class="warning" role="status" id="answered-elsewhere">
                     "This question was answered elsewhere while you were answering; the answer given is shown below."
+                </p>
+            })}
+            {move || kept.get().then(|| view! {
+                <p class="notice" role="status" id="delivery-answered-kept">
+                    "Answered: its agent went on, and nothing else waits in its workspace. This is the question as your answer left it."
                 </p>
             })}
             {move || match detail.get() {

@@ -73,6 +73,7 @@ fn sender(
     on_done: Callback<()>,
 ) -> impl Fn(Reply) + Copy + Send + Sync + 'static {
     let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
+    let answered = use_context::<super::detail::AnsweredNow>();
     let workspace = StoredValue::new(super::detail::in_workspace());
     move |reply: Reply| {
         if let Reply::Answer { answer } = &reply
@@ -85,7 +86,8 @@ fn sender(
         let (id, workspace) = (id.get_value(), workspace.get_value());
         tasks::act(async move {
             match ipc::reply(&id, reply, workspace).await {
-                Ok(()) => {
+                Ok(detail) => {
+                    super::detail::AnsweredNow::keep(answered, detail);
                     drafts.forget(&id);
                     errors.set(Vec::new());
                     // The view may have been left meanwhile.

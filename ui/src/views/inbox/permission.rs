@@ -24,6 +24,7 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
     let form = NodeRef::<html::Section>::new();
     let id = StoredValue::new(id);
     let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
+    let answered = use_context::<super::detail::AnsweredNow>();
     let workspace = StoredValue::new(super::detail::in_workspace());
     let send = Callback::new(move |reply: Reply| {
         if busy.get_untracked() {
@@ -34,7 +35,8 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
         let workspace = workspace.get_value();
         tasks::act(async move {
             match ipc::reply(&id, reply, workspace).await {
-                Ok(()) => {
+                Ok(detail) => {
+                    super::detail::AnsweredNow::keep(answered, detail);
                     on_done.try_run(());
                 }
                 Err(failure) if failure.code == ErrorCode::AlreadyResponded => {

@@ -287,15 +287,35 @@ fn DependencyList(
     }
 }
 
-/// The started agent working on the task, its state live.
+/// The started agent working on the task, its state live, and the way to
+/// it: its question while it asks, its review, its terminal.
 #[component]
 fn AgentOnTask(id: String, state: TeamState) -> impl IntoView {
+    let navigation = use_context::<crate::app::Navigation>();
     move || {
         let team = state.team_name();
         state.launches.with(|rows| {
             switchboard_model::agent::launch::working_on(rows, &team, &id).map(|row| {
                 let said = format!("{}: {}", row.launch.name, row.shown.on_card());
-                view! { <p class="task-agent" data-agent=row.launch.name.clone()>{said}</p> }
+                let (name, session) = (row.launch.name.clone(), row.launch.session.clone());
+                let question = row.waiting_on.clone();
+                let reviewed = row.launch.worktree.is_some();
+                view! {
+                    <div class="task-agent-line">
+                        <p class="task-agent" data-agent=name.clone()>{said}</p>
+                        {navigation.map(|to| view! {
+                            <div class="task-agent-links">
+                            {question.map(|question| view! {
+                                <button class="link task-agent-question" on:click=move |_| to.open_delivery(question.clone())>"Its question"</button>
+                            })}
+                            {reviewed.then(|| view! {
+                                <button class="link task-agent-review" on:click=move |_| to.open_review(name.clone())>"Review"</button>
+                            })}
+                            <button class="link task-agent-terminal" on:click=move |_| to.open_terminal(session.clone())>"Terminal"</button>
+                            </div>
+                        })}
+                    </div>
+                }
             })
         })
     }

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 use switchboard_model::{
     agent::launch::LaunchRow,
-    ipc::StoreChange,
+    ipc::{StoreChange, TeamCreateRequest},
     team::{TeamBoard, TeamEntry, TeamSource},
 };
 
@@ -148,6 +148,7 @@ pub fn Team() -> impl IntoView {
             <header class="view-header">
                 <h1>"Team"</h1>
                 <TeamPicker state />
+                <NewTeam state />
             </header>
             {move || state.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
             <BoardNotes state />
@@ -202,38 +203,83 @@ fn TeamPicker(state: TeamState) -> impl IntoView {
     }
 }
 
+/// "New team": a name, and the team is made as opencode-teams makes one
+/// (its leader the plugin's own), then shown.
+#[component]
+fn NewTeam(state: TeamState) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let name = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let create = move || {
+        let request = TeamCreateRequest {
+            name: name.get_untracked().trim().to_owned(),
+            leader: None,
+        };
+        tasks::act(async move {
+            match ipc::team_create(&request).await {
+                Ok(config) => {
+                    open.set(false);
+                    name.set(String::new());
+                    error.set(None);
+                    state.team.set(Some(TeamEntry {
+                        name: config.name,
+                        source: TeamSource::OpencodeTeams,
+                    }));
+                    state.reload();
+                }
+                Err(failure) => error.set(Some(failure.message)),
+            }
+        });
+    };
+    view! {
+        <button class="quiet" id="team-new" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|open| *open = !*open)>
+            "New team"
+        </button>
+        {move || open.get().then(|| view! {
+            <form class="team-new-form" id="team-new-form" on:submit=move |event| { event.prevent_default(); create(); }>
+                <input id="team-new-name" placeholder="web (letters, digits, - and _)" autofocus=true
+                    prop:value=move || name.get() on:input=move |event| name.set(event_target_value(&event)) />
+                <button type="submit" class="primary" id="team-create">"Create"</button>
+                {move || error.get().map(|message| view! { <p class="error" id="team-create-error" role="alert">{message}</p> })}
+            </form>
+        })}
+    }
+}
+
 /// What the board says about itself: a team with none yet, Claude Code's
 /// read-only team, files that could not be read.
 #[component]
 fn BoardNotes(state: TeamState) -> impl IntoView {
-    move || {
-        match state.board.get() {
-            None if state.teams.get().is_empty() => view! {
-                <p class="muted" id="team-empty">
-                    "No team in this workspace yet. Teams appear here when opencode-teams creates them in "
-                    <code>".opencode/opencode-teams/"</code>
-                    ", or when a Claude Code agent team works in this folder."
-                </p>
-            }
-            .into_any(),
-            None => view! { <p class="muted">"Loading…"</p> }.into_any(),
-            Some(board) => {
-                let note = (!board.source.writable()).then(|| view! {
+    move || match state.board.get() {
+        None if state.teams.get().is_empty() => view! {
+            <p class="muted" id="team-empty">
+                "No team in this workspace yet. Make one with New team (or "
+                <code>"switchboard team create NAME"</code>
+                "); teams opencode-teams creates in "
+                <code>".opencode/opencode-teams/"</code>
+                " and Claude Code agent teams working in this folder appear here too."
+            </p>
+        }
+        .into_any(),
+        None => view! { <p class="muted">"Loading…"</p> }.into_any(),
+        Some(board) => {
+            let note = (!board.source.writable()).then(|| view! {
                     <p class="muted" id="team-read-only">
                         "Claude Code's team: shown as its agents leave it, read only — Switchboard never changes Claude Code's files."
                     </p>
                 });
-                let problems = board
-                    .problems
-                    .iter()
-                    .map(|problem| view! {
+            let problems = board
+                .problems
+                .iter()
+                .map(|problem| {
+                    view! {
                         <p class="warning team-problem" role="status">
                             {format!("Not read: {} — {}", problem.path, problem.reason)}
                         </p>
-                    })
-                    .collect_view();
-                view! { {note} {problems} }.into_any()
-            }
+                    }
+                })
+                .collect_view();
+            view! { {note} {problems} }.into_any()
         }
     }
 }

@@ -24,6 +24,8 @@ pub(super) fn first_listed(sessions: &[ProgramSession]) -> Option<String> {
 pub(super) fn SessionList(state: TerminalsState) -> impl IntoView {
     move || {
         let sessions = state.sessions.get();
+        // A started agent's row names its agent and state.
+        state.launches.track();
         if sessions.is_empty() {
             return view! {
                 <p class="muted" id="terminals-empty">
@@ -77,7 +79,10 @@ fn SessionItem(state: TerminalsState, session: ProgramSession) -> impl IntoView 
         >
             <span class="session-name">{session.label().to_owned()}</span>
             {session.started_by.clone().map(|agent| view! { <span class="badge sent-by" title="Started over HTTP with this agent's token">{format!("from {agent}")}</span> })}
-            <code class="session-command">{session.command_line()}</code>
+            {match state.agent_of(&session.id) {
+                Some(row) => view! { <span class="session-command session-agent">{format!("{} · {}", row.launch.agent.label(), row.label())}</span> }.into_any(),
+                None => view! { <code class="session-command">{session.command_line()}</code> }.into_any(),
+            }}
             <span class="muted session-details">{details.join(" · ")}</span>
         </button>
     }

@@ -37,6 +37,8 @@ pub(super) fn LiveScreen(state: TerminalsState) -> impl IntoView {
     let secret = RwSignal::new(false);
     let password = RwSignal::new(String::new());
     move || {
+        // Its header follows the started agent's state too.
+        state.launches.track();
         let selected = state.selected.get();
         let Some(screen) = state
             .screen
@@ -58,10 +60,11 @@ pub(super) fn LiveScreen(state: TerminalsState) -> impl IntoView {
         let yours = session.controller == Controller::User;
         let wants_secret = running && session.wants_secret;
         let id = session.id.clone();
+        let cols = session.cols;
         view! {
             <ScreenHead state session />
             {wants_secret.then(|| view! { <SecretBox state id=id.clone() password /> })}
-            <KeyedScreen state id=id.clone() yours rows=screen.rows.clone() />
+            <KeyedScreen state id=id.clone() yours cols rows=screen.rows.clone() />
             {(running && yours).then(|| view! { <LineInput state id=id.clone() line secret /> })}
         }
         .into_any()
@@ -87,18 +90,21 @@ fn ScreenHead(state: TerminalsState, session: ProgramSession) -> impl IntoView {
         });
     };
     let (take_id, end_id) = (session.id.clone(), session.id.clone());
+    let said = format!(
+        "{}{}{}",
+        session.state.as_str(),
+        session
+            .exit
+            .map(|exit| format!(" ({exit})"))
+            .unwrap_or_default(),
+        if yours {
+            " · you have it"
+        } else {
+            " · agents drive it"
+        },
+    );
     view! {
-        <div class="terminal-head">
-            <strong id="terminal-title">{session.label().to_owned()}</strong>
-            <code class="muted">{session.command_line()}</code>
-            <span class="muted" id="terminal-state">
-                {format!(
-                    "{}{}{}",
-                    session.state.as_str(),
-                    session.exit.map(|exit| format!(" ({exit})")).unwrap_or_default(),
-                    if yours { " · you have it" } else { " · agents drive it" },
-                )}
-            </span>
+        <super::head::Head state session said>
             <span class="spacer"></span>
             {running.then(|| match crate::browser::why_not_take_over() {
                 None => view! {
@@ -109,7 +115,7 @@ fn ScreenHead(state: TerminalsState, session: ProgramSession) -> impl IntoView {
                 }.into_any(),
                 Some(why) => view! { <span class="muted" id="terminal-take-off">{why}</span> }.into_any(),
             })}
-        </div>
+        </super::head::Head>
     }
 }
 
@@ -146,13 +152,15 @@ fn SecretBox(state: TerminalsState, id: String, password: RwSignal<String>) -> i
     }
 }
 
-/// The screen's rows; while the developer holds the session, keys typed
-/// on it go to the program.
+/// The screen's rows, scaled to the pane's width (its `cols` columns fit
+/// without scrolling sideways); while the developer holds the session,
+/// keys typed on it go to the program.
 #[component]
 fn KeyedScreen(
     state: TerminalsState,
     id: String,
     yours: bool,
+    cols: u16,
     rows: Vec<Vec<(String, String)>>,
 ) -> impl IntoView {
     // Just taken over: the keys go to the screen at once, not to the
@@ -182,6 +190,7 @@ fn KeyedScreen(
             class="terminal-screen"
             class:yours=yours
             id="terminal-screen"
+            style=format!("--cols: {}", cols.max(1))
             node_ref=screen
             tabindex="0"
             aria-label="The program's screen; while you have the session, keys typed here go to it"

@@ -12,6 +12,7 @@
 //! and fuzz findings.
 
 pub mod alert;
+mod head;
 mod list;
 mod live;
 mod reports;
@@ -20,13 +21,17 @@ mod typing;
 use std::{future::Future, rc::Rc};
 
 use leptos::{ev::KeyboardEvent, prelude::*};
-use switchboard_model::program::{ProgramSession, SessionState, view::Typing};
+use switchboard_model::{
+    agent::launch::LaunchRow,
+    ipc::StoreChange,
+    program::{ProgramSession, SessionState, view::Typing},
+};
 
 pub use typing::Typist;
 
 use crate::{
     app::ProgramSessions,
-    ipc, tasks,
+    events, ipc, tasks,
     views::{
         tapes::{TapesState, player::Player},
         terminal::styled_rows,
@@ -95,6 +100,12 @@ struct TerminalsState {
     reports: RwSignal<bool>,
     /// The run whose report the Reports tab is asked to show.
     report_of_run: RwSignal<Option<String>>,
+    /// The agents started here: a started agent's terminal is headed by
+    /// who it is, where it works and its state, not its command line.
+    launches: RwSignal<Vec<LaunchRow>>,
+    /// Whether the chosen session's full command line is shown (kept
+    /// across the redraws its output brings).
+    command_open: RwSignal<bool>,
 }
 
 impl TerminalsState {
@@ -216,6 +227,21 @@ impl TerminalsState {
         });
     }
 
+    /// The started agent whose terminal session `id` is, if it is one.
+    fn agent_of(self, id: &str) -> Option<LaunchRow> {
+        self.launches
+            .with(|rows| rows.iter().find(|row| row.launch.session == id).cloned())
+    }
+
+    /// Reads the started agents again, for the headers and the list.
+    fn read_launches(self) {
+        self.read(async move {
+            if let Ok(rows) = ipc::launches().await {
+                self.launches.set(rows);
+            }
+        });
+    }
+
     /// Types into session `id` as the developer, after what was typed
     /// into it before.
     fn type_in(self, id: &str, typed: Typing) {
@@ -265,7 +291,15 @@ pub fn Terminals() -> impl IntoView {
         expanded: RwSignal::new(None),
         reports: RwSignal::new(false),
         report_of_run: RwSignal::new(None),
+        launches: RwSignal::new(Vec::new()),
+        command_open: RwSignal::new(false),
     };
+    state.read_launches();
+    events::on_store_change(move |change| {
+        if change == StoreChange::Agents {
+            state.read_launches();
+        }
+    });
     // Each change while the view is open: the session asked for (the
     // alert's), else the one shown if it is still listed, else the first
     // the list shows.
@@ -391,19 +425,19 @@ fn Ended(state: TerminalsState, id: String) -> impl IntoView {
             .with(|tape| tape.as_ref().is_some_and(|tape| tape.summary.id == id))
     });
     view! {
-        {move || info.get().map(|session| view! {
-            <div class="terminal-head">
-                <strong id="terminal-title">{session.label().to_owned()}</strong>
-                <code class="muted">{session.command_line()}</code>
-                <span class="muted" id="terminal-state">
-                    {format!(
-                        "{}{} · played back from its log",
-                        session.state.as_str(),
-                        session.exit.map(|exit| format!(" ({exit})")).unwrap_or_default(),
-                    )}
-                </span>
-                {session.tape.clone().map(|tape| view! { <span class="muted" id="terminal-tape">{format!("tape: {tape}")}</span> })}
-            </div>
+        {move || info.get().map(|session| {
+            state.launches.track();
+            let said = format!(
+                "{}{} · played back from its log",
+                session.state.as_str(),
+                session.exit.map(|exit| format!(" ({exit})")).unwrap_or_default(),
+            );
+            let tape = session.tape.clone();
+            view! {
+                <head::Head state session said>
+                    {tape.map(|tape| view! { <span class="muted" id="terminal-tape">{format!("tape: {tape}")}</span> })}
+                </head::Head>
+            }
         })}
         {move || match loaded.get() {
             true => view! { <Player state=state.replay /> }.into_any(),

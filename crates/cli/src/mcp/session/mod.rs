@@ -152,6 +152,7 @@ impl Server {
             prompts: Vec::new(),
             run: None,
             started_by: super::caller(),
+            launch: None,
         };
         let client = host_client()?;
         let info = match &args.config {

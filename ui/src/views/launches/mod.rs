@@ -1,22 +1,23 @@
 //! The Agents view's started agents: "New agent" (Claude Code or Codex,
 //! a prompt, optionally its own worktree), one row per agent started here
-//! — its state and since when, its branch, its terminal — and, for one in
-//! a worktree, its review: what it changed, Merge, Discard, Follow up.
+//! — its state and since when, its branch, its terminal, Stop while its
+//! program runs — and, for one in a worktree, its review (`review`): what
+//! it changed, Merge, Discard, Follow up. Work that landed is said above
+//! the list, naming its commit; the agent, done, folds away.
+
+mod review;
 
 use leptos::prelude::*;
 use switchboard_model::{
     ErrorPayload, Timestamp, age_label,
     agent::{
         AgentState,
-        launch::{LaunchRequest, LaunchRow, LaunchState, WorktreeChanges, WorktreeChoice},
+        launch::{Launch, LaunchRequest, LaunchRow, LaunchState, WorktreeChoice},
     },
     ipc::StoreChange,
 };
 
-use crate::{
-    events, ipc, tasks,
-    views::{agents::LastMessages, markdown::Markdown},
-};
+use crate::{events, ipc, tasks, views::agents::LastMessages};
 
 /// The started agents, followed while the Agents view lives.
 #[component]
@@ -43,11 +44,29 @@ pub fn StartedAgents(
         }
     });
     let creating = RwSignal::new(false);
+    // A review asked for from elsewhere (a task's card) opens with the view.
+    let asked = use_context::<crate::app::Navigation>()
+        .and_then(|navigation| navigation.open_review.try_update(Option::take).flatten());
     let review = ReviewState {
-        open: RwSignal::new(None),
+        open: RwSignal::new(asked.clone()),
         outcome: RwSignal::new(None),
         confirm: RwSignal::new(false),
+        landed: RwSignal::new(None),
     };
+    if let Some(name) = asked {
+        // Brought into view once its row is drawn.
+        Effect::new(move |done: Option<bool>| {
+            if done == Some(true) {
+                return true;
+            }
+            rows.track();
+            document()
+                .get_element_by_id(&format!("launch-{name}"))
+                .map(|row| row.scroll_into_view_with_bool(true))
+                .is_some()
+        });
+    }
+    let landed = review.landed;
     view! {
         <section class="launches" id="launches" aria-label="Agents started here">
             <header class="launches-header">
@@ -61,6 +80,9 @@ pub fn StartedAgents(
                     Some(why) => view! { <span class="muted" id="new-agent-off">{why}</span> }.into_any(),
                 }}
             </header>
+            {move || landed.get().map(|said| view! {
+                <p class="launch-landed" id="launch-landed" role="status">{said}</p>
+            })}
             {move || (creating.get() && crate::browser::may_start()).then(|| view! {
                 <NewAgentForm on_started=Callback::new(move |()| { creating.set(false); refresh(); }) />
             })}
@@ -96,6 +118,28 @@ struct ReviewState {
     /// Discard was refused for work it would lose: the next click
     /// confirms.
     confirm: RwSignal<bool>,
+    /// How the last work landed here, in a sentence naming its commit:
+    /// the section says it above the list, where the row was.
+    landed: RwSignal<Option<String>>,
+}
+
+impl ReviewState {
+    /// `launch`'s work landed: its review closes, and the section says how
+    /// (brought into view: the rows below fold).
+    fn landed_now(self, launch: &Launch) {
+        let said = launch
+            .landed_sentence()
+            .map(|landed| format!("{landed} Its program was ended: the agent is done."));
+        self.open.set(None);
+        self.outcome.set(None);
+        self.confirm.set(false);
+        self.landed.set(said);
+        request_animation_frame(|| {
+            if let Some(said) = document().get_element_by_id("launch-landed") {
+                said.scroll_into_view_with_bool(false);
+            }
+        });
+    }
 }
 
 /// What the "New agent" form holds.
@@ -205,16 +249,17 @@ fn LaunchItem(
     let stop_name = name.clone();
     let review_name = name.clone();
     let toggle_name = name.clone();
+    let runs = row.runs;
     let is_open = {
         let name = name.clone();
         move || review.open.get().as_deref() == Some(name.as_str())
     };
     view! {
-        <li class="launch-row" id=format!("launch-{name}") data-state=state.as_str()>
+        <li class="launch-row" id=format!("launch-{name}") data-state=state.as_str() class:runs=runs>
             <div class="agent-line">
                 <strong class="agent-name">{name.clone()}</strong>
                 <span class="muted">{launch.agent.label()}</span>
-                <span class=format!("badge agent-state state-{}", state.as_str())>{state.label()}</span>
+                <span class=format!("badge agent-state state-{}", state.as_str())>{row.label()}</span>
                 <time class="age">{move || age_label(since, now.get()).replace(" ago", "")}</time>
                 <span class="muted launch-branch">{branch.unwrap_or_else(|| "in the workspace".to_owned())}</span>
             </div>
@@ -233,7 +278,8 @@ fn LaunchItem(
                     view! { <button class="primary launch-answer-terminal" on:click=move |_| on_open_terminal.run(session.clone())>{label}</button> }
                 })}
                 <button class="launch-terminal" on:click=move |_| on_open_terminal.run(session.clone())>"Terminal"</button>
-                {state.runs().then(|| view! {
+                // Its program runs — a landed agent's too, until stopped.
+                {runs.then(|| view! {
                     <button class="launch-stop" on:click=move |_| {
                         let name = stop_name.clone();
                         tasks::act(async move { let _ = ipc::launch_stop(&name).await; on_changed.try_run(()); });
@@ -248,145 +294,23 @@ fn LaunchItem(
                     }>"Review"</button>
                 })}
             </div>
-            {move || is_open().then(|| view! { <Review name=review_name.clone() runs=state.runs() review on_changed /> })}
+            {move || (is_open() && has_worktree).then(|| view! { <review::Review name=review_name.clone() runs review on_changed /> })}
         </li>
     }
 }
 
-/// One line of a started agent that finished: who, how it ended, when.
+/// One line of a started agent that is done: who, how its work landed
+/// (the commit a merge made) or how it ended, when.
 #[component]
 fn FoldedItem(row: LaunchRow, now: RwSignal<Timestamp>) -> impl IntoView {
     let since = row.since;
     let name = row.launch.name.clone();
+    let said = format!("{} · {}", row.launch.agent.label(), row.summary());
     view! {
         <li class="launch-row folded-row" id=format!("launch-{name}") data-state=row.shown.as_str()>
             <strong class="agent-name">{name.clone()}</strong>" "
-            <span class="muted">{move || format!("{} {}, {}", row.launch.agent.label(), row.shown.label(), age_label(since, now.get()))}</span>
+            <span class="muted">{move || format!("{said} · {}", age_label(since, now.get()))}</span>
         </li>
-    }
-}
-
-/// A started agent's work since its base, and Merge, Discard, Follow up.
-#[component]
-fn Review(
-    name: String,
-    runs: bool,
-    review: ReviewState,
-    on_changed: Callback<()>,
-) -> impl IntoView {
-    let outcome = review.outcome;
-    let changes = RwSignal::new(None::<Result<WorktreeChanges, ErrorPayload>>);
-    let load = name.clone();
-    tasks::fetch(async move { changes.set(Some(ipc::launch_diff(&load).await)) });
-    let confirm = review.confirm;
-    let actions = Actions {
-        name: name.clone(),
-        outcome,
-        on_changed,
-    };
-    view! {
-        <div class="launch-review-panel" id=format!("review-{name}")>
-            {move || match changes.get() {
-                None => view! { <p class="muted">"Reading its changes…"</p> }.into_any(),
-                Some(Err(error)) => view! { <p class="error">{error.message}</p> }.into_any(),
-                Some(Ok(changes)) => view! { <ChangeList changes /> }.into_any(),
-            }}
-            <ActionBar actions=actions.clone() runs confirm />
-            {move || outcome.get().map(|outcome| match outcome {
-                Ok(said) => view! { <p class="launch-outcome" role="status">{said}</p> }.into_any(),
-                Err(error) => view! { <p class="error launch-outcome" role="alert">{error.message}</p> }.into_any(),
-            })}
-        </div>
-    }
-}
-
-/// What the agent changed: its commits, then each file with its counts
-/// and its diff.
-#[component]
-fn ChangeList(changes: WorktreeChanges) -> impl IntoView {
-    let summary = format!(
-        "{} since {}: {} commit(s), {} file(s), {} not committed",
-        changes.branch,
-        changes.base,
-        changes.commits.len(),
-        changes.files.len(),
-        changes.uncommitted
-    );
-    view! {
-        <p class="launch-summary">{summary}</p>
-        <ul class="launch-commits">
-            {changes.commits.into_iter().map(|commit| view! { <li><code>{commit.id[..8.min(commit.id.len())].to_owned()}</code>" "{commit.subject}</li> }).collect_view()}
-        </ul>
-        {changes.files.into_iter().map(|file| view! {
-            <details class="launch-file" open>
-                <summary><span class="badge">{file.change.letter().to_string()}</span>" "{file.path.clone()}" "<span class="muted">{file.counts()}</span></summary>
-                <Markdown text=file.diff_markdown() />
-            </details>
-        }).collect_view()}
-    }
-}
-
-/// The actions a review offers, with where their outcome is told.
-#[derive(Clone)]
-struct Actions {
-    name: String,
-    outcome: RwSignal<Option<Result<String, ErrorPayload>>>,
-    on_changed: Callback<()>,
-}
-
-impl Actions {
-    fn merge(&self, commit: bool) {
-        let this = self.clone();
-        tasks::act(async move {
-            let done = ipc::launch_merge(&this.name, commit).await;
-            this.outcome
-                .set(Some(done.map(|_| format!("Merged {}.", this.name))));
-            this.on_changed.try_run(());
-        });
-    }
-
-    fn discard(&self, confirmed: bool, asked: RwSignal<bool>) {
-        let this = self.clone();
-        tasks::act(async move {
-            let done = ipc::launch_discard(&this.name, confirmed).await;
-            // Work that would be lost is named; a second click confirms.
-            asked.set(done.is_err());
-            this.outcome
-                .set(Some(done.map(|_| format!("Discarded {}.", this.name))));
-            this.on_changed.try_run(());
-        });
-    }
-
-    fn follow_up(&self, text: String) {
-        let this = self.clone();
-        tasks::act(async move {
-            let done = ipc::launch_send(&this.name, &text).await;
-            this.outcome.set(Some(done.map(|_| "Sent.".to_owned())));
-        });
-    }
-}
-
-/// Merge (its uncommitted work committed first when ticked), Discard
-/// (confirmed on a second click once the work it would lose is named) and
-/// Follow up.
-#[component]
-fn ActionBar(actions: Actions, runs: bool, confirm: RwSignal<bool>) -> impl IntoView {
-    let commit = RwSignal::new(false);
-    let text = RwSignal::new(String::new());
-    let (merge, discard, send) = (actions.clone(), actions.clone(), actions);
-    view! {
-        <div class="launch-review-actions">
-            <label><input type="checkbox" class="launch-commit" prop:checked=move || commit.get() on:change=move |event| commit.set(event_target_checked(&event)) />" Commit its uncommitted changes"</label>
-            <button class="primary launch-merge" on:click=move |_| merge.merge(commit.get_untracked())>"Merge"</button>
-            <button class="danger launch-discard" prop:disabled=runs title=if runs { "Stop it first" } else { "Remove its worktree and branch" }
-                on:click=move |_| discard.discard(confirm.get_untracked(), confirm)>
-                {move || if confirm.get() { "Discard anyway" } else { "Discard" }}
-            </button>
-            <form class="launch-follow-up" on:submit=move |event| { event.prevent_default(); send.follow_up(text.get_untracked()); text.set(String::new()); }>
-                <input class="launch-follow-up-text" placeholder="Follow up (typed into its prompt)" prop:value=move || text.get() on:input=move |event| text.set(event_target_value(&event)) />
-                <button type="submit">"Send"</button>
-            </form>
-        </div>
     }
 }
 
