@@ -341,7 +341,9 @@ pub fn ask_permission(
 /// it ended (`outcome`; `None` when the caller gave up): what the answer
 /// decides; a question that decided nothing leaves the inbox — unless an
 /// answer raced in, which then decides —; and the agent works on (decided
-/// here) or waits at its own prompt, on no question. The one ending of
+/// here) or waits at its own prompt, on no question. An answer decides
+/// only as its receipt outside the workspace says ([`crate::receipts`]):
+/// one that only the inbox's files hold decides nothing. The one ending of
 /// every edge that asks (the hook, MCP `approve`).
 pub fn settle_permission(
     workspace: &Workspace,
@@ -350,9 +352,15 @@ pub fn settle_permission(
     outcome: Option<&AwaitOutcome>,
     now: Timestamp,
 ) -> Result<Verdict, StoreError> {
-    let mut verdict = outcome.map_or(Verdict::FallThrough, |outcome| request.verdict(outcome));
+    // An answer counts only as its receipt outside the workspace says: the
+    // inbox's files are anyone's who works here to write.
+    let acted = |outcome: &AwaitOutcome| {
+        crate::receipts::vouched_outcome(workspace, session_id, outcome.clone())
+            .map_or(Verdict::FallThrough, |outcome| request.verdict(&outcome))
+    };
+    let mut verdict = outcome.map_or(Verdict::FallThrough, acted);
     if verdict == Verdict::FallThrough {
-        verdict = request.verdict(&feedback::retract(workspace, session_id, now)?);
+        verdict = acted(&feedback::retract(workspace, session_id, now)?);
     }
     let decided = verdict != Verdict::FallThrough;
     heard(workspace, &asker(request), now, |record| {

@@ -197,8 +197,16 @@ fn open_question(root: &Path) -> Value {
     })
 }
 
+/// Answers question `id` in the project at `root` as the developer does,
+/// with the config folder its agents were started with (where the
+/// answer's receipt is kept).
 fn answer(root: &Path, id: &str, value: &str) {
-    crate::ok_stdout(&crate::switchboard(root, &["answer", id, "--value", value]));
+    let config = root.parent().unwrap().join("config");
+    crate::ok_stdout(&crate::switchboard_with(
+        root,
+        &["answer", id, "--value", value],
+        &[("SWITCHBOARD_CONFIG_DIR", &config)],
+    ));
 }
 
 #[test]
@@ -692,6 +700,47 @@ fn a_trust_screen_no_hook_carries_is_asked_in_the_inbox_and_answered_in_the_term
         .then_some(())
     });
     project.row_when(&server, "typed", |row| row["shown"] == "exited");
+}
+
+#[test]
+fn a_trust_screen_answered_only_in_the_inbox_files_types_nothing_and_is_asked_again() {
+    let server = MessagesServer::start(vec![Turn::text("Hello from a trusted folder.")]);
+    let project = Project::new();
+    let root = &project.root;
+    // Claude Code trusts some other folder, not this one.
+    let _ = ClaudeCode::configure(
+        &project.temp.path().join("claude-config"),
+        &project.temp.path().join("elsewhere"),
+    );
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "forged",
+            "Say hello",
+        ],
+    );
+    let first = screen_question(root, "forged");
+    // Anything that writes the workspace says "yes, trust it".
+    crate::forged_answers::forge_yes(root);
+    // Nothing is typed: the dialog is still there, and asked again.
+    let again = screen_question(root, "forged");
+    assert_ne!(again["id"], first["id"], "a new question");
+    assert!(
+        project.screen("forged").contains("trust"),
+        "the trust dialog still waits: {}",
+        project.screen("forged")
+    );
+    assert_eq!(server.turns_left(), 1, "the agent did not start its turn");
+    // The developer's own answer is typed.
+    answer(root, again["id"].as_str().unwrap(), "true");
+    project.row_when(&server, "forged", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    project.ok(&server, &["stop", "forged"]);
 }
 
 #[test]

@@ -780,7 +780,14 @@ fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
         "hook_event_name": "PermissionRequest", "tool_name": "Bash",
         "tool_input": {"command": "cargo publish"},
     });
-    let hook = crate::hooks::hook_with(&workspace, "60", &event, &[]);
+    // The agent's hook keeps to the same config folder as the server (the
+    // user's): the answer's receipt is kept there.
+    let hook = crate::hooks::hook_with(
+        &workspace,
+        "60",
+        &event,
+        &[("SWITCHBOARD_CONFIG_DIR", config.to_str().unwrap())],
+    );
     let question = crate::when_stored(&workspace, || {
         let (_, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
         listed["deliveries"]
