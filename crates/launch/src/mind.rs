@@ -26,7 +26,7 @@ use switchboard_session::{
     protocol::{Input, WaitFor},
 };
 use switchboard_store::{
-    Workspace, agents, clock,
+    Workspace, clock,
     feedback::{self, ReplyWait, Waited},
     launches, receipts,
 };
@@ -336,10 +336,10 @@ async fn prompt_when_settled(
 }
 
 /// Whether the hooks of the started agent `name` have been heard (its
-/// session started).
+/// session started), as its hook told its launch record outside the
+/// workspace — never as an agent record in the workspace says, which
+/// anything working there can write (and then a prompt typed into a
+/// start-up dialog would answer it).
 fn heard_from(workspace: &Workspace, name: &str) -> bool {
-    agents::states(workspace, clock::now()).is_ok_and(|rows| {
-        rows.iter()
-            .any(|row| row.record.launch.as_deref() == Some(name))
-    })
+    launches::get(workspace, name).is_ok_and(|launch| launch.heard.is_some())
 }

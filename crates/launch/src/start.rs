@@ -140,6 +140,7 @@ pub async fn start(
         permission_mode: mode,
         model: request.model.clone(),
         agent_session: (agent == AgentKind::ClaudeCode).then(uuid_v4),
+        heard: None,
         started: now,
         landed: None,
         ended: None,

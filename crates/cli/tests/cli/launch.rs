@@ -567,11 +567,16 @@ fn a_hook_fired_in_a_worktree_made_by_hand_asks_in_the_main_workspaces_window() 
         "tool_input": {"command": "cargo publish"},
     });
     let by_hand_text = by_hand.display().to_string();
+    // The developer's config folder, where the answer's receipt is kept.
+    let config = project.temp.path().join("config");
     let child = crate::hooks::hook_with(
         &by_hand,
         "30",
         &event,
-        &[("CLAUDE_PROJECT_DIR", by_hand_text.as_str())],
+        &[
+            ("CLAUDE_PROJECT_DIR", by_hand_text.as_str()),
+            ("SWITCHBOARD_CONFIG_DIR", config.to_str().unwrap()),
+        ],
     );
     let question = open_question(root);
     assert_eq!(
@@ -741,6 +746,54 @@ fn a_trust_screen_answered_only_in_the_inbox_files_types_nothing_and_is_asked_ag
         row["shown"]["agent"] == "turn_finished"
     });
     project.ok(&server, &["stop", "forged"]);
+}
+
+#[test]
+fn an_agent_record_written_in_the_workspace_never_passes_for_a_started_agents_hooks() {
+    let server = MessagesServer::start(vec![Turn::text("Hello from a trusted folder.")]);
+    let project = Project::new();
+    let root = &project.root;
+    let _ = ClaudeCode::configure(
+        &project.temp.path().join("claude-config"),
+        &project.temp.path().join("elsewhere"),
+    );
+    // Before the agent starts, something in the workspace writes a record
+    // of hooks "heard" from it (fresh, and seen again far in the future).
+    let agents = root.join(".switchboard/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("claude-code-forged.json"),
+        json!({
+            "agent": "claude-code", "session_id": "forged", "name": "Claude Code",
+            "cwd": root, "state": "working",
+            "since": "2099-01-01T00:00:00.000Z", "seen_at": "2099-01-01T00:00:00.000Z",
+            "started_at": "2099-01-01T00:00:00.000Z", "launch": "lured",
+        })
+        .to_string(),
+    )
+    .unwrap();
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "lured",
+            "Say hello",
+        ],
+    );
+    // Its trust screen is still asked in the inbox: its prompt was not
+    // typed into it (an Enter there trusts the folder).
+    let question = screen_question(root, "lured");
+    assert_eq!(question["agent_screen"]["kind"], "claude-code-trust");
+    assert_eq!(server.turns_left(), 1, "the agent did not start its turn");
+    answer(root, question["id"].as_str().unwrap(), "true");
+    project.row_when(&server, "lured", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    assert_eq!(server.turns_left(), 0, "its prompt was typed once trusted");
+    project.ok(&server, &["stop", "lured"]);
 }
 
 #[test]
