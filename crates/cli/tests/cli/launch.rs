@@ -1107,6 +1107,124 @@ fn a_launch_file_written_in_the_workspace_is_no_agent_and_runs_nothing() {
     assert_eq!(listed, json!([]), "a record in the workspace is not listed");
 }
 
+/// Makes `root`'s file `path` (relative) an executable script that
+/// creates `marker` when it runs, passing its input on (as a filter).
+fn marking_filter(path: &Path, marker: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(
+        path,
+        format!("#!/bin/sh\ntouch '{}'\ncat\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_repository_an_agent_nests_in_its_worktree_runs_nothing_on_its_review_merge_or_discard() {
+    let server = MessagesServer::start(Vec::new());
+    let project = Project::new();
+    let root = &project.root;
+    let head = git(root, &["rev-parse", "HEAD"]).trim().to_owned();
+    // An agent Switchboard started in a worktree, as its record says.
+    let worktree = root.join(".claude/worktrees/nest");
+    git(
+        root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "switchboard/nest",
+            &worktree.display().to_string(),
+            &head,
+        ],
+    );
+    let git_dir = git(&worktree, &["rev-parse", "--absolute-git-dir"])
+        .trim()
+        .to_owned();
+    let launches = crate::records(&project.temp.path().join("config"), root).join("launches");
+    std::fs::create_dir_all(&launches).unwrap();
+    std::fs::write(
+        launches.join("nest.json"),
+        json!({"name": "nest", "agent": "claude-code", "session": "ps-000000000000",
+               "cwd": worktree, "prompt": "x", "permission_mode": "default",
+               "started": "2026-11-27T10:00:00.000Z",
+               "worktree": {"path": worktree, "branch": "switchboard/nest", "base": "main",
+                            "base_commit": head, "git_dir": git_dir}})
+        .to_string(),
+    )
+    .unwrap();
+    // The agent: a repository of its own inside its worktree, committed as
+    // a submodule, whose configuration sends every file through its
+    // filter (its objects borrowed from the project's, so the base commit
+    // Switchboard names is found there too).
+    let nested = worktree.join("vendor");
+    std::fs::create_dir_all(&nested).unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &["config", "user.name", "Agent"],
+        &["config", "user.email", "agent@example.com"],
+    ] {
+        git(&nested, args);
+    }
+    std::fs::write(nested.join("lib.txt"), "vendored\n").unwrap();
+    git(&nested, &["add", "lib.txt"]);
+    git(&nested, &["commit", "-q", "-m", "vendored"]);
+    git(&worktree, &["add", "vendor"]);
+    git(&worktree, &["commit", "-q", "-m", "Vendor it"]);
+    let ran = project.temp.path().join("NESTED-CONFIG-RAN");
+    let filter = nested.join(".git/tidy.sh");
+    marking_filter(&filter, &ran);
+    git(
+        &nested,
+        &["config", "filter.tidy.clean", &filter.display().to_string()],
+    );
+    std::fs::write(nested.join(".git/info/attributes"), "* filter=tidy\n").unwrap();
+    std::fs::write(
+        nested.join(".git/objects/info/alternates"),
+        format!("{}\n", root.join(".git/objects").display()),
+    )
+    .unwrap();
+    // Its file touched (git looks inside to see whether it changed), and
+    // uncommitted work beside it.
+    let later = std::time::SystemTime::now() + Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(nested.join("lib.txt"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    std::fs::write(worktree.join("NOTES.md"), "notes\n").unwrap();
+
+    let review: Value =
+        serde_json::from_str(&project.ok(&server, &["diff", "nest", "--json"])).unwrap();
+    let paths: Vec<&str> = review["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["NOTES.md", "vendor"], "{review}");
+    assert!(
+        !ran.exists(),
+        "reading the review ran the nested configuration"
+    );
+    project.ok(&server, &["merge", "nest", "--commit"]);
+    assert!(!ran.exists(), "merging ran the nested configuration");
+    assert_eq!(
+        std::fs::read_to_string(root.join("NOTES.md")).unwrap(),
+        "notes\n",
+        "the work was merged"
+    );
+    assert!(
+        git(root, &["ls-tree", "HEAD", "vendor"]).starts_with("160000 commit"),
+        "the nested repository merged as its commit"
+    );
+    project.ok(&server, &["discard", "nest", "--force"]);
+    assert!(!ran.exists(), "discarding ran the nested configuration");
+    assert!(!worktree.exists(), "the worktree is removed");
+}
+
 #[test]
 fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
     use std::io::BufRead as _;
