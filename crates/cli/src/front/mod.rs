@@ -177,6 +177,24 @@ pub fn claim<RequestBody>(request: &Request<RequestBody>, holder: &str) -> bool 
         .is_none_or(|place| place.claim(holder))
 }
 
+/// [`claim`] with `holder` holding `share` places at most: for what only
+/// vouches for a page's loading (a browser's cookie alone, which every
+/// server on its host is sent), whose connections need few places, so a
+/// replayed one keeps few. `false` when `holder` holds them already; the
+/// server then serves the request anyway, its connection held as any
+/// other without a credential.
+pub fn claim_within<RequestBody>(
+    request: &Request<RequestBody>,
+    holder: &str,
+    share: usize,
+) -> bool {
+    request
+        .extensions()
+        .get::<Caller>()
+        .and_then(|caller| caller.0.upgrade())
+        .is_none_or(|place| place.claim_within(holder, share))
+}
+
 /// Serves one held connection until it ends, times out or is told to
 /// make way for a newer one.
 async fn hold<Answer, Answering>(

@@ -173,6 +173,13 @@ impl<T> Table<T> {
     /// place from now on, counted against `holder`. `false` (and nothing
     /// changed) when `holder` holds its share with other connections.
     pub fn claim(&mut self, id: u64, holder: &str) -> bool {
+        self.claim_within(id, holder, self.per_holder())
+    }
+
+    /// [`Table::claim`], `holder` holding `share` places at most (no more
+    /// than half).
+    pub fn claim_within(&mut self, id: u64, holder: &str, share: usize) -> bool {
+        let share = share.min(self.per_holder());
         let others = self
             .held
             .iter()
@@ -180,7 +187,7 @@ impl<T> Table<T> {
                 **each != id && matches!(&held.stage, Stage::Holder(name) if name == holder)
             })
             .count();
-        if others >= self.per_holder() {
+        if others >= share {
             return false;
         }
         if let Some(held) = self.held.get_mut(&id) {
@@ -327,6 +334,20 @@ mod tests {
             table.admit(LOOPBACK, now, 9).is_ok(),
             "a place freed is taken"
         );
+    }
+
+    #[test]
+    fn a_smaller_share_holds_no_more_and_leaves_the_rest_unclaimed() {
+        let now = Instant::now();
+        let mut table = Table::new(100, 64);
+        let ids = fill(&mut table, LOOPBACK, now, 5);
+        assert!(table.claim_within(ids[0], "page:b", 2));
+        assert!(table.claim_within(ids[1], "page:b", 2));
+        assert!(!table.claim_within(ids[2], "page:b", 2), "past its share");
+        assert!(!table.claimed(ids[2]), "held as one without a credential");
+        // The keyed session's share is its own.
+        assert!(table.claim(ids[2], "b"));
+        assert!(table.claim_within(ids[3], "b", 1000), "never past half");
     }
 
     #[test]

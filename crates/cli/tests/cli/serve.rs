@@ -575,7 +575,14 @@ fn a_cookie_replayed_without_its_pages_key_answers_nothing_and_hears_nothing() {
         "hook_event_name": "PermissionRequest", "tool_name": "Bash",
         "tool_input": {"command": "rm -rf build"},
     });
-    let mut hook = crate::hooks::hook_with(&workspace, "120", &event, &[]);
+    // The agent keeps to the server's config folder (the user's), where
+    // the developer's answer leaves its receipt.
+    let mut hook = crate::hooks::hook_with(
+        &workspace,
+        "120",
+        &event,
+        &[("SWITCHBOARD_CONFIG_DIR", config.to_str().unwrap())],
+    );
     let waiting = |listed: &Value| {
         listed["deliveries"]
             .as_array()?

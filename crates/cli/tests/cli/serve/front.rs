@@ -80,6 +80,44 @@ fn unpaired_connections_asking_again_and_again_keep_no_paired_browser_out() {
 }
 
 #[test]
+fn a_cookie_replayed_alone_on_many_connections_keeps_its_paired_page_out_of_nothing() {
+    let (_dir, workspace, config) = folders();
+    let served = serve(&workspace, &config);
+    let browser = pair(&served);
+    let address: SocketAddr = served.origin.trim_start_matches("http://").parse().unwrap();
+    // Another server on this host was sent the paired browser's cookie and
+    // replays it: more connections than the browser's share, each kept
+    // open once answered (a page's file, which the cookie alone loads).
+    let replayed: Vec<TcpStream> = (0..PLACES / 2 + 44)
+        .map(|_| {
+            let stream = TcpStream::connect(address).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            write!(
+                &stream,
+                "GET /shim.js HTTP/1.1\r\nHost: {address}\r\nCookie: {}\r\n\r\n",
+                browser.cookie
+            )
+            .unwrap();
+            // Answered (the server has heard it) before the next.
+            let mut status = String::new();
+            BufReader::new(&stream).read_line(&mut status).unwrap();
+            stream
+        })
+        .collect();
+    // The page itself, with its key, is still served its commands.
+    let (status, answered) = super::invoke(
+        &served,
+        &browser,
+        "list_deliveries",
+        &serde_json::Value::Null,
+    );
+    assert_eq!(status, 200, "{answered}");
+    drop(replayed);
+}
+
+#[test]
 fn a_request_head_over_64_kib_is_refused_and_its_connection_closed() {
     let (_dir, workspace, config) = folders();
     let served = serve(&workspace, &config);
