@@ -797,6 +797,63 @@ fn an_agent_record_written_in_the_workspace_never_passes_for_a_started_agents_ho
 }
 
 #[test]
+fn a_task_whose_text_holds_keys_is_typed_as_words_only() {
+    let server = MessagesServer::start(vec![Turn::text("On it.")]);
+    let project = Project::new();
+    let root = &project.root;
+    let config = root.join(".opencode/opencode-teams/teams/web/config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        json!({"name": "web", "created": "2026-02-10T09:00:00.000Z", "leader": "lead",
+               "members": [{"agentId": "lead", "agentName": "lead", "agentType": "leader",
+                            "joinedAt": "2026-02-10T09:00:00.000Z"}],
+               "dispatchRules": [], "dispatchLog": []})
+        .to_string(),
+    )
+    .unwrap();
+    // A teammate (any process that writes the team's files) describes the
+    // task with keys in it: Shift+Tab, which switches Claude Code to
+    // accepting edits without asking.
+    let task = crate::ok_stdout(&crate::switchboard(
+        root,
+        &[
+            "task",
+            "create",
+            "--team",
+            "web",
+            "--title",
+            "Tidy the docs",
+            "--description",
+            "Fix typos.\x1b[Z\x1b[Z",
+        ],
+    ));
+    let reference = format!("web/{task}");
+    project.ok(
+        &server,
+        &[
+            "start",
+            "claude-code",
+            "--worktree",
+            "--name",
+            "keyed",
+            "--task",
+            &reference,
+            "Keep it short.",
+        ],
+    );
+    project.row_when(&server, "keyed", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    let screen = project.screen("keyed");
+    assert!(
+        screen.contains("manual mode on") && !screen.contains("accept edits"),
+        "its permission mode is the one it was started in: {screen}"
+    );
+    project.ok(&server, &["stop", "keyed"]);
+}
+
+#[test]
 fn an_agent_started_on_a_team_task_claims_it_is_told_it_and_merging_completes_it() {
     let server = MessagesServer::start(vec![Turn::text("On it.")]);
     let project = Project::new();
