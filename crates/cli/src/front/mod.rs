@@ -8,8 +8,9 @@
 //!
 //! - at most [`Rules::places`] connections are held (or half the process's
 //!   file limit when that is lower); when all are, a newcomer takes the
-//!   place of the oldest that has not shown a credential — one that sent
-//!   nothing first, then one whose requests showed none — which is closed;
+//!   place of the oldest that has not shown a credential of the peer that
+//!   holds the most such (loopback one peer) — one that sent nothing first,
+//!   then one whose requests showed none — which is closed;
 //!   when every held one has shown one, the newcomer is answered 503 and
 //!   closed;
 //! - the server behind the front says when a request showed a valid
