@@ -153,7 +153,7 @@ impl<T> Table<T> {
                 stage: Stage::Silent,
                 since: now,
                 peer: counted,
-                from: counted.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+                from: from(peer),
                 payload,
             },
         );
@@ -245,6 +245,18 @@ impl<T> Table<T> {
     }
 }
 
+/// The peer a connection from `ip` makes way as: every loopback address
+/// one (a process of this host picks any of `127.0.0.0/8`), else the peer
+/// it counts against.
+fn from(ip: IpAddr) -> IpAddr {
+    let ip = ip.to_canonical();
+    if ip.is_loopback() {
+        IpAddr::V4(Ipv4Addr::LOCALHOST)
+    } else {
+        counted(ip).unwrap_or(ip)
+    }
+}
+
 /// What a connection from `ip` counts against: nothing for loopback's
 /// `127.0.0.1` and `::1` (a proxy's, a tunnel's), else the IPv4 address or
 /// the IPv6 address's /64 (an IPv4 address mapped into IPv6 is its IPv4
@@ -321,9 +333,20 @@ mod tests {
             let newcomer = table.admit(LOOPBACK, later(20 + round), round).unwrap();
             assert_ne!(newcomer.made_way, Some(PHONE), "round {round}");
         }
-        // Even silent past a second, the lone phone is not the one to go.
+        // Even silent past a second, the lone phone is not the one to go;
+        // nor when the flood comes from every address of loopback's.
         let newcomer = table.admit(LOOPBACK, later(5000), 7).unwrap();
         assert_ne!(newcomer.made_way, Some(PHONE));
+        for round in 0..1000_u64 {
+            let spread = IpAddr::V4(Ipv4Addr::new(
+                127,
+                0,
+                (round / 250) as u8,
+                (round % 250) as u8 + 2,
+            ));
+            let newcomer = table.admit(spread, later(6000 + round), round).unwrap();
+            assert_ne!(newcomer.made_way, Some(PHONE), "round {round}");
+        }
         table.asked(phone.id);
         assert!(table.claim(phone.id, "phone"));
         // Of two peers as heavy, the one whose connection is older gives.
