@@ -41,6 +41,17 @@ pub const GONE_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
 /// How many of its last messages a row carries.
 pub const LAST_MESSAGES: usize = 6;
 
+/// The most an agent record holds: a few names, paths and a sentence. Past
+/// it a record is refused unread — anything working in the workspace can
+/// put one there, and every list of the agents (the window's, a paired
+/// browser's) reads them all.
+pub const RECORD_LIMIT: u64 = 1 << 20;
+
+/// The agent record at `path`, read within `within`.
+fn read_record(within: &Path, path: &Path, id: &str) -> Result<AgentRecord, StoreError> {
+    json_file::read_bounded(within, path, "agent", id, RECORD_LIMIT)
+}
+
 /// The agents folder of `workspace`.
 pub fn agents_dir(workspace: &Workspace) -> PathBuf {
     workspace.root().join(AGENTS_DIR)
@@ -58,7 +69,7 @@ pub fn update(
     let dir = agents_dir(workspace);
     let lock = DirLock::acquire_within(workspace.root(), &dir)?;
     let path = lock.file(&format!("{}.json", AgentRecord::key(agent, session_id)));
-    let stored = match json_file::read::<AgentRecord>(lock.within(), &path, "agent", session_id) {
+    let stored = match read_record(lock.within(), &path, session_id) {
         Ok(record) => Some(record),
         Err(StoreError::NotFound { .. }) => None,
         Err(error) => {
@@ -207,7 +218,7 @@ pub fn last_messages(record: &AgentRecord) -> Vec<TranscriptMessage> {
 pub fn states(workspace: &Workspace, now: Timestamp) -> Result<Vec<AgentRow>, StoreError> {
     let mut rows = Vec::new();
     for path in walk::files_in(&agents_dir(workspace), "json")? {
-        let record: AgentRecord = match json_file::read(workspace.root(), &path, "agent", "") {
+        let record: AgentRecord = match read_record(workspace.root(), &path, "") {
             Ok(record) => record,
             Err(error) => {
                 tracing::warn!(%error, "an agent record was skipped");
@@ -236,8 +247,7 @@ pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError>
     let _lock = DirLock::acquire_within(workspace.root(), &dir)?;
     let mut removed = 0;
     for path in walk::files_in(&dir, "json")? {
-        let Ok(record) = json_file::read::<AgentRecord>(workspace.root(), &path, "agent", "")
-        else {
+        let Ok(record) = read_record(workspace.root(), &path, "") else {
             continue;
         };
         let shown = record.shown_state(now, record.process.map_or(Liveness::Unknown, liveness));
