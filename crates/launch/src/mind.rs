@@ -1,8 +1,10 @@
 //! Minding a started agent's terminal: until its session starts (its
 //! hooks are heard), a start-up dialog no hook carries (trust a folder,
 //! use a key) becomes a question in the inbox, its answer typed into the
-//! terminal — keys are typed only so; a dialog answered meanwhile in the
-//! terminal takes its question back. Runs in a process of its own
+//! terminal — keys are typed only so, and only for an answer its receipt
+//! outside the workspace vouches for (the inbox's files are anyone's who
+//! works there to write; without one the dialog is asked about again); a
+//! dialog answered meanwhile in the terminal takes its question back. Runs in a process of its own
 //! (`switchboard agent mind NAME`, started with the agent) until the
 //! agent's program ends, then records how it ended.
 
@@ -13,7 +15,7 @@ use switchboard_model::{
     ContentType, DeliveryMode, NewDelivery, Timestamp,
     agent::{
         launch::Ended,
-        screen_prompt::{self, ScreenPrompt, ready_for_prompt, recognise},
+        screen_prompt::{self, SCREEN_FIELD, ScreenPrompt, ready_for_prompt, recognise},
     },
     blocking::AwaitOutcome,
     feedback::ConfirmAnswer,
@@ -24,9 +26,9 @@ use switchboard_session::{
     protocol::{Input, WaitFor},
 };
 use switchboard_store::{
-    Workspace, agents, clock,
+    Workspace, clock,
     feedback::{self, ReplyWait, Waited},
-    launches,
+    launches, receipts,
 };
 use tokio::sync::oneshot;
 
@@ -49,16 +51,25 @@ const SETTLE_TIMEOUT_MS: u64 = 5_000;
 /// How long a screen question stays open: a day.
 const QUESTION_OPEN: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// The field a screen question carries: the launch and the prompt's kind.
-const SCREEN_FIELD: &str = "agent_screen";
-
 /// A question put for a screen, until it is answered or moot.
 struct Asked {
     kind: String,
     prompt: ScreenPrompt,
     /// The blocking session its answer settles.
     session: String,
-    answer: oneshot::Receiver<Option<AwaitOutcome>>,
+    answer: oneshot::Receiver<Heard>,
+}
+
+/// What came of a screen question's wait.
+enum Heard {
+    /// The developer's answer (or decline, or dismissal), as its receipt
+    /// vouches for it.
+    Answer(AwaitOutcome),
+    /// An answer no receipt vouches for: written into the inbox's files by
+    /// someone else. Nothing is typed; the screen is asked about again.
+    Unvouched,
+    /// The wait ended with no answer.
+    Nothing,
 }
 
 /// Minds the started agent `name` until its program ends, then records
@@ -103,11 +114,18 @@ async fn minding(
         let output = match &mut asked {
             Some(open) => tokio::select! {
                 output = look => output?,
-                outcome = &mut open.answer => {
-                    if let Ok(Some(outcome)) = outcome {
-                        type_answer(client, &launch.session, &open.prompt, &outcome).await?;
-                    }
-                    done = asked.take().map(|open| open.kind);
+                heard = &mut open.answer => {
+                    let settled = match heard {
+                        Ok(Heard::Answer(outcome)) => {
+                            type_answer(client, &launch.session, &open.prompt, &outcome).await?;
+                            true
+                        }
+                        // Not the developer's: asked again while it shows.
+                        Ok(Heard::Unvouched) => false,
+                        Ok(Heard::Nothing) | Err(_) => true,
+                    };
+                    let kind = asked.take().map(|open| open.kind);
+                    done = if settled { kind } else { None };
                     continue;
                 }
             },
@@ -236,11 +254,16 @@ fn ask(
     let (sender, answer) = oneshot::channel();
     let waiting = workspace.clone();
     std::thread::spawn(move || {
-        let outcome = match wait.run(&waiting, &session.id, clock::now, |_| {}) {
-            Ok(Waited::Settled(outcome) | Waited::Left(Some(outcome))) => Some(outcome),
-            _ => None,
+        let heard = match wait.run(&waiting, &session.id, clock::now, |_| {}) {
+            // Keys are typed only for an answer of the developer's: one
+            // its receipt outside the workspace vouches for.
+            Ok(Waited::Settled(outcome) | Waited::Left(Some(outcome))) => {
+                receipts::vouched_outcome(&waiting, &session.id, outcome)
+                    .map_or(Heard::Unvouched, Heard::Answer)
+            }
+            _ => Heard::Nothing,
         };
-        let _ = sender.send(outcome);
+        let _ = sender.send(heard);
     });
     Ok(Asked {
         kind: prompt.kind.clone(),
@@ -311,10 +334,10 @@ async fn prompt_when_settled(
 }
 
 /// Whether the hooks of the started agent `name` have been heard (its
-/// session started).
+/// session started), as its hook told its launch record outside the
+/// workspace — never as an agent record in the workspace says, which
+/// anything working there can write (and then a prompt typed into a
+/// start-up dialog would answer it).
 fn heard_from(workspace: &Workspace, name: &str) -> bool {
-    agents::states(workspace, clock::now()).is_ok_and(|rows| {
-        rows.iter()
-            .any(|row| row.record.launch.as_deref() == Some(name))
-    })
+    launches::get(workspace, name).is_ok_and(|launch| launch.heard.is_some())
 }

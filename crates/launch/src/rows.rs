@@ -34,11 +34,10 @@ pub async fn rows(
         .into_iter()
         .map(|launch| {
             let session = sessions.iter().find(|session| session.id == launch.session);
-            let agent = heard.iter().find(|row| {
-                row.record.launch.as_deref() == Some(launch.name.as_str())
-                    || (launch.agent_session.is_some()
-                        && launch.agent_session.as_deref() == Some(row.record.session_id.as_str()))
-            });
+            // Its session's record, as its own hook told its launch record:
+            // an agent record in the workspace that only names the launch
+            // (anything working there can write one) is not it.
+            let agent = heard.iter().find(|row| launch.is_session_of(&row.record));
             let shown = LaunchState::of(
                 &launch,
                 session.map(|session| session.state),

@@ -134,12 +134,16 @@ pub async fn start(
         cwd: root.clone(),
         worktree: None,
         task: request.task.clone(),
-        prompt: task
-            .as_ref()
-            .map_or_else(|| request.prompt.clone(), |task| task.prompt.clone()),
+        // Typed into its prompt by its minder: words only, never a key.
+        prompt: launch::as_words(
+            &task
+                .as_ref()
+                .map_or_else(|| request.prompt.clone(), |task| task.prompt.clone()),
+        ),
         permission_mode: mode,
         model: request.model.clone(),
         agent_session: (agent == AgentKind::ClaudeCode).then(uuid_v4),
+        heard: None,
         started: now,
         landed: None,
         ended: None,

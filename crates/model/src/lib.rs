@@ -21,6 +21,7 @@ pub mod knowledge;
 pub mod probe;
 pub mod process;
 pub mod program;
+pub mod receipt;
 pub mod registry;
 #[cfg(feature = "render")]
 pub mod render;

@@ -41,6 +41,17 @@ pub const GONE_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
 /// How many of its last messages a row carries.
 pub const LAST_MESSAGES: usize = 6;
 
+/// The most an agent record holds: a few names, paths and a sentence. Past
+/// it a record is refused unread — anything working in the workspace can
+/// put one there, and every list of the agents (the window's, a paired
+/// browser's) reads them all.
+pub const RECORD_LIMIT: u64 = 1 << 20;
+
+/// The agent record at `path`, read within `within`.
+fn read_record(within: &Path, path: &Path, id: &str) -> Result<AgentRecord, StoreError> {
+    json_file::read_bounded(within, path, "agent", id, RECORD_LIMIT)
+}
+
 /// The agents folder of `workspace`.
 pub fn agents_dir(workspace: &Workspace) -> PathBuf {
     workspace.root().join(AGENTS_DIR)
@@ -58,7 +69,7 @@ pub fn update(
     let dir = agents_dir(workspace);
     let lock = DirLock::acquire_within(workspace.root(), &dir)?;
     let path = lock.file(&format!("{}.json", AgentRecord::key(agent, session_id)));
-    let stored = match json_file::read::<AgentRecord>(lock.within(), &path, "agent", session_id) {
+    let stored = match read_record(lock.within(), &path, session_id) {
         Ok(record) => Some(record),
         Err(StoreError::NotFound { .. }) => None,
         Err(error) => {
@@ -209,7 +220,7 @@ pub fn last_messages(record: &AgentRecord) -> Vec<TranscriptMessage> {
 pub fn states(workspace: &Workspace, now: Timestamp) -> Result<Vec<AgentRow>, StoreError> {
     let mut rows = Vec::new();
     for path in walk::files_in(&agents_dir(workspace), "json")? {
-        let record: AgentRecord = match json_file::read(workspace.root(), &path, "agent", "") {
+        let record: AgentRecord = match read_record(workspace.root(), &path, "") {
             Ok(record) => record,
             Err(error) => {
                 tracing::warn!(%error, "an agent record was skipped");
@@ -238,8 +249,7 @@ pub fn sweep(workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError>
     let _lock = DirLock::acquire_within(workspace.root(), &dir)?;
     let mut removed = 0;
     for path in walk::files_in(&dir, "json")? {
-        let Ok(record) = json_file::read::<AgentRecord>(workspace.root(), &path, "agent", "")
-        else {
+        let Ok(record) = read_record(workspace.root(), &path, "") else {
             continue;
         };
         let shown = record.shown_state(now, record.process.map_or(Liveness::Unknown, liveness));
@@ -343,7 +353,9 @@ pub fn ask_permission(
 /// it ended (`outcome`; `None` when the caller gave up): what the answer
 /// decides; a question that decided nothing leaves the inbox — unless an
 /// answer raced in, which then decides —; and the agent works on (decided
-/// here) or waits at its own prompt, on no question. The one ending of
+/// here) or waits at its own prompt, on no question. An answer decides
+/// only as its receipt outside the workspace says ([`crate::receipts`]):
+/// one that only the inbox's files hold decides nothing. The one ending of
 /// every edge that asks (the hook, MCP `approve`).
 pub fn settle_permission(
     workspace: &Workspace,
@@ -352,9 +364,15 @@ pub fn settle_permission(
     outcome: Option<&AwaitOutcome>,
     now: Timestamp,
 ) -> Result<Verdict, StoreError> {
-    let mut verdict = outcome.map_or(Verdict::FallThrough, |outcome| request.verdict(outcome));
+    // An answer counts only as its receipt outside the workspace says: the
+    // inbox's files are anyone's who works here to write.
+    let acted = |outcome: &AwaitOutcome| {
+        crate::receipts::vouched_outcome(workspace, session_id, outcome.clone())
+            .map_or(Verdict::FallThrough, |outcome| request.verdict(&outcome))
+    };
+    let mut verdict = outcome.map_or(Verdict::FallThrough, acted);
     if verdict == Verdict::FallThrough {
-        verdict = request.verdict(&feedback::retract(workspace, session_id, now)?);
+        verdict = acted(&feedback::retract(workspace, session_id, now)?);
     }
     let decided = verdict != Verdict::FallThrough;
     heard(workspace, &asker(request), now, |record| {

@@ -13,6 +13,7 @@ use switchboard_model::{
     },
     delivery::SENT_BY_FIELD,
     ipc::StoreChange,
+    receipt::{AnswerReceipt, answer_acts},
 };
 
 use crate::{
@@ -20,6 +21,7 @@ use crate::{
     deliveries::DELIVERIES_FILE,
     deliveries::{self, Appended},
     lock::DirLock,
+    receipts,
     records::{self, Editable},
 };
 
@@ -52,7 +54,9 @@ pub struct Replied {
 /// answer recorded first and the delivery completed last): the feedback
 /// record (answers only), the delivery's open sessions (`responded`, with
 /// the answer or, for a decline or dismissal, a response that says which —
-/// the seed knows no other status), the delivery (`completed`). An answer is
+/// the seed knows no other status), the delivery (`completed`) — and, before
+/// all of them, for an answer Switchboard acts on itself (a permission, a
+/// start-up screen), its receipt outside the workspace ([`receipts`]). An answer is
 /// checked against the schema first, and a second reply is refused
 /// (`ALREADY_RESPONDED`); nothing is written then.
 pub fn reply(
@@ -100,6 +104,28 @@ pub fn reply(
         ),
     };
 
+    let open: Vec<(usize, BlockingSession)> = sessions
+        .decode_each::<BlockingSession>()
+        .filter(|(_, session)| session.delivery_id == id && session.status.is_open())
+        .collect();
+    // An answer Switchboard acts on (a permission, a start-up screen) is
+    // vouched for outside the workspace first: the files below are anyone's
+    // who works there to write.
+    if let Some(values) = values.as_ref().filter(|_| answer_acts(&delivery)) {
+        for (_, session) in &open {
+            receipts::write(
+                workspace,
+                &AnswerReceipt {
+                    session_id: session.id.clone(),
+                    delivery_id: id.to_owned(),
+                    response: values.clone(),
+                    at: now,
+                    extra: Map::new(),
+                },
+            )?;
+        }
+    }
+
     let feedback = match &values {
         Some(values) => {
             let (record, _) = records::append_one(
@@ -121,10 +147,6 @@ pub fn reply(
         None => None,
     };
 
-    let open: Vec<(usize, BlockingSession)> = sessions
-        .decode_each::<BlockingSession>()
-        .filter(|(_, session)| session.delivery_id == id && session.status.is_open())
-        .collect();
     for (index, mut session) in open.iter().cloned() {
         session.status = BlockingStatus::Responded;
         session.response = Some(response.clone());

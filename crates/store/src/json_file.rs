@@ -20,7 +20,19 @@ pub(crate) fn read<T: DeserializeOwned>(
     what: &'static str,
     id: &str,
 ) -> Result<T, StoreError> {
-    let text = match regular::read_to_string_in(within, path, regular::DATA_LIMIT) {
+    read_bounded(within, path, what, id, regular::DATA_LIMIT)
+}
+
+/// [`read`], of a kind that holds `limit` bytes at most (a larger file is
+/// refused unread).
+pub(crate) fn read_bounded<T: DeserializeOwned>(
+    within: &Path,
+    path: &Path,
+    what: &'static str,
+    id: &str,
+    limit: u64,
+) -> Result<T, StoreError> {
+    let text = match regular::read_to_string_in(within, path, limit) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(StoreError::NotFound {

@@ -11,7 +11,10 @@ use std::path::PathBuf;
 
 use switchboard_model::{
     Timestamp,
-    agent::launch::{Landing, Launch, LaunchError, check_name},
+    agent::{
+        AgentKind,
+        launch::{Landing, Launch, LaunchError, check_name},
+    },
 };
 
 use crate::{StoreError, Workspace, json_file, lock::DirLock, walk};
@@ -96,6 +99,31 @@ pub fn update(
     change(&mut launch);
     json_file::write_private(&path, &launch, "launch")?;
     Ok(launch)
+}
+
+/// Records that the hooks of the launch named `name` were heard from
+/// `agent`'s session `session_id` at `now`: when first (its session has
+/// started), and which session it is now (a `/clear` starts another).
+/// Called by the hook, run with the launch's name: this record outside the
+/// workspace is what the minder and the launch's row trust, never the
+/// workspace's agent records.
+pub fn heard(
+    workspace: &Workspace,
+    name: &str,
+    agent: AgentKind,
+    session_id: &str,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    if !get(workspace, name)?.hears_anew(agent, session_id) {
+        return Ok(());
+    }
+    update(workspace, name, |launch| {
+        if launch.hears_anew(agent, session_id) {
+            launch.heard.get_or_insert(now);
+            launch.agent_session = Some(session_id.to_owned());
+        }
+    })?;
+    Ok(())
 }
 
 /// Forgets the launch named `name` (one that never started).

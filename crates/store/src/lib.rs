@@ -29,6 +29,7 @@ pub mod own_folders;
 pub mod probe_reports;
 pub mod process;
 pub mod program_configs;
+pub mod receipts;
 mod records;
 pub mod registry;
 pub mod regular;

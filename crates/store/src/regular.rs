@@ -149,15 +149,24 @@ pub fn open_read_in(within: &Path, path: &Path) -> io::Result<File> {
 /// read past it).
 pub fn read_in(within: &Path, path: &Path, limit: u64, last: LastLink) -> io::Result<Vec<u8>> {
     let file = open_in(within, path, &mut reading(), last)?;
+    // One that says it holds more is refused unread: a sparse file holds
+    // gigabytes of nothing at no cost to whoever made it.
+    if file.metadata()?.len() > limit {
+        return Err(too_large(path, limit));
+    }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(io::Error::new(
-            io::ErrorKind::FileTooLarge,
-            format!("{} holds more than {limit} bytes", path.display()),
-        ));
+        return Err(too_large(path, limit));
     }
     Ok(bytes)
+}
+
+fn too_large(path: &Path, limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!("{} holds more than {limit} bytes", path.display()),
+    )
 }
 
 /// [`read_in`] as UTF-8 text (`InvalidData` when it is not).

@@ -355,7 +355,7 @@ pub fn merge(
                 worktree: dir.to_owned(),
             });
         }
-        git::run_tree(worktree, &["add", "--all", "--", "."])?;
+        git::stage_all(worktree)?;
         git::run_tree(
             worktree,
             &[

@@ -23,7 +23,7 @@ use switchboard_model::{
 use switchboard_store::{
     Workspace, agents, clock,
     feedback::{ReplyWait, Waited},
-    window,
+    launches, window,
 };
 
 /// The agents whose hooks Switchboard speaks.
@@ -101,6 +101,19 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     };
     if let Err(error) = observed {
         tracing::warn!(%error, "the agent's state was not recorded");
+    }
+    // A started agent's session has begun: told to its launch record, which
+    // its minder trusts (the agent records above are the workspace's).
+    if let Some(name) = &input.launch
+        && let Err(error) = launches::heard(
+            &workspace,
+            name,
+            input.agent,
+            &input.session_id,
+            clock::now(),
+        )
+    {
+        tracing::debug!(%error, "no launch of this name was told its hooks were heard");
     }
     let Some(request) = request else {
         return Ok(());

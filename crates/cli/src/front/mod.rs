@@ -8,8 +8,9 @@
 //!
 //! - at most [`Rules::places`] connections are held (or half the process's
 //!   file limit when that is lower); when all are, a newcomer takes the
-//!   place of the oldest that has not shown a credential — one that sent
-//!   nothing first, then one whose requests showed none — which is closed;
+//!   place of the oldest that has not shown a credential of the peer that
+//!   holds the most such (loopback one peer) — one that sent nothing first,
+//!   then one whose requests showed none — which is closed;
 //!   when every held one has shown one, the newcomer is answered 503 and
 //!   closed;
 //! - the server behind the front says when a request showed a valid
@@ -175,6 +176,24 @@ pub fn claim<RequestBody>(request: &Request<RequestBody>, holder: &str) -> bool 
         .get::<Caller>()
         .and_then(|caller| caller.0.upgrade())
         .is_none_or(|place| place.claim(holder))
+}
+
+/// [`claim`] with `holder` holding `share` places at most: for what only
+/// vouches for a page's loading (a browser's cookie alone, which every
+/// server on its host is sent), whose connections need few places, so a
+/// replayed one keeps few. `false` when `holder` holds them already; the
+/// server then serves the request anyway, its connection held as any
+/// other without a credential.
+pub fn claim_within<RequestBody>(
+    request: &Request<RequestBody>,
+    holder: &str,
+    share: usize,
+) -> bool {
+    request
+        .extensions()
+        .get::<Caller>()
+        .and_then(|caller| caller.0.upgrade())
+        .is_none_or(|place| place.claim_within(holder, share))
 }
 
 /// Serves one held connection until it ends, times out or is told to

@@ -130,6 +130,11 @@ impl Place {
         self.places.table().claim(self.id, holder)
     }
 
+    /// [`Place::claim`], `holder` holding `share` places at most.
+    pub fn claim_within(&self, holder: &str, share: usize) -> bool {
+        self.places.table().claim_within(self.id, holder, share)
+    }
+
     /// Whether its connection showed a credential that keeps its place.
     pub fn claimed(&self) -> bool {
         self.places.table().claimed(self.id)

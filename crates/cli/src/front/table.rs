@@ -3,7 +3,12 @@
 //! are held, and how many one peer address or one credential holds.
 //!
 //! - At most `places` connections are held. When all are, a newcomer takes
-//!   the place of the oldest connection that has not shown a valid
+//!   a place from the peer that holds the most connections without a valid
+//!   credential (loopback's `127.0.0.1` and `::1` one peer): so a flood from
+//!   one address — a process on this host most of all — makes way for
+//!   itself and never for a phone arriving from its own address, however
+//!   slow its TLS handshake. Of that peer's, it takes the place of the
+//!   oldest connection that has not shown a valid
 //!   credential: first one that has sent nothing for [`SILENT_AFTER`] (a
 //!   real client sends its request at once), then one whose requests showed
 //!   none (an unpaired browser, a request without a valid bearer token),
@@ -48,6 +53,8 @@ struct Held<T> {
     since: Instant,
     /// The peer it counts against, if counted.
     peer: Option<IpAddr>,
+    /// The peer it makes way for a newcomer as (loopback's one).
+    from: IpAddr,
     /// What its holder keeps with it (the front: how to close it).
     payload: T,
 }
@@ -123,11 +130,12 @@ impl<T> Table<T> {
         }
         let mut made_way = None;
         if self.held.len() >= self.places {
-            let silent = self.oldest(&Stage::Silent);
+            let from = self.heaviest().ok_or(Refused::Full)?;
+            let silent = self.oldest(&Stage::Silent, from);
             let oldest = match silent {
                 Some((id, since)) if now.saturating_duration_since(since) >= SILENT_AFTER => id,
                 _ => self
-                    .oldest(&Stage::Unproven)
+                    .oldest(&Stage::Unproven, from)
                     .or(silent)
                     .map(|(id, _)| id)
                     .ok_or(Refused::Full)?,
@@ -145,17 +153,35 @@ impl<T> Table<T> {
                 stage: Stage::Silent,
                 since: now,
                 peer: counted,
+                from: from(peer),
                 payload,
             },
         );
         Ok(Admitted { id, made_way })
     }
 
-    /// The oldest connection at `stage`, and since when it is held.
-    fn oldest(&self, stage: &Stage) -> Option<(u64, Instant)> {
+    /// The peer holding the most connections that showed no credential
+    /// (of two as many, the one whose such connection is oldest).
+    fn heaviest(&self) -> Option<IpAddr> {
+        let mut held_by: HashMap<IpAddr, (usize, u64)> = HashMap::new();
+        for (id, held) in &self.held {
+            if !matches!(held.stage, Stage::Holder(_)) {
+                let (count, _) = held_by.entry(held.from).or_insert((0, *id));
+                *count += 1;
+            }
+        }
+        held_by
+            .into_iter()
+            .max_by_key(|(_, (count, oldest))| (*count, std::cmp::Reverse(*oldest)))
+            .map(|(from, _)| from)
+    }
+
+    /// The oldest connection of peer `from` at `stage`, and since when it
+    /// is held.
+    fn oldest(&self, stage: &Stage, from: IpAddr) -> Option<(u64, Instant)> {
         self.held
             .iter()
-            .find(|(_, held)| held.stage == *stage)
+            .find(|(_, held)| held.stage == *stage && held.from == from)
             .map(|(id, held)| (*id, held.since))
     }
 
@@ -173,6 +199,13 @@ impl<T> Table<T> {
     /// place from now on, counted against `holder`. `false` (and nothing
     /// changed) when `holder` holds its share with other connections.
     pub fn claim(&mut self, id: u64, holder: &str) -> bool {
+        self.claim_within(id, holder, self.per_holder())
+    }
+
+    /// [`Table::claim`], `holder` holding `share` places at most (no more
+    /// than half).
+    pub fn claim_within(&mut self, id: u64, holder: &str, share: usize) -> bool {
+        let share = share.min(self.per_holder());
         let others = self
             .held
             .iter()
@@ -180,7 +213,7 @@ impl<T> Table<T> {
                 **each != id && matches!(&held.stage, Stage::Holder(name) if name == holder)
             })
             .count();
-        if others >= self.per_holder() {
+        if others >= share {
             return false;
         }
         if let Some(held) = self.held.get_mut(&id) {
@@ -209,6 +242,18 @@ impl<T> Table<T> {
             }
         }
         Some(held.payload)
+    }
+}
+
+/// The peer a connection from `ip` makes way as: every loopback address
+/// one (a process of this host picks any of `127.0.0.0/8`), else the peer
+/// it counts against.
+fn from(ip: IpAddr) -> IpAddr {
+    let ip = ip.to_canonical();
+    if ip.is_loopback() {
+        IpAddr::V4(Ipv4Addr::LOCALHOST)
+    } else {
+        counted(ip).unwrap_or(ip)
     }
 }
 
@@ -273,6 +318,48 @@ mod tests {
     }
 
     #[test]
+    fn a_flood_from_one_peer_makes_way_for_itself_never_for_another_peers_newcomer() {
+        let start = Instant::now();
+        let later = |millis| start + Duration::from_millis(millis);
+        let phone_address = IpAddr::V4(Ipv4Addr::new(192, 168, 1, 20));
+        let mut table = Table::new(8, 64);
+        fill(&mut table, LOOPBACK, start, 7);
+        // A phone arrives; its TLS handshake is slow: it sends nothing yet.
+        const PHONE: u64 = u64::MAX;
+        let phone = table.admit(phone_address, later(10), PHONE).unwrap();
+        // Meanwhile the host's own flood renews itself, young and silent,
+        // long past a second: its own connections make way, oldest first.
+        for round in 0..1000 {
+            let newcomer = table.admit(LOOPBACK, later(20 + round), round).unwrap();
+            assert_ne!(newcomer.made_way, Some(PHONE), "round {round}");
+        }
+        // Even silent past a second, the lone phone is not the one to go;
+        // nor when the flood comes from every address of loopback's.
+        let newcomer = table.admit(LOOPBACK, later(5000), 7).unwrap();
+        assert_ne!(newcomer.made_way, Some(PHONE));
+        for round in 0..1000_u64 {
+            let spread = IpAddr::V4(Ipv4Addr::new(
+                127,
+                0,
+                (round / 250) as u8,
+                (round % 250) as u8 + 2,
+            ));
+            let newcomer = table.admit(spread, later(6000 + round), round).unwrap();
+            assert_ne!(newcomer.made_way, Some(PHONE), "round {round}");
+        }
+        table.asked(phone.id);
+        assert!(table.claim(phone.id, "phone"));
+        // Of two peers as heavy, the one whose connection is older gives.
+        let mut table = Table::new(4, 64);
+        let lan = IpAddr::V4(Ipv4Addr::new(192, 168, 1, 30));
+        for (payload, from, at) in [(1, lan, 0), (2, lan, 1), (3, LOOPBACK, 2), (4, LOOPBACK, 3)] {
+            table.admit(from, later(at), payload).unwrap();
+        }
+        let newcomer = table.admit(LOOPBACK, later(4), 5).unwrap();
+        assert_eq!(newcomer.made_way, Some(1));
+    }
+
+    #[test]
     fn connections_asking_again_and_again_without_a_credential_never_keep_a_holder_out() {
         let now = Instant::now();
         let mut table = Table::new(8, 64);
@@ -327,6 +414,20 @@ mod tests {
             table.admit(LOOPBACK, now, 9).is_ok(),
             "a place freed is taken"
         );
+    }
+
+    #[test]
+    fn a_smaller_share_holds_no_more_and_leaves_the_rest_unclaimed() {
+        let now = Instant::now();
+        let mut table = Table::new(100, 64);
+        let ids = fill(&mut table, LOOPBACK, now, 5);
+        assert!(table.claim_within(ids[0], "page:b", 2));
+        assert!(table.claim_within(ids[1], "page:b", 2));
+        assert!(!table.claim_within(ids[2], "page:b", 2), "past its share");
+        assert!(!table.claimed(ids[2]), "held as one without a credential");
+        // The keyed session's share is its own.
+        assert!(table.claim(ids[2], "b"));
+        assert!(table.claim_within(ids[3], "b", 1000), "never past half");
     }
 
     #[test]

@@ -29,6 +29,10 @@ const PAGE_KEY: &str = "x-switchboard-key";
 /// again at every visit).
 const KEPT_SECS: u64 = 365 * 24 * 60 * 60;
 
+/// How many connections a browser's cookie alone keeps for loading its
+/// page (a browser opens six at most to one origin).
+const PAGE_PLACES: usize = 8;
+
 /// The largest command body taken.
 const MAX_BODY: usize = 1024 * 1024;
 
@@ -86,8 +90,9 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
         .get(PAGE_KEY)
         .and_then(|key| key.to_str().ok())
         .map(str::to_owned);
+    let holder = switchboard_model::token::digest(&cookie);
     let cookie = if path.starts_with("/api/") {
-        match keyed(&served.browsers, &cookies, page_key.as_deref()) {
+        let cookie = match keyed(&served.browsers, &cookies, page_key.as_deref()) {
             Ok(admitted) => {
                 // Written before the answer, once a minute at most.
                 if let Some(id) = admitted.seen_due {
@@ -96,18 +101,25 @@ async fn route(served: &Served, request: Request<Incoming>) -> Response<Body> {
                 admitted.cookie
             }
             Err(refusal) => return not_paired(&refusal),
+        };
+        // Paired, with its page key: its connection keeps its place
+        // (`crate::front`), within its share.
+        if !crate::front::claim(&request, &switchboard_model::token::digest(&cookie)) {
+            return refused(
+                ErrorCode::LimitReached,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "this browser holds as many connections as it may; close a page and try again",
+            );
         }
+        cookie
     } else {
+        // The cookie alone — which a browser sends to every server on its
+        // host, any of which may replay it — vouches only for loading the
+        // page: a few places of its own, apart from the keyed session's
+        // share, which a replayed cookie never fills.
+        crate::front::claim_within(&request, &format!("page:{holder}"), PAGE_PLACES);
         cookie
     };
-    // Paired: its connection keeps its place (`crate::front`), within its share.
-    if !crate::front::claim(&request, &switchboard_model::token::digest(&cookie)) {
-        return refused(
-            ErrorCode::LimitReached,
-            StatusCode::SERVICE_UNAVAILABLE,
-            "this browser holds as many connections as it may; close a page and try again",
-        );
-    }
     match (request.method().clone(), path.as_str()) {
         (Method::GET, "/" | "/index.html") => bytes(
             StatusCode::OK,

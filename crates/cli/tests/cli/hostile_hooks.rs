@@ -266,6 +266,62 @@ fn fifos_devices_and_huge_edits_neither_hang_the_hook_nor_the_agents_list() {
 }
 
 #[test]
+fn sparse_files_of_gigabytes_among_agent_records_and_team_files_are_refused_unread() {
+    let setting = Setting::new();
+    let root = &setting.root;
+    // What anything working in the workspace makes at no cost: files that
+    // say they hold a gigabyte each (of nothing), where the agents list and
+    // the team board read every file.
+    let agents = root.join(".switchboard/agents");
+    let team = root.join(".opencode/opencode-teams/teams/web");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::create_dir_all(team.join("tasks")).unwrap();
+    let gigabyte = |path: &Path| {
+        std::fs::File::create(path)
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+    };
+    for n in 0..12 {
+        gigabyte(&agents.join(format!("claude-code-s{n}.json")));
+    }
+    gigabyte(&team.join("config.json"));
+    // One real agent beside them.
+    let child = hook(
+        root,
+        &json!({"session_id": "s-real", "transcript_path": "", "cwd": root,
+                "hook_event_name": "Stop"}),
+    );
+    assert!(
+        finished_within(child, Duration::from_secs(20))
+            .status
+            .success()
+    );
+    // Twelve gigabytes read would take a minute and a gigabyte of memory
+    // at a time; refused unread, the list answers at once.
+    let listing = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(root)
+        .args(["agents", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let listed = finished_within(listing, Duration::from_secs(20));
+    let rows: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{rows}");
+    let board = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("-C")
+        .arg(root)
+        .args(["team", "list", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    finished_within(board, Duration::from_secs(20));
+}
+
+#[test]
 fn an_edit_that_would_multiply_a_file_is_asked_at_once_and_a_killed_hook_leaves_no_diff() {
     let setting = Setting::new();
     let root = &setting.root;

@@ -10,6 +10,7 @@ mod deliver;
 mod docs;
 mod durability;
 mod flood;
+mod forged_answers;
 mod hooks;
 mod hostile_hooks;
 mod http;

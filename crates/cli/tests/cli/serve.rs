@@ -576,7 +576,14 @@ fn a_cookie_replayed_without_its_pages_key_answers_nothing_and_hears_nothing() {
         "hook_event_name": "PermissionRequest", "tool_name": "Bash",
         "tool_input": {"command": "rm -rf build"},
     });
-    let mut hook = crate::hooks::hook_with(&workspace, "120", &event, &[]);
+    // The agent keeps to the server's config folder (the user's), where
+    // the developer's answer leaves its receipt.
+    let mut hook = crate::hooks::hook_with(
+        &workspace,
+        "120",
+        &event,
+        &[("SWITCHBOARD_CONFIG_DIR", config.to_str().unwrap())],
+    );
     let waiting = |listed: &Value| {
         listed["deliveries"]
             .as_array()?
@@ -781,7 +788,14 @@ fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
         "hook_event_name": "PermissionRequest", "tool_name": "Bash",
         "tool_input": {"command": "cargo publish"},
     });
-    let hook = crate::hooks::hook_with(&workspace, "60", &event, &[]);
+    // The agent's hook keeps to the same config folder as the server (the
+    // user's): the answer's receipt is kept there.
+    let hook = crate::hooks::hook_with(
+        &workspace,
+        "60",
+        &event,
+        &[("SWITCHBOARD_CONFIG_DIR", config.to_str().unwrap())],
+    );
     let question = crate::when_stored(&workspace, || {
         let (_, listed) = invoke(&served, &browser, "list_deliveries", &Value::Null);
         listed["deliveries"]

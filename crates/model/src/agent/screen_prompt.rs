@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{agent::AgentKind, program::Key};
 
+/// The field an inbox question about a start-up screen carries: the
+/// launch and the screen's kind.
+pub const SCREEN_FIELD: &str = "agent_screen";
+
 /// A question an agent's screen shows, and how each answer is typed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScreenPrompt {

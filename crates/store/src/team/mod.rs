@@ -239,13 +239,19 @@ pub(crate) fn check_file_id(what: &'static str, id: &str) -> Result<(), StoreErr
     }
 }
 
+/// The most one team file holds (a config, a task, a member's inbox):
+/// far over a real one; past it a file is refused unread (a team folder is
+/// anyone's who works in the workspace to write, and a paired browser
+/// reads the board).
+const TEAM_FILE_LIMIT: u64 = 16 << 20;
+
 /// Reads and parses a JSON file, within its own folder.
 pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let bytes = crate::regular::read_in(
         folder,
         path,
-        crate::regular::DATA_LIMIT,
+        TEAM_FILE_LIMIT,
         crate::regular::LastLink::Follow,
     )
     .map_err(StoreError::io("could not read", path))?;

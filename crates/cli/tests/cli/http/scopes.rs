@@ -227,9 +227,12 @@ fn approve_over_http_is_the_tokens_agents_question_not_what_its_client_calls_its
     assert_eq!(question["sent_by"], "ssh:buildbox");
     assert_eq!(question["agent_request"]["session_id"], "http-ssh:buildbox");
     let id = question["id"].as_str().unwrap();
-    crate::ok_stdout(&crate::switchboard(
+    // The developer answers with the server's config folder (the user's),
+    // where the answer's receipt is kept.
+    crate::ok_stdout(&crate::switchboard_with(
         &root,
         &["answer", id, "--value", "true"],
+        &[("SWITCHBOARD_CONFIG_DIR", config.path())],
     ));
     let answer = asking.join().unwrap();
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();

@@ -121,6 +121,24 @@ pub fn plain_prompt(text: &str) -> Result<(), LaunchError> {
     Ok(())
 }
 
+/// `text` as words typed into an agent's prompt, whoever wrote it (a
+/// team task's description is any teammate's): a line break is a line
+/// feed (a carriage return alone is Enter), a Tab a space, and every other
+/// control character — an escape that starts a key's sequence (Shift+Tab
+/// switches Claude Code's permission mode), a C1 control — is left out, so
+/// what is typed is text and never a key.
+pub fn as_words(text: &str) -> String {
+    text.replace("\r\n", "\n")
+        .chars()
+        .filter_map(|c| match c {
+            '\n' | '\r' => Some('\n'),
+            '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect()
+}
+
 /// The permission mode a started `agent` runs in: `asked`, checked, else
 /// its first.
 pub fn permission_mode(agent: AgentKind, asked: Option<&str>) -> Result<String, LaunchError> {
@@ -222,6 +240,18 @@ mod tests {
     #![allow(clippy::disallowed_methods)] // Tests read the files they made.
     use super::*;
     use crate::ErrorCode;
+
+    #[test]
+    fn what_is_typed_as_a_prompt_is_words_and_never_a_key() {
+        assert_eq!(
+            as_words("Fix typos.\u{1b}[Z\u{1b}[Z\r\nthen\rgo\tnow\u{9b}2~\u{7f}"),
+            "Fix typos.[Z[Z\nthen\ngo now2~"
+        );
+        assert_eq!(
+            as_words("Plain words,\nover lines."),
+            "Plain words,\nover lines."
+        );
+    }
 
     #[test]
     fn claude_code_starts_interactive_with_the_hooks_for_this_run_and_never_its_prompt() {

@@ -312,9 +312,15 @@ pub struct Launch {
     /// Its model, when chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// The agent's own session id, when it was given one at start.
+    /// The agent's own session id: the one it was given at start, or the
+    /// one its hooks last reported (recorded here by the hook).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_session: Option<String>,
+    /// When its own hooks were first heard (its session started), as the
+    /// hook recorded it here: never the workspace's agent records, which
+    /// anything working there can write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heard: Option<Timestamp>,
     /// When it was started.
     pub started: Timestamp,
     /// How its work was landed, once it was.
@@ -367,6 +373,21 @@ impl Launch {
             return bad("its worktree is a folder of .claude/worktrees or .switchboard/worktrees");
         }
         Ok(())
+    }
+
+    /// Whether a hook call of `agent`'s session `session_id`, run with this
+    /// launch's name, tells its record something new: the same agent, and
+    /// its first hook call or a session other than the one last heard.
+    pub fn hears_anew(&self, agent: AgentKind, session_id: &str) -> bool {
+        self.agent == agent
+            && (self.heard.is_none() || self.agent_session.as_deref() != Some(session_id))
+    }
+
+    /// Whether `record` is the hook record of this launch's session: the
+    /// session its own hook last told its launch record (or it was started
+    /// with), never one an agent record in the workspace merely names.
+    pub fn is_session_of(&self, record: &super::AgentRecord) -> bool {
+        record.agent == self.agent && self.agent_session.as_deref() == Some(&record.session_id)
     }
 
     /// Whether its work was merged or discarded.
@@ -526,6 +547,7 @@ pub(crate) fn test_launch() -> Launch {
         permission_mode: "default".into(),
         model: None,
         agent_session: None,
+        heard: None,
         started: Timestamp::from_unix_millis(0).unwrap(),
         landed: None,
         ended: None,
