@@ -161,6 +161,22 @@ impl Announced {
     }
 }
 
+/// Shows an OS notification of `title` and `body`, text others wrote
+/// shown as written (`switchboard_model::notice`): on the freedesktop
+/// servers a body is markup, escaped.
+fn show_notice(app: &AppHandle, title: &str, body: &str) {
+    let markup = cfg!(all(unix, not(target_os = "macos")));
+    let shown = app
+        .notification()
+        .builder()
+        .title(switchboard_model::notice::title(title))
+        .body(switchboard_model::notice::body(body, markup))
+        .show();
+    if let Err(error) = shown {
+        tracing::debug!(%error, "no notification service");
+    }
+}
+
 /// Announces the sessions in `sessions` that began waiting for a secret
 /// since the last call.
 pub fn secrets(app: &AppHandle, sessions: &[ProgramSession], announced: &Announced) {
@@ -184,19 +200,15 @@ pub fn secrets(app: &AppHandle, sessions: &[ProgramSession], announced: &Announc
         fresh
     };
     for session in &fresh {
-        let shown = app
-            .notification()
-            .builder()
-            .title("A program asks for a secret")
-            .body(format!(
+        show_notice(
+            app,
+            "A program asks for a secret",
+            &format!(
                 "{} ({}) waits for a password: type it in Terminals",
                 session.label(),
                 session.command_line()
-            ))
-            .show();
-        if let Err(error) = shown {
-            tracing::debug!(%error, "no notification service");
-        }
+            ),
+        );
     }
     let window = app.get_webview_window("main");
     if !fresh.is_empty()
@@ -229,11 +241,7 @@ pub fn agents(app: &AppHandle, workspace: &Workspace, announced: &Announced) {
         told.update(&rows)
     };
     let primed = announced.primed.load(std::sync::atomic::Ordering::SeqCst);
-    let notify = |(title, body): (String, String)| {
-        if let Err(error) = app.notification().builder().title(title).body(body).show() {
-            tracing::debug!(%error, "no notification service");
-        }
-    };
+    let notify = |(title, body): (String, String)| show_notice(app, &title, &body);
     if primed && !news.finished.is_empty() && wants_turn_notifications(app) {
         for row in &news.finished {
             notify(announce::finished_notice(
@@ -301,15 +309,7 @@ pub fn refresh(app: &AppHandle, workspace: &Workspace, announced: &Announced, no
         let (fresh, waiting) = newly_waiting(&known, &listed.deliveries);
         if notify && !fresh.is_empty() {
             for delivery in &fresh {
-                let shown = app
-                    .notification()
-                    .builder()
-                    .title("An agent is waiting for your answer")
-                    .body(&delivery.title)
-                    .show();
-                if let Err(error) = shown {
-                    tracing::debug!(%error, "no notification service");
-                }
+                show_notice(app, "An agent is waiting for your answer", &delivery.title);
             }
             if let Some(window) = app.get_webview_window("main")
                 && let Err(error) = window.request_user_attention(Some(UserAttentionType::Critical))
@@ -365,18 +365,11 @@ pub fn elsewhere(app: &AppHandle, workspace: &Workspace, announced: &Announced) 
         }
     }
     for (line, question) in fresh {
-        let shown = app
-            .notification()
-            .builder()
-            .title(format!(
-                "An agent in {} is waiting for your answer",
-                line.name
-            ))
-            .body(&question.title)
-            .show();
-        if let Err(error) = shown {
-            tracing::debug!(%error, "no notification service");
-        }
+        show_notice(
+            app,
+            &format!("An agent in {} is waiting for your answer", line.name),
+            &question.title,
+        );
     }
     show_count(app, announced.waiting());
 }

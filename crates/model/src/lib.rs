@@ -18,6 +18,7 @@ pub mod id;
 pub mod inbox;
 pub mod ipc;
 pub mod knowledge;
+pub mod notice;
 pub mod probe;
 pub mod process;
 pub mod program;
