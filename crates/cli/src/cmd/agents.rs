@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use switchboard_model::age_label;
+use switchboard_model::{age_label, terminal_text::printable};
 use switchboard_store::{Workspace, agents, clock, everywhere, registry};
 
 use super::hooks::codex_trust_note;
@@ -52,11 +52,11 @@ pub fn list(workspace: &Workspace, args: &AgentsArgs) -> Result<()> {
         let record = &row.record;
         println!(
             "{:<12} {:<18} {:<10} {:<14} {}",
-            record.name,
+            printable(&record.name),
             row.shown.label(),
             age_label(record.since, now),
-            record.waiting_on.as_deref().unwrap_or("-"),
-            record.cwd
+            printable(record.waiting_on.as_deref().unwrap_or("-")),
+            printable(&record.cwd)
         );
     }
     if let Some((_, note)) = &codex_note {
@@ -89,8 +89,8 @@ fn list_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
         let presences: Vec<&str> = line.presences.iter().map(|p| p.as_str()).collect();
         println!(
             "{}  {}  ({}{}; {} waiting)",
-            line.name,
-            line.workspace,
+            printable(&line.name),
+            printable(&line.workspace),
             if line.current { "this one" } else { "" },
             if presences.is_empty() {
                 String::new()
@@ -104,7 +104,7 @@ fn list_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
             line.waiting()
         );
         for problem in &line.problems {
-            println!("  ! {problem}");
+            println!("  ! {}", printable(&problem.to_string()));
         }
         for question in &line.questions {
             println!(
@@ -112,17 +112,17 @@ fn list_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
                 question.id,
                 question.mode.as_str(),
                 age_label(question.since, now),
-                question.title
+                printable(&question.title)
             );
         }
         for row in &line.agents {
             let record = &row.record;
             println!(
                 "  {:<12} {:<18} {:<10} {}",
-                record.name,
+                printable(&record.name),
                 row.shown.label(),
                 age_label(record.since, now),
-                record.waiting_on.as_deref().unwrap_or("-"),
+                printable(record.waiting_on.as_deref().unwrap_or("-")),
             );
         }
     }

@@ -8,7 +8,10 @@ use std::{
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use switchboard_model::knowledge::search::{HitKind, SearchQuery};
+use switchboard_model::{
+    knowledge::search::{HitKind, SearchQuery},
+    terminal_text::printable,
+};
 use switchboard_store::{Workspace, clock, knowledge, search::search_workspace};
 
 /// Appends a learning; prints where it landed (`path:line`).
@@ -107,8 +110,11 @@ pub fn search(workspace: &Workspace, args: SearchArgs) -> Result<()> {
         } else {
             String::new()
         };
-        writeln!(out, "{place}  {}  {}{votes}", hit.kind.as_str(), hit.title)?;
-        writeln!(out, "    {}", hit.snippet.replace('\n', " "))?;
+        // Titles and snippets are the workspace's files' (a cloned
+        // repository's): shown, never obeyed.
+        let line = format!("{place}  {}  {}{votes}", hit.kind.as_str(), hit.title);
+        writeln!(out, "{}", printable(&line))?;
+        writeln!(out, "    {}", printable(&hit.snippet.replace('\n', " ")))?;
     }
     Ok(())
 }

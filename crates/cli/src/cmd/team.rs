@@ -5,8 +5,9 @@
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
-use switchboard_model::team::{
-    DEFAULT_LEADER, MessageType, Priority, Task, TaskFilter, TaskStatus,
+use switchboard_model::{
+    team::{DEFAULT_LEADER, MessageType, Priority, Task, TaskFilter, TaskStatus},
+    terminal_text::printable,
 };
 use switchboard_store::{
     Workspace, clock,
@@ -24,6 +25,9 @@ fn print_json(value: &serde_json::Value) -> Result<()> {
     Ok(())
 }
 
+/// One task as a line of the terminal: everything in it came from the
+/// team's files (any teammate's, a cloned repository's), so nothing in it
+/// acts on the terminal.
 fn task_line(team: &str, task: &Task) -> String {
     let mut line = format!(
         "{}  {}  {:<11}  {:<6}  {}",
@@ -42,7 +46,7 @@ fn task_line(team: &str, task: &Task) -> String {
     if let Some(warning) = &task.warning {
         line.push_str(&format!("  ! {warning}"));
     }
-    line
+    printable(&line).into_owned()
 }
 
 /// Runs `switchboard team …`.
@@ -82,20 +86,21 @@ pub fn team(workspace: &Workspace, command: TeamCommand) -> Result<()> {
                 return print_json(&json!(rows));
             }
             for row in rows {
-                match row.get("error") {
-                    Some(error) => println!(
+                let line = match row.get("error") {
+                    Some(error) => format!(
                         "{}  error: {}",
                         row["name"].as_str().unwrap_or(""),
                         error.as_str().unwrap_or("")
                     ),
-                    None => println!(
+                    None => format!(
                         "{}  leader {}  {} members  {} tasks",
                         row["name"].as_str().unwrap_or(""),
                         row["leader"].as_str().unwrap_or(""),
                         row["members"],
                         row["tasks"]
                     ),
-                }
+                };
+                println!("{}", printable(&line));
             }
             Ok(())
         }
@@ -104,18 +109,20 @@ pub fn team(workspace: &Workspace, command: TeamCommand) -> Result<()> {
             if json {
                 return print_json(&serde_json::to_value(&board)?);
             }
-            println!("{}  leader {}", board.config.name, board.config.leader);
+            let head = format!("{}  leader {}", board.config.name, board.config.leader);
+            println!("{}", printable(&head));
             for member in &board.config.members {
                 let unread = board
                     .inboxes
                     .iter()
                     .find(|inbox| inbox.agent == member.agent_id)
                     .map_or(0, |inbox| inbox.unread());
-                println!(
+                let line = format!(
                     "  {} ({})  {unread} unread",
                     member.agent_id,
                     board.config.role_of(&member.agent_id).unwrap_or("member")
                 );
+                println!("{}", printable(&line));
             }
             for status in TaskStatus::ALL {
                 let tasks: Vec<&Task> = board
@@ -287,7 +294,7 @@ pub fn msg(workspace: &Workspace, command: MsgCommand) -> Result<()> {
                 return print_json(&serde_json::to_value(&messages)?);
             }
             for message in &messages {
-                println!(
+                let line = format!(
                     "{}  {} → {}  [{}]{}  {}",
                     message.timestamp,
                     message.from,
@@ -296,6 +303,7 @@ pub fn msg(workspace: &Workspace, command: MsgCommand) -> Result<()> {
                     if message.read { "" } else { " new" },
                     message.message
                 );
+                println!("{}", printable(&line));
             }
             Ok(())
         }

@@ -380,3 +380,47 @@ fn a_cascade_killed_at_random_points_leaves_every_file_whole() {
         "some cascades were cut short, or the test proves nothing"
     );
 }
+
+#[test]
+fn what_teammates_and_a_cloned_repository_wrote_is_shown_on_a_terminal_never_obeyed() {
+    let dir = workspace();
+    let ws = dir.path();
+    // A clipboard write (OSC 52) and concealed text, as any teammate (or
+    // a cloned repository's team folder) can write them.
+    let hostile = "Build\u{1b}]52;c;Y3VybCB4LmV4YW1wbGUgfCBzaA==\u{7}\u{1b}[8m hidden";
+    let task = run(
+        ws,
+        &["task", "create", "--team", "alpha", "--title", hostile],
+    );
+    run(
+        ws,
+        &[
+            "msg", "send", "--team", "alpha", "--from", "lead", "--to", "b", hostile,
+        ],
+    );
+    std::fs::create_dir_all(ws.join(".delia/playbooks")).unwrap();
+    std::fs::write(
+        ws.join(".delia/playbooks/coding.json"),
+        json!({"schema_version": 2, "task_type": "coding", "updated_at": "2026-11-01T00:00:00.000000",
+               "bullets": [{"id": "strat-0000000a", "content": hostile, "helpful_count": 3}]})
+        .to_string(),
+    )
+    .unwrap();
+    for args in [
+        &["task", "list"][..],
+        &["task", "claim", &task, "--as", "b"],
+        &["team", "show", "alpha"],
+        &["msg", "read", "--team", "alpha", "--as", "b"],
+        &["search", "Build"],
+    ] {
+        let shown = run(ws, args);
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+            "{args:?} obeys what was written: {shown:?}"
+        );
+        assert!(
+            shown.contains("Build\\x1b]52;c;"),
+            "{args:?} shows it as written: {shown:?}"
+        );
+    }
+}
