@@ -377,17 +377,20 @@ pub async fn launch_stop(name: &str) -> Result<Launch, ErrorPayload> {
     call_with(ipc::CMD_LAUNCH_STOP, &request).await
 }
 
-/// Answers, declines or dismisses a delivery; the question as answered,
-/// when it was read back.
+/// Answers, declines or dismisses a delivery, as the page showed it
+/// (`seen`, [`switchboard_model::receipt::shown`]); the question as
+/// answered, when it was read back.
 pub async fn reply(
     id: &str,
     reply: Reply,
     workspace: Option<String>,
+    seen: String,
 ) -> Result<Option<DeliveryDetail>, ErrorPayload> {
     let request = ReplyRequest {
         id: id.to_owned(),
         reply,
         workspace,
+        seen: Some(seen),
     };
     call_with(CMD_REPLY, &request).await
 }

@@ -47,7 +47,8 @@ pub fn mark_opened(own: &Workspace, request: &DeliveryRequest) -> Result<bool, S
     deliveries::mark_opened(&workspace, &request.id, clock::now())
 }
 
-/// Records the developer's answer, decline or dismissal; a waiting agent
+/// Records the developer's answer, decline or dismissal — to the question
+/// as the page showed it, when it says what it showed; a waiting agent
 /// learns of it through the sessions file. Returns the question as
 /// answered (`None` when it could not be read back): another workspace's
 /// may be out of reach a moment later — its asker, answered, goes on and
@@ -55,7 +56,13 @@ pub fn mark_opened(own: &Workspace, request: &DeliveryRequest) -> Result<bool, S
 /// was decided.
 pub fn reply(own: &Workspace, request: ReplyRequest) -> Result<Option<DeliveryDetail>, StoreError> {
     let workspace = reached(own, request.workspace.as_deref())?;
-    feedback::reply(&workspace, &request.id, request.reply, clock::now())?;
+    feedback::reply_as_seen(
+        &workspace,
+        &request.id,
+        request.reply,
+        request.seen.as_deref(),
+        clock::now(),
+    )?;
     Ok(deliveries::detail(&workspace, &request.id).ok())
 }
 

@@ -248,7 +248,7 @@ fn ask(
             .saturating_add(i64::try_from(QUESTION_OPEN.as_millis()).unwrap_or(i64::MAX / 2)),
     )
     .unwrap_or(now);
-    let (_, session) = feedback::ask_marked(workspace, new, extra, now, until)?;
+    let (appended, session) = feedback::ask_marked(workspace, new, extra, now, until)?;
     let wait = ReplyWait::new();
     let session_id = session.id.clone();
     let (sender, answer) = oneshot::channel();
@@ -258,7 +258,7 @@ fn ask(
             // Keys are typed only for an answer of the developer's: one
             // its receipt outside the workspace vouches for.
             Ok(Waited::Settled(outcome) | Waited::Left(Some(outcome))) => {
-                receipts::vouched_outcome(&waiting, &session.id, outcome)
+                receipts::vouched_outcome(&waiting, &session.id, &appended.delivery, outcome)
                     .map_or(Heard::Unvouched, Heard::Answer)
             }
             _ => Heard::Nothing,

@@ -227,6 +227,13 @@ pub enum ReplyRefusal {
     /// ALREADY_RESPONDED).
     #[error("this delivery was already answered or closed")]
     AlreadyResponded,
+    /// The question says something else than it did when it was shown
+    /// (its text, its form, what it asks to allow): the answer was to
+    /// other words, so it is not recorded.
+    #[error(
+        "this question changed after it was shown (its text or what it asks was rewritten): read it again before answering"
+    )]
+    ChangedSinceShown,
 }
 
 impl NewDelivery {

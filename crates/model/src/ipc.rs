@@ -624,6 +624,11 @@ pub struct ReplyRequest {
     /// [`DeliveryRequest::workspace`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// What the page showed of the question when it was answered
+    /// ([`crate::receipt::shown`]): a question that says something else
+    /// now is not answered (`CONFLICT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<String>,
 }
 
 /// One delivery as the delivery view shows it.

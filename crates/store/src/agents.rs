@@ -349,17 +349,19 @@ pub fn ask_permission(
     Ok((appended.delivery, session))
 }
 
-/// Ends a permission request's question once its wait is over, however
-/// it ended (`outcome`; `None` when the caller gave up): what the answer
-/// decides; a question that decided nothing leaves the inbox — unless an
+/// Ends a permission request's question (`asked`, as [`ask_permission`]
+/// put it) once its wait is over, however it ended (`outcome`; `None` when
+/// the caller gave up): what the answer decides; a question that decided nothing leaves the inbox — unless an
 /// answer raced in, which then decides —; and the agent works on (decided
 /// here) or waits at its own prompt, on no question. An answer decides
-/// only as its receipt outside the workspace says ([`crate::receipts`]):
-/// one that only the inbox's files hold decides nothing. The one ending of
+/// only as its receipt outside the workspace says ([`crate::receipts`]),
+/// given to the question as it was asked: one that only the inbox's files
+/// hold, or one given to text rewritten there, decides nothing. The one ending of
 /// every edge that asks (the hook, MCP `approve`).
 pub fn settle_permission(
     workspace: &Workspace,
     request: &PermissionRequest,
+    asked: &Delivery,
     session_id: &str,
     outcome: Option<&AwaitOutcome>,
     now: Timestamp,
@@ -367,7 +369,7 @@ pub fn settle_permission(
     // An answer counts only as its receipt outside the workspace says: the
     // inbox's files are anyone's who works here to write.
     let acted = |outcome: &AwaitOutcome| {
-        crate::receipts::vouched_outcome(workspace, session_id, outcome.clone())
+        crate::receipts::vouched_outcome(workspace, session_id, asked, outcome.clone())
             .map_or(Verdict::FallThrough, |outcome| request.verdict(&outcome))
     };
     let mut verdict = outcome.map_or(Verdict::FallThrough, acted);

@@ -317,6 +317,7 @@ impl StoreError {
             Self::Token(_) => ErrorCode::InvalidRequest,
             Self::OutsideWorkspace { .. } => ErrorCode::OutsideWorkspace,
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,
+            Self::Refused(ReplyRefusal::ChangedSinceShown) => ErrorCode::Conflict,
             Self::Refused(ReplyRefusal::NoFeedbackExpected)
             | Self::Delivery(_)
             | Self::Bullet(_)

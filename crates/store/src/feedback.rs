@@ -13,7 +13,7 @@ use switchboard_model::{
     },
     delivery::SENT_BY_FIELD,
     ipc::StoreChange,
-    receipt::{AnswerReceipt, answer_acts},
+    receipt::{AnswerReceipt, answer_acts, shown},
 };
 
 use crate::{
@@ -65,6 +65,20 @@ pub fn reply(
     reply: Reply,
     now: Timestamp,
 ) -> Result<Replied, StoreError> {
+    reply_as_seen(workspace, id, reply, None, now)
+}
+
+/// [`reply`], given by a page that showed the question as `seen` says
+/// ([`shown`]): refused (`CONFLICT`, nothing written) when the question
+/// says something else now — rewritten in the files after the page read
+/// it, the answer was to other words.
+pub fn reply_as_seen(
+    workspace: &Workspace,
+    id: &str,
+    reply: Reply,
+    seen: Option<&str>,
+    now: Timestamp,
+) -> Result<Replied, StoreError> {
     let dir = workspace.inbox_data_dir();
     let lock = DirLock::acquire_sweeping(workspace.root(), &dir)?;
     // Both files are read before anything is written, and an unparsable
@@ -75,6 +89,9 @@ pub fn reply(
     let index = deliveries.position(id).ok_or_else(|| not_found(id))?;
     let mut delivery: Delivery = deliveries.decode(index)?;
     delivery.check_open_for_reply()?;
+    if seen.is_some_and(|seen| seen != shown(&delivery)) {
+        return Err(switchboard_model::ReplyRefusal::ChangedSinceShown.into());
+    }
 
     let (values, response, outcome) = match reply {
         Reply::Answer { answer } => {
@@ -120,6 +137,7 @@ pub fn reply(
                     delivery_id: id.to_owned(),
                     response: values.clone(),
                     at: now,
+                    shown: shown(&delivery),
                     extra: Map::new(),
                 },
             )?;

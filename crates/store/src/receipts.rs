@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use switchboard_model::{
-    EntityId, IdKind,
+    Delivery, EntityId, IdKind,
     blocking::AwaitOutcome,
     receipt::{AnswerReceipt, vouched},
 };
@@ -62,13 +62,15 @@ pub fn take(workspace: &Workspace, session_id: &str) -> Result<Option<AnswerRece
     Ok((receipt.session_id == session_id).then_some(receipt))
 }
 
-/// `outcome` of session `session_id` as Switchboard acts on it: an answer
-/// only as its receipt says, none without one (see
+/// `outcome` of session `session_id`, waiting on `asked` (the question as
+/// its asker wrote it), as Switchboard acts on it: an answer only as its
+/// receipt says, to the question as it was asked, none without one (see
 /// [`switchboard_model::receipt::vouched`]); a receipt that cannot be read
 /// vouches for nothing.
 pub fn vouched_outcome(
     workspace: &Workspace,
     session_id: &str,
+    asked: &Delivery,
     outcome: AwaitOutcome,
 ) -> Option<AwaitOutcome> {
     let receipt = match &outcome {
@@ -78,5 +80,5 @@ pub fn vouched_outcome(
         }),
         _ => None,
     };
-    vouched(outcome, receipt.as_ref())
+    vouched(outcome, asked, receipt.as_ref())
 }

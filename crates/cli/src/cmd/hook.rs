@@ -124,7 +124,7 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     }
     let now = clock::now();
     let deadline = later(now, Duration::from_secs(args.wait));
-    let (_, session) =
+    let (asked, session) =
         agents::ask_permission(&workspace, &request, serde_json::Map::new(), now, deadline)?;
     // Listed in every window's "All workspaces" while it waits (once its
     // question is there to be read).
@@ -145,6 +145,7 @@ fn run_hook(named: Option<PathBuf>, args: &HookArgs) -> Result<()> {
     let verdict = agents::settle_permission(
         &workspace,
         &request,
+        &asked,
         &session.id,
         outcome.as_ref(),
         clock::now(),

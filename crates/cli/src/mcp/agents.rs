@@ -283,6 +283,7 @@ impl Server {
                 Ok(agents::settle_permission(
                     workspace,
                     &settled,
+                    &delivery,
                     &session.id,
                     outcome.as_ref(),
                     clock::now(),

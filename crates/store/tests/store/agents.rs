@@ -215,7 +215,8 @@ fn a_permission_request_is_a_marked_question_answered_with_a_reason() {
     // Its caller gave up just as the answer came: the answer still decides,
     // and stays.
     assert_eq!(
-        agents::settle_permission(&workspace, &request, &session.id, None, at(3)).unwrap(),
+        agents::settle_permission(&workspace, &request, &delivery, &session.id, None, at(3))
+            .unwrap(),
         Verdict::Deny {
             message: "The developer denied this in Switchboard: keep x".into()
         }
@@ -262,8 +263,15 @@ fn a_question_its_agent_decided_elsewhere_leaves_the_inbox() {
         delivery_id: delivery.id.clone(),
     };
     assert_eq!(
-        agents::settle_permission(&workspace, &request, &session.id, Some(&ran_out), at(2))
-            .unwrap(),
+        agents::settle_permission(
+            &workspace,
+            &request,
+            &delivery,
+            &session.id,
+            Some(&ran_out),
+            at(2)
+        )
+        .unwrap(),
         Verdict::FallThrough
     );
     let left: Vec<String> = deliveries::list(&workspace)

@@ -311,11 +311,13 @@ fn Feedback(
 ) -> impl IntoView {
     let schema = delivery.schema().ok().flatten();
     let open = delivery.check_open_for_reply().is_ok();
+    // What the page shows of the question: an answer is to these words.
+    let seen = switchboard_model::receipt::shown(&delivery);
     // An agent's own permission request: allow, always, deny with a
     // reason, or leave it to the agent's terminal.
     if let Some(mark) = switchboard_model::agent::permission::mark_of(&delivery.extra) {
         if open {
-            return view! { <super::permission::PermissionForm id=delivery.id.clone() mark on_done /> }
+            return view! { <super::permission::PermissionForm id=delivery.id.clone() seen mark on_done /> }
                 .into_any();
         }
         let decided = switchboard_model::agent::permission::Decision::of_closed(
@@ -339,6 +341,7 @@ fn Feedback(
         (Some(schema), true) => view! {
             <FeedbackForm
                 id=delivery.id.clone()
+                seen
                 schema
                 blocking=delivery.mode == DeliveryMode::Blocking
                 on_done

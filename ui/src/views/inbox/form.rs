@@ -12,10 +12,13 @@ use switchboard_model::{
 
 use crate::{ipc, kept::Kept, tasks};
 
-/// The form for delivery `id`. `on_done` runs once a reply is stored.
+/// The form for delivery `id`, shown as `seen` says
+/// ([`switchboard_model::receipt::shown`]). `on_done` runs once a reply is
+/// stored.
 #[component]
 pub fn FeedbackForm(
     id: String,
+    seen: String,
     schema: FeedbackSchema,
     blocking: bool,
     on_done: Callback<()>,
@@ -27,8 +30,9 @@ pub fn FeedbackForm(
     let busy = RwSignal::new(false);
     let schema = StoredValue::new(schema);
     let id = StoredValue::new(id);
+    let seen = StoredValue::new(seen);
 
-    let send = sender(id, schema, drafts, errors, busy, on_done);
+    let send = sender(id, seen, schema, drafts, errors, busy, on_done);
     let submit = move || {
         let answer = schema.with_value(|schema| draft.with(|draft| draft.answer(schema)));
         send(Reply::Answer { answer });
@@ -66,6 +70,7 @@ pub fn FeedbackForm(
 /// meanwhile, which the detail is told), problems land in `errors`.
 fn sender(
     id: StoredValue<String>,
+    seen: StoredValue<String>,
     schema: StoredValue<FeedbackSchema>,
     drafts: Kept<Draft>,
     errors: RwSignal<Vec<FieldError>>,
@@ -83,9 +88,9 @@ fn sender(
             return;
         }
         busy.set(true);
-        let (id, workspace) = (id.get_value(), workspace.get_value());
+        let (id, seen, workspace) = (id.get_value(), seen.get_value(), workspace.get_value());
         tasks::act(async move {
-            match ipc::reply(&id, reply, workspace).await {
+            match ipc::reply(&id, reply, workspace, seen).await {
                 Ok(detail) => {
                     super::detail::AnsweredNow::keep(answered, detail);
                     drafts.forget(&id);

@@ -14,15 +14,22 @@ use switchboard_model::{
 
 use crate::{ipc, tasks};
 
-/// The answer buttons of permission request `id`.
+/// The answer buttons of permission request `id`, shown as `seen` says
+/// ([`switchboard_model::receipt::shown`]).
 #[component]
-pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> impl IntoView {
+pub fn PermissionForm(
+    id: String,
+    seen: String,
+    mark: RequestMark,
+    on_done: Callback<()>,
+) -> impl IntoView {
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let reason = RwSignal::new(String::new());
     let reason_box = NodeRef::<html::Input>::new();
     let form = NodeRef::<html::Section>::new();
     let id = StoredValue::new(id);
+    let seen = StoredValue::new(seen);
     let elsewhere = use_context::<super::detail::AnsweredElsewhere>();
     let answered = use_context::<super::detail::AnsweredNow>();
     let workspace = StoredValue::new(super::detail::in_workspace());
@@ -31,10 +38,10 @@ pub fn PermissionForm(id: String, mark: RequestMark, on_done: Callback<()>) -> i
             return;
         }
         busy.set(true);
-        let id = id.get_value();
+        let (id, seen) = (id.get_value(), seen.get_value());
         let workspace = workspace.get_value();
         tasks::act(async move {
-            match ipc::reply(&id, reply, workspace).await {
+            match ipc::reply(&id, reply, workspace, seen).await {
                 Ok(detail) => {
                     super::detail::AnsweredNow::keep(answered, detail);
                     on_done.try_run(());
