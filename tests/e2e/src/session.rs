@@ -16,6 +16,10 @@ use crate::{Binaries, Driver};
 /// against hangs, not a performance goal.
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// The longest an app may take to open its window for the driver (a few
+/// seconds on a loaded machine; far more means it never will).
+const START: Duration = Duration::from_secs(180);
+
 /// The app on a workspace, under WebDriver control. Call [`Session::close`]
 /// to end the app.
 pub struct Session {
@@ -51,10 +55,19 @@ impl Session {
                 "args": args,
             }),
         );
-        let client = ClientBuilder::new(HttpConnector::new())
-            .capabilities(capabilities)
-            .connect(&driver.url)
+        // An app that dies before its webview reaches the driver (its
+        // display refused it) leaves the driver waiting for good: the
+        // test fails saying so instead of hanging the run.
+        let mut builder = ClientBuilder::new(HttpConnector::new());
+        builder.capabilities(capabilities);
+        let connecting = builder.connect(&driver.url);
+        let client = tokio::time::timeout(START, connecting)
             .await
+            .with_context(|| {
+                format!(
+                    "the app did not reach the WebDriver within {START:?} (see its output above)"
+                )
+            })?
             .context("could not start a WebDriver session with the app")?;
         Ok(Self { client })
     }

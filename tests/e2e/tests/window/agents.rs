@@ -106,181 +106,190 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
         .parent()
         .context("the CLI has a folder")?
         .to_owned();
-    environment.with_app(&project, async |session: &Session| {
-        session.find("#view-inbox").await?;
-        session.client.execute(CAPTURE_ERRORS, vec![]).await?;
-        // The developer is elsewhere when the agent asks.
-        session.find("#nav-terminals").await?.click().await?;
-        session.find("#view-terminals").await?;
-        let agent = claude
-            .print(&server, "tidy up", &bin)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
-        // The sidebar counts the waiting agent while the developer looks
-        // elsewhere.
-        if let Err(error) = session
-            .wait_for_text("#agents-waiting", |text| text == "1")
-            .await
-        {
-            let mut agent = agent;
-            let _ = agent.kill();
-            let output = agent.wait_with_output()?;
-            let agents = std::fs::read_dir(project.join(".switchboard/agents"))
-                .map(|entries| entries.count())
-                .unwrap_or(0);
-            anyhow::bail!(
-                "{error}; {agents} agent files; claude said: {} {}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        alt(session, 'j').await?;
-        session
-            .find("#view-agents .agent-row.selected.waits")
-            .await?;
-        let row = session
-            .wait_for_text("#view-agents .agent-row.selected", |text| {
-                text.contains("needs permission")
-            })
-            .await?;
-        ensure!(
-            row.contains("Claude Code"),
-            "the row names the agent: {row:?}"
-        );
-        session.find("#nav-agents[aria-current='page']").await?;
-        let body = session.client.find(Locator::Css("body")).await?;
-        body.send_keys(&Key::Enter.to_string()).await?;
-        session
-            .wait_for_text("#delivery-title", |text| {
-                text == "Claude Code wants to run `rm -rf build`"
-            })
-            .await?;
-        let shown = session
-            .wait_for_text("#delivery-view", |text| text.contains("rm -rf build"))
-            .await?;
-        ensure!(
-            shown.contains("Remove the build"),
-            "the description shows: {shown:?}"
-        );
-        session.find("#permission-terminal").await?;
-        // `rm -rf build` is kept by Claude Code as a folder for the
-        // session, never a rule: no "always", and why.
-        session.find("#permission-no-always").await?;
-        ensure!(
-            session.texts("#permission-always").await?.is_empty(),
-            "no \"always\" where no rule allows exactly this"
-        );
-        // The window noted that the developer has it open (an agent
-        // polling a task hears "opened in the window").
-        crate::harness::eventually("the question is marked opened", || {
-            let text =
-                std::fs::read_to_string(project.join(".visual-delivery/data/deliveries.json"))?;
-            Ok(text.contains("\"opened_at\""))
-        })
-        .await?;
-        // A second Enter (one more than opened it) decides nothing: the
-        // form, not Allow, has the focus.
-        press(session, &Key::Enter.to_string()).await?;
-        let focused = session
-            .client
-            .execute(
-                "return document.activeElement && document.activeElement.id",
-                vec![],
-            )
-            .await?;
-        ensure!(
-            focused == json!("permission-form"),
-            "the focus after a stray Enter: {focused}"
-        );
-        ensure!(
-            std::fs::read_to_string(project.join(".visual-delivery/data/deliveries.json"))?
-                .contains("awaiting_feedback"),
-            "a stray Enter allowed the request"
-        );
-        press(session, "y").await?;
-
-        let output = agent.wait_with_output()?;
-        let result: Value = serde_json::from_slice(&output.stdout)?;
-        ensure!(result["result"] == "Done.", "Claude Code went on: {result}");
-        ensure!(!project.join("build").exists(), "the allowed command ran");
-        session
-            .wait_for_text("#delivery-status", |text| text == "allowed")
-            .await?;
-        // Decided, it reads as the decision, here and in the list.
-        session
-            .wait_for_text("#permission-decision", |text| text == "Allowed")
-            .await?;
-        session.find("#nav-inbox").await?.click().await?;
-        session
-            .wait_for_text("#inbox-list .delivery .badge.status-allowed", |text| {
-                text == "allowed"
-            })
-            .await?;
-        // Another session's two requests, decided: they fold under it,
-        // and open in place.
-        decide(
-            environment,
-            &project,
-            "s-fold1234",
-            None,
-            ["--value", "true"],
-        )?;
-        decide(
-            environment,
-            &project,
-            "s-fold1234",
-            None,
-            ["--value", "false"],
-        )?;
-        let fold = session
-            .wait_for_text("#inbox-list .delivery.fold", |text| {
-                text.contains("Claude Code s-fold12 · 2 decided requests (1 allowed, 1 denied)")
-            })
-            .await?;
-        ensure!(fold.contains("decided"), "{fold:?}");
-        // A started agent's decided requests fold under its name.
-        decide(
-            environment,
-            &project,
-            "s-help5678",
-            Some("helper"),
-            ["--value", "true"],
-        )?;
-        decide(
-            environment,
-            &project,
-            "s-help5678",
-            Some("helper"),
-            ["--value", "true"],
-        )?;
-        session
-            .wait_for_text("#inbox-list", |text| {
-                text.contains("helper (Claude Code) · 2 decided requests (2 allowed)")
-            })
-            .await?;
-        environment.screenshot("inbox-decided-named.png")?;
-        ensure!(
+    // The window and the agent's hook share a config folder, as they do
+    // by default: the answer's receipt is kept there.
+    let config = dir.path().join("config");
+    let config_dir = config.display().to_string();
+    environment.with_app_args(
+        &project,
+        &["--config-dir", &config_dir],
+        async |session: &Session| {
+            session.find("#view-inbox").await?;
+            session.client.execute(CAPTURE_ERRORS, vec![]).await?;
+            // The developer is elsewhere when the agent asks.
+            session.find("#nav-terminals").await?.click().await?;
+            session.find("#view-terminals").await?;
+            let agent = claude
+                .print(&server, "tidy up", &bin)
+                .env("SWITCHBOARD_CONFIG_DIR", &config)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()?;
+            // The sidebar counts the waiting agent while the developer looks
+            // elsewhere.
+            if let Err(error) = session
+                .wait_for_text("#agents-waiting", |text| text == "1")
+                .await
+            {
+                let mut agent = agent;
+                let _ = agent.kill();
+                let output = agent.wait_with_output()?;
+                let agents = std::fs::read_dir(project.join(".switchboard/agents"))
+                    .map(|entries| entries.count())
+                    .unwrap_or(0);
+                anyhow::bail!(
+                    "{error}; {agents} agent files; claude said: {} {}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            alt(session, 'j').await?;
             session
-                .texts("#inbox-list .badge.status-denied")
-                .await?
-                .is_empty(),
-            "folded away"
-        );
-        session
-            .find("#inbox-list .delivery.fold[data-id='fold:claude-code-s-fold1234']")
-            .await?
-            .click()
-            .await?;
-        session
-            .wait_for_text("#inbox-list .delivery .badge.status-denied", |text| {
-                text == "denied"
+                .find("#view-agents .agent-row.selected.waits")
+                .await?;
+            let row = session
+                .wait_for_text("#view-agents .agent-row.selected", |text| {
+                    text.contains("needs permission")
+                })
+                .await?;
+            ensure!(
+                row.contains("Claude Code"),
+                "the row names the agent: {row:?}"
+            );
+            session.find("#nav-agents[aria-current='page']").await?;
+            let body = session.client.find(Locator::Css("body")).await?;
+            body.send_keys(&Key::Enter.to_string()).await?;
+            session
+                .wait_for_text("#delivery-title", |text| {
+                    text == "Claude Code wants to run `rm -rf build`"
+                })
+                .await?;
+            let shown = session
+                .wait_for_text("#delivery-view", |text| text.contains("rm -rf build"))
+                .await?;
+            ensure!(
+                shown.contains("Remove the build"),
+                "the description shows: {shown:?}"
+            );
+            session.find("#permission-terminal").await?;
+            // `rm -rf build` is kept by Claude Code as a folder for the
+            // session, never a rule: no "always", and why.
+            session.find("#permission-no-always").await?;
+            ensure!(
+                session.texts("#permission-always").await?.is_empty(),
+                "no \"always\" where no rule allows exactly this"
+            );
+            // The window noted that the developer has it open (an agent
+            // polling a task hears "opened in the window").
+            crate::harness::eventually("the question is marked opened", || {
+                let text =
+                    std::fs::read_to_string(project.join(".visual-delivery/data/deliveries.json"))?;
+                Ok(text.contains("\"opened_at\""))
             })
             .await?;
-        let errors = page_errors(session).await?;
-        ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
-        Ok(())
-    })
+            // A second Enter (one more than opened it) decides nothing: the
+            // form, not Allow, has the focus.
+            press(session, &Key::Enter.to_string()).await?;
+            let focused = session
+                .client
+                .execute(
+                    "return document.activeElement && document.activeElement.id",
+                    vec![],
+                )
+                .await?;
+            ensure!(
+                focused == json!("permission-form"),
+                "the focus after a stray Enter: {focused}"
+            );
+            ensure!(
+                std::fs::read_to_string(project.join(".visual-delivery/data/deliveries.json"))?
+                    .contains("awaiting_feedback"),
+                "a stray Enter allowed the request"
+            );
+            press(session, "y").await?;
+
+            let output = agent.wait_with_output()?;
+            let result: Value = serde_json::from_slice(&output.stdout)?;
+            ensure!(result["result"] == "Done.", "Claude Code went on: {result}");
+            ensure!(!project.join("build").exists(), "the allowed command ran");
+            session
+                .wait_for_text("#delivery-status", |text| text == "allowed")
+                .await?;
+            // Decided, it reads as the decision, here and in the list.
+            session
+                .wait_for_text("#permission-decision", |text| text == "Allowed")
+                .await?;
+            session.find("#nav-inbox").await?.click().await?;
+            session
+                .wait_for_text("#inbox-list .delivery .badge.status-allowed", |text| {
+                    text == "allowed"
+                })
+                .await?;
+            // Another session's two requests, decided: they fold under it,
+            // and open in place.
+            decide(
+                environment,
+                &project,
+                "s-fold1234",
+                None,
+                ["--value", "true"],
+            )?;
+            decide(
+                environment,
+                &project,
+                "s-fold1234",
+                None,
+                ["--value", "false"],
+            )?;
+            let fold = session
+                .wait_for_text("#inbox-list .delivery.fold", |text| {
+                    text.contains("Claude Code s-fold12 · 2 decided requests (1 allowed, 1 denied)")
+                })
+                .await?;
+            ensure!(fold.contains("decided"), "{fold:?}");
+            // A started agent's decided requests fold under its name.
+            decide(
+                environment,
+                &project,
+                "s-help5678",
+                Some("helper"),
+                ["--value", "true"],
+            )?;
+            decide(
+                environment,
+                &project,
+                "s-help5678",
+                Some("helper"),
+                ["--value", "true"],
+            )?;
+            session
+                .wait_for_text("#inbox-list", |text| {
+                    text.contains("helper (Claude Code) · 2 decided requests (2 allowed)")
+                })
+                .await?;
+            environment.screenshot("inbox-decided-named.png")?;
+            ensure!(
+                session
+                    .texts("#inbox-list .badge.status-denied")
+                    .await?
+                    .is_empty(),
+                "folded away"
+            );
+            session
+                .find("#inbox-list .delivery.fold[data-id='fold:claude-code-s-fold1234']")
+                .await?
+                .click()
+                .await?;
+            session
+                .wait_for_text("#inbox-list .delivery .badge.status-denied", |text| {
+                    text == "denied"
+                })
+                .await?;
+            let errors = page_errors(session).await?;
+            ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
+            Ok(())
+        },
+    )
 }
 
 /// A permission request of agent session `session` in `workspace` (of

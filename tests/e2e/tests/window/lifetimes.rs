@@ -86,8 +86,8 @@ fn events_reach_only_open_views_after_many_switches(environment: &Environment) -
             }
             let subscribers = root_count(session, "subscribers-store").await?;
             ensure!(
-                subscribers == 3,
-                "the theme, the agents (followed for the window's life) and the inbox listen, nothing left over: {subscribers}"
+                subscribers == 4,
+                "the theme, the agents and All workspaces (followed for the window's life: the sidebar's and the title's counts) and the inbox listen, nothing left over: {subscribers}"
             );
             let (dispatched, handled) = (
                 root_count(session, "dispatched-store").await?,
