@@ -350,3 +350,44 @@ fn awaiting_an_answer_after_the_fact_gets_it_at_once_and_a_passive_delivery_is_r
         Err(StoreError::Refused(ReplyRefusal::NoFeedbackExpected))
     ));
 }
+
+#[test]
+fn an_answer_to_a_question_rewritten_since_the_page_showed_it_is_refused_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    let (appended, _session) =
+        feedback::ask(&workspace, question(), clock::now(), later(60)).unwrap();
+    let id = appended.delivery.id.clone();
+    let seen = switchboard_model::receipt::shown(&appended.delivery);
+    // Opened in the window: what it says is unchanged.
+    deliveries::mark_opened(&workspace, &id, clock::now()).unwrap();
+    // Then a process in the workspace rewrites its title in the files.
+    let path = workspace.inbox_data_dir().join("deliveries.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Ship?", "Run the tests?")).unwrap();
+    let yes = || Reply::Answer {
+        answer: json!({"value": true}),
+    };
+    let refused =
+        feedback::reply_as_seen(&workspace, &id, yes(), Some(&seen), clock::now()).unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            StoreError::Refused(ReplyRefusal::ChangedSinceShown)
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(refused.code(), switchboard_model::ErrorCode::Conflict);
+    assert_eq!(
+        deliveries::get(&workspace, &id).unwrap().status,
+        DeliveryStatus::AwaitingFeedback,
+        "nothing was written"
+    );
+    // Shown again as it reads now, it is answered.
+    let now_shown = switchboard_model::receipt::shown(&deliveries::get(&workspace, &id).unwrap());
+    feedback::reply_as_seen(&workspace, &id, yes(), Some(&now_shown), clock::now()).unwrap();
+    assert_eq!(
+        deliveries::get(&workspace, &id).unwrap().status,
+        DeliveryStatus::Completed
+    );
+}
