@@ -4,10 +4,13 @@
 
 use std::{io::Read, path::Path, sync::Mutex};
 
-use cap_std::{ambient_authority, fs::Dir};
 use serde_json::{Value, json};
 use switchboard_model::{Timestamp, chat::ChatMode, knowledge::learning, sidecar::WriteEvent};
-use switchboard_store::{Workspace, knowledge::learnings};
+use switchboard_store::{
+    Workspace,
+    knowledge::learnings,
+    regular::{self, LastLink},
+};
 
 use crate::{
     NewLearning, NotWritten,
@@ -268,21 +271,58 @@ fn append_learning(context: &ToolContext<'_>, learning: NewLearning) -> (String,
 
 fn read(context: &ToolContext<'_>, path: &str) -> String {
     // Reading follows the same lexical rules as writing, and never reads
-    // secrets (.env files, .git).
+    // secrets (.env files, .git) — by where a path really leads too: a
+    // link named notes.txt that leads to .env is .env.
     if let Err(refusal) = context.allow.check_read(path) {
         return format!("refused: {refusal}");
     }
+    let real = match real_path(context.root, path) {
+        Ok(real) => real,
+        Err(error) => return format!("error: could not read {path}: {error}"),
+    };
+    if let Err(refusal) = context.allow.check_read(&real) {
+        return format!("refused: {path} leads to {real}: {refusal}");
+    }
+    // The store's one reader of workspace files: a regular file only,
+    // opened without waiting (a FIFO there never holds the turn), beneath
+    // the workspace, and no link swapped in at the last step.
     let read = || -> std::io::Result<String> {
-        let root = Dir::open_ambient_dir(context.root, ambient_authority())?;
-        let file = root.open(path)?;
-        let mut text = String::new();
-        file.take(MAX_READ_BYTES).read_to_string(&mut text)?;
-        Ok(text)
+        let file = regular::open_in(
+            context.root,
+            Path::new(&real),
+            &mut regular::reading(),
+            LastLink::Refuse,
+        )?;
+        let mut bytes = Vec::new();
+        file.take(MAX_READ_BYTES).read_to_end(&mut bytes)?;
+        String::from_utf8(bytes)
+            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))
     };
     match read() {
         Ok(text) => text,
         Err(error) => format!("error: could not read {path}: {error}"),
     }
+}
+
+/// Where `path` (relative to the workspace `root`) really leads, every
+/// link resolved, relative to `root` with `/` between its names; refused
+/// when that is outside it.
+fn real_path(root: &Path, path: &str) -> std::io::Result<String> {
+    let root = root.canonicalize()?;
+    let real = root.join(path).canonicalize()?;
+    let inside = real.strip_prefix(&root).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "it leads outside the workspace",
+        )
+    })?;
+    let names: Option<Vec<&str>> = inside
+        .components()
+        .map(|part| part.as_os_str().to_str())
+        .collect();
+    names.map(|names| names.join("/")).ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, "its name is not UTF-8")
+    })
 }
 
 fn search(root: &Path, query: &str) -> String {
@@ -463,5 +503,59 @@ mod tests {
             .map(|e| e.title)
             .collect();
         assert_eq!(titles, ["meanwhile", "held"]);
+    }
+
+    #[test]
+    fn read_file_reads_no_secret_through_a_link_and_waits_on_no_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join(".env"), "TOKEN=sk-secret\n").unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "[credential]\n").unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
+        // A cloned repository's links: a harmless name to a secret, a
+        // folder to .git, and a FIFO nobody writes.
+        std::os::unix::fs::symlink(".env", root.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(".git", root.join("docs")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", root.join("host")).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(root.join("pipe"))
+                .status()
+                .unwrap()
+                .success()
+        );
+        let allow = AllowList::for_mode(ChatMode::Planning, &[]).unwrap();
+        let writer = WorkspaceWriter::open(root).unwrap();
+        let audit = AuditLog::new(root);
+        let context = ToolContext {
+            root,
+            mode: ChatMode::Planning,
+            allow: &allow,
+            writer: &writer,
+            audit: &audit,
+            now: Timestamp::EPOCH,
+            build_globs: &[],
+            proposals: None,
+        };
+        let read = |path: &str| run(&context, "read_file", &json!({ "path": path }).to_string()).0;
+        assert_eq!(read("src/main.rs"), "fn main() {}\n");
+        for path in ["notes.txt", "docs/config", "host", "pipe", ".env"] {
+            let said = read(path);
+            assert!(
+                said.starts_with("refused: ") || said.starts_with("error: "),
+                "{path}: {said}"
+            );
+            assert!(
+                !said.contains("sk-secret") && !said.contains("credential"),
+                "{path}: {said}"
+            );
+        }
+        assert!(
+            read("notes.txt").contains("leads to .env"),
+            "{}",
+            read("notes.txt")
+        );
     }
 }
