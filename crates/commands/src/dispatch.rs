@@ -196,11 +196,14 @@ pub async fn dispatch(
         CMD_LAUNCH_SEND => {
             let send: LaunchSend = request(name, arguments)?;
             may_type(grants, &send.text)?;
-            encode(
-                switchboard_launch::send(&client(reach)?, own, &send.name, &send.text)
-                    .await
-                    .map_err(|error| error.payload())?,
-            )
+            // Prompts only: typed only at the agent's own prompt, never
+            // as the answer to what its terminal asks.
+            let sent = if grants.take_over {
+                switchboard_launch::send(&client(reach)?, own, &send.name, &send.text).await
+            } else {
+                switchboard_launch::send_prompt(&client(reach)?, own, &send.name, &send.text).await
+            };
+            encode(sent.map_err(|error| error.payload())?)
         }
         CMD_LAUNCH_STOP => {
             let stop: LaunchName = request(name, arguments)?;

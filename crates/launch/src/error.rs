@@ -47,6 +47,16 @@ pub enum LaunchFailure {
         /// merged, which ends it", a session limit.
         why: String,
     },
+    /// Words for the agent's own prompt, while its screen shows something
+    /// else (a dialog, a permission menu, its turn under way): typed now,
+    /// they would answer what it asks ("1" is "Yes").
+    #[error(
+        "{name} is not waiting at its own prompt (it is busy, or asks something in its terminal): a prompt is sent once it waits for one — answer its question in the inbox, or take its terminal over where that is allowed"
+    )]
+    NotAtItsPrompt {
+        /// The agent.
+        name: String,
+    },
     /// The agent has no worktree to review, merge or discard.
     #[error(
         "{0} works in the workspace itself, not in a worktree of its own: there is nothing of its own to merge or discard"
@@ -71,6 +81,7 @@ impl LaunchFailure {
             Self::Session(error) => error.payload().code,
             Self::NotInstalled { .. } | Self::SignedOut => ErrorCode::Unavailable,
             Self::NotRunning { .. } | Self::NoWorktree(_) => ErrorCode::InvalidRequest,
+            Self::NotAtItsPrompt { .. } => ErrorCode::Conflict,
         }
     }
 }

@@ -17,4 +17,4 @@ pub use error::LaunchFailure;
 pub use mind::mind;
 pub use rows::rows;
 pub use start::{Caller, start};
-pub use work::{diff, discard, merge, send, stop, type_line};
+pub use work::{diff, discard, merge, send, send_prompt, stop, type_line};

@@ -4,7 +4,10 @@
 
 use switchboard_model::{
     Timestamp,
-    agent::launch::{self, Launch, Worktree, WorktreeChanges},
+    agent::{
+        launch::{self, Launch, Worktree, WorktreeChanges},
+        screen_prompt,
+    },
     program::{Key, SessionState},
     team::TaskStatus,
 };
@@ -33,20 +36,57 @@ pub async fn send(
     name: &str,
     text: &str,
 ) -> Result<Launch, LaunchFailure> {
+    let launch = running(client, workspace, name).await?;
+    type_line(client, &launch.session, text, false, false).await?;
+    Ok(launch)
+}
+
+/// Started agent `name`, while its program runs; else why not.
+async fn running(
+    client: &Client,
+    workspace: &Workspace,
+    name: &str,
+) -> Result<Launch, LaunchFailure> {
     let launch = launches::get(workspace, name)?;
-    if !runs(client, workspace, &launch).await? {
-        // Why, as its row says it (stopped, landed, a limit).
-        let why = crate::rows(client, workspace, clock::now())
-            .await
-            .ok()
-            .and_then(|rows| rows.into_iter().find(|row| row.launch.name == name))
-            .map_or_else(
-                || "its program ended".to_owned(),
-                |row| row.why_not_running(),
-            );
-        return Err(LaunchFailure::NotRunning {
+    if runs(client, workspace, &launch).await? {
+        return Ok(launch);
+    }
+    // Why, as its row says it (stopped, landed, a limit).
+    let why = crate::rows(client, workspace, clock::now())
+        .await
+        .ok()
+        .and_then(|rows| rows.into_iter().find(|row| row.launch.name == name))
+        .map_or_else(
+            || "its program ended".to_owned(),
+            |row| row.why_not_running(),
+        );
+    Err(LaunchFailure::NotRunning {
+        name: name.to_owned(),
+        why,
+    })
+}
+
+/// [`send`] for a caller that may type prompts only (a paired browser
+/// without the grant to type into terminals): typed only while the
+/// agent's screen shows its own prompt waiting for words — never into a
+/// dialog or a permission menu it shows, where words are an answer ("1"
+/// is "Yes, and don't ask again"), nor mid-turn.
+pub async fn send_prompt(
+    client: &Client,
+    workspace: &Workspace,
+    name: &str,
+    text: &str,
+) -> Result<Launch, LaunchFailure> {
+    let launch = running(client, workspace, name).await?;
+    let screen = client
+        .read_following(&launch.session, None, true, None, Some(0))
+        .await?
+        .screen
+        .unwrap_or_default()
+        .join("\n");
+    if !screen_prompt::ready_for_prompt(launch.agent, &screen) {
+        return Err(LaunchFailure::NotAtItsPrompt {
             name: name.to_owned(),
-            why,
         });
     }
     type_line(client, &launch.session, text, false, false).await?;

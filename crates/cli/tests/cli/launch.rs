@@ -1331,11 +1331,16 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
 
     use crate::serve::{invoke_at, pair_at};
 
+    let project = Project::new();
+    let ran = project.temp.path().join("ran");
     let server = MessagesServer::start(vec![
         Turn::text("Started from a phone."),
-        Turn::text("Nothing more."),
+        Turn::tool(
+            "Bash",
+            json!({"command": format!("touch {}", ran.display()), "description": "Check"}),
+        ),
+        Turn::text("Left it."),
     ]);
-    let project = Project::new();
     let config = project.temp.path().join("config");
     // `switchboard serve` as the developer runs it: Claude Code on PATH,
     // talking to the scripted model, the project's session host.
@@ -1442,11 +1447,49 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
         "launch_send",
         &json!({"request": {"name": "phone", "text": "And now?"}}),
     );
-    assert_eq!(status, 200, "a prompt is typed: {sent}");
+    assert_eq!(
+        status,
+        200,
+        "a prompt is typed: {sent}\n{}",
+        project.screen("phone")
+    );
     assert!(
         !pwned.exists(),
         "a browser ran a shell command in the agent"
     );
+    // Its turn asks to run a command: the question waits in the inbox
+    // while its terminal draws its own permission menu, where "1" is
+    // "Yes". Words from a browser are a prompt, never that answer.
+    let question = open_question(&project.root);
+    let session = project.row_when(&server, "phone", |_| true)["launch"]["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let menu = (0..60).position(|_| {
+        project.session(&["wait", &session, "--for", "quiet", "300", "--timeout", "1"]);
+        let read = project.session(&["read", &session, "--screen"]);
+        String::from_utf8_lossy(&read.stdout).contains("Do you want to proceed?")
+    });
+    assert!(menu.is_some(), "{}", project.screen("phone"));
+    let (status, refused) = invoke_at(
+        &origin,
+        &browser,
+        "launch_send",
+        &json!({"request": {"name": "phone", "text": "1"}}),
+    );
+    assert_eq!(status, 409, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("not waiting at its own prompt"),
+        "{refused}"
+    );
+    answer(&project.root, question["id"].as_str().unwrap(), "false");
+    project.row_when(&server, "phone", |row| {
+        row["shown"]["agent"] == "turn_finished"
+    });
+    assert!(!ran.exists(), "a browser's words answered the agent's menu");
     let (status, stopped) = invoke_at(
         &origin,
         &browser,

@@ -133,7 +133,9 @@ const READY_LINES: usize = 4;
 const READY_HINT: &str = "? for shortcuts";
 
 /// Whether `agent`'s `screen` shows its own prompt waiting for words: its
-/// hint in the last lines, and no start-up dialog or permission menu.
+/// hint in the last lines (or Claude Code's input box the screen's last
+/// lines, as it is drawn once a turn is over), and no start-up dialog or
+/// permission menu. A dialog takes the input box's place.
 pub fn ready_for_prompt(agent: AgentKind, screen: &str) -> bool {
     if agent == AgentKind::Mcp
         || recognise(agent, screen).is_some()
@@ -149,6 +151,15 @@ pub fn ready_for_prompt(agent: AgentKind, screen: &str) -> bool {
     lines[lines.len().saturating_sub(READY_LINES)..]
         .iter()
         .any(|line| line.contains(READY_HINT))
+        || (agent == AgentKind::ClaudeCode && input_box_last(&lines))
+}
+
+/// Whether `lines` (trimmed, none blank) end with Claude Code's input box:
+/// a rule, its `❯` line, a rule.
+fn input_box_last(lines: &[&str]) -> bool {
+    let rule = |line: &str| line.chars().all(|c| c == '\u{2500}');
+    matches!(lines, [.., top, input, bottom]
+        if rule(top) && input.starts_with('\u{276f}') && rule(bottom))
 }
 
 /// `screen` as a question quotes it: a line that shows a key — Claude
@@ -263,5 +274,29 @@ mod tests {
         );
         let asking = format!("{codex}\nWould you like to run the following command?\n");
         assert!(!ready_for_prompt(AgentKind::Codex, &asking));
+    }
+
+    #[test]
+    fn claude_codes_input_box_at_the_bottom_is_its_prompt_and_a_menu_in_its_place_is_not() {
+        let rule = "\u{2500}".repeat(40);
+        let turn_over = format!(
+            " \u{2590}\u{259b}\u{2588}\u{2588}\u{2588}\u{259c}\u{258c}   Claude Code v2.1.332\n\n\u{276f} Say hi.\n\n\u{25cf} Hi.\n\n\u{273b} Brewed for 0s\n\n\n      \u{25d0} medium \u{b7} /effort\n{rule}\n\u{276f}\n{rule}\n"
+        );
+        assert!(ready_for_prompt(AgentKind::ClaudeCode, &turn_over));
+        assert!(
+            !ready_for_prompt(AgentKind::Codex, &turn_over),
+            "Claude Code's box alone"
+        );
+        let menu = format!(
+            "\u{276f} Go\n\n{rule}\n Bash command\n\n   touch ran\n\n Do you want to proceed?\n \u{276f} 1. Yes\n   2. Yes, and don't ask again\n   3. No\n\n Esc to cancel\n"
+        );
+        assert!(!ready_for_prompt(AgentKind::ClaudeCode, &menu));
+        let trust = format!(
+            "{rule}\n Quick safety check\n\n \u{276f} 1. Yes, I trust this folder\n   2. No, exit\n\n Enter to confirm \u{b7} Esc to cancel\n"
+        );
+        assert!(!ready_for_prompt(AgentKind::ClaudeCode, &trust));
+        // A tool's output drawn like a box, with a menu above it: asked.
+        let bait = format!("Do you want to proceed?\n{rule}\n\u{276f}\n{rule}\n");
+        assert!(!ready_for_prompt(AgentKind::ClaudeCode, &bait));
     }
 }
