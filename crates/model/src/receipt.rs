@@ -66,11 +66,50 @@ pub fn shown(delivery: &Delivery) -> String {
     said.completed_at = None;
     said.withdrawn_at = None;
     said.extra.remove(crate::delivery::OPENED_AT_FIELD);
-    let bytes = serde_json::to_vec(&said).unwrap_or_default();
-    Sha256::digest(&bytes)
+    let mut hasher = Sha256::new();
+    if let Ok(value) = serde_json::to_value(&said) {
+        canonical(&value, &mut hasher);
+    }
+    hasher
+        .finalize()
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
+}
+
+/// Feeds `value` to `hasher` as JSON with every object's keys in order:
+/// the same bytes whatever order its maps keep (the window's page and the
+/// store read the same question into maps that order keys differently).
+fn canonical(value: &Value, hasher: &mut Sha256) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            hasher.update(b"{");
+            for (index, key) in keys.into_iter().enumerate() {
+                if index > 0 {
+                    hasher.update(b",");
+                }
+                canonical(&Value::String(key.clone()), hasher);
+                hasher.update(b":");
+                if let Some(value) = map.get(key) {
+                    canonical(value, hasher);
+                }
+            }
+            hasher.update(b"}");
+        }
+        Value::Array(items) => {
+            hasher.update(b"[");
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    hasher.update(b",");
+                }
+                canonical(item, hasher);
+            }
+            hasher.update(b"]");
+        }
+        scalar => hasher.update(scalar.to_string().as_bytes()),
+    }
 }
 
 /// What a waiter that acts on the answer to `asked` (the question as it
@@ -228,6 +267,21 @@ mod tests {
                 shown_instead.title
             );
         }
+        // The same question read into maps that keep another key order
+        // (the page's, the store's): the same digest.
+        let mut reordered = question.clone();
+        reordered.feedback_schema = Some(
+            serde_json::from_str(
+                r#"{"cancelLabel": "Deny", "confirmLabel": "Allow", "type": "confirm"}"#,
+            )
+            .unwrap(),
+        );
+        let mut extra = Map::new();
+        for (key, value) in question.extra.iter().rev() {
+            extra.insert(key.clone(), value.clone());
+        }
+        reordered.extra = extra;
+        assert_eq!(shown(&reordered), shown(&question));
         // A receipt from before receipts said what was shown: nothing.
         let mut old = receipt("d_1764000000_001", yes.clone(), &question);
         old.shown = String::new();
