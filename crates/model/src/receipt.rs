@@ -77,9 +77,10 @@ pub fn shown(delivery: &Delivery) -> String {
         .collect()
 }
 
-/// Feeds `value` to `hasher` as JSON with every object's keys in order:
-/// the same bytes whatever order its maps keep (the window's page and the
-/// store read the same question into maps that order keys differently).
+/// Feeds `value` to `hasher` as JSON with every object's keys in order and
+/// every number a double: the same bytes however it was read (the
+/// window's page and the store read the same question into maps that
+/// order keys differently, and the page's numbers through JavaScript).
 fn canonical(value: &Value, hasher: &mut Sha256) {
     match value {
         Value::Object(map) => {
@@ -108,6 +109,13 @@ fn canonical(value: &Value, hasher: &mut Sha256) {
             }
             hasher.update(b"]");
         }
+        // A number as the nearest double: the page reads the question
+        // through JavaScript, where every number is one (`1` arrives as
+        // `1.0`).
+        Value::Number(number) => match number.as_f64() {
+            Some(double) => hasher.update(double.to_string().as_bytes()),
+            None => hasher.update(number.to_string().as_bytes()),
+        },
         scalar => hasher.update(scalar.to_string().as_bytes()),
     }
 }
@@ -282,6 +290,15 @@ mod tests {
         }
         reordered.extra = extra;
         assert_eq!(shown(&reordered), shown(&question));
+        // Numbers as the page reads them, through JavaScript's doubles.
+        let mut integers = question.clone();
+        integers.feedback_schema = Some(json!({"type": "text", "minLength": 3}));
+        let mut doubles = question.clone();
+        doubles.feedback_schema = Some(json!({"type": "text", "minLength": 3.0}));
+        assert_eq!(shown(&integers), shown(&doubles));
+        let mut more = question.clone();
+        more.feedback_schema = Some(json!({"type": "text", "minLength": 4}));
+        assert_ne!(shown(&integers), shown(&more));
         // A receipt from before receipts said what was shown: nothing.
         let mut old = receipt("d_1764000000_001", yes.clone(), &question);
         old.shown = String::new();

@@ -260,7 +260,10 @@ fn an_elicitation_form_is_filled_in_the_window_and_answers_as_content(
             .click()
             .await?;
         session.find("#feedback-submit").await?.click().await?;
-        session.find("#feedback-done").await?;
+        if session.find("#feedback-done").await.is_err() {
+            let said = session.texts("#feedback-error, .field-error").await?;
+            anyhow::bail!("the answer was not taken: {said:?}");
+        }
         let errors = page_errors(session).await?;
         ensure!(errors.is_empty(), "the page logged errors: {errors:?}");
         Ok(())
