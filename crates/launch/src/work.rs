@@ -26,6 +26,12 @@ use crate::LaunchFailure;
 /// How long the agent's interface is quiet once it has drawn typed text.
 const ECHO_QUIET_MS: u64 = 300;
 
+/// How long an agent's screen is quiet once its turn's end is drawn.
+const PROMPT_QUIET_MS: u64 = 500;
+
+/// How long an agent ending its turn may take to show its prompt.
+const PROMPT_WAIT_MS: u64 = 5_000;
+
 /// How long drawing typed text may take at most.
 const ECHO_TIMEOUT_MS: u64 = 5_000;
 
@@ -78,16 +84,31 @@ pub async fn send_prompt(
     text: &str,
 ) -> Result<Launch, LaunchFailure> {
     let launch = running(client, workspace, name).await?;
-    let screen = client
-        .read_following(&launch.session, None, true, None, Some(0))
-        .await?
-        .screen
-        .unwrap_or_default()
-        .join("\n");
-    if !screen_prompt::ready_for_prompt(launch.agent, &screen) {
-        return Err(LaunchFailure::NotAtItsPrompt {
-            name: name.to_owned(),
-        });
+    // An agent just ending its turn (its Stop hook running) is at its
+    // prompt a moment later: it is given that moment, once.
+    for last in [false, true] {
+        let screen = client
+            .read_following(&launch.session, None, true, None, Some(0))
+            .await?
+            .screen
+            .unwrap_or_default()
+            .join("\n");
+        if screen_prompt::ready_for_prompt(launch.agent, &screen) {
+            break;
+        }
+        if last {
+            return Err(LaunchFailure::NotAtItsPrompt {
+                name: name.to_owned(),
+            });
+        }
+        client
+            .wait(
+                &launch.session,
+                WaitFor::Quiet(PROMPT_QUIET_MS),
+                PROMPT_WAIT_MS,
+                |_| {},
+            )
+            .await?;
     }
     type_line(client, &launch.session, text, false, false).await?;
     Ok(launch)

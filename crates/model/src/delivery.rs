@@ -234,6 +234,13 @@ pub enum ReplyRefusal {
         "this question changed after it was shown (its text or what it asks was rewritten): read it again before answering"
     )]
     ChangedSinceShown,
+    /// An answer Switchboard acts on (it allows a command, it types keys)
+    /// given without saying what it answers: only an answer to the
+    /// question as it was shown is taken.
+    #[error(
+        "this question allows what it asks once answered: answer it as it was shown — `switchboard show ID` prints the --seen to answer with, or run `switchboard answer` at a terminal, which shows the question first"
+    )]
+    NotShown,
 }
 
 impl NewDelivery {

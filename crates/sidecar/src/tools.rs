@@ -6,11 +6,7 @@ use std::{io::Read, path::Path, sync::Mutex};
 
 use serde_json::{Value, json};
 use switchboard_model::{Timestamp, chat::ChatMode, knowledge::learning, sidecar::WriteEvent};
-use switchboard_store::{
-    Workspace,
-    knowledge::learnings,
-    regular::{self, LastLink},
-};
+use switchboard_store::{Workspace, knowledge::learnings, regular};
 
 use crate::{
     NewLearning, NotWritten,
@@ -285,14 +281,10 @@ fn read(context: &ToolContext<'_>, path: &str) -> String {
     }
     // The store's one reader of workspace files: a regular file only,
     // opened without waiting (a FIFO there never holds the turn), beneath
-    // the workspace, and no link swapped in at the last step.
+    // the workspace, by the names just judged — no link swapped in on the
+    // way meanwhile, no other name (a hard link) for the file.
     let read = || -> std::io::Result<String> {
-        let file = regular::open_in(
-            context.root,
-            Path::new(&real),
-            &mut regular::reading(),
-            LastLink::Refuse,
-        )?;
+        let file = regular::open_unlinked_in(context.root, Path::new(&real))?;
         let mut bytes = Vec::new();
         file.take(MAX_READ_BYTES).read_to_end(&mut bytes)?;
         String::from_utf8(bytes)
@@ -519,6 +511,7 @@ mod tests {
         std::os::unix::fs::symlink(".env", root.join("notes.txt")).unwrap();
         std::os::unix::fs::symlink(".git", root.join("docs")).unwrap();
         std::os::unix::fs::symlink("/etc/hostname", root.join("host")).unwrap();
+        std::fs::hard_link(root.join(".env"), root.join("readme.txt")).unwrap();
         assert!(
             std::process::Command::new("mkfifo")
                 .arg(root.join("pipe"))
@@ -541,7 +534,14 @@ mod tests {
         };
         let read = |path: &str| run(&context, "read_file", &json!({ "path": path }).to_string()).0;
         assert_eq!(read("src/main.rs"), "fn main() {}\n");
-        for path in ["notes.txt", "docs/config", "host", "pipe", ".env"] {
+        for path in [
+            "notes.txt",
+            "docs/config",
+            "host",
+            "pipe",
+            ".env",
+            "readme.txt",
+        ] {
             let said = read(path);
             assert!(
                 said.starts_with("refused: ") || said.starts_with("error: "),

@@ -318,7 +318,7 @@ impl StoreError {
             Self::OutsideWorkspace { .. } => ErrorCode::OutsideWorkspace,
             Self::Refused(ReplyRefusal::AlreadyResponded) => ErrorCode::AlreadyResponded,
             Self::Refused(ReplyRefusal::ChangedSinceShown) => ErrorCode::Conflict,
-            Self::Refused(ReplyRefusal::NoFeedbackExpected)
+            Self::Refused(ReplyRefusal::NoFeedbackExpected | ReplyRefusal::NotShown)
             | Self::Delivery(_)
             | Self::Bullet(_)
             | Self::Learning(_)

@@ -65,18 +65,39 @@ pub fn reply(
     reply: Reply,
     now: Timestamp,
 ) -> Result<Replied, StoreError> {
-    reply_as_seen(workspace, id, reply, None, now)
+    reply_checked(workspace, id, reply, Shown::Unchecked, now)
 }
 
-/// [`reply`], given by a page that showed the question as `seen` says
-/// ([`shown`]): refused (`CONFLICT`, nothing written) when the question
-/// says something else now — rewritten in the files after the page read
-/// it, the answer was to other words.
+/// [`reply`] as an edge gives it (the window's page, a paired browser,
+/// `switchboard answer`), to the question as it showed it (`seen`,
+/// [`shown`]): refused (`CONFLICT`, nothing written) when the question
+/// says something else now — rewritten in the files after it was read,
+/// the answer was to other words — and an answer Switchboard acts on (a
+/// permission, a start-up screen's keys) given without `seen` is refused
+/// (`INVALID_REQUEST`).
 pub fn reply_as_seen(
     workspace: &Workspace,
     id: &str,
     reply: Reply,
     seen: Option<&str>,
+    now: Timestamp,
+) -> Result<Replied, StoreError> {
+    reply_checked(workspace, id, reply, Shown::As(seen), now)
+}
+
+/// What a reply says of the question it answers.
+enum Shown<'a> {
+    /// Nothing (a caller inside Switchboard).
+    Unchecked,
+    /// As an edge showed it: its digest, if it said.
+    As(Option<&'a str>),
+}
+
+fn reply_checked(
+    workspace: &Workspace,
+    id: &str,
+    reply: Reply,
+    seen: Shown<'_>,
     now: Timestamp,
 ) -> Result<Replied, StoreError> {
     let dir = workspace.inbox_data_dir();
@@ -89,8 +110,16 @@ pub fn reply_as_seen(
     let index = deliveries.position(id).ok_or_else(|| not_found(id))?;
     let mut delivery: Delivery = deliveries.decode(index)?;
     delivery.check_open_for_reply()?;
-    if seen.is_some_and(|seen| seen != shown(&delivery)) {
-        return Err(switchboard_model::ReplyRefusal::ChangedSinceShown.into());
+    if let Shown::As(seen) = seen {
+        match seen {
+            Some(seen) if seen != shown(&delivery) => {
+                return Err(switchboard_model::ReplyRefusal::ChangedSinceShown.into());
+            }
+            None if matches!(reply, Reply::Answer { .. }) && answer_acts(&delivery) => {
+                return Err(switchboard_model::ReplyRefusal::NotShown.into());
+            }
+            _ => {}
+        }
     }
 
     let (values, response, outcome) = match reply {

@@ -123,6 +123,58 @@ pub fn open_in(
     Ok(file)
 }
 
+/// Opens `path` inside `within` for reading as [`open_in`] does, with no
+/// link anywhere on the way (a folder swapped for a link meanwhile is
+/// refused, not followed) and no other name for the file (a hard link to
+/// a secret reads as the secret): for a path already resolved, judged by
+/// its names, and then read.
+pub fn open_unlinked_in(within: &Path, path: &Path) -> io::Result<File> {
+    let relative = beneath(within, path)?;
+    let mut dir = Dir::open_ambient_dir(within, ambient_authority())?;
+    let mut names: Vec<&std::ffi::OsStr> = relative
+        .components()
+        .filter_map(|part| match part {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let Some(last) = names.pop() else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a file", path.display()),
+        ));
+    };
+    for name in names {
+        dir = cap_fs_ext::DirExt::open_dir_nofollow(&dir, name).map_err(|error| {
+            io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+        })?;
+    }
+    let mut options = reading();
+    options.nonblock(true).follow(FollowSymlinks::No);
+    let file = dir
+        .open_with(last, &options)
+        .map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", path.display())))?
+        .into_std();
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    #[cfg(unix)]
+    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} has other names (hard links): it is not read",
+                path.display()
+            ),
+        ));
+    }
+    Ok(file)
+}
+
 /// Where `path` leads, relative to `within`, when every link on the way
 /// resolves inside it.
 fn resolved_inside(within: &Path, path: &Path) -> Option<PathBuf> {

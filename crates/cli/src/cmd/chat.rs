@@ -30,8 +30,9 @@ pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
         return Ok(());
     }
     for chat in &history.sessions {
-        writeln!(
-            out,
+        // A chat's file may come with a cloned repository: its id and
+        // title are shown, never obeyed.
+        let line = format!(
             "{}{}\t{}\t{} messages\t{}\t{}",
             if chat.active { "* " } else { "  " },
             chat.id,
@@ -39,6 +40,11 @@ pub fn list(workspace: &Workspace, args: ChatsArgs) -> Result<()> {
             chat.messages,
             chat.mode.as_str(),
             chat.title
+        );
+        writeln!(
+            out,
+            "{}",
+            switchboard_model::terminal_text::printable(&line)
         )?;
     }
     Ok(())

@@ -12,6 +12,7 @@ use switchboard_model::{
     blocking::{AwaitOutcome, Reply},
     feedback::words,
     inbox::InboxFilter,
+    receipt,
     registry::waiting_questions,
     terminal_text::printable,
 };
@@ -157,7 +158,12 @@ pub fn answer(workspace: &Workspace, args: AnswerArgs) -> Result<()> {
         }
         Reply::Answer { answer }
     };
-    let replied = feedback::reply(workspace, &args.id, reply, clock::now())?;
+    let seen = match args.seen {
+        Some(seen) => Some(seen),
+        None => confirmed_at_terminal(workspace, &args.id, &reply)?,
+    };
+    let replied =
+        feedback::reply_as_seen(workspace, &args.id, reply, seen.as_deref(), clock::now())?;
     match &replied.feedback {
         Some(record) => println!("{} {}", record.id, serde_json::to_string(&record.values)?),
         None => println!(
@@ -167,6 +173,44 @@ pub fn answer(workspace: &Workspace, args: AnswerArgs) -> Result<()> {
         ),
     }
     Ok(())
+}
+
+/// For an answer Switchboard acts on given at a terminal: the question as
+/// it reads now, and whether to answer it so — what was shown then (its
+/// digest, [`receipt::shown`]); `None` when nothing needs showing or
+/// nobody is at a terminal (the store then refuses an answer that acts).
+fn confirmed_at_terminal(workspace: &Workspace, id: &str, reply: &Reply) -> Result<Option<String>> {
+    use std::io::{BufRead as _, IsTerminal as _, Write as _};
+    if !matches!(reply, Reply::Answer { .. })
+        || !std::io::stdin().is_terminal()
+        || !std::io::stderr().is_terminal()
+    {
+        return Ok(None);
+    }
+    let delivery = deliveries::get(workspace, id)?;
+    if !receipt::answer_acts(&delivery) {
+        return Ok(None);
+    }
+    let answer = match reply {
+        Reply::Answer { answer } => answer.to_string(),
+        _ => String::new(),
+    };
+    let mut shown_to = std::io::stderr();
+    write!(
+        shown_to,
+        "{}\n\n{}\n\nAnswer {} to this? [y/N] ",
+        printable(&delivery.title),
+        printable(delivery.content.body.trim_end()),
+        printable(&answer)
+    )?;
+    shown_to.flush()?;
+    let mut said = String::new();
+    std::io::stdin().lock().read_line(&mut said)?;
+    anyhow::ensure!(
+        matches!(said.trim(), "y" | "Y" | "yes"),
+        "not answered: nothing was sent"
+    );
+    Ok(Some(receipt::shown(&delivery)))
 }
 
 /// `switchboard list`: the inbox, as a table or JSON.
@@ -223,7 +267,10 @@ fn list_waiting_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
     let mut rows = Vec::new();
     for line in &lines {
         for problem in &line.problems {
-            eprintln!("warning: {}: {problem}", line.workspace);
+            eprintln!(
+                "warning: {}",
+                printable(&format!("{}: {problem}", line.workspace))
+            );
         }
         for question in &line.questions {
             rows.push((line, question));
@@ -249,11 +296,11 @@ fn list_waiting_everywhere(workspace: &Workspace, json: bool) -> Result<()> {
     for (line, question) in rows {
         println!(
             "{:<16} {:<18} {:<11} {:>9}  {}",
-            line.name,
-            question.id,
+            printable(&line.name),
+            printable(&question.id),
             question.mode.as_str(),
             age_label(question.since, now),
-            question.title
+            printable(&question.title)
         );
     }
     Ok(())
@@ -303,6 +350,15 @@ pub fn show(workspace: &Workspace, args: IdArgs) -> Result<()> {
     for response in &responses {
         let answer = words::answer_words(&delivery, response);
         println!("answer {}: {}", response.id, printable(&answer));
+    }
+    // An answer that allows a command or types keys is taken for the
+    // question as shown here.
+    if receipt::answer_acts(&delivery) && delivery.check_open_for_reply().is_ok() {
+        println!(
+            "\nTo answer what is shown here: switchboard answer {} --seen {} --value true|false",
+            delivery.id,
+            receipt::shown(&delivery)
+        );
     }
     Ok(())
 }
@@ -415,6 +471,12 @@ pub struct AnswerArgs {
     /// permission: always allow this).
     #[arg(long, requires = "value")]
     pub remember: bool,
+    /// What the question said when you read it, as `switchboard show`
+    /// printed it: an answer that allows a command or types keys is taken
+    /// only for the question as it was shown (at a terminal, `answer`
+    /// shows it and asks first).
+    #[arg(long, value_name = "DIGEST")]
+    pub seen: Option<String>,
 }
 
 /// `switchboard list`.

@@ -48,7 +48,7 @@ pub fn validate(workspace: &Workspace, args: ValidateArgs) -> Result<bool> {
         writeln!(out, "{}", serde_json::to_string(&report)?)?;
     } else {
         for file in &report.fixed {
-            writeln!(out, "fixed {file}")?;
+            writeln!(out, "fixed {}", printable(file))?;
         }
         for problem in &report.problems {
             let bullet = problem
@@ -57,7 +57,8 @@ pub fn validate(workspace: &Workspace, args: ValidateArgs) -> Result<bool> {
                 .map(|id| format!(" [{id}]"))
                 .unwrap_or_default();
             let hint = if problem.fixable { " (--fix)" } else { "" };
-            writeln!(out, "{}{bullet}: {}{hint}", problem.file, problem.message)?;
+            let line = format!("{}{bullet}: {}{hint}", problem.file, problem.message);
+            writeln!(out, "{}", printable(&line))?;
         }
         writeln!(
             out,

@@ -142,9 +142,7 @@ fn answer_open_question(root: &Path, answer: &[&str]) -> Value {
         })
     });
     let id = question["id"].as_str().unwrap().to_owned();
-    let mut args = vec!["answer", id.as_str()];
-    args.extend_from_slice(answer);
-    ok_stdout(&switchboard(root, &args));
+    ok_stdout(&crate::answer_as_shown(root, &id, answer, &[]));
     question
 }
 
@@ -239,14 +237,11 @@ fn a_question_asked_with_no_window_of_its_own_is_answered_from_another_workspace
                 })
                 .cloned()
         });
-        ok_stdout(&switchboard(
+        ok_stdout(&crate::answer_as_shown(
             &root,
-            &[
-                "answer",
-                listed[0]["id"].as_str().unwrap(),
-                "--value",
-                "true",
-            ],
+            listed[0]["id"].as_str().unwrap(),
+            &["--value", "true"],
+            &[],
         ));
         (listed, line)
     });

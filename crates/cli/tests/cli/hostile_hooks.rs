@@ -153,14 +153,11 @@ fn no_file_outside_the_workspace_is_copied_into_the_inbox_and_a_decided_question
         );
         let all = everything_in(&root.join(".visual-delivery"));
         assert!(!all.contains("OPENSSH") && !all.contains(ENVIRON), "{all}");
-        ok_stdout(&switchboard(
+        ok_stdout(&crate::answer_as_shown(
             root,
-            &[
-                "answer",
-                question["id"].as_str().unwrap(),
-                "--value",
-                "false",
-            ],
+            question["id"].as_str().unwrap(),
+            &["--value", "false"],
+            &[],
         ));
         let output = finished_within(child, Duration::from_secs(20));
         assert!(String::from_utf8_lossy(&output.stdout).contains("\"deny\""));
@@ -182,7 +179,12 @@ fn no_file_outside_the_workspace_is_copied_into_the_inbox_and_a_decided_question
         "{body}"
     );
     let id = question["id"].as_str().unwrap().to_owned();
-    ok_stdout(&switchboard(root, &["answer", &id, "--value", "true"]));
+    ok_stdout(&crate::answer_as_shown(
+        root,
+        &id,
+        &["--value", "true"],
+        &[],
+    ));
     let output = finished_within(child, Duration::from_secs(20));
     assert!(String::from_utf8_lossy(&output.stdout).contains("\"allow\""));
     let kept = stored_now(root)
@@ -374,7 +376,12 @@ fn an_edit_that_would_multiply_a_file_is_asked_at_once_and_a_killed_hook_leaves_
     child.kill().unwrap();
     child.wait().unwrap();
     let id = question["id"].as_str().unwrap().to_owned();
-    ok_stdout(&switchboard(root, &["answer", &id, "--value", "false"]));
+    ok_stdout(&crate::answer_as_shown(
+        root,
+        &id,
+        &["--value", "false"],
+        &[],
+    ));
     let kept = stored_now(root)
         .unwrap()
         .into_iter()

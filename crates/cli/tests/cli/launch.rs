@@ -202,9 +202,10 @@ fn open_question(root: &Path) -> Value {
 /// answer's receipt is kept).
 fn answer(root: &Path, id: &str, value: &str) {
     let config = root.parent().unwrap().join("config");
-    crate::ok_stdout(&crate::switchboard_with(
+    crate::ok_stdout(&crate::answer_as_shown(
         root,
-        &["answer", id, "--value", value],
+        id,
+        &["--value", value],
         &[("SWITCHBOARD_CONFIG_DIR", &config)],
     ));
 }
@@ -1441,12 +1442,25 @@ fn a_paired_browser_starts_claude_code_only_when_the_settings_allow_it() {
         &json!({"request": {"agent": "claude-code", "prompt": format!("!touch {}", pwned.display())}}),
     );
     assert_eq!(status, 403, "{refused}");
-    let (status, sent) = invoke_at(
-        &origin,
-        &browser,
-        "launch_send",
-        &json!({"request": {"name": "phone", "text": "And now?"}}),
-    );
+    // A prompt is typed once the agent waits at its own prompt (its turn
+    // over on the screen too, its Stop hook run): the phone's user sends
+    // again while it is busy, as the refusal says.
+    let send = || {
+        invoke_at(
+            &origin,
+            &browser,
+            "launch_send",
+            &json!({"request": {"name": "phone", "text": "And now?"}}),
+        )
+    };
+    let mut sent = send();
+    for _ in 0..20 {
+        if sent.0 != 409 {
+            break;
+        }
+        sent = send();
+    }
+    let (status, sent) = sent;
     assert_eq!(
         status,
         200,

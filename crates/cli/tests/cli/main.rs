@@ -68,6 +68,30 @@ pub fn switchboard_with(workspace: &Path, args: &[&str], envs: &[(&str, &Path)])
         .unwrap()
 }
 
+/// Answers question `id` as the developer does at a script's pace: reads
+/// it with `switchboard show`, then runs `switchboard answer id ARGS…`
+/// with the `--seen` that `show` printed (for a question whose answer
+/// Switchboard acts on; none is printed for another).
+pub fn answer_as_shown(
+    workspace: &Path,
+    id: &str,
+    args: &[&str],
+    envs: &[(&str, &Path)],
+) -> Output {
+    let shown = switchboard_with(workspace, &["show", id], envs);
+    let text = String::from_utf8_lossy(&shown.stdout).into_owned();
+    let seen = text
+        .split_once("--seen ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .map(str::to_owned);
+    let mut all = vec!["answer", id];
+    if let Some(seen) = &seen {
+        all.extend(["--seen", seen.as_str()]);
+    }
+    all.extend_from_slice(args);
+    switchboard_with(workspace, &all, envs)
+}
+
 /// A data file of the inbox, parsed.
 pub fn data_file(workspace: &Path, name: &str) -> Vec<Value> {
     let text = fs::read_to_string(workspace.join(".visual-delivery/data").join(name)).unwrap();

@@ -728,7 +728,14 @@ async fn two_approvals_waiting_at_once_stay_listed_everywhere_until_the_last_is_
             .unwrap()
             .to_owned()
     };
-    let answer = |id: String| ok_stdout(&switchboard(&root, &["answer", &id, "--value", "true"]));
+    let answer = |id: String| {
+        ok_stdout(&crate::answer_as_shown(
+            &root,
+            &id,
+            &["--value", "true"],
+            &[],
+        ))
+    };
     answer(id_of("cargo publish"));
     let result = tokio::time::timeout(Duration::from_secs(20), first.await_response())
         .await

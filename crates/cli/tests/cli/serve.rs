@@ -161,6 +161,13 @@ fn exchange(
     (status, headers, body.to_owned())
 }
 
+/// What a page that shows `question` (as `list_deliveries` gave it)
+/// answers it with: the digest of what it showed.
+fn seen(question: &Value) -> String {
+    let delivery: switchboard_model::Delivery = serde_json::from_value(question.clone()).unwrap();
+    switchboard_model::receipt::shown(&delivery)
+}
+
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
@@ -594,7 +601,7 @@ fn a_cookie_replayed_without_its_pages_key_answers_nothing_and_hears_nothing() {
     let question = crate::when_stored(&workspace, || {
         waiting(&invoke(&served, &browser, "list_deliveries", &Value::Null).1)
     });
-    let allow = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": true}}}});
+    let allow = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": true}}, "seen": seen(&question)}});
 
     // Another server on this host got the cookie and replays it as curl
     // does, its Origin forged to this server's own: refused, every way.
@@ -658,7 +665,7 @@ fn a_cookie_replayed_without_its_pages_key_answers_nothing_and_hears_nothing() {
     // The page that paired — its cookie and its key — hears events and
     // answers: the developer denies.
     drop(open_events(&served, &browser).expect("its own page's stream opens"));
-    let deny = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": false}}}});
+    let deny = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": false}}, "seen": seen(&question)}});
     let (status, answered) = invoke(&served, &browser, "reply", &deny);
     assert_eq!(status, 200, "{answered}");
     let output = hook.wait_with_output().unwrap();
@@ -808,7 +815,7 @@ fn a_permission_request_is_allowed_from_a_paired_phone_with_no_window_open() {
         question["title"],
         "Claude Code wants to run `cargo publish`"
     );
-    let reply = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": true}}}});
+    let reply = json!({"request": {"id": question["id"], "reply": {"kind": "answer", "answer": {"value": true}}, "seen": seen(&question)}});
     let (status, answered) = invoke(&served, &browser, "reply", &reply);
     assert_eq!(status, 200, "{answered}");
     let output = hook.wait_with_output().unwrap();

@@ -229,9 +229,10 @@ fn approve_over_http_is_the_tokens_agents_question_not_what_its_client_calls_its
     let id = question["id"].as_str().unwrap();
     // The developer answers with the server's config folder (the user's),
     // where the answer's receipt is kept.
-    crate::ok_stdout(&crate::switchboard_with(
+    crate::ok_stdout(&crate::answer_as_shown(
         &root,
-        &["answer", id, "--value", "true"],
+        id,
+        &["--value", "true"],
         &[("SWITCHBOARD_CONFIG_DIR", config.path())],
     ));
     let answer = asking.join().unwrap();
@@ -320,14 +321,11 @@ fn a_token_reads_no_file_of_this_machine_and_no_delivery_it_did_not_send() {
     );
     let refused = switchboard_remote_test::post_stateless(&served.address, &bearer, &feedback);
     assert_eq!(refused["result"]["isError"], true, "{refused}");
-    crate::ok_stdout(&crate::switchboard(
+    crate::ok_stdout(&crate::answer_as_shown(
         &root,
-        &[
-            "answer",
-            question["id"].as_str().unwrap(),
-            "--value",
-            "false",
-        ],
+        question["id"].as_str().unwrap(),
+        &["--value", "false"],
+        &[],
     ));
     asking.join().unwrap();
 }
