@@ -294,8 +294,8 @@ fn a_permission_request_is_found_and_allowed_from_the_keyboard(
 
 /// A permission request of agent session `session` in `workspace` (of
 /// the started agent `launch`, when given), asked through `switchboard
-/// hook` and answered with `switchboard answer ID ANSWER…`, as an agent
-/// and the developer at a terminal would.
+/// hook`, read with `switchboard show ID` and answered with `switchboard
+/// answer ID --seen … ANSWER…`, as an agent and a developer's script would.
 fn decide(
     environment: &Environment,
     workspace: &Path,
@@ -322,12 +322,27 @@ fn decide(
         .context("stdin")?
         .write_all(event.to_string().as_bytes())?;
     let id = asked(workspace)?;
+    // Read first, then answered as read (`show` prints the --seen).
+    let shown = environment
+        .binaries
+        .cli(workspace)
+        .args(["show", &id])
+        .output()?;
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    let seen = shown
+        .split_once("--seen ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .with_context(|| format!("show says how to answer what it shows: {shown}"))?;
     let answered = environment
         .binaries
         .cli(workspace)
-        .args(["answer", &id, answer[0], answer[1]])
+        .args(["answer", &id, "--seen", seen, answer[0], answer[1]])
         .output()?;
-    ensure!(answered.status.success(), "answer failed");
+    ensure!(
+        answered.status.success(),
+        "answer failed: {}",
+        String::from_utf8_lossy(&answered.stderr)
+    );
     ensure!(child.wait()?.success(), "the hook failed");
     Ok(())
 }
