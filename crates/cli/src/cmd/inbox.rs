@@ -314,7 +314,9 @@ pub fn show(workspace: &Workspace, args: IdArgs) -> Result<()> {
     }
     let (delivery, annotations, responses) = (detail.delivery, detail.annotations, detail.feedback);
     if args.json {
+        // `seen`: what `answer --seen` takes to answer what this shows.
         return print_json(&serde_json::json!({
+            "seen": receipt::shown(&delivery),
             "delivery": delivery,
             "annotations": annotations,
             "quotes": detail.quotes,
