@@ -9,6 +9,7 @@ use clap::{ArgGroup, Args, ValueEnum};
 use serde_json::Value;
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
+    agent::permission,
     blocking::{AwaitOutcome, Reply},
     feedback::words,
     inbox::InboxFilter,
@@ -191,14 +192,26 @@ fn confirmed_at_terminal(workspace: &Workspace, id: &str, reply: &Reply) -> Resu
     if !receipt::answer_acts(&delivery) {
         return Ok(None);
     }
+    // The answer in the words the inbox shows it once given ("Allowed",
+    // "Always allowed: Bash(…)", "Denied — why"), else as sent.
     let answer = match reply {
-        Reply::Answer { answer } => answer.to_string(),
+        Reply::Answer { answer } => permission::mark_of(&delivery.extra)
+            .and_then(|mark| {
+                permission::Decision::of_answer(
+                    &mark,
+                    &AwaitOutcome::Responded {
+                        delivery_id: delivery.id.clone(),
+                        response: answer.clone(),
+                    },
+                )
+            })
+            .map_or_else(|| answer.to_string(), |decision| decision.label()),
         _ => String::new(),
     };
     let mut shown_to = std::io::stderr();
     write!(
         shown_to,
-        "{}\n\n{}\n\nAnswer {} to this? [y/N] ",
+        "{}\n\n{}\n\nYour answer: {}. Send it? [y/N] ",
         printable(&delivery.title),
         printable(delivery.content.body.trim_end()),
         printable(&answer)
@@ -206,10 +219,13 @@ fn confirmed_at_terminal(workspace: &Workspace, id: &str, reply: &Reply) -> Resu
     shown_to.flush()?;
     let mut said = String::new();
     std::io::stdin().lock().read_line(&mut said)?;
-    anyhow::ensure!(
-        matches!(said.trim(), "y" | "Y" | "yes"),
-        "not answered: nothing was sent"
-    );
+    if !matches!(said.trim(), "y" | "Y" | "yes") {
+        return Err(switchboard_model::ErrorPayload::new(
+            switchboard_model::ErrorCode::Cancelled,
+            "not answered: nothing was sent (the question still waits)",
+        )
+        .into());
+    }
     Ok(Some(receipt::shown(&delivery)))
 }
 

@@ -259,3 +259,55 @@ fn a_question_rewritten_while_read_and_put_back_takes_no_answer_to_what_was_read
         "{decision}"
     );
 }
+
+#[test]
+fn at_a_terminal_answer_shows_the_question_as_it_reads_and_sends_only_when_told() {
+    use std::io::Write as _;
+
+    let project = Project::new();
+    let hook = project.hook("cargo test --workspace");
+    let question = asked(&project.root);
+    let id = question["id"].as_str().unwrap();
+    // `script` gives the command a terminal; the developer types at it.
+    let at_terminal = |typed: &str| {
+        let line = format!(
+            "{} -C {} answer {id} --value true",
+            env!("CARGO_BIN_EXE_switchboard"),
+            project.root.display()
+        );
+        let mut terminal = std::process::Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("SWITCHBOARD_CONFIG_DIR", &project.config)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        terminal
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(typed.as_bytes())
+            .unwrap();
+        let output = terminal.wait_with_output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (code, said) = at_terminal("n\n");
+    assert_eq!(code, Some(11), "{said}");
+    assert!(
+        said.contains("cargo test --workspace")
+            && said.contains("Your answer: Allowed. Send it? [y/N]")
+            && said.contains("nothing was sent"),
+        "{said}"
+    );
+    let (code, said) = at_terminal("y\n");
+    assert_eq!(code, Some(0), "{said}");
+    let output = hook.wait_with_output().unwrap();
+    let decision: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        decision["hookSpecificOutput"]["decision"]["behavior"], "allow",
+        "{decision}"
+    );
+}
