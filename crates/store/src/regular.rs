@@ -113,8 +113,13 @@ pub fn open_in(
             _ => io::Error::new(error.kind(), format!("{}: {error}", path.display())),
         })?
         .into_std();
-    let meta = file.metadata()?;
-    if !meta.is_file() {
+    regular_only(file, path)
+}
+
+/// `file` (opened as `path`), refused with `InvalidInput` unless it is a
+/// regular file.
+fn regular_only(file: File, path: &Path) -> io::Result<File> {
+    if !file.metadata()?.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("{} is not a regular file", path.display()),
@@ -155,15 +160,9 @@ pub fn open_unlinked_in(within: &Path, path: &Path) -> io::Result<File> {
         .open_with(last, &options)
         .map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", path.display())))?
         .into_std();
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is not a regular file", path.display()),
-        ));
-    }
+    let file = regular_only(file, path)?;
     #[cfg(unix)]
-    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+    if std::os::unix::fs::MetadataExt::nlink(&file.metadata()?) > 1 {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
