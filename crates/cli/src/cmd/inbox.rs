@@ -9,7 +9,6 @@ use clap::{ArgGroup, Args, ValueEnum};
 use serde_json::Value;
 use switchboard_model::{
     ContentType, Delivery, DeliveryMode, DeliveryStatus, NewDelivery, Timestamp, age_label,
-    agent::permission,
     blocking::{AwaitOutcome, Reply},
     feedback::words,
     inbox::InboxFilter,
@@ -192,20 +191,9 @@ fn confirmed_at_terminal(workspace: &Workspace, id: &str, reply: &Reply) -> Resu
     if !receipt::answer_acts(&delivery) {
         return Ok(None);
     }
-    // The answer in the words the inbox shows it once given ("Allowed",
-    // "Always allowed: Bash(…)", "Denied — why"), else as sent.
+    // The answer in the words the inbox shows it with once given.
     let answer = match reply {
-        Reply::Answer { answer } => permission::mark_of(&delivery.extra)
-            .and_then(|mark| {
-                permission::Decision::of_answer(
-                    &mark,
-                    &AwaitOutcome::Responded {
-                        delivery_id: delivery.id.clone(),
-                        response: answer.clone(),
-                    },
-                )
-            })
-            .map_or_else(|| answer.to_string(), |decision| decision.label()),
+        Reply::Answer { answer } => words::values_words(&delivery, answer),
         _ => String::new(),
     };
     let mut shown_to = std::io::stderr();

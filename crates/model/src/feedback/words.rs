@@ -31,36 +31,52 @@ pub fn answer_words(delivery: &Delivery, response: &FeedbackResponse) -> String 
         return Decision::of_closed(&mark, &delivery.id, std::slice::from_ref(response))
             .map_or_else(|| plain(&response.values), |decision| decision.label());
     }
-    let value = response.values.get("value");
+    values_words(delivery, &response.values)
+}
+
+/// An answer about to be given to `delivery` (its `values`, as a reply
+/// carries them) in the words [`answer_words`] shows it with once given:
+/// "Always allowed: Bash(cargo test)", "Yes — ship it", …
+pub fn values_words(delivery: &Delivery, values: &Value) -> String {
+    if let Some(mark) = mark_of(&delivery.extra) {
+        let given = crate::blocking::AwaitOutcome::Responded {
+            delivery_id: delivery.id.clone(),
+            response: values.clone(),
+        };
+        return Decision::of_answer(&mark, &given)
+            .map_or_else(|| plain(values), |decision| decision.label());
+    }
+    let value = values.get("value");
     match delivery.schema().ok().flatten() {
-        Some(FeedbackSchema::Confirm { .. }) => ConfirmAnswer::from_value(&response.values)
-            .map_or_else(|| plain(&response.values), |answer| answer.label()),
+        Some(FeedbackSchema::Confirm { .. }) => {
+            ConfirmAnswer::from_value(values).map_or_else(|| plain(values), |answer| answer.label())
+        }
         Some(FeedbackSchema::Rating { max, .. }) => match value.and_then(Value::as_u64) {
             Some(stars) => format!("{stars} of {} stars", max.unwrap_or(5)),
-            None => plain(&response.values),
+            None => plain(values),
         },
         Some(FeedbackSchema::Select { .. }) => match value {
             Some(Value::Array(chosen)) => chosen.iter().map(plain).collect::<Vec<_>>().join(", "),
             Some(chosen) => plain(chosen),
-            None => plain(&response.values),
+            None => plain(values),
         },
         Some(FeedbackSchema::Form { fields }) => {
-            let values = response.values.get("values").unwrap_or(&response.values);
+            let named = values.get("values").unwrap_or(values);
             let lines: Vec<String> = fields
                 .iter()
                 .filter_map(|field| {
-                    let given = values.get(&field.name)?;
+                    let given = named.get(&field.name)?;
                     let label = field.label.as_deref().unwrap_or(&field.name);
                     Some(format!("{label}: {}", plain(given)))
                 })
                 .collect();
             if lines.is_empty() {
-                plain(&response.values)
+                plain(values)
             } else {
                 lines.join("\n")
             }
         }
-        None => plain(&response.values),
+        None => plain(values),
     }
 }
 
